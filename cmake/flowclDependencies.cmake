@@ -1,0 +1,29 @@
+# Dependencies. OpenCL (ICD loader) is required; the others are found here so that the layers
+# that use them can be switched with FLOWCL_ENABLE_<NAME> (default: on when found).
+find_package(OpenCL 1.2 REQUIRED)
+find_package(Threads REQUIRED)
+
+find_package(MPI COMPONENTS C QUIET)
+option(FLOWCL_ENABLE_MPI "Distributed fields over MPI" ${MPI_C_FOUND})
+
+set(HDF5_PREFER_PARALLEL ON)
+find_package(HDF5 COMPONENTS C QUIET)
+option(FLOWCL_ENABLE_HDF5 "HDF5 + XDMF output and checkpoints" ${HDF5_FOUND})
+
+find_library(FFTW3_LIBRARY fftw3)
+find_library(FFTW3_MPI_LIBRARY fftw3_mpi)
+find_path(FFTW3_INCLUDE_DIR fftw3.h)
+if(FFTW3_LIBRARY AND FFTW3_INCLUDE_DIR)
+  set(FLOWCL_FFTW_FOUND ON)
+else()
+  set(FLOWCL_FFTW_FOUND OFF)
+endif()
+option(FLOWCL_ENABLE_FFTW "Host FFTs with FFTW (and fftw-mpi)" ${FLOWCL_FFTW_FOUND})
+
+find_path(VKFFT_INCLUDE_DIR vkFFT.h PATH_SUFFIXES vkfft)
+if(VKFFT_INCLUDE_DIR)
+  set(FLOWCL_VKFFT_FOUND ON)
+else()
+  set(FLOWCL_VKFFT_FOUND OFF)
+endif()
+option(FLOWCL_ENABLE_VKFFT "Device FFTs with VkFFT's OpenCL backend" ${FLOWCL_VKFFT_FOUND})

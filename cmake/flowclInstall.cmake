@@ -1,0 +1,17 @@
+# install(): library, headers, CMake package (find_package(flowcl)) and pkg-config file.
+install(TARGETS flowcl EXPORT flowclTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/flowcl ${PROJECT_BINARY_DIR}/include/flowcl
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+set(FLOWCL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/flowcl)
+install(EXPORT flowclTargets NAMESPACE flowcl:: DESTINATION ${FLOWCL_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/flowclConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/flowclConfig.cmake
+                              INSTALL_DESTINATION ${FLOWCL_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/flowclConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/flowclConfig.cmake ${PROJECT_BINARY_DIR}/flowclConfigVersion.cmake
+        DESTINATION ${FLOWCL_CMAKE_DIR})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/flowcl.pc.in ${PROJECT_BINARY_DIR}/flowcl.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/flowcl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,85 @@
+/* flowcl error model and logging.
+ *
+ * Every fallible flowcl function returns an fcl_status: FCL_OK (0) on success, a negative value
+ * on failure. The failing call also records a message with context (function, file:line, the
+ * objects involved, the build log of a failed build) and, for OpenCL / MPI / HDF5 failures, the
+ * native error code; read them with fcl_last_error() and fcl_last_native_error() on the same
+ * thread. The library never prints to stdout and never calls exit or abort: diagnostics go
+ * through the log handler (default: stderr, warnings and above; FLOWCL_LOG_LEVEL changes it). */
+#ifndef FLOWCL_ERROR_H
+#define FLOWCL_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One table generates the enum, fcl_status_name() and fcl_status_string(). */
+#define FCL_STATUS_TABLE(X)                                                                     \
+  X(FCL_OK, 0, "success")                                                                       \
+  X(FCL_ERR_INVALID_ARGUMENT, -1, "invalid argument")                                           \
+  X(FCL_ERR_OUT_OF_MEMORY, -2, "out of memory")                                                 \
+  X(FCL_ERR_NOT_FOUND, -3, "not found")                                                         \
+  X(FCL_ERR_NOT_SUPPORTED, -4, "not supported by this device or build")                        \
+  X(FCL_ERR_BUILD_FAILED, -5, "OpenCL program build failed")                                    \
+  X(FCL_ERR_OPENCL, -6, "OpenCL error")                                                         \
+  X(FCL_ERR_MPI, -7, "MPI error")                                                               \
+  X(FCL_ERR_HDF5, -8, "HDF5 error")                                                             \
+  X(FCL_ERR_IO, -9, "file input/output error")                                                  \
+  X(FCL_ERR_CORRUPT, -10, "corrupted or truncated data")                                        \
+  X(FCL_ERR_INVALID_STATE, -11, "object not in a state that allows this operation")             \
+  X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")
+
+typedef enum {
+#define FCL_X_ENUM(name, value, text) name = value,
+  FCL_STATUS_TABLE(FCL_X_ENUM)
+#undef FCL_X_ENUM
+} fcl_status;
+
+/* "FCL_ERR_NOT_FOUND" for FCL_ERR_NOT_FOUND; "FCL_UNKNOWN_STATUS" for values not in the table. */
+const char *fcl_status_name(fcl_status status);
+/* A short English description of the status ("not found"). */
+const char *fcl_status_string(fcl_status status);
+/* "CL_INVALID_WORK_GROUP_SIZE" for -54; "CL_UNKNOWN_ERROR" for codes OpenCL does not define. */
+const char *fcl_cl_error_name(int cl_error);
+
+/* The message of the last failing flowcl call on this thread ("" if none). Valid until the
+ * next flowcl call on this thread. Thread safe (thread-local). */
+const char *fcl_last_error(void);
+/* The status of the last failing flowcl call on this thread (FCL_OK if none). */
+fcl_status fcl_last_status(void);
+/* The native code of the last failure (an OpenCL cl_int, an MPI or HDF5 code), 0 if the
+ * failure had none. */
+int fcl_last_native_error(void);
+/* Forget the last error of this thread. */
+void fcl_clear_error(void);
+
+typedef enum {
+  FCL_LOG_DEBUG = 0,
+  FCL_LOG_INFO = 1,
+  FCL_LOG_WARNING = 2,
+  FCL_LOG_ERROR = 3,
+  FCL_LOG_NONE = 4
+} fcl_log_level;
+
+/* Receives every log record at or above the current level. May be called from any thread
+ * (OpenCL error callbacks run on driver threads); it must be thread safe. */
+typedef void (*fcl_log_handler)(fcl_log_level level, const char *message, void *user);
+
+/* Route log records to handler (NULL restores the stderr handler). Not thread safe: call it
+ * before other threads use flowcl. */
+void fcl_log_set_handler(fcl_log_handler handler, void *user);
+/* Set the minimum level that is logged. The initial level comes from FLOWCL_LOG_LEVEL
+ * (debug|info|warning|error|none), default warning. */
+void fcl_log_set_level(fcl_log_level level);
+fcl_log_level fcl_log_get_level(void);
+/* Emit a log record (printf-style). Thread safe. */
+void fcl_log(fcl_log_level level, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_ERROR_H */

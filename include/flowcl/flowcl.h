@@ -1,0 +1,9 @@
+/* flowcl: OpenCL + MPI building blocks for HPC fluid solvers. Umbrella header. */
+#ifndef FLOWCL_H
+#define FLOWCL_H
+
+#include "flowcl/error.h"
+#include "flowcl/runtime.h"
+#include "flowcl/version.h"
+
+#endif

@@ -1,0 +1,397 @@
+/* flowcl runtime layer: platforms, devices, contexts, queues, events, programs (with an on-disk
+ * binary cache), kernels with typed arguments, launch capture, device characterization.
+ *
+ * The runtime works on the caller's OpenCL objects where it can (cl_command_queue, cl_event,
+ * cl_mem): it never takes ownership of them unless a function says so. flowcl's own objects
+ * (fcl_context, fcl_program, fcl_kernel) are opaque; contexts and programs are reference counted.
+ *
+ * Thread safety: device queries, fcl_context and fcl_program functions are thread safe once the
+ * object is built. An fcl_kernel holds argument values (as cl_kernel does) and is NOT thread
+ * safe: give each thread its own fcl_kernel (fcl_kernel_create is cheap; the argument metadata
+ * is shared through the program). */
+#ifndef FLOWCL_RUNTIME_H
+#define FLOWCL_RUNTIME_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flowcl/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The flowcl version string ("0.1.0"). */
+const char *fcl_version(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Platforms and devices                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  cl_platform_id id;
+  char name[256];
+  char vendor[256];
+  char version[256];
+  char profile[64];
+  char extensions[4096];
+  cl_uint num_devices;
+} fcl_platform_info;
+
+/* Number of OpenCL platforms (0 when the ICD loader finds none; that is not an error). */
+fcl_status fcl_platform_count(cl_uint *count);
+/* Platform number index (0-based). FCL_ERR_NOT_FOUND when out of range. */
+fcl_status fcl_platform_get(cl_uint index, cl_platform_id *platform);
+fcl_status fcl_platform_get_info(cl_platform_id platform, fcl_platform_info *info);
+/* Device number index (0-based, all device types) of a platform. */
+fcl_status fcl_platform_get_device(cl_platform_id platform, cl_uint index, cl_device_id *device);
+
+/* Every property the runtime knows of a device. Strings are NUL-terminated and truncated to
+ * their buffer (extensions_truncated tells when the extension list did not fit). */
+typedef struct {
+  cl_device_id id;
+  cl_platform_id platform;
+  char name[256];
+  char vendor[256];
+  char version[256];          /* "OpenCL 3.0 ..." */
+  char driver_version[256];
+  char opencl_c_version[256];
+  char profile[64];
+  char extensions[8192];
+  bool extensions_truncated;
+  char built_in_kernels[1024];
+  char il_version[256];       /* SPIR-V versions accepted ("" when none) */
+  int version_major, version_minor; /* parsed from version */
+  cl_device_type type;
+  cl_uint vendor_id;
+  bool available, compiler_available, linker_available;
+  bool endian_little, error_correction_support, host_unified_memory;
+  cl_uint address_bits;
+  cl_uint max_compute_units;
+  cl_uint max_clock_frequency_mhz;
+  cl_ulong global_mem_size, global_mem_cache_size, max_mem_alloc_size;
+  cl_uint global_mem_cacheline_size;
+  cl_ulong local_mem_size;
+  cl_device_local_mem_type local_mem_type; /* CL_LOCAL (dedicated) or CL_GLOBAL */
+  cl_ulong max_constant_buffer_size;
+  cl_uint max_constant_args;
+  size_t max_parameter_size;
+  cl_uint mem_base_addr_align; /* bits */
+  size_t max_work_group_size;
+  cl_uint max_work_item_dimensions;
+  size_t max_work_item_sizes[3];
+  /* preferred and native vector widths, in order char short int long float double half */
+  cl_uint preferred_vector_width[7], native_vector_width[7];
+  cl_command_queue_properties queue_properties;
+  bool queue_out_of_order, queue_profiling;
+  size_t profiling_timer_resolution_ns;
+  bool image_support;
+  cl_uint max_read_image_args, max_write_image_args, max_samplers;
+  size_t image2d_max_size[2], image3d_max_size[3];
+  cl_bitfield svm_capabilities; /* CL_DEVICE_SVM_* bits; 0 before OpenCL 2.0 */
+  cl_device_exec_capabilities execution_capabilities;
+  bool native_kernels; /* CL_EXEC_NATIVE_KERNEL */
+  cl_device_fp_config single_fp_config, double_fp_config;
+  size_t printf_buffer_size;
+} fcl_device_info;
+
+fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info);
+/* Whether the space-separated extension list of info names ext exactly. */
+bool fcl_device_has_extension(const fcl_device_info *info, const char *ext);
+/* "CPU", "GPU", "ACCELERATOR", "CUSTOM" or "DEFAULT". */
+const char *fcl_device_type_name(cl_device_type type);
+
+/* One device of the flat platform x device enumeration. */
+typedef struct {
+  cl_uint platform_index, device_index;
+  cl_platform_id platform;
+  cl_device_id device;
+} fcl_device_entry;
+
+/* All devices of all platforms. *entries is allocated; free it with free(). */
+fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count);
+
+/* Choose one device from a specification "platform:device" (like PYOPENCL_CTX). Each part is a
+ * 0-based index or a case-insensitive substring of the platform name or vendor / of the device
+ * name, vendor or type ("gpu", "cpu"); a missing part takes the first match ("1", ":gpu",
+ * "nvidia:", "pocl:cpu"). spec NULL or "" reads FLOWCL_DEVICE; when that is unset too, the first
+ * GPU, or else the first device. No match: FCL_ERR_NOT_FOUND with a message listing every
+ * available device. */
+fcl_status fcl_device_select(const char *spec, fcl_device_entry *out);
+/* Every device named by a ';'-separated list of specifications (as FLOWCL_TEST_DEVICES). */
+fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries, size_t *count);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Contexts                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct fcl_context fcl_context;
+
+/* A context over the given devices (all of one platform). OpenCL's asynchronous error callback
+ * is routed to the log at error level. */
+fcl_status fcl_context_create(cl_uint num_devices, const cl_device_id *devices, fcl_context **out);
+/* A context over every device of a type (CL_DEVICE_TYPE_GPU, ...) of a platform. */
+fcl_status fcl_context_create_from_type(cl_platform_id platform, cl_device_type type,
+                                        fcl_context **out);
+/* A context over the device fcl_device_select(NULL) chooses. */
+fcl_status fcl_context_create_default(fcl_context **out);
+/* Wrap a caller's context: flowcl retains it for its own use and releases that reference when
+ * the fcl_context is released; the caller's reference is untouched. */
+fcl_status fcl_context_wrap(cl_context context, fcl_context **out);
+fcl_context *fcl_context_retain(fcl_context *context);
+/* Drop one reference; destroys at zero; accepts NULL; sets *context = NULL. */
+void fcl_context_release(fcl_context **context);
+cl_context fcl_context_cl(const fcl_context *context);
+cl_uint fcl_context_num_devices(const fcl_context *context);
+/* Device number index of the context (NULL when out of range). */
+cl_device_id fcl_context_device(const fcl_context *context, cl_uint index);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Queues and events                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+enum { FCL_QUEUE_OUT_OF_ORDER = 1u << 0, FCL_QUEUE_PROFILING = 1u << 1 };
+
+/* A command queue on device (NULL: the context's first device) with FCL_QUEUE_* flags. The
+ * caller owns the queue (clReleaseCommandQueue). A flag the device does not support is an
+ * FCL_ERR_NOT_SUPPORTED error naming it. */
+fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
+                            cl_command_queue *queue);
+/* Device of a queue. */
+fcl_status fcl_queue_device(cl_command_queue queue, cl_device_id *device);
+/* Barrier: later commands wait for every earlier one (and for the wait list). event may be NULL. */
+fcl_status fcl_queue_barrier(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event);
+/* Marker: event completes when every earlier command (or the wait list) has. */
+fcl_status fcl_queue_marker(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                            cl_event *event);
+fcl_status fcl_queue_flush(cl_command_queue queue);
+fcl_status fcl_queue_finish(cl_command_queue queue);
+
+/* Host-blocking wait for events; an event that ended in error is reported by index. */
+fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events);
+/* CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error code. */
+fcl_status fcl_event_status(cl_event event, cl_int *status);
+/* "queued", "submitted", "running", "complete", or "error" for negative codes. */
+const char *fcl_event_status_name(cl_int status);
+
+typedef void (*fcl_event_callback)(cl_event event, cl_int status, void *user);
+/* Call callback(event, status, user) once the event completes or fails, on a driver thread. */
+fcl_status fcl_event_on_complete(cl_event event, fcl_event_callback callback, void *user);
+/* A user event (caller owns it) in state CL_SUBMITTED until completed or failed. */
+fcl_status fcl_user_event_create(const fcl_context *context, cl_event *event);
+fcl_status fcl_user_event_complete(cl_event event);
+/* Put a user event in an error state (negative code): dependent commands do not run. */
+fcl_status fcl_user_event_fail(cl_event event, cl_int error);
+
+typedef struct {
+  cl_ulong queued, submit, start, end; /* device timer, ns */
+} fcl_event_times;
+/* Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED otherwise. */
+fcl_status fcl_event_profile(cl_event event, fcl_event_times *times);
+
+/* Host callback run by the device as a command (clEnqueueNativeKernel): args_size bytes at args
+ * are copied and handed to fn. FCL_ERR_NOT_SUPPORTED naming the device when it cannot. */
+typedef void (*fcl_native_fn)(void *args);
+fcl_status fcl_queue_enqueue_native(cl_command_queue queue, fcl_native_fn fn, const void *args,
+                                    size_t args_size, cl_uint num_wait, const cl_event *wait,
+                                    cl_event *event);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Programs                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct fcl_program fcl_program;
+
+/* A program from OpenCL C source (copied). origin names where the source came from (a file name
+ * or "generated: ..."), for error messages; NULL means "<source string>". */
+fcl_status fcl_program_create_source(fcl_context *context, const char *source, const char *origin,
+                                     fcl_program **out);
+/* A program from a source of flowcl's kernels/ folder embedded at build time ("selfcheck.cl"). */
+fcl_status fcl_program_create_builtin(fcl_context *context, const char *file_name,
+                                      fcl_program **out);
+/* A program from one binary per device (devices of the context). */
+fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices,
+                                       const cl_device_id *devices, const size_t *sizes,
+                                       const unsigned char *const *binaries, fcl_program **out);
+/* A program from SPIR-V (OpenCL 2.1+ or cl_khr_il_program); FCL_ERR_NOT_SUPPORTED naming the
+ * device when a device of the context accepts no IL. */
+fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t size,
+                                 fcl_program **out);
+
+/* Build for every device of the context. The options are followed by FLOWCL_BUILD_OPTIONS.
+ * Source programs go through the binary cache (FLOWCL_CACHE_DIR, default
+ * $XDG_CACHE_HOME/flowcl or ~/.cache/flowcl; FLOWCL_NO_CACHE=1 disables it); a cache hit shows
+ * the warnings the original build printed. A failed build returns FCL_ERR_BUILD_FAILED with the
+ * build log, the options and the source origin in the message. */
+fcl_status fcl_program_build(fcl_program *program, const char *options);
+/* Compile only (clCompileProgram), with embedded headers: header_names[i] is the include name
+ * of the source program headers[i]. */
+fcl_status fcl_program_compile(fcl_program *program, const char *options, cl_uint num_headers,
+                               fcl_program *const *headers, const char *const *header_names);
+/* Link compiled programs into a new executable program. */
+fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
+                            fcl_program *const *programs, const char *options, fcl_program **out);
+
+fcl_program *fcl_program_retain(fcl_program *program);
+void fcl_program_release(fcl_program **program);
+
+cl_program fcl_program_cl(const fcl_program *program);
+fcl_context *fcl_program_context(const fcl_program *program);
+/* The source ("" for binary/IL programs), its origin, and the options of the last build. */
+const char *fcl_program_source(const fcl_program *program);
+const char *fcl_program_origin(const fcl_program *program);
+const char *fcl_program_options(const fcl_program *program);
+/* Whether the last build was served from the binary cache. */
+bool fcl_program_from_cache(const fcl_program *program);
+fcl_status fcl_program_build_status(const fcl_program *program, cl_device_id device,
+                                    cl_build_status *status);
+/* Build log of a device from the last build ("" when none). Owned by the program. */
+const char *fcl_program_build_log(const fcl_program *program, cl_device_id device);
+/* Binary of a device of a built program (owned by the program). */
+fcl_status fcl_program_binary(fcl_program *program, cl_device_id device,
+                              const unsigned char **binary, size_t *size);
+
+/* Where the binary cache lives now ("" when disabled), into buf. */
+fcl_status fcl_program_cache_dir(char *buf, size_t size);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernels                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct fcl_kernel fcl_kernel;
+
+typedef enum {
+  FCL_ARG_UNKNOWN = 0, /* no argument metadata (binary program from elsewhere) */
+  FCL_ARG_SCALAR,      /* by value: scalars, vectors, structs */
+  FCL_ARG_GLOBAL,      /* __global pointer */
+  FCL_ARG_CONSTANT,    /* __constant pointer */
+  FCL_ARG_LOCAL,       /* __local pointer */
+  FCL_ARG_IMAGE,
+  FCL_ARG_SAMPLER
+} fcl_arg_kind;
+
+typedef struct {
+  const char *name;      /* "" when unknown */
+  const char *type_name; /* "float", "float*", "int4" ... ("" when unknown) */
+  fcl_arg_kind kind;
+  size_t size; /* bytes of a by-value argument when known from its type, else 0 */
+} fcl_kernel_arg_info;
+
+/* A kernel of a built program by name. Unknown name: FCL_ERR_NOT_FOUND listing the program's
+ * kernels. The kernel keeps the program alive. */
+fcl_status fcl_kernel_create(fcl_program *program, const char *name, fcl_kernel **out);
+/* Every kernel of a built program: *kernels is an allocated array of *count kernels; free with
+ * fcl_kernel_list_destroy. */
+fcl_status fcl_program_all_kernels(fcl_program *program, size_t *count, fcl_kernel ***kernels);
+void fcl_kernel_list_destroy(fcl_kernel ***kernels, size_t count);
+void fcl_kernel_destroy(fcl_kernel **kernel);
+
+const char *fcl_kernel_name(const fcl_kernel *kernel);
+cl_kernel fcl_kernel_cl(const fcl_kernel *kernel);
+fcl_program *fcl_kernel_program(const fcl_kernel *kernel);
+cl_uint fcl_kernel_num_args(const fcl_kernel *kernel);
+fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index, fcl_kernel_arg_info *info);
+/* Index of the argument called name. */
+fcl_status fcl_kernel_arg_index(const fcl_kernel *kernel, const char *name, cl_uint *index);
+
+/* By-value argument of size bytes. A size that differs from the argument's declared type is
+ * FCL_ERR_INVALID_ARGUMENT naming the kernel, the argument index and name, expected and given
+ * sizes. */
+fcl_status fcl_kernel_set_arg(fcl_kernel *kernel, cl_uint index, size_t size, const void *value);
+/* Typed scalar arguments: the declared type must be exactly the C type's OpenCL counterpart
+ * (int, uint, long, ulong, float, double): no silent int/float mix-ups. */
+fcl_status fcl_kernel_set_arg_i32(fcl_kernel *kernel, cl_uint index, int32_t value);
+fcl_status fcl_kernel_set_arg_u32(fcl_kernel *kernel, cl_uint index, uint32_t value);
+fcl_status fcl_kernel_set_arg_i64(fcl_kernel *kernel, cl_uint index, int64_t value);
+fcl_status fcl_kernel_set_arg_u64(fcl_kernel *kernel, cl_uint index, uint64_t value);
+fcl_status fcl_kernel_set_arg_f32(fcl_kernel *kernel, cl_uint index, float value);
+fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double value);
+/* A buffer (or sub-buffer) for a __global / __constant pointer argument; NULL passes a NULL
+ * pointer. */
+fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem buffer);
+/* bytes of local memory for a __local pointer argument. */
+fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
+
+typedef struct {
+  size_t work_group_size;            /* largest work-group for this kernel on the device */
+  size_t compile_work_group_size[3]; /* reqd_work_group_size, zeros when absent */
+  cl_ulong local_mem_size, private_mem_size;
+  size_t preferred_work_group_size_multiple;
+} fcl_kernel_work_group_info;
+fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, cl_device_id device,
+                                          fcl_kernel_work_group_info *info);
+
+enum {
+  /* global sizes count work-groups: the launched global size is global[i] * local[i] (CUDA
+   * style); needs local sizes. */
+  FCL_LAUNCH_G_TIMES_L = 1u << 0
+};
+
+/* Enqueue an NDRange launch with the arguments set so far. local and offset may be NULL;
+ * event may be NULL. */
+fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+                              const size_t *global, const size_t *local, const size_t *offset,
+                              unsigned flags, cl_uint num_wait, const cl_event *wait,
+                              cl_event *event);
+/* Enqueue a single work-item launch. */
+fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, cl_command_queue queue, cl_uint num_wait,
+                                   const cl_event *wait, cl_event *event);
+
+/* Instead of launching, write to path a self-contained C program that rebuilds this kernel from
+ * its source and options, recreates every argument (buffer contents are read now, blocking, from
+ * queue) and runs this one launch with plain OpenCL. Built with `cc file.c -lOpenCL`, it runs on
+ * the device chosen by its first argument ("platform:device" indices, default 0:0) and writes
+ * every buffer argument after the launch to the file named by its second argument (default
+ * "capture.out"), in argument order. The file is written to a temporary name and renamed. */
+fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const char *path,
+                              cl_uint work_dim, const size_t *global, const size_t *local,
+                              const size_t *offset, unsigned flags);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Device characterization                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  unsigned simd_group_size;          /* work-items run in lock-step (warp, wavefront, lanes) */
+  unsigned local_mem_bank_count;     /* 0: local memory is not banked (emulated in global) */
+  unsigned local_mem_access_granularity; /* bytes per bank word */
+  unsigned simultaneous_local_access;    /* work-items whose local accesses may conflict */
+  cl_ulong usable_local_mem_size;
+  char fast_inaccurate_options[128]; /* build options for fast, less accurate math */
+  int nv_compute_capability_major;   /* -1 when not an NVIDIA device */
+  int nv_compute_capability_minor;
+  bool double_support;
+} fcl_device_characterization;
+
+fcl_status fcl_device_characterize(cl_device_id device, fcl_device_characterization *out);
+/* SIMD group size for elements of type_size bytes (vector lanes on CPUs; warp/wavefront on
+ * GPUs). */
+fcl_status fcl_device_simd_group_size(cl_device_id device, size_t type_size, unsigned *out);
+
+/* Bank conflicts of a local array access pattern: consecutive work-items index consecutive
+ * elements along one axis of an array of shape[ndim] (C order, fastest last) stored with
+ * stored_shape (padding; NULL = shape), itemsize bytes per element. *multiplicity is the worst
+ * number of distinct words one bank serves at once over all axes (1 = conflict free); the
+ * explanation names the axis and the banks. Devices without banked local memory report 1. */
+fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device, size_t itemsize,
+                                      int ndim, const size_t *shape, const size_t *stored_shape,
+                                      unsigned *multiplicity, char *explanation,
+                                      size_t explanation_size);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Embedded kernel sources                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Source text of a file of flowcl's kernels/ folder, embedded at build time. */
+fcl_status fcl_builtin_source(const char *file_name, const char **source);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_RUNTIME_H */

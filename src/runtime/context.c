@@ -1,0 +1,113 @@
+/* Reference-counted OpenCL contexts whose asynchronous errors go to the log. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "runtime_impl.h"
+
+static void CL_CALLBACK context_notify(const char *errinfo, const void *private_info, size_t cb,
+                                       void *user) {
+  (void)private_info;
+  (void)cb;
+  (void)user;
+  fcl_log(FCL_LOG_ERROR, "OpenCL context error: %s", errinfo ? errinfo : "(no message)");
+}
+
+/* Fill devices of an fcl_context from its cl_context. */
+static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
+  fcl_context *c = calloc(1, sizeof *c);
+  if (!c) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "context object");
+  atomic_init(&c->refs, 1);
+  c->cl = cl;
+  cl_int err = clGetContextInfo(cl, CL_CONTEXT_NUM_DEVICES, sizeof c->num_devices,
+                                &c->num_devices, NULL);
+  if (err == CL_SUCCESS) {
+    c->devices = malloc(c->num_devices * sizeof *c->devices);
+    if (!c->devices) err = CL_OUT_OF_HOST_MEMORY;
+    else
+      err = clGetContextInfo(cl, CL_CONTEXT_DEVICES, c->num_devices * sizeof *c->devices,
+                             c->devices, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    free(c->devices);
+    free(c);
+    return FCL_CL_ERROR(err, "clGetContextInfo(CL_CONTEXT_DEVICES)");
+  }
+  *out = c;
+  return FCL_OK;
+}
+
+fcl_status fcl_context_create(cl_uint num_devices, const cl_device_id *devices, fcl_context **out) {
+  FCL_CHECK_ARG(num_devices > 0, 1, "num_devices", "must be > 0");
+  FCL_CHECK_NULL(devices, 2);
+  FCL_CHECK_NULL(out, 3);
+  *out = NULL;
+  cl_int err;
+  cl_context cl = clCreateContext(NULL, num_devices, devices, context_notify, NULL, &err);
+  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clCreateContext over %u device(s)", num_devices);
+  fcl_status st = wrap_cl(cl, out);
+  if (st != FCL_OK) clReleaseContext(cl);
+  return st;
+}
+
+fcl_status fcl_context_create_from_type(cl_platform_id platform, cl_device_type type,
+                                        fcl_context **out) {
+  FCL_CHECK_NULL(platform, 1);
+  FCL_CHECK_NULL(out, 3);
+  *out = NULL;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+  cl_int err;
+  cl_context cl = clCreateContextFromType(props, type, context_notify, NULL, &err);
+  if (err != CL_SUCCESS)
+    return FCL_CL_ERROR(err, "clCreateContextFromType(%s)", fcl_device_type_name(type));
+  fcl_status st = wrap_cl(cl, out);
+  if (st != FCL_OK) clReleaseContext(cl);
+  return st;
+}
+
+fcl_status fcl_context_create_default(fcl_context **out) {
+  FCL_CHECK_NULL(out, 1);
+  *out = NULL;
+  fcl_device_entry e;
+  FCL_TRY(fcl_device_select(NULL, &e));
+  return fcl_context_create(1, &e.device, out);
+}
+
+fcl_status fcl_context_wrap(cl_context context, fcl_context **out) {
+  FCL_CHECK_NULL(context, 1);
+  FCL_CHECK_NULL(out, 2);
+  *out = NULL;
+  FCL_CL_TRY(clRetainContext(context), "clRetainContext of the caller's context");
+  fcl_status st = wrap_cl(context, out);
+  if (st != FCL_OK) clReleaseContext(context);
+  return st;
+}
+
+fcl_context *fcl_context_retain(fcl_context *context) {
+  if (context) atomic_fetch_add(&context->refs, 1);
+  return context;
+}
+
+void fcl_context_release(fcl_context **context) {
+  if (!context || !*context) return;
+  fcl_context *c = *context;
+  *context = NULL;
+  if (atomic_fetch_sub(&c->refs, 1) != 1) return;
+  clReleaseContext(c->cl);
+  free(c->devices);
+  free(c);
+}
+
+cl_context fcl_context_cl(const fcl_context *context) { return context ? context->cl : NULL; }
+cl_uint fcl_context_num_devices(const fcl_context *context) {
+  return context ? context->num_devices : 0;
+}
+cl_device_id fcl_context_device(const fcl_context *context, cl_uint index) {
+  return (context && index < context->num_devices) ? context->devices[index] : NULL;
+}
+
+int fcl__context_device_index(const fcl_context *context, cl_device_id device) {
+  for (cl_uint i = 0; i < context->num_devices; ++i)
+    if (context->devices[i] == device) return (int)i;
+  return -1;
+}

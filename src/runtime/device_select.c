@@ -1,0 +1,215 @@
+/* Device enumeration as a flat list and selection by "platform:device" specification. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "check.h"
+#include "flowcl/runtime.h"
+
+fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count) {
+  FCL_CHECK_NULL(entries, 1);
+  FCL_CHECK_NULL(count, 2);
+  *entries = NULL;
+  *count = 0;
+  cl_uint np = 0;
+  FCL_TRY(fcl_platform_count(&np));
+  if (np == 0) return FCL_OK;
+  cl_platform_id *platforms = malloc(np * sizeof *platforms);
+  if (!platforms) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "platform list");
+  cl_int err = clGetPlatformIDs(np, platforms, NULL);
+  if (err != CL_SUCCESS) {
+    free(platforms);
+    return FCL_CL_ERROR(err, "clGetPlatformIDs");
+  }
+  fcl_device_entry *list = NULL;
+  size_t n = 0;
+  fcl_status st = FCL_OK;
+  for (cl_uint p = 0; p < np && st == FCL_OK; ++p) {
+    cl_uint nd = 0;
+    err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+    if (err == CL_DEVICE_NOT_FOUND || nd == 0) continue;
+    if (err != CL_SUCCESS) {
+      st = FCL_CL_ERROR(err, "clGetDeviceIDs on platform %u", p);
+      break;
+    }
+    cl_device_id *ids = malloc(nd * sizeof *ids);
+    fcl_device_entry *grown = realloc(list, (n + nd) * sizeof *list);
+    if (!ids || !grown) {
+      free(ids);
+      if (grown) list = grown;
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list");
+      break;
+    }
+    list = grown;
+    err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nd, ids, NULL);
+    if (err != CL_SUCCESS) st = FCL_CL_ERROR(err, "clGetDeviceIDs on platform %u", p);
+    for (cl_uint d = 0; d < nd && st == FCL_OK; ++d)
+      list[n++] = (fcl_device_entry){p, d, platforms[p], ids[d]};
+    free(ids);
+  }
+  free(platforms);
+  if (st != FCL_OK) {
+    free(list);
+    return st;
+  }
+  *entries = list;
+  *count = n;
+  return FCL_OK;
+}
+
+static bool contains_nocase(const char *haystack, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *haystack; ++haystack)
+    if (strncasecmp(haystack, needle, n) == 0) return true;
+  return n == 0;
+}
+
+static bool is_index(const char *s) {
+  if (!*s) return false;
+  for (; *s; ++s)
+    if (!isdigit((unsigned char)*s)) return false;
+  return true;
+}
+
+/* An empty part matches everything; digits match the index; otherwise a substring. */
+static bool platform_matches(const char *part, const fcl_device_entry *e) {
+  if (!*part) return true;
+  if (is_index(part)) return strtoul(part, NULL, 10) == e->platform_index;
+  fcl_platform_info pi;
+  if (fcl_platform_get_info(e->platform, &pi) != FCL_OK) return false;
+  return contains_nocase(pi.name, part) || contains_nocase(pi.vendor, part) ||
+         contains_nocase(pi.version, part);
+}
+
+static bool device_matches(const char *part, const fcl_device_entry *e) {
+  if (!*part) return true;
+  if (is_index(part)) return strtoul(part, NULL, 10) == e->device_index;
+  fcl_device_info di;
+  if (fcl_device_get_info(e->device, &di) != FCL_OK) return false;
+  return contains_nocase(di.name, part) || contains_nocase(di.vendor, part) ||
+         strcasecmp(fcl_device_type_name(di.type), part) == 0;
+}
+
+/* "  0:0  Portable Computing Language / pthread-... (CPU)" lines, for error messages. */
+static void describe_devices(const fcl_device_entry *list, size_t n, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  if (n == 0) snprintf(buf, size, "  (none: no OpenCL platform or device was found; is an ICD "
+                                  "such as pocl-opencl-icd installed?)");
+  for (size_t i = 0; i < n && used < size; ++i) {
+    fcl_platform_info pi;
+    fcl_device_info di;
+    if (fcl_platform_get_info(list[i].platform, &pi) != FCL_OK ||
+        fcl_device_get_info(list[i].device, &di) != FCL_OK)
+      continue;
+    int w = snprintf(buf + used, size - used, "\n  %u:%u  %s / %s (%s)", list[i].platform_index,
+                     list[i].device_index, pi.name, di.name, fcl_device_type_name(di.type));
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  fcl_clear_error(); /* the lookups above may not leave a stale error behind */
+}
+
+static fcl_status select_from(const fcl_device_entry *list, size_t n, const char *spec,
+                              const char *source, fcl_device_entry *out) {
+  char platform_part[256] = "", device_part[256] = "";
+  const char *colon = strchr(spec, ':');
+  if (colon) {
+    snprintf(platform_part, sizeof platform_part, "%.*s", (int)(colon - spec), spec);
+    snprintf(device_part, sizeof device_part, "%s", colon + 1);
+  } else {
+    snprintf(platform_part, sizeof platform_part, "%s", spec);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (platform_matches(platform_part, &list[i]) && device_matches(device_part, &list[i])) {
+      *out = list[i];
+      fcl_clear_error();
+      return FCL_OK;
+    }
+  }
+  char available[4096];
+  describe_devices(list, n, available, sizeof available);
+  return FCL_ERROR(FCL_ERR_NOT_FOUND,
+                   "no OpenCL device matches %s '%s' (format platform:device, each an index or "
+                   "a case-insensitive name substring); available devices:%s",
+                   source, spec, available);
+}
+
+static fcl_status select_default(const fcl_device_entry *list, size_t n, fcl_device_entry *out) {
+  for (size_t i = 0; i < n; ++i) {
+    cl_device_type type = 0;
+    clGetDeviceInfo(list[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (type & CL_DEVICE_TYPE_GPU) {
+      *out = list[i];
+      return FCL_OK;
+    }
+  }
+  if (n == 0) {
+    char available[512];
+    describe_devices(list, n, available, sizeof available);
+    return FCL_ERROR(FCL_ERR_NOT_FOUND, "no OpenCL device found:%s", available);
+  }
+  *out = list[0];
+  return FCL_OK;
+}
+
+fcl_status fcl_device_select(const char *spec, fcl_device_entry *out) {
+  FCL_CHECK_NULL(out, 2);
+  const char *source = "the specification";
+  if (!spec || !*spec) {
+    spec = getenv("FLOWCL_DEVICE");
+    source = "FLOWCL_DEVICE";
+  }
+  fcl_device_entry *list = NULL;
+  size_t n = 0;
+  FCL_TRY(fcl_device_list(&list, &n));
+  fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, out)
+                                  : select_default(list, n, out);
+  free(list);
+  return st;
+}
+
+fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries, size_t *count) {
+  FCL_CHECK_NULL(specs, 1);
+  FCL_CHECK_NULL(entries, 2);
+  FCL_CHECK_NULL(count, 3);
+  *entries = NULL;
+  *count = 0;
+  fcl_device_entry *list = NULL;
+  size_t n = 0;
+  FCL_TRY(fcl_device_list(&list, &n));
+  fcl_device_entry *chosen = NULL;
+  size_t nchosen = 0;
+  fcl_status st = FCL_OK;
+  char *copy = strdup(specs);
+  if (!copy) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device specification copy");
+  char *save = NULL;
+  for (char *tok = copy ? strtok_r(copy, ";", &save) : NULL; tok && st == FCL_OK;
+       tok = strtok_r(NULL, ";", &save)) {
+    while (isspace((unsigned char)*tok)) ++tok;
+    if (!*tok) continue;
+    fcl_device_entry e;
+    st = select_from(list, n, tok, "the device list entry", &e);
+    if (st != FCL_OK) break;
+    fcl_device_entry *grown = realloc(chosen, (nchosen + 1) * sizeof *chosen);
+    if (!grown) {
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list");
+      break;
+    }
+    chosen = grown;
+    chosen[nchosen++] = e;
+  }
+  free(copy);
+  free(list);
+  if (st == FCL_OK && nchosen == 0)
+    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (specs): '%s' names no device", specs);
+  if (st != FCL_OK) {
+    free(chosen);
+    return st;
+  }
+  *entries = chosen;
+  *count = nchosen;
+  return FCL_OK;
+}

@@ -1,0 +1,269 @@
+/* On-disk cache of program binaries.
+ *
+ * One file per (source, options, headers, device, driver, flowcl version) key, named by the
+ * key's SHA-256. A file is written under a unique temporary name and renamed into place, so
+ * concurrent writers (many MPI ranks) need no lock and readers never see half a file. Each
+ * entry carries a checksum of its payload; a corrupt or truncated entry is logged, removed and
+ * rebuilt. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "flowcl/version.h"
+#include "runtime_impl.h"
+#include "sha256.h"
+
+#define CACHE_MAGIC "FCLCACHE"
+#define CACHE_FORMAT 1u
+#define HEADER_SIZE (8 + 4 + 3 * 8 + 32)
+
+bool fcl__cache_enabled(void) {
+  const char *off = getenv("FLOWCL_NO_CACHE");
+  return !(off && *off && strcmp(off, "0") != 0);
+}
+
+fcl_status fcl_program_cache_dir(char *buf, size_t size) {
+  FCL_CHECK_NULL(buf, 1);
+  FCL_CHECK_ARG(size > 0, 2, "size", "must be > 0");
+  buf[0] = '\0';
+  if (!fcl__cache_enabled()) return FCL_OK;
+  const char *dir = getenv("FLOWCL_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  int n;
+  if (dir && *dir) n = snprintf(buf, size, "%s", dir);
+  else if (xdg && *xdg) n = snprintf(buf, size, "%s/flowcl", xdg);
+  else if (home && *home) n = snprintf(buf, size, "%s/.cache/flowcl", home);
+  else n = snprintf(buf, size, "/tmp/flowcl-cache-%u", (unsigned)getuid());
+  if (n < 0 || (size_t)n >= size)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (size): %zu bytes cannot hold the "
+                     "cache directory path", size);
+  return FCL_OK;
+}
+
+/* mkdir -p; an existing directory is fine. */
+static int make_dirs(const char *path) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; ++p) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+static void hash_string(fcl__sha256 *h, const char *label, const char *s) {
+  uint64_t n = s ? strlen(s) : 0;
+  fcl__sha256_update(h, label, strlen(label) + 1);
+  fcl__sha256_update(h, &n, sizeof n); /* length prefix: no ambiguity between fields */
+  if (n) fcl__sha256_update(h, s, n);
+}
+
+static void hash_device(fcl__sha256 *h, cl_device_id device) {
+  char buf[1024];
+  cl_platform_id platform = NULL;
+  clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+  static const cl_platform_info pinfo[] = {CL_PLATFORM_NAME, CL_PLATFORM_VENDOR,
+                                           CL_PLATFORM_VERSION};
+  for (size_t i = 0; i < sizeof pinfo / sizeof *pinfo; ++i) {
+    buf[0] = '\0';
+    clGetPlatformInfo(platform, pinfo[i], sizeof buf, buf, NULL);
+    hash_string(h, "platform", buf);
+  }
+  static const cl_device_info dinfo[] = {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DEVICE_VERSION,
+                                         CL_DRIVER_VERSION};
+  for (size_t i = 0; i < sizeof dinfo / sizeof *dinfo; ++i) {
+    buf[0] = '\0';
+    clGetDeviceInfo(device, dinfo[i], sizeof buf, buf, NULL);
+    hash_string(h, "device", buf);
+  }
+}
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *data = NULL;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long n = ftell(f);
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)n + 1)) != NULL) {
+      *size = fread(data, 1, (size_t)n, f);
+      data[*size] = '\0';
+    }
+  }
+  fclose(f);
+  return data;
+}
+
+/* Hash the contents of every header the source includes ("#include" lines resolved against the
+ * -I directories of the options), recursively, so that editing a header changes the key. */
+static void hash_includes(fcl__sha256 *h, const char *source, const char *options, int depth) {
+  if (depth > 16 || !source) return;
+  for (const char *line = source; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') ++p;
+    if (*p != '#') continue;
+    ++p;
+    while (*p == ' ' || *p == '\t') ++p;
+    if (strncmp(p, "include", 7) != 0) continue;
+    p += 7;
+    while (*p == ' ' || *p == '\t') ++p;
+    char close = *p == '"' ? '"' : *p == '<' ? '>' : 0;
+    if (!close) continue;
+    const char *end = strchr(p + 1, close);
+    if (!end || end - p > 1024) continue;
+    char name[1100];
+    snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+    /* Look in each -I directory. */
+    for (const char *o = options ? strstr(options, "-I") : NULL; o; o = strstr(o + 2, "-I")) {
+      const char *d = o + 2;
+      while (*d == ' ') ++d;
+      size_t len = strcspn(d, " ");
+      char path[2300];
+      snprintf(path, sizeof path, "%.*s/%s", (int)len, d, name);
+      size_t size = 0;
+      char *text = read_file(path, &size);
+      if (!text) continue;
+      hash_string(h, "include", name);
+      hash_string(h, "contents", text);
+      hash_includes(h, text, options, depth + 1);
+      free(text);
+      break;
+    }
+  }
+}
+
+fcl_status fcl__cache_key(const char *source, const char *options, cl_device_id device,
+                          char key[65]) {
+  fcl__sha256 h;
+  fcl__sha256_init(&h);
+  hash_string(&h, "flowcl", FLOWCL_VERSION_STRING);
+  hash_string(&h, "format", "1");
+  hash_device(&h, device);
+  hash_string(&h, "options", options);
+  hash_string(&h, "source", source);
+  hash_includes(&h, source, options, 0);
+  unsigned char digest[32];
+  fcl__sha256_final(&h, digest);
+  fcl__sha256_hex(digest, key);
+  return FCL_OK;
+}
+
+static void entry_path(const char *dir, const char *key, char *path, size_t size) {
+  snprintf(path, size, "%s/%s.clbin", dir, key);
+}
+
+static void put_u64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+static void payload_digest(const unsigned char *payload, size_t size, unsigned char digest[32]) {
+  fcl__sha256 h;
+  fcl__sha256_init(&h);
+  fcl__sha256_update(&h, payload, size);
+  fcl__sha256_final(&h, digest);
+}
+
+static bool reject(const char *path, const char *why, unsigned char *data) {
+  free(data);
+  fcl_log(FCL_LOG_WARNING, "program cache entry %s is corrupted (%s): removed, rebuilding", path,
+          why);
+  remove(path);
+  return false;
+}
+
+bool fcl__cache_load(const char *key, fcl__cache_entry *entry) {
+  memset(entry, 0, sizeof *entry);
+  char dir[4096], path[4200];
+  if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK || !dir[0]) return false;
+  entry_path(dir, key, path, sizeof path);
+  size_t size = 0;
+  unsigned char *data = (unsigned char *)read_file(path, &size);
+  if (!data) return false;
+  if (size < HEADER_SIZE) return reject(path, "shorter than its header", data);
+  if (memcmp(data, CACHE_MAGIC, 8) != 0) return reject(path, "bad magic", data);
+  uint32_t format = (uint32_t)get_u64(data + 8) & 0xffffffffu;
+  if (format != CACHE_FORMAT) return reject(path, "unknown format version", data);
+  uint64_t nbin = get_u64(data + 12), nlog = get_u64(data + 20), nmeta = get_u64(data + 28);
+  if (nbin == 0 || nbin > size || nlog > size || nmeta > size ||
+      HEADER_SIZE + nbin + nlog + nmeta != size)
+    return reject(path, "truncated or sizes do not match the file", data);
+  unsigned char digest[32];
+  payload_digest(data + HEADER_SIZE, size - HEADER_SIZE, digest);
+  if (memcmp(digest, data + 36, 32) != 0) return reject(path, "checksum mismatch", data);
+  const unsigned char *p = data + HEADER_SIZE;
+  entry->binary = malloc(nbin);
+  entry->log = malloc(nlog + 1);
+  entry->meta = malloc(nmeta + 1);
+  if (!entry->binary || !entry->log || !entry->meta) {
+    fcl__cache_entry_free(entry);
+    free(data);
+    return false;
+  }
+  memcpy(entry->binary, p, nbin);
+  entry->binary_size = nbin;
+  memcpy(entry->log, p + nbin, nlog);
+  entry->log[nlog] = '\0';
+  memcpy(entry->meta, p + nbin + nlog, nmeta);
+  entry->meta[nmeta] = '\0';
+  free(data);
+  return true;
+}
+
+void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
+  char dir[4096], path[4200], tmp[4300];
+  if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK || !dir[0]) return;
+  if (make_dirs(dir) != 0) {
+    fcl_log(FCL_LOG_WARNING, "program cache: cannot create %s: %s (not caching)", dir,
+            strerror(errno));
+    return;
+  }
+  entry_path(dir, key, path, sizeof path);
+  static atomic_uint counter;
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
+           atomic_fetch_add(&counter, 1));
+  size_t nlog = entry->log ? strlen(entry->log) : 0, nmeta = entry->meta ? strlen(entry->meta) : 0;
+  size_t total = HEADER_SIZE + entry->binary_size + nlog + nmeta;
+  unsigned char *data = malloc(total);
+  if (!data) return;
+  memcpy(data, CACHE_MAGIC, 8);
+  unsigned char fmt[8];
+  put_u64(fmt, CACHE_FORMAT);
+  memcpy(data + 8, fmt, 4);
+  put_u64(data + 12, entry->binary_size);
+  put_u64(data + 20, nlog);
+  put_u64(data + 28, nmeta);
+  unsigned char *p = data + HEADER_SIZE;
+  memcpy(p, entry->binary, entry->binary_size);
+  if (nlog) memcpy(p + entry->binary_size, entry->log, nlog);
+  if (nmeta) memcpy(p + entry->binary_size + nlog, entry->meta, nmeta);
+  payload_digest(data + HEADER_SIZE, total - HEADER_SIZE, data + 36);
+  FILE *f = fopen(tmp, "wb");
+  bool ok = f && fwrite(data, 1, total, f) == total;
+  if (f && fclose(f) != 0) ok = false;
+  free(data);
+  if (!ok || rename(tmp, path) != 0) {
+    fcl_log(FCL_LOG_WARNING, "program cache: cannot write %s: %s (not caching)", path,
+            strerror(errno));
+    remove(tmp);
+  }
+}
+
+void fcl__cache_entry_free(fcl__cache_entry *entry) {
+  free(entry->binary);
+  free(entry->log);
+  free(entry->meta);
+  memset(entry, 0, sizeof *entry);
+}

@@ -1,0 +1,94 @@
+/* Struct layouts shared by the runtime's source files (not installed). */
+#ifndef FLOWCL_SRC_RUNTIME_IMPL_H
+#define FLOWCL_SRC_RUNTIME_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "flowcl/runtime.h"
+
+struct fcl_context {
+  atomic_int refs;
+  cl_context cl;
+  cl_uint num_devices;
+  cl_device_id *devices;
+};
+
+/* Argument metadata of one kernel, shared by every fcl_kernel of that name. */
+typedef struct {
+  char *name;
+  char *type_name;
+  fcl_arg_kind kind;
+  size_t size;
+} fcl__arg_meta;
+
+typedef struct {
+  char *name;
+  cl_uint num_args;
+  fcl__arg_meta *args;
+} fcl__kernel_meta;
+
+struct fcl_program {
+  atomic_int refs;
+  fcl_context *context;
+  cl_program cl;
+  char *source;  /* NULL for binary / IL programs */
+  char *origin;
+  char *options; /* of the last build, FLOWCL_BUILD_OPTIONS included */
+  bool from_cache;
+  char **logs; /* one per context device, from the last build */
+  size_t num_kernels;
+  fcl__kernel_meta *kernels; /* filled after a successful build */
+  pthread_mutex_t lock;      /* guards lazily read binaries */
+  unsigned char **binaries;  /* one per context device, read on demand */
+  size_t *binary_sizes;
+};
+
+/* What a launch needs to know of one argument's current value (kept for capture). */
+typedef struct {
+  enum { FCL__UNSET, FCL__VALUE, FCL__BUFFER, FCL__LOCAL } how;
+  size_t size;            /* value bytes, or local bytes */
+  unsigned char value[32];/* by-value bytes up to 32 */
+  unsigned char *big;     /* larger by-value arguments */
+  cl_mem buffer;
+} fcl__arg_value;
+
+struct fcl_kernel {
+  fcl_program *program;
+  const fcl__kernel_meta *meta;
+  cl_kernel cl;
+  fcl__arg_value *values;
+};
+
+/* Kernel metadata: read from the driver after a build, or parsed from a cache entry. */
+fcl_status fcl__program_load_meta(fcl_program *program, const char *cached_meta);
+/* Serialized metadata of a built program (malloc'd text) for the cache. */
+char *fcl__program_meta_serialize(const fcl_program *program);
+void fcl__program_meta_free(fcl_program *program);
+
+/* Binary cache (program_cache.c). */
+typedef struct {
+  unsigned char *binary;
+  size_t binary_size;
+  char *log;
+  char *meta;
+} fcl__cache_entry;
+
+bool fcl__cache_enabled(void);
+/* 64 hex chars + NUL into key: hash of source, options, included headers, device identity and
+ * flowcl version. */
+fcl_status fcl__cache_key(const char *source, const char *options, cl_device_id device,
+                          char key[65]);
+/* true when a valid entry was found; a corrupt one is logged, removed and reported missing. */
+bool fcl__cache_load(const char *key, fcl__cache_entry *entry);
+/* Write-then-rename; failures are logged (the cache is an optimisation), never fatal. */
+void fcl__cache_store(const char *key, const fcl__cache_entry *entry);
+void fcl__cache_entry_free(fcl__cache_entry *entry);
+
+/* Index of a device in the context, or -1. */
+int fcl__context_device_index(const fcl_context *context, cl_device_id device);
+
+/* Size in bytes of an OpenCL C by-value type name ("float4" -> 16), 0 when unknown. */
+size_t fcl__cl_type_size(const char *type_name);
+
+#endif
