@@ -27,7 +27,8 @@ static void write_c_string(FILE *f, const char *s) {
 static void write_bytes(FILE *f, const char *name, const unsigned char *data, size_t n) {
   fprintf(f, "static const unsigned char %s[%zu] = {", name, n ? n : 1);
   if (n == 0) fputs("0", f);
-  for (size_t i = 0; i < n; ++i) fprintf(f, "%s0x%02x", i % 16 ? "," : "\n  ", data[i]);
+  for (size_t i = 0; i < n; ++i)
+    fprintf(f, "%s0x%02x", i == 0 ? "\n  " : i % 16 ? "," : ",\n  ", data[i]);
   fputs("};\n", f);
 }
 

@@ -1,0 +1,80 @@
+/* The runtime on every GPU present: characterization, cached builds, a verified launch and
+ * profiling. Skips (exit 77) when the machine has no GPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+static void check_gpu(const fcl_device_entry *e) {
+  fcl_device_info d;
+  fcl_device_characterization c;
+  CHECK_OK(fcl_device_get_info(e->device, &d));
+  CHECK_OK(fcl_device_characterize(e->device, &c));
+  CHECK(c.simd_group_size >= 8 && c.local_mem_bank_count >= 16);
+  if (strstr(d.vendor, "NVIDIA")) CHECK(c.nv_compute_capability_major >= 2);
+  enum { N = 1 << 20 };
+  fcl_context *ctx = NULL;
+  fcl_program *p = NULL;
+  fcl_kernel *k = NULL;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &q));
+  CHECK_OK(fcl_program_create_builtin(ctx, "selfcheck.cl", &p));
+  CHECK_OK(fcl_program_build(p, NULL));
+  CHECK_OK(fcl_kernel_create(p, "axpy", &k));
+  if (!k || !q) return;
+  float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  for (int i = 0; i < N; ++i) {
+    x[i] = (float)(i % 4096);
+    y[i] = 1.0f;
+  }
+  cl_int err;
+  cl_mem bx = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_COPY_HOST_PTR, N * sizeof *x, x, &err);
+  cl_mem by = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_COPY_HOST_PTR, N * sizeof *y, y, &err);
+  CHECK_OK(fcl_kernel_set_arg_f32(k, 0, 0.25f));
+  CHECK_OK(fcl_kernel_set_arg_buffer(k, 1, bx));
+  CHECK_OK(fcl_kernel_set_arg_buffer(k, 2, by));
+  CHECK_OK(fcl_kernel_set_arg_i32(k, 3, N));
+  size_t g = N, l = 256;
+  cl_event ev = NULL;
+  CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
+  clEnqueueReadBuffer(q, by, CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;
+  CHECKF(bad == 0, "%d wrong values", bad);
+  fcl_event_times t;
+  CHECK_OK(fcl_event_profile(ev, &t));
+  CHECK(t.end > t.start);
+  printf("  axpy over %d floats: %.1f us\n", N, (t.end - t.start) / 1e3);
+  clReleaseEvent(ev);
+  clReleaseMemObject(bx);
+  clReleaseMemObject(by);
+  free(x);
+  free(y);
+  clReleaseCommandQueue(q);
+  fcl_kernel_destroy(&k);
+  fcl_program_release(&p);
+  fcl_context_release(&ctx);
+}
+
+int main(void) {
+  fcl_device_entry *list = NULL;
+  size_t n = 0, gpus = 0;
+  if (fcl_device_list(&list, &n) != FCL_OK) return FCL_TEST_SKIP;
+  for (size_t i = 0; i < n; ++i) {
+    cl_device_type type = 0;
+    clGetDeviceInfo(list[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (!(type & CL_DEVICE_TYPE_GPU)) continue;
+    ++gpus;
+    int before = fcl_test_failures;
+    check_gpu(&list[i]);
+    printf("[%u:%u] %s: %s\n", list[i].platform_index, list[i].device_index,
+           fcl_test_device_name(list[i].device), fcl_test_failures == before ? "passed" : "FAILED");
+  }
+  free(list);
+  if (gpus == 0) {
+    printf("no GPU: skipped\n");
+    return FCL_TEST_SKIP;
+  }
+  return fcl_test_exit_code();
+}

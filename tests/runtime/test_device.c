@@ -1,0 +1,100 @@
+/* Platforms and devices: properties against direct OpenCL queries, extension matching,
+ * selection by FLOWCL_DEVICE-style specifications and its error listing the devices. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+static void check_device(const fcl_device_entry *e, void *user) {
+  (void)user;
+  fcl_device_info d;
+  CHECK_OK(fcl_device_get_info(e->device, &d));
+  char name[256];
+  cl_uint cu = 0;
+  size_t wg = 0;
+  cl_ulong mem = 0;
+  clGetDeviceInfo(e->device, CL_DEVICE_NAME, sizeof name, name, NULL);
+  clGetDeviceInfo(e->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+  clGetDeviceInfo(e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  clGetDeviceInfo(e->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+  CHECK(strcmp(d.name, name) == 0);
+  CHECK(d.max_compute_units == cu && cu > 0);
+  CHECK(d.max_work_group_size == wg && wg > 0);
+  CHECK(d.global_mem_size == mem && mem > 0);
+  CHECK(d.platform == e->platform);
+  CHECK(d.version_major >= 1);
+  CHECK(d.max_work_item_dimensions >= 3 && d.max_work_item_sizes[0] > 0);
+  CHECK(d.max_mem_alloc_size > 0 && d.max_mem_alloc_size <= d.global_mem_size);
+  CHECK(d.available && d.compiler_available);
+  CHECK(d.native_kernels == ((d.execution_capabilities & CL_EXEC_NATIVE_KERNEL) != 0));
+  /* Extension matching is by whole word. */
+  if (fcl_device_has_extension(&d, "cl_khr_fp64")) CHECK(!fcl_device_has_extension(&d, "cl_khr_fp"));
+  CHECK(!fcl_device_has_extension(&d, "cl_flowcl_no_such_extension"));
+  CHECK(!fcl_device_has_extension(&d, ""));
+
+  fcl_platform_info p;
+  CHECK_OK(fcl_platform_get_info(e->platform, &p));
+  CHECK(p.name[0] && p.num_devices > e->device_index);
+  cl_device_id again;
+  CHECK_OK(fcl_platform_get_device(e->platform, e->device_index, &again));
+  CHECK(again == e->device);
+  CHECK_STATUS(fcl_platform_get_device(e->platform, 1000, &again), FCL_ERR_NOT_FOUND, "1000");
+
+  /* Selection: by indices, by case-insensitive substrings, by type. */
+  char spec[600];
+  fcl_device_entry s;
+  snprintf(spec, sizeof spec, "%u:%u", e->platform_index, e->device_index);
+  CHECK_OK(fcl_device_select(spec, &s));
+  CHECK(s.device == e->device);
+  /* Upper-cased substring of the device name. */
+  char upper[256];
+  snprintf(upper, sizeof upper, "%s", d.name);
+  for (char *c = upper; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+  snprintf(spec, sizeof spec, "%u:%s", e->platform_index, upper);
+  CHECK_OK(fcl_device_select(spec, &s));
+  CHECK(s.device == e->device);
+  snprintf(spec, sizeof spec, "%s:%s", p.name, fcl_device_type_name(d.type));
+  CHECK_OK(fcl_device_select(spec, &s));
+  CHECK(s.platform == e->platform);
+
+  /* Unknown device: the error lists what is available. */
+  CHECK_STATUS(fcl_device_select("no-such-platform-xyz:0", &s), FCL_ERR_NOT_FOUND,
+               "no-such-platform-xyz");
+  CHECK(fcl_test_contains(fcl_last_error(), d.name));
+  CHECK(fcl_test_contains(fcl_last_error(), "available devices"));
+  CHECK_STATUS(fcl_device_select("0:999", &s), FCL_ERR_NOT_FOUND, "0:999");
+
+  /* FLOWCL_DEVICE is read when no specification is given. */
+  snprintf(spec, sizeof spec, "%u:%u", e->platform_index, e->device_index);
+  setenv("FLOWCL_DEVICE", spec, 1);
+  CHECK_OK(fcl_device_select(NULL, &s));
+  CHECK(s.device == e->device);
+  setenv("FLOWCL_DEVICE", "bogus-device-name", 1);
+  CHECK_STATUS(fcl_device_select(NULL, &s), FCL_ERR_NOT_FOUND, "FLOWCL_DEVICE 'bogus-device-name'");
+  CHECK(fcl_test_contains(fcl_last_error(), d.name));
+  fcl_context *ctx = NULL;
+  CHECK_STATUS(fcl_context_create_default(&ctx), FCL_ERR_NOT_FOUND, "bogus-device-name");
+  CHECK(ctx == NULL);
+  unsetenv("FLOWCL_DEVICE");
+
+  /* A list as in FLOWCL_TEST_DEVICES. */
+  fcl_device_entry *list = NULL;
+  size_t n = 0;
+  snprintf(spec, sizeof spec, "%u:%u; %u:%u", e->platform_index, e->device_index,
+           e->platform_index, e->device_index);
+  CHECK_OK(fcl_device_select_list(spec, &list, &n));
+  CHECK(n == 2 && list && list[1].device == e->device);
+  free(list);
+  CHECK_STATUS(fcl_device_select_list("0:0;nothing-here", &list, &n), FCL_ERR_NOT_FOUND,
+               "nothing-here");
+  CHECK_STATUS(fcl_device_select_list(" ; ", &list, &n), FCL_ERR_INVALID_ARGUMENT, "names no device");
+
+  /* The flat list holds this device exactly once. */
+  CHECK_OK(fcl_device_list(&list, &n));
+  size_t seen = 0;
+  for (size_t i = 0; i < n; ++i) seen += list[i].device == e->device;
+  CHECK(seen == 1);
+  free(list);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }

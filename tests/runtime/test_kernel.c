@@ -1,0 +1,169 @@
+/* Kernels: argument metadata, typed scalars (wrong type or size names kernel, index, argument,
+ * expected and given), buffers (NULL, sub-buffers), local memory, work-group information,
+ * enqueue with offsets and g_times_l, unset arguments, unknown kernel names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+static const char *source =
+    "__kernel void scale(__global float *y, const float a, const int n, const double d,\n"
+    "                    const long l, const uint u, const ulong ul, const float4 v) {\n"
+    "  int i = get_global_id(0);\n"
+    "  if (i < n) y[i] = a * y[i] + (float)(d + l + u + ul) + v.x + v.w;\n"
+    "}\n"
+    "__kernel void is_null(__global const int *maybe, __global int *out) {\n"
+    "  out[0] = maybe == 0 ? 1 : 2;\n"
+    "}\n"
+    "__kernel __attribute__((reqd_work_group_size(16, 1, 1)))\n"
+    "void where(__global int *out) {\n"
+    "  out[get_global_id(0)] = (int)get_global_id(0) * 1000 + (int)get_group_id(0);\n"
+    "}\n";
+
+static void check_device(const fcl_device_entry *e, void *user) {
+  (void)user;
+  fcl_context *ctx = NULL;
+  fcl_program *p = NULL;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  if (!ctx) return;
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  CHECK_OK(fcl_program_create_source(ctx, source, "kernel test", &p));
+  fcl_device_info d;
+  CHECK_OK(fcl_device_get_info(e->device, &d));
+  bool fp64 = fcl_device_has_extension(&d, "cl_khr_fp64");
+  /* Without fp64 the double argument becomes a float and its typed check is skipped below. */
+  CHECK_OK(fcl_program_build(p, fp64 ? NULL : "-Ddouble=float"));
+  fcl_kernel *k = NULL, *n = NULL, *w = NULL;
+  CHECK_OK(fcl_kernel_create(p, "scale", &k));
+  CHECK_OK(fcl_kernel_create(p, "is_null", &n));
+  CHECK_OK(fcl_kernel_create(p, "where", &w));
+  CHECK_STATUS(fcl_kernel_create(p, "scael", &k), FCL_ERR_NOT_FOUND, "no kernel 'scael'");
+  CHECK(fcl_test_contains(fcl_last_error(), "scale") && fcl_test_contains(fcl_last_error(), "where"));
+  CHECK(k == NULL);
+  CHECK_OK(fcl_kernel_create(p, "scale", &k));
+  if (!k || !n || !w || !q) goto done;
+
+  /* Metadata. */
+  CHECK(fcl_kernel_num_args(k) == 8);
+  fcl_kernel_arg_info info;
+  CHECK_OK(fcl_kernel_get_arg_info(k, 0, &info));
+  CHECK(info.kind == FCL_ARG_GLOBAL && strcmp(info.name, "y") == 0);
+  CHECK_OK(fcl_kernel_get_arg_info(k, 1, &info));
+  CHECK(info.kind == FCL_ARG_SCALAR && strcmp(info.type_name, "float") == 0 && info.size == 4);
+  CHECK_OK(fcl_kernel_get_arg_info(k, 7, &info));
+  CHECK(info.kind == FCL_ARG_SCALAR && info.size == 16);
+  CHECK_STATUS(fcl_kernel_get_arg_info(k, 8, &info), FCL_ERR_INVALID_ARGUMENT, "out of range");
+  cl_uint idx = 99;
+  CHECK_OK(fcl_kernel_arg_index(k, "n", &idx));
+  CHECK(idx == 2);
+  CHECK_STATUS(fcl_kernel_arg_index(k, "nope", &idx), FCL_ERR_NOT_FOUND, "'nope'");
+
+  /* Typed scalars: mix-ups are refused with the full context. */
+  CHECK_STATUS(fcl_kernel_set_arg_i32(k, 1, 3), FCL_ERR_INVALID_ARGUMENT,
+               "kernel 'scale' argument 1 (a, float): wrong type, expected float (4 bytes), "
+               "given int32_t (int) (4 bytes)");
+  CHECK_STATUS(fcl_kernel_set_arg_f32(k, 2, 3.0f), FCL_ERR_INVALID_ARGUMENT, "argument 2 (n, int)");
+  CHECK_STATUS(fcl_kernel_set_arg_f64(k, 1, 2.0), FCL_ERR_INVALID_ARGUMENT,
+               "given double (8 bytes)");
+  CHECK_STATUS(fcl_kernel_set_arg_i64(k, 2, 2), FCL_ERR_INVALID_ARGUMENT, "expected int");
+  double wrong = 1.0;
+  CHECK_STATUS(fcl_kernel_set_arg(k, 1, sizeof wrong, &wrong), FCL_ERR_INVALID_ARGUMENT,
+               "kernel 'scale' argument 1 (a, float): wrong size, expected 4 bytes, given 8 bytes");
+  CHECK_STATUS(fcl_kernel_set_arg_f32(k, 8, 1.0f), FCL_ERR_INVALID_ARGUMENT, "index 8");
+  CHECK_STATUS(fcl_kernel_set_arg_f32(k, 0, 1.0f), FCL_ERR_INVALID_ARGUMENT, "argument 0 (y");
+  CHECK_STATUS(fcl_kernel_set_arg_buffer(k, 1, NULL), FCL_ERR_INVALID_ARGUMENT, "not a buffer");
+  CHECK_STATUS(fcl_kernel_set_arg_local(k, 0, 64), FCL_ERR_INVALID_ARGUMENT, "not a __local");
+
+  /* A correct launch: y = 2 y + (0.5 + 1 + 2 + 3) + 10 + 40 over the sub-buffer [64, 128). */
+  enum { N = 256 };
+  float host[N];
+  for (int i = 0; i < N; ++i) host[i] = (float)i;
+  cl_int err;
+  cl_mem y = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            sizeof host, host, &err);
+  cl_uint align_bits = d.mem_base_addr_align ? d.mem_base_addr_align : 1024;
+  size_t origin = (align_bits / 8 + sizeof(float) - 1) / sizeof(float) * sizeof(float);
+  cl_buffer_region region = {origin, 64 * sizeof(float)};
+  cl_mem sub = clCreateSubBuffer(y, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  CHECK(err == CL_SUCCESS);
+  /* Leave argument 7 unset: the enqueue error names it. */
+  CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, sub));
+  CHECK_OK(fcl_kernel_set_arg_f32(k, 1, 2.0f));
+  CHECK_OK(fcl_kernel_set_arg_i32(k, 2, 64));
+  if (fp64) CHECK_OK(fcl_kernel_set_arg_f64(k, 3, 0.5));
+  else CHECK_OK(fcl_kernel_set_arg_f32(k, 3, 0.5f));
+  CHECK_OK(fcl_kernel_set_arg_i64(k, 4, 1));
+  CHECK_OK(fcl_kernel_set_arg_u32(k, 5, 2));
+  CHECK_OK(fcl_kernel_set_arg_u64(k, 6, 3));
+  size_t global = 64, local = 16;
+  fcl_status st = fcl_kernel_enqueue(k, q, 1, &global, NULL, NULL, 0, 0, NULL, NULL);
+  CHECK(st == FCL_ERR_OPENCL && fcl_test_contains(fcl_last_error(), "CL_INVALID_KERNEL_ARGS") &&
+        fcl_test_contains(fcl_last_error(), "7 (v)"));
+  const float v[4] = {10, 0, 0, 40};
+  CHECK_OK(fcl_kernel_set_arg(k, 7, sizeof v, v));
+  CHECK_OK(fcl_kernel_enqueue(k, q, 1, &global, &local, NULL, 0, 0, NULL, NULL));
+  CHECK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) == CL_SUCCESS);
+  size_t first = origin / sizeof(float);
+  int bad = 0;
+  for (int i = 0; i < N; ++i) {
+    float expect = (size_t)i >= first && (size_t)i < first + 64 ? 2.0f * i + 6.5f + 50.0f : (float)i;
+    bad += !fcl_test_close(host[i], expect, 4, 0, true);
+  }
+  CHECKF(bad == 0, "%d wrong values after the sub-buffer launch", bad);
+  CHECK_STATUS(fcl_kernel_enqueue(k, q, 4, &global, NULL, NULL, 0, 0, NULL, NULL),
+               FCL_ERR_INVALID_ARGUMENT, "work_dim");
+  CHECK_STATUS(fcl_kernel_enqueue(k, q, 1, &global, NULL, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL),
+               FCL_ERR_INVALID_ARGUMENT, "needs local sizes");
+
+  /* NULL buffer argument. */
+  int flag = 0;
+  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+  CHECK_OK(fcl_kernel_set_arg_buffer(n, 0, NULL));
+  CHECK_OK(fcl_kernel_set_arg_buffer(n, 1, out));
+  CHECK_OK(fcl_kernel_enqueue_task(n, q, 0, NULL, NULL));
+  clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+  CHECK(flag == 1);
+  CHECK_OK(fcl_kernel_set_arg_buffer(n, 0, out));
+  CHECK_OK(fcl_kernel_enqueue_task(n, q, 0, NULL, NULL));
+  clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+  CHECK(flag == 2);
+
+  /* Work-group information honours reqd_work_group_size. */
+  fcl_kernel_work_group_info wg;
+  CHECK_OK(fcl_kernel_get_work_group_info(w, e->device, &wg));
+  CHECK(wg.compile_work_group_size[0] == 16 && wg.compile_work_group_size[1] == 1);
+  CHECK(wg.work_group_size >= 16 && wg.preferred_work_group_size_multiple >= 1);
+
+  /* g_times_l: 2 groups of 16 with an offset of 16: items 16..47; group ids do not include the
+   * offset (OpenCL 1.2, 3.2), so they are 0 and 1. */
+  int where[64];
+  memset(where, 0xff, sizeof where);
+  clEnqueueWriteBuffer(q, out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
+  size_t groups = 2, wl = 16, offset = 16;
+  CHECK_OK(fcl_kernel_set_arg_buffer(w, 0, out));
+  CHECK_OK(fcl_kernel_enqueue(w, q, 1, &groups, &wl, &offset, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
+  clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
+  bad = 0;
+  for (int i = 0; i < 64; ++i) bad += where[i] != (i >= 16 && i < 48 ? i * 1000 + (i - 16) / 16 : -1);
+  CHECKF(bad == 0, "%d wrong items in the g_times_l launch", bad);
+  /* A work-group size that contradicts reqd_work_group_size: the driver's code comes back. */
+  size_t g8 = 8, l8 = 8;
+  st = fcl_kernel_enqueue(w, q, 1, &g8, &l8, NULL, 0, 0, NULL, NULL);
+  CHECK(st == FCL_ERR_OPENCL && fcl_last_native_error() == CL_INVALID_WORK_GROUP_SIZE &&
+        fcl_test_contains(fcl_last_error(), "'where' (global (8), local (8))"));
+
+  clReleaseMemObject(out);
+  clReleaseMemObject(sub);
+  clReleaseMemObject(y);
+done:
+  fcl_kernel_destroy(&k);
+  fcl_kernel_destroy(&n);
+  fcl_kernel_destroy(&w);
+  CHECK(k == NULL);
+  if (q) clReleaseCommandQueue(q);
+  fcl_program_release(&p);
+  fcl_context_release(&ctx);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }

@@ -1,0 +1,171 @@
+/* Programs: source build, failed build with its log, build status and logs, FLOWCL_BUILD_OPTIONS,
+ * binaries round trip, compile + link with an embedded header, all kernels, SPIR-V support,
+ * embedded kernel sources. The binary cache is off here (test_program_cache covers it). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+/* Runs kernel "k(__global int *out)" with one work-item and returns out[0]. */
+static int run_one(fcl_context *ctx, fcl_program *prog, const char *name) {
+  int value = -1;
+  fcl_kernel *k = NULL;
+  cl_command_queue q = NULL;
+  cl_int err;
+  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
+  CHECK_OK(fcl_kernel_create(prog, name, &k));
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  if (k && q && out) {
+    CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
+    CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
+    CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL) ==
+          CL_SUCCESS);
+  }
+  if (q) clReleaseCommandQueue(q);
+  if (out) clReleaseMemObject(out);
+  fcl_kernel_destroy(&k);
+  return value;
+}
+
+static void check_device(const fcl_device_entry *e, void *user) {
+  const char *kernels_dir = user;
+  fcl_context *ctx = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  if (!ctx) return;
+  cl_device_id dev = e->device;
+
+  /* Source build, options recorded, FLOWCL_BUILD_OPTIONS appended. */
+  const char *src = "__kernel void k(__global int *out) { out[0] = VALUE * 2; }\n";
+  fcl_program *p = NULL;
+  CHECK_OK(fcl_program_create_source(ctx, src, "test: VALUE", &p));
+  setenv("FLOWCL_BUILD_OPTIONS", "-DVALUE=21", 1);
+  CHECK_OK(fcl_program_build(p, "-cl-std=CL1.2"));
+  unsetenv("FLOWCL_BUILD_OPTIONS");
+  CHECK(fcl_test_contains(fcl_program_options(p), "-cl-std=CL1.2 -DVALUE=21"));
+  CHECK(!fcl_program_from_cache(p));
+  cl_build_status bs = CL_BUILD_NONE;
+  CHECK_OK(fcl_program_build_status(p, dev, &bs));
+  CHECK(bs == CL_BUILD_SUCCESS);
+  CHECK(run_one(ctx, p, "k") == 42);
+  CHECK(strcmp(fcl_program_source(p), src) == 0);
+  CHECK(strcmp(fcl_program_origin(p), "test: VALUE") == 0);
+
+  /* Binaries round trip into a program of their own. */
+  const unsigned char *bin = NULL;
+  size_t size = 0;
+  CHECK_OK(fcl_program_binary(p, dev, &bin, &size));
+  CHECK(bin && size > 0);
+  fcl_program *pb = NULL;
+  CHECK_OK(fcl_program_create_binaries(ctx, 1, &dev, &size, &bin, &pb));
+  CHECK_OK(fcl_program_build(pb, NULL));
+  CHECK(run_one(ctx, pb, "k") == 42);
+  fcl_program_release(&pb);
+  const unsigned char *garbage = (const unsigned char *)"not a binary at all";
+  size_t gsize = strlen((const char *)garbage);
+  fcl_status gs = fcl_program_create_binaries(ctx, 1, &dev, &gsize, &garbage, &pb);
+  if (gs == FCL_OK) gs = fcl_program_build(pb, NULL);
+  CHECK(gs != FCL_OK); /* refused at creation or at build, never accepted */
+  fcl_program_release(&pb);
+  size_t zero = 0;
+  CHECK_STATUS(fcl_program_create_binaries(ctx, 1, &dev, &zero, &bin, &pb),
+               FCL_ERR_INVALID_ARGUMENT, "argument 5 (binaries)");
+  fcl_program_release(&p);
+
+  /* A failed build carries the log line, the options and the origin. */
+  const char *bad = "__kernel void broken(__global int *out) {\n  out[0] = undeclared_flowcl_var;\n}\n";
+  CHECK_OK(fcl_program_create_source(ctx, bad, "tests/bad_kernel.cl", &p));
+  CHECK_STATUS(fcl_program_build(p, "-DMARKER_OPTION=1"), FCL_ERR_BUILD_FAILED,
+               "undeclared_flowcl_var");
+  CHECK(fcl_test_contains(fcl_last_error(), "-DMARKER_OPTION=1"));
+  CHECK(fcl_test_contains(fcl_last_error(), "tests/bad_kernel.cl"));
+  CHECK(fcl_test_contains(fcl_last_error(), "CL_BUILD_PROGRAM_FAILURE"));
+  CHECK(fcl_last_native_error() == CL_BUILD_PROGRAM_FAILURE);
+  CHECK(fcl_test_contains(fcl_program_build_log(p, dev), "undeclared_flowcl_var"));
+  CHECK_OK(fcl_program_build_status(p, dev, &bs));
+  CHECK(bs == CL_BUILD_ERROR);
+  fcl_kernel *k = NULL;
+  CHECK_STATUS(fcl_kernel_create(p, "broken", &k), FCL_ERR_INVALID_STATE, "not built");
+  fcl_program_release(&p);
+
+  /* Compile with an embedded header, then link. */
+  fcl_device_info d;
+  CHECK_OK(fcl_device_get_info(dev, &d));
+  if (d.linker_available) {
+    fcl_program *header = NULL, *unit = NULL, *lib = NULL, *linked = NULL;
+    CHECK_OK(fcl_program_create_source(ctx, "#define FROM_HEADER 17\nint helper(int x);\n",
+                                       "flowcl_test.h", &header));
+    CHECK_OK(fcl_program_create_source(
+        ctx, "#include \"flowcl_test.h\"\n__kernel void k(__global int *out) { out[0] = helper(FROM_HEADER); }\n",
+        "unit.cl", &unit));
+    CHECK_OK(fcl_program_create_source(ctx, "int helper(int x) { return x + 1; }\n", "lib.cl", &lib));
+    const char *names[] = {"flowcl_test.h"};
+    CHECK_OK(fcl_program_compile(unit, NULL, 1, &header, names));
+    CHECK_OK(fcl_program_compile(lib, NULL, 0, NULL, NULL));
+    fcl_program *parts[] = {unit, lib};
+    CHECK_OK(fcl_program_link(ctx, 2, parts, NULL, &linked));
+    if (linked) CHECK(run_one(ctx, linked, "k") == 18);
+    CHECK(fcl_test_contains(fcl_program_origin(linked), "unit.cl"));
+    fcl_program *broken_unit = NULL;
+    CHECK_OK(fcl_program_create_source(ctx, "__kernel void k(__global int *o) { o[0] = nope_; }",
+                                       "broken_unit.cl", &broken_unit));
+    CHECK_STATUS(fcl_program_compile(broken_unit, NULL, 0, NULL, NULL), FCL_ERR_BUILD_FAILED,
+                 "nope_");
+    fcl_program_release(&broken_unit);
+    fcl_program_release(&header);
+    fcl_program_release(&unit);
+    fcl_program_release(&lib);
+    fcl_program_release(&linked);
+  }
+
+  /* all_kernels gives every kernel of the program. */
+  CHECK_OK(fcl_program_create_builtin(ctx, "selfcheck.cl", &p));
+  CHECK_OK(fcl_program_build(p, NULL));
+  fcl_kernel **all = NULL;
+  size_t count = 0;
+  CHECK_OK(fcl_program_all_kernels(p, &count, &all));
+  CHECK(count == 3);
+  int found = 0;
+  for (size_t i = 0; i < count; ++i)
+    found += !strcmp(fcl_kernel_name(all[i]), "axpy") + !strcmp(fcl_kernel_name(all[i]), "iota") +
+             !strcmp(fcl_kernel_name(all[i]), "group_sum");
+  CHECK(found == 3);
+  fcl_kernel_list_destroy(&all, count);
+  CHECK(all == NULL);
+  fcl_program_release(&p);
+  CHECK_STATUS(fcl_program_create_builtin(ctx, "missing.cl", &p), FCL_ERR_NOT_FOUND, "missing.cl");
+
+  /* The embedded source is the file of kernels/, byte for byte. */
+  const char *embedded = NULL;
+  CHECK_OK(fcl_builtin_source("selfcheck.cl", &embedded));
+  char path[4096];
+  snprintf(path, sizeof path, "%s/selfcheck.cl", kernels_dir);
+  FILE *f = fopen(path, "rb");
+  CHECKF(f != NULL, "cannot open %s", path);
+  if (f && embedded) {
+    static char disk[1 << 16];
+    size_t n = fread(disk, 1, sizeof disk - 1, f);
+    disk[n] = '\0';
+    CHECK(strcmp(disk, embedded) == 0);
+    fclose(f);
+  }
+
+  /* SPIR-V: accepted where the device lists an IL version, refused clearly otherwise. */
+  const unsigned int spirv_magic[2] = {0x07230203u, 0};
+  if (!d.il_version[0])
+    CHECK_STATUS(fcl_program_create_il(ctx, spirv_magic, sizeof spirv_magic, &p),
+                 FCL_ERR_NOT_SUPPORTED, "not supported by this device");
+  else /* a header-only module is invalid: the driver's error must come back, not a crash */
+    CHECK(fcl_program_create_il(ctx, spirv_magic, sizeof spirv_magic, &p) != FCL_OK ||
+          fcl_program_build(p, NULL) != FCL_OK);
+  fcl_program_release(&p);
+  fcl_context_release(&ctx);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s KERNELS_DIR\n", argv[0]);
+    return 2;
+  }
+  setenv("FLOWCL_NO_CACHE", "1", 1);
+  return fcl_test_run_on_devices(check_device, argv[1]);
+}

@@ -1,0 +1,185 @@
+/* Program binary cache: miss then hit, build warnings shown again on a hit, corrupted and
+ * truncated entries detected (logged, rebuilt, never used), header edits change the key,
+ * FLOWCL_NO_CACHE, no temporary files left behind. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char log_text[65536];
+
+static int truncate_file(const char *path, long size) { return truncate(path, size); }
+static int mkdir_p(const char *path) { return mkdir(path, 0755); }
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CHECKF(f != NULL, "cannot write %s", path);
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+static void capture_log(fcl_log_level level, const char *message, void *user) {
+  (void)level;
+  (void)user;
+  size_t used = strlen(log_text);
+  snprintf(log_text + used, sizeof log_text - used, "%s\n", message);
+}
+
+/* Number of files in dir whose name contains text. */
+static int count_files(const char *dir, const char *text) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += strstr(e->d_name, text) != NULL;
+  closedir(d);
+  return n;
+}
+
+/* Path of the single cache entry in dir. */
+static void only_entry(const char *dir, char *path, size_t size) {
+  if (size < 4096 + 300) return;
+  DIR *d = opendir(dir);
+  path[0] = '\0';
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (strstr(e->d_name, ".clbin") && !strstr(e->d_name, ".tmp"))
+      snprintf(path, size, "%.4000s/%.255s", dir, e->d_name);
+  closedir(d);
+}
+
+/* Build src, run kernel k(out) with one work-item, return out[0] (-1 on failure). */
+static int build_and_run(fcl_context *ctx, const char *src, const char *options, bool *from_cache) {
+  fcl_program *p = NULL;
+  fcl_kernel *k = NULL;
+  cl_command_queue q = NULL;
+  int value = -1;
+  cl_int err;
+  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
+  CHECK_OK(fcl_program_create_source(ctx, src, "cache test", &p));
+  CHECK_OK(fcl_program_build(p, options));
+  *from_cache = fcl_program_from_cache(p);
+  CHECK_OK(fcl_kernel_create(p, "k", &k));
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  if (k && q) {
+    fcl_kernel_arg_info info;
+    CHECK_OK(fcl_kernel_get_arg_info(k, 0, &info)); /* metadata survives the cache */
+    CHECK(info.kind == FCL_ARG_GLOBAL && strcmp(info.name, "out") == 0);
+    CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
+    CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
+    clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+  }
+  if (q) clReleaseCommandQueue(q);
+  clReleaseMemObject(out);
+  fcl_kernel_destroy(&k);
+  fcl_program_release(&p);
+  return value;
+}
+
+static void corrupt(const char *path, bool truncate) {
+  FILE *f = fopen(path, "r+b");
+  CHECKF(f != NULL, "cannot open %s", path);
+  if (!f) return;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  if (truncate) {
+    fclose(f);
+    CHECK(truncate_file(path, n / 2) == 0);
+    return;
+  }
+  fseek(f, n - 3, SEEK_SET); /* inside the payload */
+  int c = fgetc(f);
+  fseek(f, n - 3, SEEK_SET);
+  fputc(c ^ 0x5a, f);
+  fclose(f);
+}
+
+static void check_device(const fcl_device_entry *e, void *user) {
+  (void)user;
+  char *dir = fcl_test_temp_dir("cache");
+  CHECK(dir != NULL);
+  if (!dir) return;
+  setenv("FLOWCL_CACHE_DIR", dir, 1);
+  char where[4096];
+  CHECK_OK(fcl_program_cache_dir(where, sizeof where));
+  CHECK(strcmp(where, dir) == 0);
+  fcl_context *ctx = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  bool hit = true;
+
+  /* The compiler's warning must be shown on the fresh build and again on the cache hit. */
+  const char *src = "#warning flowcl_cached_warning\n"
+                    "__kernel void k(__global int *out) { out[0] = 1234; }\n";
+  log_text[0] = '\0';
+  fcl_log_set_handler(capture_log, NULL);
+  CHECK(build_and_run(ctx, src, NULL, &hit) == 1234);
+  CHECK(!hit);
+  bool warned_fresh = fcl_test_contains(log_text, "flowcl_cached_warning");
+  CHECK(count_files(dir, ".clbin") == 1);
+  log_text[0] = '\0';
+  CHECK(build_and_run(ctx, src, NULL, &hit) == 1234);
+  CHECK(hit);
+  CHECKF(!warned_fresh || fcl_test_contains(log_text, "flowcl_cached_warning"),
+         "warning not shown on the cache hit: %s", log_text);
+  CHECK(fcl_test_contains(log_text, "from the program cache") || !warned_fresh);
+
+  /* Different options: a different entry. */
+  CHECK(build_and_run(ctx, src, "-DUNUSED=1", &hit) == 1234);
+  CHECK(!hit);
+  CHECK(count_files(dir, ".clbin") == 2);
+
+  /* Corrupted payload: logged, removed, rebuilt from source, and the entry rewritten. */
+  const char *src2 = "__kernel void k(__global int *out) { out[0] = 77; }\n";
+  char sub[4200];
+  snprintf(sub, sizeof sub, "%s/corrupt", dir);
+  setenv("FLOWCL_CACHE_DIR", sub, 1);
+  CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
+  char entry[4400];  /* dir (< 4096) + name */
+  only_entry(sub, entry, sizeof entry);
+  CHECK(entry[0] != '\0');
+  for (int truncate = 0; truncate <= 1; ++truncate) {
+    corrupt(entry, truncate);
+    log_text[0] = '\0';
+    CHECK(build_and_run(ctx, src2, NULL, &hit) == 77);
+    CHECK(!hit);
+    CHECKF(fcl_test_contains(log_text, "corrupted"), "no corruption warning: %s", log_text);
+    CHECK(fcl_test_contains(log_text, truncate ? "truncated" : "checksum"));
+    CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && hit); /* rewritten and valid */
+  }
+  fcl_log_set_handler(NULL, NULL);
+
+  /* Editing an included header changes the key. */
+  char incdir[4200], header[4300], options[4300];
+  snprintf(incdir, sizeof incdir, "%s/include", dir);
+  snprintf(header, sizeof header, "%s/value.h", incdir);
+  snprintf(options, sizeof options, "-I %s", incdir);
+  CHECK(mkdir_p(incdir) == 0);
+  const char *src3 = "#include \"value.h\"\n__kernel void k(__global int *out) { out[0] = VALUE; }\n";
+  write_text(header, "#define VALUE 5\n");
+  CHECK(build_and_run(ctx, src3, options, &hit) == 5 && !hit);
+  CHECK(build_and_run(ctx, src3, options, &hit) == 5 && hit);
+  write_text(header, "#define VALUE 6\n");
+  CHECK(build_and_run(ctx, src3, options, &hit) == 6 && !hit);
+
+  /* FLOWCL_NO_CACHE: nothing read, nothing written. */
+  char off[4200];
+  snprintf(off, sizeof off, "%s/off", dir);
+  setenv("FLOWCL_CACHE_DIR", off, 1);
+  setenv("FLOWCL_NO_CACHE", "1", 1);
+  CHECK_OK(fcl_program_cache_dir(where, sizeof where));
+  CHECK(where[0] == '\0');
+  CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
+  CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
+  CHECK(count_files(off, ".clbin") == 0);
+  unsetenv("FLOWCL_NO_CACHE");
+
+  CHECK(count_files(dir, ".tmp") == 0 && count_files(sub, ".tmp") == 0);
+  fcl_context_release(&ctx);
+  fcl_test_remove_dir(dir);
+  free(dir);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }

@@ -1,0 +1,90 @@
+/* Two processes fill one program cache at once (as MPI ranks do): both succeed, and afterwards
+ * every entry is valid (served from the cache with correct results) and no temporary file is
+ * left. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fcl_test.h"
+
+enum { PROGRAMS = 8, ROUNDS = 3 };
+
+/* Builds the PROGRAMS sources; checks results; counts cache hits into *(int *)user. */
+static void build_all(const fcl_device_entry *e, void *user) {
+  fcl_context *ctx = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  cl_int err;
+  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
+  for (int i = 0; i < PROGRAMS && ctx && q; ++i) {
+    char src[256];
+    snprintf(src, sizeof src, "__kernel void k(__global int *out) { out[0] = %d; }\n", 1000 + i);
+    fcl_program *p = NULL;
+    fcl_kernel *k = NULL;
+    int value = -1;
+    CHECK_OK(fcl_program_create_source(ctx, src, "concurrent cache test", &p));
+    CHECK_OK(fcl_program_build(p, NULL));
+    *(int *)user += fcl_program_from_cache(p);
+    CHECK_OK(fcl_kernel_create(p, "k", &k));
+    if (k) {
+      CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
+      CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
+      clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    }
+    CHECKF(value == 1000 + i, "program %d gave %d", i, value);
+    fcl_kernel_destroy(&k);
+    fcl_program_release(&p);
+  }
+  clReleaseMemObject(out);
+  if (q) clReleaseCommandQueue(q);
+  fcl_context_release(&ctx);
+}
+
+static int count_files(const char *dir, const char *text) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += strstr(e->d_name, text) != NULL;
+  closedir(d);
+  return n;
+}
+
+int main(void) {
+  /* No OpenCL call before fork: each process initialises its own driver state. */
+  char *dir = fcl_test_temp_dir("cache-concurrent");
+  if (!dir) return 1;
+  setenv("FLOWCL_CACHE_DIR", dir, 1);
+  pid_t children[2];
+  for (int c = 0; c < 2; ++c) {
+    children[c] = fork();
+    if (children[c] == 0) {
+      int hits = 0;
+      int code = 0;
+      for (int r = 0; r < ROUNDS && code == 0; ++r) code = fcl_test_run_on_devices(build_all, &hits);
+      _exit(code);
+    }
+    CHECK(children[c] > 0);
+  }
+  for (int c = 0; c < 2; ++c) {
+    int status = 0;
+    if (children[c] > 0) waitpid(children[c], &status, 0);
+    CHECKF(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == FCL_TEST_SKIP),
+           "child %d failed (status 0x%x)", c, status);
+  }
+  int hits = 0;
+  int code = fcl_test_run_on_devices(build_all, &hits);
+  int devices = 1;
+  const char *list = getenv("FLOWCL_TEST_DEVICES");
+  for (const char *s = list; s && *s; ++s) devices += *s == ';';
+  CHECKF(code == FCL_TEST_SKIP || hits == PROGRAMS * devices,
+         "%d of %d programs served from the cache after the concurrent fill", hits,
+         PROGRAMS * devices);
+  CHECK(count_files(dir, ".tmp") == 0);
+  CHECK(code == FCL_TEST_SKIP || count_files(dir, ".clbin") >= PROGRAMS);
+  fcl_test_remove_dir(dir);
+  free(dir);
+  return code == FCL_TEST_SKIP ? code : fcl_test_exit_code();
+}

@@ -1,0 +1,142 @@
+/* Contexts, queues and events: reference counting, wrapping a caller's context, queue flags,
+ * barrier and marker, user events gating work, failed user events, completion callbacks,
+ * profiling times, native kernels. */
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "fcl_test.h"
+
+static atomic_int callback_calls;
+static void on_done(cl_event e, cl_int status, void *user) {
+  (void)e;
+  if (status == CL_COMPLETE && user == (void *)&callback_calls) atomic_fetch_add(&callback_calls, 1);
+}
+
+typedef struct {
+  int value;
+  int *target; /* a host pointer travels inside the block OpenCL copies */
+} native_args;
+
+static void native_double(void *args) {
+  native_args *a = args;
+  *a->target = a->value * 2;
+}
+
+static void check_device(const fcl_device_entry *e, void *user) {
+  (void)user;
+  fcl_context *ctx = NULL, *wrapped = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  if (!ctx) return;
+  CHECK(fcl_context_num_devices(ctx) == 1 && fcl_context_device(ctx, 0) == e->device);
+  CHECK(fcl_context_device(ctx, 1) == NULL);
+  /* Wrapping leaves the caller's reference alone. */
+  cl_uint refs_before = 0, refs_after = 0;
+  clGetContextInfo(fcl_context_cl(ctx), CL_CONTEXT_REFERENCE_COUNT, sizeof refs_before,
+                   &refs_before, NULL);
+  CHECK_OK(fcl_context_wrap(fcl_context_cl(ctx), &wrapped));
+  fcl_context_release(&wrapped);
+  CHECK(wrapped == NULL);
+  clGetContextInfo(fcl_context_cl(ctx), CL_CONTEXT_REFERENCE_COUNT, sizeof refs_after, &refs_after,
+                   NULL);
+  CHECK(refs_before == refs_after);
+  fcl_context *extra = fcl_context_retain(ctx);
+  fcl_context_release(&extra);
+  CHECK(fcl_context_cl(ctx) != NULL);
+  fcl_context *by_type = NULL;
+  CHECK_OK(fcl_context_create_from_type(e->platform, CL_DEVICE_TYPE_ALL, &by_type));
+  CHECK(fcl_context_num_devices(by_type) >= 1);
+  fcl_context_release(&by_type);
+  CHECK_STATUS(fcl_context_create(0, &e->device, &extra), FCL_ERR_INVALID_ARGUMENT,
+               "argument 1 (num_devices)");
+
+  fcl_device_info d;
+  CHECK_OK(fcl_device_get_info(e->device, &d));
+  cl_command_queue q = NULL, ooo = NULL;
+  CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &q));
+  CHECK_STATUS(fcl_queue_create(ctx, NULL, 1u << 7, &ooo), FCL_ERR_INVALID_ARGUMENT, "flags");
+  if (d.queue_out_of_order) {
+    CHECK_OK(fcl_queue_create(ctx, e->device, FCL_QUEUE_OUT_OF_ORDER, &ooo));
+    cl_command_queue_properties props = 0;
+    clGetCommandQueueInfo(ooo, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    CHECK(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  } else {
+    CHECK_STATUS(fcl_queue_create(ctx, e->device, FCL_QUEUE_OUT_OF_ORDER, &ooo),
+                 FCL_ERR_NOT_SUPPORTED, "out-of-order");
+  }
+  cl_device_id qd = NULL;
+  CHECK_OK(fcl_queue_device(q, &qd));
+  CHECK(qd == e->device);
+
+  /* A user event holds back a marker until it is completed. */
+  cl_event gate = NULL, marker = NULL, barrier = NULL;
+  CHECK_OK(fcl_user_event_create(ctx, &gate));
+  CHECK_OK(fcl_queue_marker(q, 1, &gate, &marker));
+  CHECK_OK(fcl_event_on_complete(marker, on_done, &callback_calls));
+  CHECK_OK(fcl_queue_flush(q));
+  cl_int st = CL_COMPLETE;
+  CHECK_OK(fcl_event_status(marker, &st));
+  CHECK(st > CL_COMPLETE); /* queued, submitted or running: it cannot be complete yet */
+  CHECK_OK(fcl_event_status(gate, &st));
+  CHECK(st == CL_SUBMITTED);
+  CHECK(strcmp(fcl_event_status_name(CL_SUBMITTED), "submitted") == 0);
+  CHECK(strcmp(fcl_event_status_name(-5), "error") == 0);
+  CHECK_OK(fcl_user_event_complete(gate));
+  CHECK_OK(fcl_queue_barrier(q, 0, NULL, &barrier));
+  CHECK_OK(fcl_events_wait(1, &barrier));
+  CHECK_OK(fcl_event_status(marker, &st));
+  CHECK(st == CL_COMPLETE);
+  CHECK_OK(fcl_queue_finish(q));
+  /* Callbacks may run on a driver thread after the status changes: wait for it. */
+  for (int i = 0; i < 1000 && atomic_load(&callback_calls) == 0; ++i) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  CHECK(atomic_load(&callback_calls) == 1);
+
+  /* Profiling times of a completed command are ordered. */
+  fcl_event_times t;
+  CHECK_OK(fcl_event_profile(barrier, &t));
+  CHECK(t.queued <= t.submit && t.submit <= t.start && t.start <= t.end);
+  clReleaseEvent(marker);
+  clReleaseEvent(barrier);
+  clReleaseEvent(gate);
+
+  /* Failed user event: the dependent command does not succeed; the wait reports it. */
+  cl_event bad = NULL, after = NULL;
+  CHECK_OK(fcl_user_event_create(ctx, &bad));
+  CHECK_STATUS(fcl_user_event_fail(bad, 5), FCL_ERR_INVALID_ARGUMENT, "negative");
+  CHECK_OK(fcl_user_event_fail(bad, -1000));
+  CHECK_STATUS(fcl_events_wait(1, &bad), FCL_ERR_OPENCL, "event 0 of 1");
+  clReleaseEvent(bad);
+  (void)after;
+
+  /* Profiling needs a profiling queue. */
+  cl_command_queue plain = NULL;
+  cl_event m2 = NULL;
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &plain));
+  CHECK_OK(fcl_queue_marker(plain, 0, NULL, &m2));
+  CHECK_OK(fcl_queue_finish(plain));
+  CHECK_STATUS(fcl_event_profile(m2, &t), FCL_ERR_NOT_SUPPORTED, "FCL_QUEUE_PROFILING");
+  clReleaseEvent(m2);
+
+  /* Native kernels where the device has them; a clear refusal otherwise. */
+  int result = 0;
+  native_args args = {21, &result};
+  if (d.native_kernels) {
+    CHECK_OK(fcl_queue_enqueue_native(plain, native_double, &args, sizeof args, 0, NULL, NULL));
+    CHECK_OK(fcl_queue_finish(plain));
+    CHECK(result == 42);
+  } else {
+    CHECK_STATUS(fcl_queue_enqueue_native(plain, native_double, &args, sizeof args, 0, NULL, NULL),
+                 FCL_ERR_NOT_SUPPORTED, "not supported by this device");
+  }
+  clReleaseCommandQueue(plain);
+  clReleaseCommandQueue(q);
+  if (ooo) clReleaseCommandQueue(ooo);
+  fcl_context_release(&ctx);
+  CHECK(ctx == NULL);
+  fcl_context_release(&ctx); /* NULL is accepted */
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
