@@ -1,0 +1,133 @@
+/* launch_overhead: per-launch cost of flowcl's kernel enqueue (fcl_kernel_set_arg_f32 +
+ * fcl_kernel_enqueue) against raw OpenCL (clSetKernelArg + clEnqueueNDRangeKernel) on the same
+ * tiny kernel, side by side: batches of the two loops alternate, and the medians over the
+ * repeats are compared. Goal: ratio <= 1.10.
+ * Usage: launch_overhead [--device SPEC] [--launches N] [--repeats R] [--json FILE] */
+#define _POSIX_C_SOURCE 200809L
+#include <flowcl/flowcl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GOAL 1.10
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int compare(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, compare);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define DIE(...)                                                                               \
+  do {                                                                                         \
+    fprintf(stderr, "launch_overhead: " __VA_ARGS__);                                          \
+    fprintf(stderr, "\n%s\n", fcl_last_error());                                              \
+    return 1;                                                                                  \
+  } while (0)
+
+int main(int argc, char **argv) {
+  const char *spec = NULL, *json = NULL;
+  int launches = 2000, repeats = 21;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--device") && i + 1 < argc) spec = argv[++i];
+    else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    else if (!strcmp(argv[i], "--launches") && i + 1 < argc) launches = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: %s [--device SPEC] [--launches N] [--repeats R] [--json FILE]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  if (launches < 1 || repeats < 1 || repeats > 1000) {
+    fprintf(stderr, "launch_overhead: --launches must be >= 1 and --repeats in 1..1000\n");
+    return 2;
+  }
+  fcl_device_entry dev;
+  fcl_context *ctx = NULL;
+  fcl_program *prog = NULL;
+  fcl_kernel *k = NULL;
+  cl_command_queue q = NULL;
+  if (fcl_device_select(spec, &dev) != FCL_OK) DIE("no device");
+  if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK) DIE("context");
+  if (fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK) DIE("queue");
+  const char *src = "__kernel void tiny(__global float *x, const float a) {\n"
+                    "  x[get_global_id(0)] += a;\n}\n";
+  if (fcl_program_create_source(ctx, src, "launch_overhead tiny kernel", &prog) != FCL_OK ||
+      fcl_program_build(prog, NULL) != FCL_OK || fcl_kernel_create(prog, "tiny", &k) != FCL_OK)
+    DIE("build");
+  cl_int err;
+  cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, 64 * sizeof(float), NULL, &err);
+  if (err != CL_SUCCESS) DIE("buffer: %s", fcl_cl_error_name(err));
+  /* The raw loop uses its own cl_kernel so that neither path sees the other's state. */
+  cl_kernel raw = clCreateKernel(fcl_program_cl(prog), "tiny", &err);
+  if (err != CL_SUCCESS) DIE("clCreateKernel: %s", fcl_cl_error_name(err));
+  clSetKernelArg(raw, 0, sizeof buf, &buf);
+  if (fcl_kernel_set_arg_buffer(k, 0, buf) != FCL_OK) DIE("set buffer");
+  const size_t global = 64;
+
+  double *t_fcl = malloc(repeats * sizeof *t_fcl), *t_raw = malloc(repeats * sizeof *t_raw);
+  for (int r = -2; r < repeats; ++r) { /* two warm-up rounds */
+    for (int order = 0; order < 2; ++order) {
+      bool use_fcl = (order == 0) == (r % 2 == 0); /* alternate which loop goes first */
+      clFinish(q);
+      double t0 = now();
+      if (use_fcl) {
+        for (int i = 0; i < launches; ++i) {
+          if (fcl_kernel_set_arg_f32(k, 1, (float)i) != FCL_OK ||
+              fcl_kernel_enqueue(k, q, 1, &global, NULL, NULL, 0, 0, NULL, NULL) != FCL_OK)
+            DIE("flowcl launch");
+        }
+      } else {
+        for (int i = 0; i < launches; ++i) {
+          float a = (float)i;
+          if (clSetKernelArg(raw, 1, sizeof a, &a) != CL_SUCCESS ||
+              clEnqueueNDRangeKernel(q, raw, 1, NULL, &global, NULL, 0, NULL, NULL) != CL_SUCCESS)
+            DIE("raw launch");
+        }
+      }
+      clFinish(q);
+      double per_launch = (now() - t0) / launches * 1e6;
+      if (r >= 0) (use_fcl ? t_fcl : t_raw)[r] = per_launch;
+    }
+  }
+  double m_fcl = median(t_fcl, repeats), m_raw = median(t_raw, repeats), ratio = m_fcl / m_raw;
+  fcl_device_info info;
+  fcl_device_get_info(dev.device, &info);
+  printf("launch_overhead on %s (%d launches x %d repeats, medians)\n", info.name, launches,
+         repeats);
+  printf("  %-36s %10.3f us\n", "flowcl set_arg_f32 + enqueue", m_fcl);
+  printf("  %-36s %10.3f us\n", "raw clSetKernelArg + clEnqueueNDRange", m_raw);
+  printf("  %-36s %10.3f    (goal <= %.2f: %s)\n", "ratio flowcl / raw", ratio, GOAL,
+         ratio <= GOAL ? "met" : "NOT MET");
+  if (json) {
+    FILE *f = fopen(json, "w");
+    if (!f) DIE("cannot write %s", json);
+    fprintf(f,
+            "{\"benchmark\": \"launch_overhead\", \"device\": \"%s\", \"results\": [\n"
+            "  {\"name\": \"flowcl_launch\", \"value\": %.4f, \"unit\": \"us\", \"launches\": %d, \"repeats\": %d},\n"
+            "  {\"name\": \"raw_opencl_launch\", \"value\": %.4f, \"unit\": \"us\", \"launches\": %d, \"repeats\": %d},\n"
+            "  {\"name\": \"ratio\", \"value\": %.4f, \"unit\": \"flowcl/raw\", \"goal_max\": %.2f}\n]}\n",
+            info.name, m_fcl, launches, repeats, m_raw, launches, repeats, ratio, GOAL);
+    fclose(f);
+  }
+  free(t_fcl);
+  free(t_raw);
+  clReleaseKernel(raw);
+  clReleaseMemObject(buf);
+  clReleaseCommandQueue(q);
+  fcl_kernel_destroy(&k);
+  fcl_program_release(&prog);
+  fcl_context_release(&ctx);
+  return ratio <= GOAL ? 0 : 1;
+}
