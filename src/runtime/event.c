@@ -8,18 +8,17 @@ fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events) {
   if (num_events == 0) return FCL_OK;
   FCL_CHECK_NULL(events, 2);
   cl_int err = clWaitForEvents(num_events, events);
-  if (err == CL_SUCCESS) return FCL_OK;
-  if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
-    for (cl_uint i = 0; i < num_events; ++i) {
-      cl_int s = CL_COMPLETE;
-      clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
-      if (s < 0)
-        return fcl__error_set(FCL_ERR_OPENCL, s, __func__, __FILE__, __LINE__,
-                              "event %u of %u ended in error %s (%d)", i, num_events,
-                              fcl_cl_error_name(s), s);
-    }
+  /* Some drivers return CL_SUCCESS for events that ended in error: look at each status. */
+  for (cl_uint i = 0; i < num_events; ++i) {
+    cl_int s = CL_COMPLETE;
+    clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
+    if (s < 0)
+      return fcl__error_set(FCL_ERR_OPENCL, s, __func__, __FILE__, __LINE__,
+                            "event %u of %u ended in error %s (%d)", i, num_events,
+                            fcl_cl_error_name(s), s);
   }
-  return FCL_CL_ERROR(err, "clWaitForEvents(%u events)", num_events);
+  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clWaitForEvents(%u events)", num_events);
+  return FCL_OK;
 }
 
 fcl_status fcl_event_status(cl_event event, cl_int *status) {

@@ -25,6 +25,7 @@ static void native_double(void *args) {
 
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
+  atomic_store(&callback_calls, 0);
   fcl_context *ctx = NULL, *wrapped = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   if (!ctx) return;
@@ -102,14 +103,14 @@ static void check_device(const fcl_device_entry *e, void *user) {
   clReleaseEvent(barrier);
   clReleaseEvent(gate);
 
-  /* Failed user event: the dependent command does not succeed; the wait reports it. */
-  cl_event bad = NULL, after = NULL;
+  /* A user event put in an error state: waiting on it reports the error and its code. */
+  cl_event bad = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &bad));
   CHECK_STATUS(fcl_user_event_fail(bad, 5), FCL_ERR_INVALID_ARGUMENT, "negative");
   CHECK_OK(fcl_user_event_fail(bad, -1000));
   CHECK_STATUS(fcl_events_wait(1, &bad), FCL_ERR_OPENCL, "event 0 of 1");
+  CHECK(fcl_last_native_error() == -1000);
   clReleaseEvent(bad);
-  (void)after;
 
   /* Profiling needs a profiling queue. */
   cl_command_queue plain = NULL;
