@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "runtime_impl.h" /* fcl__cache_store: to plant an entry the driver cannot load */
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -149,6 +150,21 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK(fcl_test_contains(log_text, truncate ? "truncated" : "checksum"));
     CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && hit); /* rewritten and valid */
   }
+  /* An entry with a valid checksum whose binary the driver refuses: logged, built from source. */
+  only_entry(sub, entry, sizeof entry);
+  char key[65] = "";
+  const char *base = strrchr(entry, '/');
+  if (base && strlen(base + 1) > 64) memcpy(key, base + 1, 64);
+  unsigned char junk[64];
+  memset(junk, 0xab, sizeof junk);
+  fcl__cache_entry planted = {junk, sizeof junk, "", "K k 1\nA 2 0 out int*\n"};
+  fcl__cache_store(key, &planted);
+  log_text[0] = '\0';
+  CHECK(build_and_run(ctx, src2, NULL, &hit) == 77);
+  CHECK(!hit);
+  CHECKF(fcl_test_contains(log_text, "refused the cached binary"), "no fallback warning: %s",
+         log_text);
+  CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && hit); /* replaced by a good entry */
   fcl_log_set_handler(NULL, NULL);
 
   /* Editing an included header changes the key. */
