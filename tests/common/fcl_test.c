@@ -1,5 +1,6 @@
 #include "fcl_test.h"
 
+#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -100,3 +101,12 @@ void fcl_test_remove_dir(const char *path) {
 }
 
 int fcl_test_exit_code(void) { return fcl_test_failures ? 1 : 0; }
+
+int fcl_test_count_files(const char *dir, const char *text) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += strstr(e->d_name, text) != NULL;
+  closedir(d);
+  return n;
+}

@@ -61,6 +61,8 @@ const char *fcl_test_device_name(cl_device_id device);
 char *fcl_test_temp_dir(const char *tag);
 /* rm -r of a directory made by fcl_test_temp_dir. */
 void fcl_test_remove_dir(const char *path);
+/* Number of entries of directory dir whose name contains text (0 when dir is missing). */
+int fcl_test_count_files(const char *dir, const char *text);
 /* Exit code for main: 0 or 1 from fcl_test_failures. */
 int fcl_test_exit_code(void);
 

@@ -31,14 +31,6 @@ static void capture_log(fcl_log_level level, const char *message, void *user) {
 }
 
 /* Number of files in dir whose name contains text. */
-static int count_files(const char *dir, const char *text) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  if (!d) return 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) n += strstr(e->d_name, text) != NULL;
-  closedir(d);
-  return n;
-}
 
 /* Path of the single cache entry in dir. */
 static void only_entry(const char *dir, char *path, size_t size) {
@@ -119,7 +111,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(build_and_run(ctx, src, NULL, &hit) == 1234);
   CHECK(!hit);
   bool warned_fresh = fcl_test_contains(log_text, "flowcl_cached_warning");
-  CHECK(count_files(dir, ".clbin") == 1);
+  CHECK(fcl_test_count_files(dir, ".clbin") == 1);
   log_text[0] = '\0';
   CHECK(build_and_run(ctx, src, NULL, &hit) == 1234);
   CHECK(hit);
@@ -130,7 +122,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* Different options: a different entry. */
   CHECK(build_and_run(ctx, src, "-DUNUSED=1", &hit) == 1234);
   CHECK(!hit);
-  CHECK(count_files(dir, ".clbin") == 2);
+  CHECK(fcl_test_count_files(dir, ".clbin") == 2);
 
   /* Corrupted payload: logged, removed, rebuilt from source, and the entry rewritten. */
   const char *src2 = "__kernel void k(__global int *out) { out[0] = 77; }\n";
@@ -189,10 +181,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(where[0] == '\0');
   CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
   CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
-  CHECK(count_files(off, ".clbin") == 0);
+  CHECK(fcl_test_count_files(off, ".clbin") == 0);
   unsetenv("FLOWCL_NO_CACHE");
 
-  CHECK(count_files(dir, ".tmp") == 0 && count_files(sub, ".tmp") == 0);
+  CHECK(fcl_test_count_files(dir, ".tmp") == 0 && fcl_test_count_files(sub, ".tmp") == 0);
   fcl_context_release(&ctx);
   fcl_test_remove_dir(dir);
   free(dir);

@@ -43,14 +43,6 @@ static void build_all(const fcl_device_entry *e, void *user) {
   fcl_context_release(&ctx);
 }
 
-static int count_files(const char *dir, const char *text) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  if (!d) return 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) n += strstr(e->d_name, text) != NULL;
-  closedir(d);
-  return n;
-}
 
 int main(void) {
   /* No OpenCL call before fork: each process initialises its own driver state. */
@@ -82,8 +74,8 @@ int main(void) {
   CHECKF(code == FCL_TEST_SKIP || hits == PROGRAMS * devices,
          "%d of %d programs served from the cache after the concurrent fill", hits,
          PROGRAMS * devices);
-  CHECK(count_files(dir, ".tmp") == 0);
-  CHECK(code == FCL_TEST_SKIP || count_files(dir, ".clbin") >= PROGRAMS);
+  CHECK(fcl_test_count_files(dir, ".tmp") == 0);
+  CHECK(code == FCL_TEST_SKIP || fcl_test_count_files(dir, ".clbin") >= PROGRAMS);
   fcl_test_remove_dir(dir);
   free(dir);
   return code == FCL_TEST_SKIP ? code : fcl_test_exit_code();
