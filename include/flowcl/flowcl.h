@@ -4,6 +4,8 @@
 
 #include "flowcl/error.h"
 #include "flowcl/runtime.h"
+#include "flowcl/pool.h"
+#include "flowcl/array.h"
 #include "flowcl/version.h"
 
 #endif

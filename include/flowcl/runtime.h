@@ -151,6 +151,20 @@ cl_uint fcl_context_num_devices(const fcl_context *context);
 /* Device number index of the context (NULL when out of range). */
 cl_device_id fcl_context_device(const fcl_context *context, cl_uint index);
 
+/* Per-context memoization (objects that depend on a context, e.g. compiled built-in kernels). */
+typedef fcl_status (*fcl_memo_create_fn)(fcl_context *context, void *user, void **value);
+typedef void (*fcl_memo_destroy_fn)(void *value);
+/* The object stored under key in this context; when absent, create(context, user, &value)
+ * makes it and it is stored with destroy (may be NULL). Thread safe: create runs once per key;
+ * it may use the context but must not call fcl_context_memo for the same key. Objects are
+ * destroyed, newest first, when the context is destroyed or by fcl_context_memo_clear. */
+fcl_status fcl_context_memo(fcl_context *context, const char *key, fcl_memo_create_fn create,
+                            void *user, fcl_memo_destroy_fn destroy, void **value);
+/* Destroy every memoized object of the context now. */
+fcl_status fcl_context_memo_clear(fcl_context *context);
+/* Number of memoized objects. */
+size_t fcl_context_memo_count(fcl_context *context);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Queues and events                                                                           */
 /* ------------------------------------------------------------------------------------------ */

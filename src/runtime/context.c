@@ -18,6 +18,12 @@ static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
   fcl_context *c = calloc(1, sizeof *c);
   if (!c) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "context object");
   atomic_init(&c->refs, 1);
+  atomic_init(&c->memo_refs, 0);
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&c->memo_lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   c->cl = cl;
   cl_int err = clGetContextInfo(cl, CL_CONTEXT_NUM_DEVICES, sizeof c->num_devices,
                                 &c->num_devices, NULL);
@@ -29,6 +35,7 @@ static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
                              c->devices, NULL);
   }
   if (err != CL_SUCCESS) {
+    pthread_mutex_destroy(&c->memo_lock);
     free(c->devices);
     free(c);
     return FCL_CL_ERROR(err, "clGetContextInfo(CL_CONTEXT_DEVICES)");
@@ -92,7 +99,15 @@ void fcl_context_release(fcl_context **context) {
   if (!context || !*context) return;
   fcl_context *c = *context;
   *context = NULL;
-  if (atomic_fetch_sub(&c->refs, 1) != 1) return;
+  int left = atomic_fetch_sub(&c->refs, 1) - 1;
+  if (left > 0) {
+    /* Only memoized objects still hold the context: destroy them; the last one's release
+     * comes back here with left == 0 and frees the context. */
+    if (left == atomic_load(&c->memo_refs)) fcl__context_memo_destroy_all(c);
+    return;
+  }
+  fcl__context_memo_destroy_all(c);
+  pthread_mutex_destroy(&c->memo_lock);
   clReleaseContext(c->cl);
   free(c->devices);
   free(c);

@@ -7,12 +7,22 @@
 
 #include "flowcl/runtime.h"
 
+typedef struct fcl__memo_entry fcl__memo_entry;
+
 struct fcl_context {
   atomic_int refs;
   cl_context cl;
   cl_uint num_devices;
   cl_device_id *devices;
+  pthread_mutex_t memo_lock; /* recursive: a creator may use the context */
+  fcl__memo_entry *memo;     /* newest first */
+  /* References to this context held by memoized objects (a program retains its context): when
+   * only those remain, the memo is destroyed, which breaks the cycle. */
+  atomic_int memo_refs;
 };
+
+/* Destroys every memoized object (context_memo.c). */
+void fcl__context_memo_destroy_all(fcl_context *context);
 
 /* Argument metadata of one kernel, shared by every fcl_kernel of that name. */
 typedef struct {

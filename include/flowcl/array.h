@@ -1,0 +1,104 @@
+/* flowcl device arrays: typed n-dimensional views over pool blocks or buffers (seed 001's
+ * DeviceMemoryView).
+ *
+ * An array is a dtype, a shape, strides in bytes and a byte offset into shared storage (a pool
+ * block or a caller's buffer / sub-buffer). Slicing and reshaping give new arrays that share the
+ * storage; the storage is freed (returned to its pool) when its last array is destroyed.
+ * Host data is always C-ordered and contiguous; device arrays may be strided (strides are
+ * non-negative). Transfers and copies of strided arrays use rectangular copies
+ * (clEnqueue*BufferRect), with loops over dimensions beyond three.
+ *
+ * Every array has a default queue (retained) used when a function takes no queue. Arrays are
+ * not thread safe; distinct arrays over one storage may be used from different threads. */
+#ifndef FLOWCL_ARRAY_H
+#define FLOWCL_ARRAY_H
+
+#include "flowcl/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FCL_ARRAY_MAX_DIMS 8
+
+typedef enum {
+  FCL_INT8,
+  FCL_UINT8,
+  FCL_INT16,
+  FCL_UINT16,
+  FCL_INT32,
+  FCL_UINT32,
+  FCL_INT64,
+  FCL_UINT64,
+  FCL_FLOAT32,
+  FCL_FLOAT64
+} fcl_dtype;
+
+/* Bytes of one element (0 for an invalid dtype). */
+size_t fcl_dtype_size(fcl_dtype dtype);
+/* The OpenCL C type name ("float", "uint", ...). */
+const char *fcl_dtype_cl_name(fcl_dtype dtype);
+
+typedef struct fcl_array fcl_array;
+
+/* A C-contiguous array of shape[ndim] from pool (storage freed back to it). */
+fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype, int ndim,
+                            const size_t *shape, fcl_array **out);
+/* The same, filled from C-ordered host data (blocking write). */
+fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype,
+                                      int ndim, const size_t *shape, const void *host,
+                                      fcl_array **out);
+/* A view over a caller's buffer or sub-buffer (retained): strides NULL means C-contiguous.
+ * The extent implied by shape, strides and offset must fit in the buffer. */
+fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtype dtype, int ndim,
+                                 const size_t *shape, const size_t *strides, size_t offset,
+                                 fcl_array **out);
+/* Destroy the view; the storage goes when its last view does. Accepts NULL. */
+void fcl_array_destroy(fcl_array **array);
+
+fcl_dtype fcl_array_dtype(const fcl_array *array);
+int fcl_array_ndim(const fcl_array *array);
+const size_t *fcl_array_shape(const fcl_array *array);
+const size_t *fcl_array_strides(const fcl_array *array); /* bytes */
+size_t fcl_array_offset(const fcl_array *array);         /* bytes into the buffer */
+size_t fcl_array_size(const fcl_array *array);           /* elements */
+size_t fcl_array_nbytes(const fcl_array *array);         /* size * itemsize */
+cl_mem fcl_array_buffer(const fcl_array *array);
+cl_command_queue fcl_array_queue(const fcl_array *array);
+/* C-contiguous: strides are those of a packed C-ordered array. */
+bool fcl_array_is_contiguous(const fcl_array *array);
+
+/* Host (C-ordered, packed, nbytes) to device and back. blocking false: the host memory must
+ * stay valid until event completes. queue NULL: the array's queue. */
+fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void *host,
+                           bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host,
+                          bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+/* Every element set to *value (itemsize bytes). */
+fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,
+                          cl_uint num_wait, const cl_event *wait, cl_event *event);
+/* dst = src elementwise: same dtype and shape, any strides (rectangular copies). */
+fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue queue,
+                          cl_uint num_wait, const cl_event *wait, cl_event *event);
+/* Map a contiguous array into host memory (blocking); unmap with fcl_array_unmap. */
+fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags,
+                         void **host);
+fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host,
+                           cl_event *event);
+/* One element at index[ndim] (blocking read). */
+fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *value);
+
+/* A view of a contiguous array with a new shape of the same size. */
+fcl_status fcl_array_reshape(const fcl_array *array, int ndim, const size_t *shape,
+                             fcl_array **view);
+/* Python-style slice per axis: elements start, start+step, ... < stop (step >= 1). */
+typedef struct {
+  size_t start, stop, step;
+} fcl_slice;
+/* A view selecting slices[ndim] (one per axis) that shares the storage. */
+fcl_status fcl_array_slice(const fcl_array *array, const fcl_slice *slices, fcl_array **view);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_ARRAY_H */

@@ -1,0 +1,228 @@
+/* Device arrays: creation over pool blocks or buffers, shared storage, views. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "array_impl.h"
+#include "check.h"
+
+size_t fcl_dtype_size(fcl_dtype dtype) {
+  static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+  return (unsigned)dtype < sizeof sizes / sizeof *sizes ? sizes[dtype] : 0;
+}
+
+const char *fcl_dtype_cl_name(fcl_dtype dtype) {
+  static const char *names[] = {"char", "uchar", "short", "ushort", "int",
+                                "uint", "long",  "ulong", "float",  "double"};
+  return (unsigned)dtype < sizeof names / sizeof *names ? names[dtype] : "invalid";
+}
+
+void fcl__packed_strides(int ndim, const size_t *shape, size_t itemsize, size_t *strides) {
+  size_t s = itemsize;
+  for (int i = ndim - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+}
+
+static fcl_status check_shape(fcl_dtype dtype, int ndim, const size_t *shape, int pos) {
+  if (fcl_dtype_size(dtype) == 0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (dtype): %d is not an fcl_dtype",
+                     pos, (int)dtype);
+  if (ndim < 1 || ndim > FCL_ARRAY_MAX_DIMS)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (ndim): %d is not in 1..%d", pos + 1,
+                     ndim, FCL_ARRAY_MAX_DIMS);
+  if (!shape) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (shape): NULL", pos + 2);
+  for (int i = 0; i < ndim; ++i)
+    if (shape[i] == 0)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (shape): axis %d has extent 0",
+                       pos + 2, i);
+  return FCL_OK;
+}
+
+static fcl_status new_array(fcl__storage *storage, cl_command_queue queue, fcl_dtype dtype,
+                            int ndim, const size_t *shape, const size_t *strides, size_t offset,
+                            fcl_array **out) {
+  fcl_array *a = calloc(1, sizeof *a);
+  if (!a) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "array object");
+  a->storage = storage;
+  atomic_fetch_add(&storage->refs, 1);
+  clRetainCommandQueue(queue);
+  a->queue = queue;
+  a->dtype = dtype;
+  a->ndim = ndim;
+  memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
+  if (strides) memcpy(a->strides, strides, (size_t)ndim * sizeof *strides);
+  else fcl__packed_strides(ndim, shape, fcl_dtype_size(dtype), a->strides);
+  a->offset = offset;
+  *out = a;
+  return FCL_OK;
+}
+
+static void storage_release(fcl__storage *s, cl_command_queue queue) {
+  if (atomic_fetch_sub(&s->refs, 1) != 1) return;
+  if (s->pool) {
+    /* Work already enqueued on the array's queue may still use the block: fence it. */
+    cl_event done = NULL;
+    if (clEnqueueMarkerWithWaitList(queue, 0, NULL, &done) == CL_SUCCESS &&
+        fcl_pool_free_after(s->pool, s->block, 1, &done) == FCL_OK) {
+    } else {
+      clFinish(queue);
+      fcl_pool_free(s->pool, s->block);
+    }
+    if (done) clReleaseEvent(done);
+    fcl_pool_release(&s->pool);
+  } else {
+    clReleaseMemObject(s->buffer);
+  }
+  free(s);
+}
+
+fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype, int ndim,
+                            const size_t *shape, fcl_array **out) {
+  FCL_CHECK_NULL(pool, 1);
+  FCL_CHECK_NULL(queue, 2);
+  FCL_CHECK_NULL(out, 6);
+  *out = NULL;
+  FCL_TRY(check_shape(dtype, ndim, shape, 3));
+  size_t bytes = fcl_dtype_size(dtype);
+  for (int i = 0; i < ndim; ++i) bytes *= shape[i];
+  fcl__storage *s = calloc(1, sizeof *s);
+  if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "array storage record");
+  fcl_status st = fcl_pool_alloc(pool, bytes, &s->block);
+  if (st == FCL_OK && !fcl_pool_block_buffer(s->block)) {
+    fcl_pool_free(pool, s->block);
+    st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "arrays need a buffer pool, not an SVM pool");
+  }
+  if (st != FCL_OK) {
+    free(s);
+    return st;
+  }
+  atomic_init(&s->refs, 0);
+  s->pool = fcl_pool_retain(pool);
+  s->buffer = fcl_pool_block_buffer(s->block);
+  s->size = bytes;
+  st = new_array(s, queue, dtype, ndim, shape, NULL, 0, out);
+  if (st != FCL_OK) {
+    atomic_fetch_add(&s->refs, 1);
+    storage_release(s, queue);
+  }
+  return st;
+}
+
+fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype,
+                                      int ndim, const size_t *shape, const void *host,
+                                      fcl_array **out) {
+  FCL_CHECK_NULL(host, 6);
+  FCL_TRY(fcl_array_create(pool, queue, dtype, ndim, shape, out));
+  fcl_status st = fcl_array_write(*out, NULL, host, true, 0, NULL, NULL);
+  if (st != FCL_OK) fcl_array_destroy(out);
+  return st;
+}
+
+fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtype dtype, int ndim,
+                                 const size_t *shape, const size_t *strides, size_t offset,
+                                 fcl_array **out) {
+  FCL_CHECK_NULL(buffer, 1);
+  FCL_CHECK_NULL(queue, 2);
+  FCL_CHECK_NULL(out, 8);
+  *out = NULL;
+  FCL_TRY(check_shape(dtype, ndim, shape, 3));
+  size_t size = 0, itemsize = fcl_dtype_size(dtype), packed[FCL_ARRAY_MAX_DIMS];
+  FCL_CL_TRY(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL),
+             "clGetMemObjectInfo(CL_MEM_SIZE)");
+  if (!strides) {
+    fcl__packed_strides(ndim, shape, itemsize, packed);
+    strides = packed;
+  }
+  size_t extent = offset + itemsize;
+  for (int i = 0; i < ndim; ++i) extent += (shape[i] - 1) * strides[i];
+  if (extent > size)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "array view reaches byte %zu of a %zu-byte buffer "
+                     "(shape, strides and offset do not fit)", extent, size);
+  fcl__storage *s = calloc(1, sizeof *s);
+  if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "array storage record");
+  clRetainMemObject(buffer);
+  s->buffer = buffer;
+  s->size = size;
+  fcl_status st = new_array(s, queue, dtype, ndim, shape, strides, offset, out);
+  if (st != FCL_OK) {
+    clReleaseMemObject(buffer);
+    free(s);
+  }
+  return st;
+}
+
+void fcl_array_destroy(fcl_array **array) {
+  if (!array || !*array) return;
+  fcl_array *a = *array;
+  *array = NULL;
+  storage_release(a->storage, a->queue);
+  clReleaseCommandQueue(a->queue);
+  free(a);
+}
+
+fcl_dtype fcl_array_dtype(const fcl_array *a) { return a->dtype; }
+int fcl_array_ndim(const fcl_array *a) { return a ? a->ndim : 0; }
+const size_t *fcl_array_shape(const fcl_array *a) { return a ? a->shape : NULL; }
+const size_t *fcl_array_strides(const fcl_array *a) { return a ? a->strides : NULL; }
+size_t fcl_array_offset(const fcl_array *a) { return a ? a->offset : 0; }
+cl_mem fcl_array_buffer(const fcl_array *a) { return a ? a->storage->buffer : NULL; }
+cl_command_queue fcl_array_queue(const fcl_array *a) { return a ? a->queue : NULL; }
+
+size_t fcl_array_size(const fcl_array *a) {
+  if (!a) return 0;
+  size_t n = 1;
+  for (int i = 0; i < a->ndim; ++i) n *= a->shape[i];
+  return n;
+}
+
+size_t fcl_array_nbytes(const fcl_array *a) {
+  return a ? fcl_array_size(a) * fcl_dtype_size(a->dtype) : 0;
+}
+
+bool fcl_array_is_contiguous(const fcl_array *a) {
+  if (!a) return false;
+  size_t packed[FCL_ARRAY_MAX_DIMS];
+  fcl__packed_strides(a->ndim, a->shape, fcl_dtype_size(a->dtype), packed);
+  for (int i = 0; i < a->ndim; ++i)
+    if (a->shape[i] > 1 && a->strides[i] != packed[i]) return false;
+  return true;
+}
+
+fcl_status fcl_array_reshape(const fcl_array *array, int ndim, const size_t *shape,
+                             fcl_array **view) {
+  FCL_CHECK_NULL(array, 1);
+  FCL_CHECK_NULL(view, 4);
+  *view = NULL;
+  FCL_TRY(check_shape(array->dtype, ndim, shape, 1));
+  size_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= shape[i];
+  if (n != fcl_array_size(array))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (shape): %zu elements, the array has "
+                     "%zu", n, fcl_array_size(array));
+  if (!fcl_array_is_contiguous(array))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
+                     "reshaped (copy the view first)");
+  return new_array(array->storage, array->queue, array->dtype, ndim, shape, NULL, array->offset,
+                   view);
+}
+
+fcl_status fcl_array_slice(const fcl_array *array, const fcl_slice *slices, fcl_array **view) {
+  FCL_CHECK_NULL(array, 1);
+  FCL_CHECK_NULL(slices, 2);
+  FCL_CHECK_NULL(view, 3);
+  *view = NULL;
+  size_t shape[FCL_ARRAY_MAX_DIMS], strides[FCL_ARRAY_MAX_DIMS], offset = array->offset;
+  for (int i = 0; i < array->ndim; ++i) {
+    fcl_slice s = slices[i];
+    if (s.step < 1 || s.start >= s.stop || s.stop > array->shape[i])
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (slices): axis %d slice [%zu:%zu:%zu] "
+                       "is empty or outside 0..%zu (step must be >= 1)", i, s.start, s.stop,
+                       s.step, array->shape[i]);
+    shape[i] = (s.stop - s.start + s.step - 1) / s.step;
+    strides[i] = array->strides[i] * s.step;
+    offset += s.start * array->strides[i];
+  }
+  return new_array(array->storage, array->queue, array->dtype, array->ndim, shape, strides, offset,
+                   view);
+}
