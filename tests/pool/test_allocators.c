@@ -1,0 +1,91 @@
+/* Allocators on the device: deferred, immediate, host-pinned (mappable), SVM where supported,
+ * and their errors. */
+#include <string.h>
+
+#include "fcl_test.h"
+
+static void round_trip(cl_command_queue q, fcl_allocator *a, size_t n) {
+  fcl_allocation m;
+  CHECK_OK(fcl_allocator_alloc(a, n, &m));
+  if (!m.buffer) return;
+  CHECK(m.size == n);
+  unsigned char *in = malloc(n), *out = malloc(n);
+  for (size_t i = 0; i < n; ++i) in[i] = (unsigned char)(i * 7);
+  clEnqueueWriteBuffer(q, m.buffer, CL_TRUE, 0, n, in, 0, NULL, NULL);
+  clEnqueueReadBuffer(q, m.buffer, CL_TRUE, 0, n, out, 0, NULL, NULL);
+  CHECK(memcmp(in, out, n) == 0);
+  free(in);
+  free(out);
+  fcl_allocator_free(a, &m);
+  CHECK(m.buffer == NULL);
+}
+
+static void check_device(const fcl_device_entry *e, void *user) {
+  (void)user;
+  fcl_context *ctx = NULL;
+  cl_command_queue q = NULL;
+  fcl_allocator *a = NULL;
+  CHECK_OK(fcl_context_create(1, &e->device, &ctx));
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  fcl_device_info d;
+  CHECK_OK(fcl_device_get_info(e->device, &d));
+
+  CHECK_OK(fcl_allocator_create_deferred(ctx, 0, &a));
+  round_trip(q, a, 12345);
+  fcl_allocation m;
+  size_t too_big = (size_t)d.max_mem_alloc_size + 4096;
+  CHECK_STATUS(fcl_allocator_alloc(a, too_big, &m), FCL_ERR_INVALID_ARGUMENT, "largest allocation");
+  CHECK(m.buffer == NULL && m.svm == NULL);
+  CHECK_STATUS(fcl_allocator_alloc(a, 0, &m), FCL_ERR_INVALID_ARGUMENT, "argument 2 (size)");
+  fcl_allocator_release(&a);
+  CHECK(a == NULL);
+
+  CHECK_OK(fcl_allocator_create_immediate(ctx, q, CL_MEM_READ_WRITE, &a));
+  round_trip(q, a, 1 << 20);
+  CHECK_STATUS(fcl_allocator_alloc(a, too_big, &m), FCL_ERR_INVALID_ARGUMENT, "largest allocation");
+  fcl_allocator_release(&a);
+  CHECK_STATUS(fcl_allocator_create_immediate(ctx, NULL, 0, &a), FCL_ERR_INVALID_ARGUMENT,
+               "argument 2 (queue)");
+
+  /* Host-pinned: mappable staging memory. */
+  CHECK_OK(fcl_allocator_create_host_pinned(ctx, &a));
+  CHECK_OK(fcl_allocator_alloc(a, 4096, &m));
+  cl_mem_flags flags = 0;
+  clGetMemObjectInfo(m.buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
+  CHECK(flags & CL_MEM_ALLOC_HOST_PTR);
+  cl_int err;
+  int *p = clEnqueueMapBuffer(q, m.buffer, CL_TRUE, CL_MAP_WRITE, 0, 4096, 0, NULL, NULL, &err);
+  CHECK(err == CL_SUCCESS && p);
+  if (p) {
+    for (int i = 0; i < 1024; ++i) p[i] = i * i;
+    clEnqueueUnmapMemObject(q, m.buffer, p, 0, NULL, NULL);
+    int back[1024];
+    clEnqueueReadBuffer(q, m.buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL);
+    CHECK(back[1023] == 1023 * 1023 && back[5] == 25);
+  }
+  fcl_allocator_free(a, &m);
+  fcl_allocator_release(&a);
+
+  /* SVM where the device has it; otherwise a clear refusal. */
+  if (d.svm_capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) {
+    CHECK_OK(fcl_allocator_create_svm(ctx, &a));
+    CHECK_OK(fcl_allocator_alloc(a, 1 << 16, &m));
+    CHECK(m.svm != NULL && m.buffer == NULL);
+    const int pattern = 0x01020304;
+    CHECK(clEnqueueSVMMemFill(q, m.svm, &pattern, sizeof pattern, 1 << 16, 0, NULL, NULL) ==
+          CL_SUCCESS);
+    CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, m.svm, 1 << 16, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(((int *)m.svm)[100] == pattern);
+    clEnqueueSVMUnmap(q, m.svm, 0, NULL, NULL);
+    clFinish(q);
+    fcl_allocator_free(a, &m);
+    fcl_allocator_release(&a);
+  } else {
+    CHECK_STATUS(fcl_allocator_create_svm(ctx, &a), FCL_ERR_NOT_SUPPORTED,
+                 "shared virtual memory is not supported by this device");
+  }
+  clReleaseCommandQueue(q);
+  fcl_context_release(&ctx);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
