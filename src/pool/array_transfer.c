@@ -15,7 +15,7 @@ typedef struct {
 } rect_plan;
 
 static void make_plan(int ndim, const size_t *shape, size_t itemsize, const size_t *sa,
-                      const size_t *sb, bool one_dim, rect_plan *p) {
+                      const size_t *sb, int max_dims, rect_plan *p) {
   memset(p, 0, sizeof *p);
   int axes[FCL_ARRAY_MAX_DIMS], n = 0; /* axes of extent > 1, fastest first */
   for (int i = ndim - 1; i >= 0; --i)
@@ -28,14 +28,16 @@ static void make_plan(int ndim, const size_t *shape, size_t itemsize, const size
     next = 1;
   }
   p->rect_dims = 1;
-  if (!one_dim && next < n && sa[axes[next]] >= p->region[0] && sb[axes[next]] >= p->region[0]) {
+  if (max_dims >= 2 && next < n && sa[axes[next]] >= p->region[0] &&
+      sb[axes[next]] >= p->region[0]) {
     p->region[1] = shape[axes[next]];
     p->pitch_a[0] = sa[axes[next]];
     p->pitch_b[0] = sb[axes[next]];
     p->rect_dims = 2;
     ++next;
     size_t za = next < n ? sa[axes[next]] : 0, zb = next < n ? sb[axes[next]] : 0;
-    if (next < n && za >= p->region[1] * p->pitch_a[0] && za % p->pitch_a[0] == 0 &&
+    if (max_dims >= 3 && next < n && za >= p->region[1] * p->pitch_a[0] &&
+        za % p->pitch_a[0] == 0 &&
         zb >= p->region[1] * p->pitch_b[0] && zb % p->pitch_b[0] == 0) {
       p->region[2] = shape[axes[next]];
       p->pitch_a[1] = za;
@@ -63,9 +65,42 @@ typedef struct {
   size_t pattern_size;
 } op_desc;
 
+/* A byte offset as a rectangle origin {x bytes, row, slice} for the given pitches. */
+static void origin_of(size_t off, const size_t pitch[2], int rect_dims, size_t origin[3]) {
+  origin[1] = origin[2] = 0;
+  if (rect_dims >= 3) {
+    origin[2] = off / pitch[1];
+    off %= pitch[1];
+  }
+  if (rect_dims >= 2) {
+    origin[1] = off / pitch[0];
+    off %= pitch[0];
+  }
+  origin[0] = off;
+}
+
 static cl_int enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, size_t off_b,
                           cl_uint num_wait, const cl_event *wait, cl_event *event) {
-  size_t oa[3] = {o->base_a + off_a, 0, 0}, ob[3] = {o->base_b + off_b, 0, 0}, zero[3] = {0, 0, 0};
+  size_t oa[3], ob[3], zero[3] = {0, 0, 0};
+  off_a += o->base_a;
+  off_b += o->base_b;
+  if (o->kind == OP_FILL)
+    return clEnqueueFillBuffer(o->queue, o->a, o->pattern, o->pattern_size, off_a, p->region[0],
+                               num_wait, wait, event);
+  if (p->rect_dims == 1) { /* one run of bytes: a linear command */
+    switch (o->kind) {
+    case OP_READ:
+      return clEnqueueReadBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
+                                 num_wait, wait, event);
+    case OP_WRITE:
+      return clEnqueueWriteBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
+                                  num_wait, wait, event);
+    default:
+      return clEnqueueCopyBuffer(o->queue, o->b, o->a, off_b, off_a, p->region[0], num_wait, wait,
+                                 event);
+    }
+  }
+  origin_of(off_a, p->pitch_a, p->rect_dims, oa);
   switch (o->kind) {
   case OP_READ:
     return clEnqueueReadBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
@@ -75,20 +110,18 @@ static cl_int enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, si
     return clEnqueueWriteBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
                                     p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
                                     num_wait, wait, event);
-  case OP_COPY:
+  default:
+    origin_of(off_b, p->pitch_b, p->rect_dims, ob);
     return clEnqueueCopyBufferRect(o->queue, o->b, o->a, ob, oa, p->region, p->pitch_b[0],
                                    p->pitch_b[1], p->pitch_a[0], p->pitch_a[1], num_wait, wait,
                                    event);
-  case OP_FILL:
-    return clEnqueueFillBuffer(o->queue, o->a, o->pattern, o->pattern_size, oa[0], p->region[0],
-                               num_wait, wait, event);
   }
-  return CL_INVALID_VALUE;
 }
 
 /* Enqueue every command of the plan; event (if asked) completes when all have. */
 static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, cl_uint num_wait,
-                           const cl_event *wait, cl_event *event) {
+                           const cl_event *wait, cl_event *event, const fcl_array *layout_a,
+                           const size_t *strides_b) {
   size_t index[FCL_ARRAY_MAX_DIMS] = {0}, count = 1;
   for (int i = 0; i < p->num_loops; ++i) count *= p->loop_shape[i];
   cl_event last = NULL;
@@ -99,6 +132,15 @@ static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, 
       off_b += index[i] * p->loop_b[i];
     }
     cl_int err = enqueue_one(o, p, off_a, off_b, num_wait, wait, count == 1 ? &last : NULL);
+    if (err == CL_INVALID_VALUE && c == 0 && p->rect_dims > 1 && layout_a) {
+      /* Some drivers refuse rectangles the specification allows: use one dimension fewer. */
+      fcl_log(FCL_LOG_DEBUG, "array %d-D rectangular command refused (CL_INVALID_VALUE); "
+              "retrying with %d-D commands", p->rect_dims, p->rect_dims - 1);
+      rect_plan smaller;
+      make_plan(layout_a->ndim, layout_a->shape, fcl_dtype_size(layout_a->dtype),
+                layout_a->strides, strides_b, p->rect_dims - 1, &smaller);
+      return run_plan(o, &smaller, blocking, num_wait, wait, event, layout_a, strides_b);
+    }
     if (err != CL_SUCCESS) {
       static const char *names[] = {"read", "write", "copy", "fill"};
       return FCL_CL_ERROR(err, "array %s, command %zu of %zu (region %zu x %zu x %zu bytes/rows)",
@@ -135,9 +177,9 @@ static fcl_status host_transfer(const fcl_array *a, cl_command_queue queue, op_k
     return FCL_OK;
   }
   rect_plan p;
-  make_plan(a->ndim, a->shape, itemsize, a->strides, packed, false, &p);
+  make_plan(a->ndim, a->shape, itemsize, a->strides, packed, 3, &p);
   op_desc o = {kind, q, a->storage->buffer, NULL, a->offset, 0, host, NULL, 0};
-  return run_plan(&o, &p, blocking, num_wait, wait, event);
+  return run_plan(&o, &p, blocking, num_wait, wait, event, a, packed);
 }
 
 fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void *host,
@@ -166,11 +208,11 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
     p.region[0] = fcl_array_nbytes(array);
     p.rect_dims = 1;
   } else {
-    make_plan(array->ndim, array->shape, itemsize, array->strides, array->strides, true, &p);
+    make_plan(array->ndim, array->shape, itemsize, array->strides, array->strides, 1, &p);
   }
   op_desc o = {OP_FILL, queue ? queue : array->queue, array->storage->buffer, NULL, array->offset,
                0, NULL, value, itemsize};
-  return run_plan(&o, &p, false, num_wait, wait, event);
+  return run_plan(&o, &p, false, num_wait, wait, event, NULL, NULL);
 }
 
 fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue queue,
@@ -189,12 +231,12 @@ fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue
     p.region[1] = p.region[2] = 1;
     p.rect_dims = 1;
   } else {
-    make_plan(dst->ndim, dst->shape, fcl_dtype_size(dst->dtype), dst->strides, src->strides, false,
+    make_plan(dst->ndim, dst->shape, fcl_dtype_size(dst->dtype), dst->strides, src->strides, 3,
               &p);
   }
   op_desc o = {OP_COPY, queue ? queue : dst->queue, dst->storage->buffer, src->storage->buffer,
                dst->offset, src->offset, NULL, NULL, 0};
-  return run_plan(&o, &p, false, num_wait, wait, event);
+  return run_plan(&o, &p, false, num_wait, wait, event, dst, src->strides);
 }
 
 fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags,
