@@ -6,6 +6,7 @@
 #include "flowcl/runtime.h"
 #include "flowcl/pool.h"
 #include "flowcl/array.h"
+#include "flowcl/launch.h"
 #include "flowcl/version.h"
 
 #endif

@@ -1,0 +1,249 @@
+/* flowcl launch layer: launchers, the execution engine of operators (HySoP's kernel launchers).
+ *
+ * A launcher is something that can be called on a queue after a wait list and returns an event:
+ *   - kernel launcher: a kernel whose arguments are all fixed at creation, except parameters
+ *     (a parameters map: name -> argument index and type) supplied per call;
+ *   - iterative launcher: a kernel launcher some of whose parameters come from generators
+ *     (range, list, callback); the kernel is enqueued once per generated value (cartesian
+ *     product, the last iterated parameter varying fastest);
+ *   - host launcher: a host callback (MPI exchanges, bookkeeping) as a step;
+ *   - copy launcher: host->device, device->host, device->device copies, linear or rectangular;
+ *   - list launcher: an ordered list of launchers run on one queue.
+ * Plan once, call many: creating launchers checks everything (argument types against the
+ * kernel's signature, parameters of a list agree in type); calling allocates nothing and calls
+ * clSetKernelArg only for parameters whose value changed since the previous call.
+ *
+ * Parameters are passed in an fcl_param_set made for the launcher that is called (a list's set
+ * holds the union of its members' parameters). Setting an unknown or mistyped parameter and
+ * calling with a missing one are errors that name the parameter and the launcher.
+ *
+ * Statistics: on a profiling queue every launch's event is kept; fcl_launcher_statistics reads
+ * the events that have completed (never waits) and folds them into count / total / min / max /
+ * mean device time, and bandwidth when bytes per launch are known.
+ * Tracing: FLOWCL_TRACE=pattern (a glob over launcher and kernel names, e.g. "advec*") logs every
+ * matching launch with its sizes and argument values, at info level; no cost when unset.
+ *
+ * Launchers are not thread safe: one thread calls a given launcher at a time. */
+#ifndef FLOWCL_LAUNCH_H
+#define FLOWCL_LAUNCH_H
+
+#include "flowcl/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FCL_TYPE_I32,
+  FCL_TYPE_U32,
+  FCL_TYPE_I64,
+  FCL_TYPE_U64,
+  FCL_TYPE_F32,
+  FCL_TYPE_F64,
+  FCL_TYPE_BUFFER, /* cl_mem for a __global / __constant pointer (NULL allowed) */
+  FCL_TYPE_LOCAL   /* bytes of __local memory (fixed arguments only) */
+} fcl_value_type;
+
+/* "int", "uint", "long", "ulong", "float", "double", "buffer", "local". */
+const char *fcl_value_type_name(fcl_value_type type);
+
+typedef union {
+  int32_t i32;
+  uint32_t u32;
+  int64_t i64;
+  uint64_t u64;
+  float f32;
+  double f64;
+  cl_mem buffer;
+  size_t local_bytes;
+} fcl_value;
+
+/* A fixed kernel argument. */
+typedef struct {
+  cl_uint index;
+  fcl_value_type type;
+  fcl_value value;
+} fcl_arg;
+
+static inline fcl_arg fcl_arg_i32(cl_uint i, int32_t v) { fcl_arg a = {i, FCL_TYPE_I32, {.i32 = v}}; return a; }
+static inline fcl_arg fcl_arg_u32(cl_uint i, uint32_t v) { fcl_arg a = {i, FCL_TYPE_U32, {.u32 = v}}; return a; }
+static inline fcl_arg fcl_arg_i64(cl_uint i, int64_t v) { fcl_arg a = {i, FCL_TYPE_I64, {.i64 = v}}; return a; }
+static inline fcl_arg fcl_arg_u64(cl_uint i, uint64_t v) { fcl_arg a = {i, FCL_TYPE_U64, {.u64 = v}}; return a; }
+static inline fcl_arg fcl_arg_f32(cl_uint i, float v) { fcl_arg a = {i, FCL_TYPE_F32, {.f32 = v}}; return a; }
+static inline fcl_arg fcl_arg_f64(cl_uint i, double v) { fcl_arg a = {i, FCL_TYPE_F64, {.f64 = v}}; return a; }
+static inline fcl_arg fcl_arg_buffer(cl_uint i, cl_mem v) { fcl_arg a = {i, FCL_TYPE_BUFFER, {.buffer = v}}; return a; }
+static inline fcl_arg fcl_arg_local(cl_uint i, size_t bytes) { fcl_arg a = {i, FCL_TYPE_LOCAL, {.local_bytes = bytes}}; return a; }
+
+/* One entry of a parameters map: the parameter called name is kernel argument index. */
+typedef struct {
+  const char *name;
+  cl_uint index;
+  fcl_value_type type;
+} fcl_param_spec;
+
+/* Where and how large: queue NULL and work_dim 0 mean "give it at call time / configure later". */
+typedef struct {
+  cl_command_queue queue;
+  cl_uint work_dim;
+  size_t global[3];
+  size_t local[3]; /* all zero: the driver chooses */
+  size_t bytes_per_launch; /* bytes read + written per launch, for bandwidth statistics; 0 = unknown */
+} fcl_launch_config;
+
+typedef struct fcl_launcher fcl_launcher;
+typedef struct fcl_param_set fcl_param_set;
+
+/* A kernel launcher over kernel kernel_name of a built program. Every kernel argument is either
+ * in args (set once, here, with its type checked against the kernel's signature) or in params
+ * (set per call); one that is neither, or both, is an error naming it. The launcher owns its
+ * own cl_kernel. */
+fcl_status fcl_launcher_create_kernel(const char *name, fcl_program *program,
+                                      const char *kernel_name, size_t num_args,
+                                      const fcl_arg *args, size_t num_params,
+                                      const fcl_param_spec *params,
+                                      const fcl_launch_config *config, fcl_launcher **out);
+
+/* Generators of iterated parameter values. */
+typedef enum { FCL_GENERATOR_RANGE, FCL_GENERATOR_LIST, FCL_GENERATOR_CALLBACK } fcl_generator_kind;
+/* Callback generator: write value number i (of the parameter's type) to *value and return true,
+ * or return false when there are no more. */
+typedef bool (*fcl_generator_fn)(void *user, size_t i, fcl_value *value);
+typedef struct {
+  const char *param; /* name of the iterated parameter (one of the launcher's params) */
+  fcl_generator_kind kind;
+  int64_t start, stop, step; /* range: start, start+step, ... < stop (> stop for step < 0) */
+  const fcl_value *values;   /* list */
+  size_t count;
+  fcl_generator_fn fn; /* callback */
+  void *user;
+} fcl_generator;
+
+static inline fcl_generator fcl_generator_range(const char *param, int64_t start, int64_t stop,
+                                                int64_t step) {
+  fcl_generator g = {param, FCL_GENERATOR_RANGE, start, stop, step, NULL, 0, NULL, NULL};
+  return g;
+}
+static inline fcl_generator fcl_generator_list(const char *param, const fcl_value *values,
+                                               size_t count) {
+  fcl_generator g = {param, FCL_GENERATOR_LIST, 0, 0, 0, values, count, NULL, NULL};
+  return g;
+}
+static inline fcl_generator fcl_generator_callback(const char *param, fcl_generator_fn fn,
+                                                   void *user) {
+  fcl_generator g = {param, FCL_GENERATOR_CALLBACK, 0, 0, 0, NULL, 0, fn, user};
+  return g;
+}
+
+/* An iterative launcher: like a kernel launcher, with the generated parameters set for every
+ * generated combination and the kernel enqueued each time. On an out-of-order queue a barrier
+ * is enqueued after the launches (its event is the call's event) unless enqueue_barrier is
+ * false, in which case the call returns no event (NULL). */
+fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
+                                         const char *kernel_name, size_t num_args,
+                                         const fcl_arg *args, size_t num_params,
+                                         const fcl_param_spec *params, size_t num_generators,
+                                         const fcl_generator *generators, bool enqueue_barrier,
+                                         const fcl_launch_config *config, fcl_launcher **out);
+
+/* A host step: fn(user, queue) runs on the calling thread once every earlier step of the call
+ * has completed; its failure status stops the call. */
+typedef fcl_status (*fcl_host_fn)(void *user, cl_command_queue queue);
+fcl_status fcl_launcher_create_host(const char *name, fcl_host_fn fn, void *user,
+                                    fcl_launcher **out);
+
+/* Copy steps: byte counts and offsets (host pointers must outlive the calls). */
+fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_mem dst,
+                                        size_t dst_offset, size_t bytes, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset,
+                                        void *dst, size_t bytes, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset,
+                                        cl_mem dst, size_t dst_offset, size_t bytes,
+                                        fcl_launcher **out);
+/* Rectangular copies (clEnqueue*BufferRect): origins {x bytes, row, slice}, region {x bytes,
+ * rows, slices}, pitches in bytes (0: packed). For host sides the origin applies to the
+ * pointer with the host pitches. */
+typedef struct {
+  size_t src_origin[3], dst_origin[3], region[3];
+  size_t src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch;
+} fcl_rect;
+fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, cl_mem dst,
+                                             const fcl_rect *rect, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, cl_mem src, void *dst,
+                                             const fcl_rect *rect, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, cl_mem src, cl_mem dst,
+                                             const fcl_rect *rect, fcl_launcher **out);
+
+/* An empty list launcher. */
+fcl_status fcl_launcher_create_list(const char *name, fcl_launcher **out);
+/* Append a launcher to a list; the list takes ownership (destroys it). NULL is ignored. A list
+ * pushed into a list is flattened into it. A parameter whose type differs from the same-named
+ * parameter of earlier members is an error (and the launcher is not taken). */
+fcl_status fcl_launcher_list_push(fcl_launcher *list, fcl_launcher *launcher);
+/* A kernel (or iterative) launcher as a one-element list of the given name; the list takes
+ * ownership of the launcher. */
+fcl_status fcl_launcher_as_list(fcl_launcher *launcher, const char *name, fcl_launcher **list);
+size_t fcl_launcher_list_size(const fcl_launcher *list);
+/* Member i of a list (owned by the list). */
+fcl_launcher *fcl_launcher_list_get(const fcl_launcher *list, size_t i);
+
+void fcl_launcher_destroy(fcl_launcher **launcher);
+
+const char *fcl_launcher_name(const fcl_launcher *launcher);
+/* Whether a global size / a queue is configured (the call needs no more). Lists: every member. */
+bool fcl_launcher_global_size_configured(const fcl_launcher *launcher);
+bool fcl_launcher_queue_configured(const fcl_launcher *launcher);
+/* Set the default queue and/or the work sizes of a kernel or iterative launcher (queue NULL
+ * keeps the queue; work_dim 0 keeps the sizes; local NULL lets the driver choose). */
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue,
+                                  cl_uint work_dim, const size_t *global, const size_t *local);
+
+/* The launcher's parameters (name, type); for lists, the union over the members. */
+size_t fcl_launcher_num_params(const fcl_launcher *launcher);
+fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char **name,
+                              fcl_value_type *type);
+
+/* Call: enqueue everything on queue (NULL: the launcher's default queue; lists need a queue or
+ * members with one), the first command waiting on the wait list. params may be NULL when the
+ * launcher has no parameters. event (may be NULL) receives the event of the last command; an
+ * empty list waits for the wait list and returns NULL. */
+fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue, cl_uint num_wait,
+                             const cl_event *wait, const fcl_param_set *params, cl_event *event);
+
+/* A value set for the parameters of launcher (for a list: of all its members). Build it once;
+ * set values between calls. The set must not outlive the launcher. */
+fcl_status fcl_param_set_create(const fcl_launcher *launcher, fcl_param_set **out);
+void fcl_param_set_destroy(fcl_param_set **set);
+/* Set by name; the type must be the parameter's type. Unknown names and wrong types are errors
+ * that list the parameters. */
+fcl_status fcl_param_set_i32(fcl_param_set *set, const char *name, int32_t value);
+fcl_status fcl_param_set_u32(fcl_param_set *set, const char *name, uint32_t value);
+fcl_status fcl_param_set_i64(fcl_param_set *set, const char *name, int64_t value);
+fcl_status fcl_param_set_u64(fcl_param_set *set, const char *name, uint64_t value);
+fcl_status fcl_param_set_f32(fcl_param_set *set, const char *name, float value);
+fcl_status fcl_param_set_f64(fcl_param_set *set, const char *name, double value);
+fcl_status fcl_param_set_buffer(fcl_param_set *set, const char *name, cl_mem value);
+/* Faster path for hot loops: the slot of a name once, then set by slot. */
+fcl_status fcl_param_set_slot(const fcl_param_set *set, const char *name, size_t *slot);
+fcl_status fcl_param_set_value(fcl_param_set *set, size_t slot, fcl_value_type type,
+                               fcl_value value);
+
+typedef struct {
+  size_t count;        /* completed launches folded in */
+  double total_ns, min_ns, max_ns, mean_ns;
+  size_t pending;      /* launches whose events have not completed yet */
+  double bytes;        /* bytes moved by the counted launches (0 when unknown) */
+  double bandwidth_gbs; /* bytes / total time, GB/s (0 when unknown) */
+} fcl_launch_stats;
+
+/* Fold the completed events into the statistics (never blocks) and return them. For a list:
+ * the members' launches together. */
+fcl_status fcl_launcher_statistics(fcl_launcher *launcher, fcl_launch_stats *stats);
+/* Forget the statistics and the kept events. */
+fcl_status fcl_launcher_reset_statistics(fcl_launcher *launcher);
+/* Bytes per launch for bandwidth statistics (kernel, iterative and copy launchers). */
+fcl_status fcl_launcher_set_bytes_per_launch(fcl_launcher *launcher, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_LAUNCH_H */

@@ -1,0 +1,249 @@
+/* List launchers (ordered steps on one queue) and copy steps. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "launch_impl.h"
+
+fcl_status fcl_launcher_create_list(const char *name, fcl_launcher **out) {
+  FCL_CHECK_NULL(out, 2);
+  *out = NULL;
+  return fcl__launcher_new(L_LIST, name, out);
+}
+
+/* Append one non-list launcher, mapping its parameters into the list's table. */
+static fcl_status push_one(fcl_launcher *list, fcl_launcher *step) {
+  size_t before = list->num_decls;
+  size_t *map = malloc((step->num_decls ? step->num_decls : 1) * sizeof *map);
+  if (!map) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "parameter map of '%s'", step->name);
+  fcl_status st = FCL_OK;
+  for (size_t j = 0; st == FCL_OK && j < step->num_decls; ++j)
+    st = fcl__decl_add(list, step->decls[j].name, step->decls[j].type, &map[j]);
+  if (st == FCL_OK && list->num_steps == list->cap_steps) {
+    size_t cap = list->cap_steps ? 2 * list->cap_steps : 8;
+    fcl_launcher **steps = realloc(list->steps, cap * sizeof *steps);
+    if (steps) list->steps = steps;
+    size_t **maps = steps ? realloc(list->maps, cap * sizeof *maps) : NULL;
+    if (maps) list->maps = maps;
+    if (!steps || !maps) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "list of %zu steps", cap);
+    else list->cap_steps = cap;
+  }
+  if (st != FCL_OK) { /* roll the table back: the list is unchanged */
+    for (size_t i = before; i < list->num_decls; ++i) free(list->decls[i].name);
+    list->num_decls = before;
+    free(map);
+    return st;
+  }
+  list->steps[list->num_steps] = step;
+  list->maps[list->num_steps++] = map;
+  return FCL_OK;
+}
+
+fcl_status fcl_launcher_list_push(fcl_launcher *list, fcl_launcher *launcher) {
+  FCL_CHECK_NULL(list, 1);
+  if (list->kind != L_LIST)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (list): launcher '%s' is not a list",
+                     list->name);
+  if (!launcher) return FCL_OK;
+  if (launcher == list)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "list '%s' cannot contain itself", list->name);
+  if (launcher->kind != L_LIST) return push_one(list, launcher);
+  /* Flatten: move the inner list's steps, then drop its shell. */
+  size_t taken = 0;
+  fcl_status st = FCL_OK;
+  for (; taken < launcher->num_steps && st == FCL_OK; ++taken)
+    st = push_one(list, launcher->steps[taken]);
+  if (st != FCL_OK) { /* give back what was moved */
+    list->num_steps -= taken - 1;
+    for (size_t i = 0; i < taken - 1; ++i) free(list->maps[list->num_steps + i]);
+    return st;
+  }
+  launcher->num_steps = 0;
+  fcl_launcher_destroy(&launcher);
+  return FCL_OK;
+}
+
+fcl_status fcl_launcher_as_list(fcl_launcher *launcher, const char *name, fcl_launcher **list) {
+  FCL_CHECK_NULL(launcher, 1);
+  FCL_CHECK_NULL(list, 3);
+  FCL_TRY(fcl_launcher_create_list(name, list));
+  fcl_status st = fcl_launcher_list_push(*list, launcher);
+  if (st != FCL_OK) {
+    (*list)->num_steps = 0;
+    fcl_launcher_destroy(list);
+  }
+  return st;
+}
+
+size_t fcl_launcher_list_size(const fcl_launcher *list) {
+  return list && list->kind == L_LIST ? list->num_steps : 0;
+}
+
+fcl_launcher *fcl_launcher_list_get(const fcl_launcher *list, size_t i) {
+  return list && list->kind == L_LIST && i < list->num_steps ? list->steps[i] : NULL;
+}
+
+void fcl__list_destroy(fcl_launcher *l) {
+  for (size_t i = 0; i < l->num_steps; ++i) {
+    fcl_launcher_destroy(&l->steps[i]);
+    free(l->maps[i]);
+  }
+  free(l->steps);
+  free(l->maps);
+}
+
+fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
+                          const cl_event *wait, const fcl_value *values, const bool *set,
+                          cl_event *event) {
+  if (l->num_steps == 0) return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
+  cl_event prev = NULL;
+  fcl_status st = FCL_OK;
+  for (size_t i = 0; i < l->num_steps && st == FCL_OK; ++i) {
+    fcl_launcher *s = l->steps[i];
+    cl_uint nw = i == 0 ? num_wait : prev != NULL;
+    const cl_event *w = i == 0 ? wait : &prev;
+    cl_event ev = NULL;
+    switch (s->kind) {
+    case L_KERNEL:
+    case L_ITERATIVE:
+      st = fcl__kernel_call(s, q, nw, w, values, set, l->maps[i], &ev);
+      break;
+    case L_COPY:
+      st = q ? fcl__copy_call(s, q, nw, w, &ev)
+             : FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "list '%s': copy step '%s' needs the list to "
+                         "be called with a queue", l->name, s->name);
+      break;
+    case L_HOST: /* runs once everything before it in this call is done */
+      if (nw) st = fcl_events_wait(nw, w);
+      if (st == FCL_OK) st = s->host_fn(s->host_user, q);
+      break;
+    case L_LIST: st = FCL_ERROR(FCL_ERR_INTERNAL, "nested list in '%s'", l->name); break;
+    }
+    if (ev || s->kind == L_HOST) { /* a host step's successor waits for nothing more */
+      if (prev) clReleaseEvent(prev);
+      prev = ev;
+    }
+  }
+  if (st != FCL_OK) {
+    if (prev) clReleaseEvent(prev);
+    return st;
+  }
+  if (event) *event = prev;
+  else if (prev) clReleaseEvent(prev);
+  return FCL_OK;
+}
+
+static fcl_status copy_new(const char *name, fcl__copy c, size_t bytes, fcl_launcher **out) {
+  FCL_CHECK_NULL(out, 9);
+  *out = NULL;
+  FCL_TRY(fcl__launcher_new(L_COPY, name, out));
+  (*out)->copy = c;
+  (*out)->bytes_per_launch = bytes;
+  (*out)->trace = fcl__trace_matches(name, NULL);
+  return FCL_OK;
+}
+
+fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_mem dst,
+                                        size_t dst_offset, size_t bytes, fcl_launcher **out) {
+  FCL_CHECK_NULL(src, 2);
+  FCL_CHECK_NULL(dst, 3);
+  FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
+  fcl__copy c = {.kind = COPY_H2D, .src_host = src, .dst = dst, .dst_offset = dst_offset, .bytes = bytes};
+  return copy_new(name, c, bytes, out);
+}
+
+fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset,
+                                        void *dst, size_t bytes, fcl_launcher **out) {
+  FCL_CHECK_NULL(src, 2);
+  FCL_CHECK_NULL(dst, 4);
+  FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
+  fcl__copy c = {.kind = COPY_D2H, .dst_host = dst, .src = src, .src_offset = src_offset, .bytes = bytes};
+  return copy_new(name, c, bytes, out);
+}
+
+fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset,
+                                        cl_mem dst, size_t dst_offset, size_t bytes,
+                                        fcl_launcher **out) {
+  FCL_CHECK_NULL(src, 2);
+  FCL_CHECK_NULL(dst, 4);
+  FCL_CHECK_ARG(bytes > 0, 6, "bytes", "must be > 0");
+  fcl__copy c = {.kind = COPY_D2D, .src = src, .dst = dst, .src_offset = src_offset,
+                 .dst_offset = dst_offset, .bytes = bytes};
+  return copy_new(name, c, 2 * bytes, out); /* read + write */
+}
+
+static size_t rect_bytes(const fcl_rect *r) { return r->region[0] * r->region[1] * r->region[2]; }
+
+fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, cl_mem dst,
+                                             const fcl_rect *rect, fcl_launcher **out) {
+  FCL_CHECK_NULL(src, 2);
+  FCL_CHECK_NULL(dst, 3);
+  FCL_CHECK_NULL(rect, 4);
+  fcl__copy c = {.kind = COPY_H2D, .rect = true, .src_host = src, .dst = dst, .r = *rect};
+  return copy_new(name, c, rect_bytes(rect), out);
+}
+
+fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, cl_mem src, void *dst,
+                                             const fcl_rect *rect, fcl_launcher **out) {
+  FCL_CHECK_NULL(src, 2);
+  FCL_CHECK_NULL(dst, 3);
+  FCL_CHECK_NULL(rect, 4);
+  fcl__copy c = {.kind = COPY_D2H, .rect = true, .dst_host = dst, .src = src, .r = *rect};
+  return copy_new(name, c, rect_bytes(rect), out);
+}
+
+fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, cl_mem src, cl_mem dst,
+                                             const fcl_rect *rect, fcl_launcher **out) {
+  FCL_CHECK_NULL(src, 2);
+  FCL_CHECK_NULL(dst, 3);
+  FCL_CHECK_NULL(rect, 4);
+  fcl__copy c = {.kind = COPY_D2D, .rect = true, .src = src, .dst = dst, .r = *rect};
+  return copy_new(name, c, 2 * rect_bytes(rect), out);
+}
+
+fcl_status fcl__copy_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event) {
+  const fcl__copy *c = &l->copy;
+  const fcl_rect *r = &c->r;
+  bool profile = fcl__launcher_profiling(l, q);
+  cl_event ev = NULL, *evp = (event || profile) ? &ev : NULL;
+  cl_int err;
+  if (l->trace)
+    fcl_log(FCL_LOG_INFO, "trace: copy '%s' (%s, %zu bytes)", l->name,
+            c->kind == COPY_H2D ? "host->device" : c->kind == COPY_D2H ? "device->host"
+                                                                       : "device->device",
+            c->rect ? rect_bytes(r) : c->bytes);
+  switch (c->kind) {
+  case COPY_H2D:
+    err = c->rect ? clEnqueueWriteBufferRect(q, c->dst, CL_FALSE, r->dst_origin, r->src_origin,
+                                             r->region, r->dst_row_pitch, r->dst_slice_pitch,
+                                             r->src_row_pitch, r->src_slice_pitch, c->src_host,
+                                             num_wait, wait, evp)
+                  : clEnqueueWriteBuffer(q, c->dst, CL_FALSE, c->dst_offset, c->bytes,
+                                         c->src_host, num_wait, wait, evp);
+    break;
+  case COPY_D2H:
+    err = c->rect ? clEnqueueReadBufferRect(q, c->src, CL_FALSE, r->src_origin, r->dst_origin,
+                                            r->region, r->src_row_pitch, r->src_slice_pitch,
+                                            r->dst_row_pitch, r->dst_slice_pitch, c->dst_host,
+                                            num_wait, wait, evp)
+                  : clEnqueueReadBuffer(q, c->src, CL_FALSE, c->src_offset, c->bytes, c->dst_host,
+                                        num_wait, wait, evp);
+    break;
+  default:
+    err = c->rect ? clEnqueueCopyBufferRect(q, c->src, c->dst, r->src_origin, r->dst_origin,
+                                            r->region, r->src_row_pitch, r->src_slice_pitch,
+                                            r->dst_row_pitch, r->dst_slice_pitch, num_wait, wait,
+                                            evp)
+                  : clEnqueueCopyBuffer(q, c->src, c->dst, c->src_offset, c->dst_offset, c->bytes,
+                                        num_wait, wait, evp);
+  }
+  if (err != CL_SUCCESS)
+    return FCL_CL_ERROR(err, "copy launcher '%s' (%zu bytes)", l->name,
+                        c->rect ? rect_bytes(r) : c->bytes);
+  if (profile) fcl__launcher_record(l, q, ev);
+  if (event) *event = ev;
+  else if (ev) clReleaseEvent(ev);
+  return FCL_OK;
+}
