@@ -102,7 +102,7 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
   for (size_t i = 0; i < l->num_steps && st == FCL_OK; ++i) {
     fcl_launcher *s = l->steps[i];
     cl_uint nw = i == 0 ? num_wait : prev != NULL;
-    const cl_event *w = i == 0 ? wait : &prev;
+    const cl_event *w = i == 0 ? wait : (nw ? &prev : NULL);
     cl_event ev = NULL;
     switch (s->kind) {
     case L_KERNEL:

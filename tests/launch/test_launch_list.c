@@ -1,0 +1,141 @@
+/* A list mixing copies (linear and rectangular), kernels with a shared parameter and a host
+ * step, against the host-computed result; parameter unions and clashes; flattening; the empty
+ * list. */
+#include <string.h>
+
+#include "fcl_test.h"
+
+static const char *source =
+    "__kernel void scale(__global float *y, const float a) { y[get_global_id(0)] *= a; }\n"
+    "__kernel void shift(__global float *y, const int a) { y[get_global_id(0)] += a; }\n";
+
+enum { N = 64, ROWS = 8, COLS = 8 };
+
+typedef struct {
+  const float *seen;  /* what the device gave back before the host step */
+  float *next;        /* what the host step prepares for the device */
+  int calls, bad;
+} host_state;
+
+static fcl_status host_step(void *user, cl_command_queue q) {
+  host_state *s = user;
+  (void)q;
+  ++s->calls;
+  for (int i = 0; i < N; ++i) {
+    s->bad += s->seen[i] != 2.0f * (float)i; /* the copy before this step has completed */
+    s->next[i] = s->seen[i] + 1.0f;
+  }
+  return FCL_OK;
+}
+
+static fcl_status failing_step(void *user, cl_command_queue q) {
+  (void)user;
+  (void)q;
+  return FCL_ERR_MPI;
+}
+
+static void check_device(const fcl_device_entry *d, void *user) {
+  (void)user;
+  fcl_context *ctx = NULL;
+  fcl_program *prog = NULL;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_context_create(1, &d->device, &ctx));
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  CHECK_OK(fcl_program_create_source(ctx, source, "list test", &prog));
+  CHECK_OK(fcl_program_build(prog, NULL));
+  if (!q || !prog) return;
+  float h[N], seen[N], next[N], final[N], block[3][4];
+  for (int i = 0; i < N; ++i) h[i] = (float)i;
+  memset(final, 0, sizeof final);
+  cl_int err;
+  cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof h, NULL, &err);
+  cl_mem b2 = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof h, NULL, &err);
+  host_state hs = {seen, next, 0, 0};
+  fcl_param_spec pa = {"a", 1, FCL_TYPE_F32};
+  fcl_arg on_b = fcl_arg_buffer(0, b);
+  fcl_launch_config cfg = {.work_dim = 1, .global = {N}};
+  fcl_launcher *list = NULL, *step = NULL;
+  CHECK_OK(fcl_launcher_create_list("pipeline", &list));
+  CHECK_OK(fcl_launcher_create_copy_h2d("upload", h, b, 0, sizeof h, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_create_kernel("scale1", prog, "scale", 1, &on_b, 1, &pa, &cfg, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_create_copy_d2h("download", b, 0, seen, sizeof seen, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_create_host("host", host_step, &hs, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_list_push(list, NULL)); /* ignored */
+  CHECK_OK(fcl_launcher_create_copy_h2d("upload2", next, b, 0, sizeof next, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  /* A sub-list, flattened into the list: scale again (same parameter) and copy to b2. */
+  fcl_launcher *sub = NULL;
+  CHECK_OK(fcl_launcher_create_list("tail", &sub));
+  CHECK_OK(fcl_launcher_create_kernel("scale2", prog, "scale", 1, &on_b, 1, &pa, &cfg, &step));
+  CHECK_OK(fcl_launcher_list_push(sub, step));
+  CHECK_OK(fcl_launcher_create_copy_d2d("mirror", b, 0, b2, 0, sizeof h, &step));
+  CHECK_OK(fcl_launcher_list_push(sub, step));
+  CHECK_OK(fcl_launcher_list_push(list, sub));
+  /* A rectangle of b2 seen as 8x8: rows 2..4, columns 3..6. */
+  fcl_rect r = {.src_origin = {3 * sizeof(float), 2, 0}, .dst_origin = {0, 0, 0},
+                .region = {4 * sizeof(float), 3, 1}, .src_row_pitch = COLS * sizeof(float),
+                .dst_row_pitch = 4 * sizeof(float)};
+  CHECK_OK(fcl_launcher_create_copy_rect_d2h("corner", b2, block, &r, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_create_copy_d2h("result", b2, 0, final, sizeof final, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK(fcl_launcher_list_size(list) == 9);
+
+  /* One parameter for the whole list; a clash of types is refused and changes nothing. */
+  CHECK(fcl_launcher_num_params(list) == 1);
+  fcl_param_spec pi = {"a", 1, FCL_TYPE_I32};
+  CHECK_OK(fcl_launcher_create_kernel("shift", prog, "shift", 1, &on_b, 1, &pi, &cfg, &step));
+  CHECK_STATUS(fcl_launcher_list_push(list, step), FCL_ERR_INVALID_ARGUMENT,
+               "parameter 'a' is int here but float");
+  CHECK(fcl_launcher_list_size(list) == 9 && fcl_launcher_num_params(list) == 1);
+  fcl_launcher_destroy(&step);
+
+  fcl_param_set *p = NULL;
+  CHECK_OK(fcl_param_set_create(list, &p));
+  CHECK_OK(fcl_param_set_f32(p, "a", 2.0f));
+  cl_event done = NULL;
+  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, p, &done));
+  CHECK_OK(fcl_events_wait(1, &done));
+  clReleaseEvent(done);
+  CHECK(hs.calls == 1 && hs.bad == 0);
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += final[i] != (2.0f * (float)i + 1.0f) * 2.0f;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) bad += block[i][j] != final[(2 + i) * COLS + 3 + j];
+  CHECKF(bad == 0, "%d wrong values after the list", bad);
+  /* Without a queue, a list with copies is refused. */
+  CHECK_STATUS(fcl_launcher_call(list, NULL, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "needs the list to be called with a queue");
+
+  /* A failing host step stops the call with its status. */
+  fcl_launcher *stop = NULL;
+  CHECK_OK(fcl_launcher_create_host("exchange", failing_step, NULL, &stop));
+  CHECK_OK(fcl_launcher_list_push(list, stop));
+  CHECK(fcl_launcher_call(list, q, 0, NULL, p, NULL) == FCL_ERR_MPI);
+  clFinish(q);
+
+  /* The empty list waits for the wait list and returns no event. */
+  fcl_launcher *empty = NULL;
+  cl_event gate = NULL, ev = (cl_event)1;
+  CHECK_OK(fcl_launcher_create_list("empty", &empty));
+  CHECK_OK(fcl_user_event_create(ctx, &gate));
+  CHECK_OK(fcl_user_event_complete(gate));
+  CHECK_OK(fcl_launcher_call(empty, q, 1, &gate, NULL, &ev));
+  CHECK(ev == NULL);
+  clReleaseEvent(gate);
+  fcl_launcher_destroy(&empty);
+  fcl_param_set_destroy(&p);
+  fcl_launcher_destroy(&list);
+  CHECK(list == NULL);
+  clReleaseMemObject(b);
+  clReleaseMemObject(b2);
+  clReleaseCommandQueue(q);
+  fcl_program_release(&prog);
+  fcl_context_release(&ctx);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }

@@ -1,0 +1,101 @@
+/* Statistics against the events' own profiling times; not blocking on pending launches;
+ * bandwidth from bytes per launch; tracing of matching launches only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+static const char *source =
+    "__kernel void scale(__global float *y, const float a) { y[get_global_id(0)] *= a; }\n";
+
+static char traced[16384];
+static void capture(fcl_log_level level, const char *message, void *user) {
+  (void)level;
+  (void)user;
+  size_t used = strlen(traced);
+  snprintf(traced + used, sizeof traced - used, "%s\n", message);
+}
+
+static void check_device(const fcl_device_entry *d, void *user) {
+  (void)user;
+  enum { N = 1 << 16, CALLS = 10 };
+  fcl_context *ctx = NULL;
+  fcl_program *prog = NULL;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_context_create(1, &d->device, &ctx));
+  CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &q));
+  CHECK_OK(fcl_program_create_source(ctx, source, "stats test", &prog));
+  CHECK_OK(fcl_program_build(prog, NULL));
+  if (!q || !prog) return;
+  cl_int err;
+  cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, N * sizeof(float), NULL, &err);
+  fcl_arg args[2] = {fcl_arg_buffer(0, b), fcl_arg_f32(1, 1.0f)};
+  fcl_launch_config cfg = {.queue = q, .work_dim = 1, .global = {N},
+                           .bytes_per_launch = 2 * N * sizeof(float)};
+  traced[0] = '\0';
+  fcl_log_set_handler(capture, NULL);
+  setenv("FLOWCL_TRACE", "adv*", 1);
+  fcl_launcher *l = NULL, *quiet = NULL;
+  CHECK_OK(fcl_launcher_create_kernel("advect_x", prog, "scale", 2, args, 0, NULL, &cfg, &l));
+  CHECK_OK(fcl_launcher_create_kernel("other", prog, "scale", 2, args, 0, NULL, &cfg, &quiet));
+  unsetenv("FLOWCL_TRACE");
+
+  /* A launch held back by a user event: the statistics do not wait for it. */
+  cl_event gate = NULL, held = NULL;
+  CHECK_OK(fcl_user_event_create(ctx, &gate));
+  CHECK_OK(fcl_launcher_call(l, NULL, 1, &gate, NULL, &held));
+  fcl_launch_stats s;
+  CHECK_OK(fcl_launcher_statistics(l, &s));
+  CHECK(s.count == 0 && s.pending == 1);
+  CHECK_OK(fcl_user_event_complete(gate));
+  CHECK_OK(fcl_events_wait(1, &held));
+  double expect_total = 0, expect_min = 1e300, expect_max = 0;
+  cl_event evs[CALLS];
+  evs[0] = held;
+  for (int i = 1; i < CALLS; ++i) CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, NULL, &evs[i]));
+  CHECK_OK(fcl_launcher_call(quiet, NULL, 0, NULL, NULL, NULL));
+  CHECK_OK(fcl_queue_finish(q));
+  for (int i = 0; i < CALLS; ++i) {
+    fcl_event_times t;
+    CHECK_OK(fcl_event_profile(evs[i], &t));
+    double ns = (double)(t.end - t.start);
+    expect_total += ns;
+    expect_min = ns < expect_min ? ns : expect_min;
+    expect_max = ns > expect_max ? ns : expect_max;
+    clReleaseEvent(evs[i]);
+  }
+  CHECK_OK(fcl_launcher_statistics(l, &s));
+  CHECK(s.count == CALLS && s.pending == 0);
+  CHECKF(s.total_ns == expect_total && s.min_ns == expect_min && s.max_ns == expect_max,
+         "statistics %.0f/%.0f/%.0f ns, events say %.0f/%.0f/%.0f", s.total_ns, s.min_ns,
+         s.max_ns, expect_total, expect_min, expect_max);
+  CHECK(fcl_test_close(s.mean_ns, expect_total / CALLS, 4, 0, false));
+  CHECK(s.bytes == (double)CALLS * 2 * N * sizeof(float));
+  CHECK(fcl_test_close(s.bandwidth_gbs, s.bytes / expect_total, 4, 0, false));
+  /* Lists add up their members. */
+  fcl_launcher *list = NULL;
+  CHECK_OK(fcl_launcher_as_list(l, "one", &list));
+  fcl_launch_stats ls;
+  CHECK_OK(fcl_launcher_statistics(list, &ls));
+  CHECK(ls.count == CALLS && ls.total_ns == expect_total);
+  CHECK_OK(fcl_launcher_reset_statistics(list));
+  CHECK_OK(fcl_launcher_statistics(list, &ls));
+  CHECK(ls.count == 0 && ls.total_ns == 0);
+
+  /* Tracing: the matching launcher's launches only, with sizes and values. */
+  fcl_log_set_handler(NULL, NULL);
+  fcl_log_set_level(FCL_LOG_WARNING);
+  CHECKF(fcl_test_contains(traced, "trace: launcher 'advect_x' kernel 'scale' global (65536)") &&
+             fcl_test_contains(traced, "[1] float 1"),
+         "trace output: %s", traced);
+  CHECK(!fcl_test_contains(traced, "launcher 'other'"));
+  fcl_launcher_destroy(&list);
+  fcl_launcher_destroy(&quiet);
+  clReleaseEvent(gate);
+  clReleaseMemObject(b);
+  clReleaseCommandQueue(q);
+  fcl_program_release(&prog);
+  fcl_context_release(&ctx);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }

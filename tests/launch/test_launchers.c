@@ -1,0 +1,232 @@
+/* Kernel, parametrized and iterative launchers against host-computed results; creation and
+ * parameter errors; out-of-order queues. */
+#include <string.h>
+
+#include "fcl_test.h"
+
+static const char *source =
+    "__kernel void scale(__global float *y, const float a, const int n) {\n"
+    "  int i = get_global_id(0);\n"
+    "  if (i < n) y[i] = a * y[i];\n"
+    "}\n"
+    "__kernel void record(__global int *out, __global int *counter, const int i, const int j,\n"
+    "                     const int width) {\n"
+    "  out[i * width + j] = atomic_inc(counter); /* the launch's position in the sequence */\n"
+    "}\n";
+
+typedef struct {
+  fcl_context *ctx;
+  fcl_program *prog;
+  cl_command_queue q, ooo;
+} env;
+
+static cl_mem buffer(env *e, size_t bytes, const void *host) {
+  cl_int err;
+  return clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                        bytes, (void *)host, &err);
+}
+
+static void kernel_launchers(env *e) {
+  enum { N = 1000 };
+  float y[N], out[N];
+  for (int i = 0; i < N; ++i) y[i] = (float)i;
+  cl_mem by = buffer(e, sizeof y, y);
+  /* All arguments fixed. */
+  fcl_arg args[3] = {fcl_arg_buffer(0, by), fcl_arg_f32(1, 3.0f), fcl_arg_i32(2, N)};
+  fcl_launch_config cfg = {.queue = e->q, .work_dim = 1, .global = {1024}};
+  fcl_launcher *l = NULL, *list = NULL;
+  CHECK_OK(fcl_launcher_create_kernel("triple", e->prog, "scale", 3, args, 0, NULL, &cfg, &l));
+  CHECK(fcl_launcher_queue_configured(l) && fcl_launcher_global_size_configured(l));
+  CHECK(fcl_launcher_num_params(l) == 0);
+  cl_event ev = NULL;
+  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, NULL, &ev));
+  CHECK(ev != NULL);
+  CHECK_OK(fcl_events_wait(1, &ev));
+  clReleaseEvent(ev);
+  CHECK_OK(fcl_launcher_as_list(l, "triple list", &list));
+  CHECK(fcl_launcher_list_size(list) == 1 && fcl_launcher_list_get(list, 0) == l);
+  CHECK_OK(fcl_launcher_call(list, e->q, 0, NULL, NULL, NULL));
+  clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += out[i] != 9.0f * (float)i;
+  CHECKF(bad == 0, "%d wrong after two fixed launches", bad);
+  fcl_launcher_destroy(&list);
+
+  /* Creation errors name the argument. */
+  fcl_arg two[2] = {fcl_arg_buffer(0, by), fcl_arg_f32(1, 1.0f)};
+  CHECK_STATUS(fcl_launcher_create_kernel("partial", e->prog, "scale", 2, two, 0, NULL, &cfg, &l),
+               FCL_ERR_INVALID_ARGUMENT, "argument 2 (n) is neither fixed nor a parameter");
+  CHECK(l == NULL);
+  fcl_arg wrong[3] = {fcl_arg_buffer(0, by), fcl_arg_f64(1, 1.0), fcl_arg_i32(2, N)};
+  CHECK_STATUS(fcl_launcher_create_kernel("wrong", e->prog, "scale", 3, wrong, 0, NULL, &cfg, &l),
+               FCL_ERR_INVALID_ARGUMENT, "argument 1 (a, float): wrong type");
+  fcl_param_spec as_double = {"a", 1, FCL_TYPE_F64};
+  CHECK_STATUS(fcl_launcher_create_kernel("wrong", e->prog, "scale", 2,
+                                          (fcl_arg[]){fcl_arg_buffer(0, by), fcl_arg_i32(2, N)}, 1,
+                                          &as_double, &cfg, &l),
+               FCL_ERR_INVALID_ARGUMENT, "parameter 'a' is declared double");
+  fcl_param_spec twice = {"a", 2, FCL_TYPE_I32};
+  CHECK_STATUS(fcl_launcher_create_kernel("twice", e->prog, "scale", 3, args, 1, &twice, &cfg, &l),
+               FCL_ERR_INVALID_ARGUMENT, "already fixed");
+  CHECK_STATUS(fcl_launcher_create_kernel("nokernel", e->prog, "scael", 3, args, 0, NULL, &cfg, &l),
+               FCL_ERR_NOT_FOUND, "scael");
+
+  /* Parametrized: a and n per call. */
+  fcl_param_spec ps[2] = {{"a", 1, FCL_TYPE_F32}, {"n", 2, FCL_TYPE_I32}};
+  fcl_launch_config nocfg = {0};
+  CHECK_OK(fcl_launcher_create_kernel("scale", e->prog, "scale", 1, args, 2, ps, &nocfg, &l));
+  CHECK(!fcl_launcher_queue_configured(l) && !fcl_launcher_global_size_configured(l));
+  fcl_param_set *p = NULL;
+  CHECK_OK(fcl_param_set_create(l, &p));
+  CHECK_OK(fcl_param_set_f32(p, "a", 0.5f));
+  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, p, NULL), FCL_ERR_INVALID_STATE,
+               "no global size");
+  size_t g = 1024;
+  CHECK_OK(fcl_launcher_configure(l, NULL, 1, &g, NULL));
+  CHECK_STATUS(fcl_launcher_call(l, NULL, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT, "no queue");
+  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "parameter 'n' was not set");
+  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "no parameter set");
+  CHECK_STATUS(fcl_param_set_f64(p, "a", 0.5), FCL_ERR_INVALID_ARGUMENT,
+               "parameter 'a' is float, given double");
+  CHECK_STATUS(fcl_param_set_i32(p, "alpha", 1), FCL_ERR_NOT_FOUND, "a (float), n (int)");
+  CHECK_OK(fcl_param_set_i32(p, "n", 500));
+  CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL)); /* first half halved */
+  CHECK_OK(fcl_param_set_i32(p, "n", N));
+  CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL)); /* a unchanged, n changed */
+  size_t slot;
+  CHECK_OK(fcl_param_set_slot(p, "a", &slot));
+  CHECK_OK(fcl_param_set_value(p, slot, FCL_TYPE_F32, (fcl_value){.f32 = 4.0f}));
+  CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL));
+  clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  bad = 0;
+  for (int i = 0; i < N; ++i) bad += out[i] != (i < 500 ? 0.25f : 0.5f) * 4.0f * 9.0f * (float)i;
+  CHECKF(bad == 0, "%d wrong after parametrized launches", bad);
+  /* A set made for another launcher is refused. */
+  fcl_launcher *other = NULL;
+  fcl_param_set *po = NULL;
+  CHECK_OK(fcl_launcher_create_kernel("other", e->prog, "scale", 1, args, 2, ps, &cfg, &other));
+  CHECK_OK(fcl_param_set_create(other, &po));
+  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, po, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "made for launcher 'other'");
+  fcl_param_set_destroy(&po);
+  fcl_launcher_destroy(&other);
+  fcl_param_set_destroy(&p);
+  fcl_launcher_destroy(&l);
+  clReleaseMemObject(by);
+}
+
+static bool three_odd(void *user, size_t i, fcl_value *v) {
+  (void)user;
+  if (i >= 3) return false;
+  v->i32 = (int32_t)(2 * i + 1); /* 1, 3, 5 */
+  return true;
+}
+
+static void iterative(env *e, cl_command_queue q, bool barrier) {
+  enum { W = 8, H = 5 };
+  int out[H * W], zero = 0;
+  memset(out, 0xff, sizeof out);
+  cl_mem bo = buffer(e, sizeof out, out), bc = buffer(e, sizeof zero, &zero);
+  fcl_arg args[3] = {fcl_arg_buffer(0, bo), fcl_arg_buffer(1, bc), fcl_arg_i32(4, W)};
+  fcl_param_spec ps[2] = {{"i", 2, FCL_TYPE_I32}, {"j", 3, FCL_TYPE_I32}};
+  fcl_generator gens[2] = {fcl_generator_range("i", 4, -1, -2), /* 4, 2, 0 */
+                           fcl_generator_callback("j", three_odd, NULL)};
+  fcl_launch_config cfg = {.queue = q, .work_dim = 1, .global = {1}};
+  fcl_launcher *l = NULL;
+  CHECK_OK(fcl_launcher_create_iterative("record", e->prog, "record", 3, args, 2, ps, 2, gens,
+                                         barrier, &cfg, &l));
+  CHECK(fcl_launcher_num_params(l) == 0); /* generated parameters are not the caller's */
+  cl_event ev = NULL;
+  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, NULL, &ev));
+  cl_command_queue_properties props = 0;
+  clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+  bool ooo = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  if (ooo && !barrier) {
+    CHECK(ev == NULL);
+    clFinish(q);
+  } else {
+    CHECK(ev != NULL);
+    CHECK_OK(fcl_events_wait(1, &ev)); /* on an out-of-order queue: the barrier's event */
+    clReleaseEvent(ev);
+  }
+  clEnqueueReadBuffer(q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  int bad = 0, order = 0, seen[9] = {0};
+  for (int i = 4; i >= 0; i -= 2)
+    for (int j = 1; j <= 5; j += 2) {
+      int got = out[i * W + j];
+      if (ooo) bad += got < 0 || got >= 9 || seen[got]++; /* each exactly once, any order */
+      else bad += got != order++;                         /* in generation order */
+    }
+  int untouched = 0;
+  for (int k = 0; k < H * W; ++k) untouched += out[k] == -1;
+  CHECKF(bad == 0 && untouched == H * W - 9, "iterative (%s queue): %d wrong, %d untouched",
+         ooo ? "out-of-order" : "in-order", bad, untouched);
+  fcl_launcher_destroy(&l);
+
+  /* Generator errors. */
+  fcl_generator bad_gen = fcl_generator_range("k", 0, 3, 1);
+  CHECK_STATUS(fcl_launcher_create_iterative("x", e->prog, "record", 3, args, 2, ps, 1, &bad_gen,
+                                             true, &cfg, &l),
+               FCL_ERR_INVALID_ARGUMENT, "drives 'k'");
+  fcl_generator zero_step = fcl_generator_range("i", 0, 3, 0);
+  CHECK_STATUS(fcl_launcher_create_iterative("x", e->prog, "record", 3, args, 2, ps, 1, &zero_step,
+                                             true, &cfg, &l),
+               FCL_ERR_INVALID_ARGUMENT, "non-zero step");
+  clReleaseMemObject(bo);
+  clReleaseMemObject(bc);
+}
+
+static void list_of_values(env *e) {
+  /* An iterative launcher whose only generator is a list; parameters left to the caller. */
+  enum { W = 4 };
+  int out[4 * W], zero = 0;
+  memset(out, 0xff, sizeof out);
+  cl_mem bo = buffer(e, sizeof out, out), bc = buffer(e, sizeof zero, &zero);
+  fcl_arg args[3] = {fcl_arg_buffer(0, bo), fcl_arg_buffer(1, bc), fcl_arg_i32(4, W)};
+  fcl_param_spec ps[2] = {{"i", 2, FCL_TYPE_I32}, {"j", 3, FCL_TYPE_I32}};
+  fcl_value js[2] = {{.i32 = 2}, {.i32 = 0}};
+  fcl_generator gen = fcl_generator_list("j", js, 2);
+  fcl_launch_config cfg = {.queue = e->q, .work_dim = 1, .global = {1}};
+  fcl_launcher *l = NULL;
+  fcl_param_set *p = NULL;
+  CHECK_OK(fcl_launcher_create_iterative("rows", e->prog, "record", 3, args, 2, ps, 1, &gen, true,
+                                         &cfg, &l));
+  CHECK_OK(fcl_param_set_create(l, &p));
+  CHECK(fcl_launcher_num_params(l) == 1);
+  CHECK_OK(fcl_param_set_i32(p, "i", 3));
+  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, p, NULL));
+  clEnqueueReadBuffer(e->q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  CHECK(out[3 * W + 2] == 0 && out[3 * W + 0] == 1 && out[3 * W + 1] == -1 && out[0] == -1);
+  fcl_param_set_destroy(&p);
+  fcl_launcher_destroy(&l);
+  clReleaseMemObject(bo);
+  clReleaseMemObject(bc);
+}
+
+static void check_device(const fcl_device_entry *d, void *user) {
+  (void)user;
+  env e = {0};
+  CHECK_OK(fcl_context_create(1, &d->device, &e.ctx));
+  CHECK_OK(fcl_queue_create(e.ctx, NULL, 0, &e.q));
+  CHECK_OK(fcl_program_create_source(e.ctx, source, "launcher test", &e.prog));
+  CHECK_OK(fcl_program_build(e.prog, NULL));
+  if (!e.q || !e.prog) return;
+  kernel_launchers(&e);
+  iterative(&e, e.q, true);
+  list_of_values(&e);
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(d->device, &info));
+  if (info.queue_out_of_order) {
+    CHECK_OK(fcl_queue_create(e.ctx, NULL, FCL_QUEUE_OUT_OF_ORDER, &e.ooo));
+    iterative(&e, e.ooo, true);
+    iterative(&e, e.ooo, false);
+    clReleaseCommandQueue(e.ooo);
+  }
+  fcl_program_release(&e.prog);
+  clReleaseCommandQueue(e.q);
+  fcl_context_release(&e.ctx);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
