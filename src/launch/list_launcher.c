@@ -50,15 +50,17 @@ fcl_status fcl_launcher_list_push(fcl_launcher *list, fcl_launcher *launcher) {
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "list '%s' cannot contain itself", list->name);
   if (launcher->kind != L_LIST) return push_one(list, launcher);
   /* Flatten: move the inner list's steps, then drop its shell. */
-  size_t taken = 0;
+  size_t pushed = 0, decls_before = list->num_decls;
   fcl_status st = FCL_OK;
-  for (; taken < launcher->num_steps && st == FCL_OK; ++taken)
-    st = push_one(list, launcher->steps[taken]);
-  if (st != FCL_OK) { /* give back what was moved */
-    list->num_steps -= taken - 1;
-    for (size_t i = 0; i < taken - 1; ++i) free(list->maps[list->num_steps + i]);
+  for (; pushed < launcher->num_steps; ++pushed)
+    if ((st = push_one(list, launcher->steps[pushed])) != FCL_OK) break;
+  if (st != FCL_OK) { /* undo: the list is unchanged and the inner list keeps its steps */
+    for (size_t i = 0; i < pushed; ++i) free(list->maps[--list->num_steps]);
+    for (size_t i = decls_before; i < list->num_decls; ++i) free(list->decls[i].name);
+    list->num_decls = decls_before;
     return st;
   }
+  for (size_t i = 0; i < launcher->num_steps; ++i) free(launcher->maps[i]);
   launcher->num_steps = 0;
   fcl_launcher_destroy(&launcher);
   return FCL_OK;
