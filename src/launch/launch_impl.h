@@ -57,8 +57,8 @@ struct fcl_launcher {
   size_t num_events, cap_events;
   fcl_launch_stats stats;
   size_t bytes_per_launch;
-  cl_command_queue profiled_queue; /* last queue seen, and whether it profiles */
-  bool profiling;
+  cl_command_queue profiled_queue; /* last queue seen: whether it profiles, is out of order */
+  bool profiling, out_of_order;
   /* the parameter table: own parameters, or the union for lists */
   size_t num_decls;
   fcl__param_decl *decls;
@@ -92,8 +92,9 @@ struct fcl_launcher {
 fcl_status fcl__launcher_new(fcl__launcher_kind kind, const char *name, fcl_launcher **out);
 /* Keep event for statistics when queue profiles (retains it). */
 void fcl__launcher_record(fcl_launcher *l, cl_command_queue queue, cl_event event);
-/* Whether queue profiles (cached per launcher). */
+/* Whether queue profiles (cached per launcher, with its out-of-order flag). */
 bool fcl__launcher_profiling(fcl_launcher *l, cl_command_queue queue);
+bool fcl__launcher_out_of_order(fcl_launcher *l, cl_command_queue queue);
 /* Add a parameter to a table, or find the same-named one; a type clash is an error. */
 fcl_status fcl__decl_add(fcl_launcher *l, const char *name, fcl_value_type type, size_t *pos);
 

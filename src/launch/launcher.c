@@ -69,8 +69,14 @@ bool fcl__launcher_profiling(fcl_launcher *l, cl_command_queue queue) {
     clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     l->profiled_queue = queue;
     l->profiling = props & CL_QUEUE_PROFILING_ENABLE;
+    l->out_of_order = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   }
   return l->profiling;
+}
+
+bool fcl__launcher_out_of_order(fcl_launcher *l, cl_command_queue queue) {
+  fcl__launcher_profiling(l, queue);
+  return l->out_of_order;
 }
 
 /* Fold completed events into the statistics and compact the pending ones (never blocks). */

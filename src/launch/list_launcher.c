@@ -99,33 +99,38 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
                           const cl_event *wait, const fcl_value *values, const bool *set,
                           cl_event *event) {
   if (l->num_steps == 0) return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
+  /* On an in-order queue the queue itself orders the steps: events are only made where they
+   * are needed (before a host step, for the caller, for statistics), as a raw loop would. On an
+   * out-of-order queue (or with steps on their own queues) each step waits for the previous. */
+  bool chain = !q || fcl__launcher_out_of_order(l, q);
   cl_event prev = NULL;
   fcl_status st = FCL_OK;
   for (size_t i = 0; i < l->num_steps && st == FCL_OK; ++i) {
     fcl_launcher *s = l->steps[i];
+    bool last = i + 1 == l->num_steps;
+    bool want = chain || (last && event) || (!last && l->steps[i + 1]->kind == L_HOST);
     cl_uint nw = i == 0 ? num_wait : prev != NULL;
     const cl_event *w = i == 0 ? wait : (nw ? &prev : NULL);
-    cl_event ev = NULL;
+    cl_event ev = NULL, *evp = want ? &ev : NULL;
     switch (s->kind) {
     case L_KERNEL:
     case L_ITERATIVE:
-      st = fcl__kernel_call(s, q, nw, w, values, set, l->maps[i], &ev);
+      st = fcl__kernel_call(s, q, nw, w, values, set, l->maps[i], evp);
       break;
     case L_COPY:
-      st = q ? fcl__copy_call(s, q, nw, w, &ev)
+      st = q ? fcl__copy_call(s, q, nw, w, evp)
              : FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "list '%s': copy step '%s' needs the list to "
                          "be called with a queue", l->name, s->name);
       break;
     case L_HOST: /* runs once everything before it in this call is done */
       if (nw) st = fcl_events_wait(nw, w);
+      else if (i > 0 && q) st = fcl_queue_finish(q);
       if (st == FCL_OK) st = s->host_fn(s->host_user, q);
       break;
     case L_LIST: st = FCL_ERROR(FCL_ERR_INTERNAL, "nested list in '%s'", l->name); break;
     }
-    if (ev || s->kind == L_HOST) { /* a host step's successor waits for nothing more */
-      if (prev) clReleaseEvent(prev);
-      prev = ev;
-    }
+    if (prev) clReleaseEvent(prev);
+    prev = ev;
   }
   if (st != FCL_OK) {
     if (prev) clReleaseEvent(prev);
