@@ -107,6 +107,24 @@ static void check_device(const fcl_device_entry *d, void *user) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) bad += block[i][j] != final[(2 + i) * COLS + 3 + j];
   CHECKF(bad == 0, "%d wrong values after the list", bad);
+  /* The same list on an out-of-order queue: each step waits for the previous one. */
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(d->device, &info));
+  if (info.queue_out_of_order) {
+    cl_command_queue ooo = NULL;
+    CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_OUT_OF_ORDER, &ooo));
+    for (int i = 0; i < N; ++i) h[i] = (float)i;
+    memset(final, 0, sizeof final);
+    hs.calls = hs.bad = 0;
+    CHECK_OK(fcl_launcher_call(list, ooo, 0, NULL, p, &done));
+    CHECK_OK(fcl_events_wait(1, &done));
+    clReleaseEvent(done);
+    CHECK(hs.calls == 1 && hs.bad == 0);
+    bad = 0;
+    for (int i = 0; i < N; ++i) bad += final[i] != (2.0f * (float)i + 1.0f) * 2.0f;
+    CHECKF(bad == 0, "%d wrong values after the list on an out-of-order queue", bad);
+    clReleaseCommandQueue(ooo);
+  }
   /* Without a queue, a list with copies is refused. */
   CHECK_STATUS(fcl_launcher_call(list, NULL, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT,
                "needs the list to be called with a queue");
