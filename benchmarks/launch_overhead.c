@@ -2,31 +2,13 @@
  * fcl_kernel_enqueue) against raw OpenCL (clSetKernelArg + clEnqueueNDRangeKernel) on the same
  * tiny kernel, side by side: batches of the two loops alternate, and the medians over the
  * repeats are compared. Goal: ratio <= 1.10.
- * Usage: launch_overhead [--device SPEC] [--launches N] [--repeats R] [--json FILE] */
+ * Usage: launch_overhead [--device SPEC] [--count LAUNCHES] [--repeats R] [--json FILE] */
 #define _POSIX_C_SOURCE 200809L
 #include <flowcl/flowcl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+
+#include "bench_util.h"
 
 #define GOAL 1.10
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int compare(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, compare);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 #define DIE(...)                                                                               \
   do {                                                                                         \
@@ -36,23 +18,11 @@ static double median(double *v, int n) {
   } while (0)
 
 int main(int argc, char **argv) {
-  const char *spec = NULL, *json = NULL;
-  int launches = 2000, repeats = 21;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--device") && i + 1 < argc) spec = argv[++i];
-    else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-    else if (!strcmp(argv[i], "--launches") && i + 1 < argc) launches = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = atoi(argv[++i]);
-    else {
-      fprintf(stderr, "usage: %s [--device SPEC] [--launches N] [--repeats R] [--json FILE]\n",
-              argv[0]);
-      return 2;
-    }
-  }
-  if (launches < 1 || repeats < 1 || repeats > 1000) {
-    fprintf(stderr, "launch_overhead: --launches must be >= 1 and --repeats in 1..1000\n");
+  bench_options o = {NULL, NULL, 21, 2000};
+  if (bench_parse(argc, argv, &o, "[--device SPEC] [--count LAUNCHES] [--repeats R] [--json FILE]"))
     return 2;
-  }
+  const char *spec = o.device, *json = o.json;
+  int launches = (int)o.count, repeats = o.repeats;
   fcl_device_entry dev;
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
@@ -81,7 +51,7 @@ int main(int argc, char **argv) {
     for (int order = 0; order < 2; ++order) {
       bool use_fcl = (order == 0) == (r % 2 == 0); /* alternate which loop goes first */
       clFinish(q);
-      double t0 = now();
+      double t0 = bench_now();
       if (use_fcl) {
         for (int i = 0; i < launches; ++i) {
           if (fcl_kernel_set_arg_f32(k, 1, (float)i) != FCL_OK ||
@@ -97,11 +67,11 @@ int main(int argc, char **argv) {
         }
       }
       clFinish(q);
-      double per_launch = (now() - t0) / launches * 1e6;
+      double per_launch = (bench_now() - t0) / launches * 1e6;
       if (r >= 0) (use_fcl ? t_fcl : t_raw)[r] = per_launch;
     }
   }
-  double m_fcl = median(t_fcl, repeats), m_raw = median(t_raw, repeats), ratio = m_fcl / m_raw;
+  double m_fcl = bench_median(t_fcl, repeats), m_raw = bench_median(t_raw, repeats), ratio = m_fcl / m_raw;
   fcl_device_info info;
   fcl_device_get_info(dev.device, &info);
   printf("launch_overhead on %s (%d launches x %d repeats, medians)\n", info.name, launches,
