@@ -1,11 +1,21 @@
-/* Shared helpers of the benchmark executables: a monotonic clock, medians, option parsing. */
+/* Shared helpers of the benchmark executables: failure exit, a monotonic clock, medians,
+ * option parsing. Define BENCH_NAME before including. */
 #ifndef FLOWCL_BENCH_UTIL_H
 #define FLOWCL_BENCH_UTIL_H
 
+#include <flowcl/flowcl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Report a failure with flowcl's last error and leave main; BENCH_NAME names the benchmark. */
+#define DIE(...)                                                                               \
+  do {                                                                                         \
+    fprintf(stderr, BENCH_NAME ": " __VA_ARGS__);                                              \
+    fprintf(stderr, "\n%s\n", fcl_last_error());                                              \
+    return 1;                                                                                  \
+  } while (0)
 
 static inline double bench_now(void) {
   struct timespec ts;

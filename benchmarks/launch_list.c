@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <flowcl/flowcl.h>
 
+#define BENCH_NAME "launch_list"
 #include "bench_util.h"
 
 enum { KERNELS = 100, GLOBAL = 64 };
@@ -14,13 +15,6 @@ enum { KERNELS = 100, GLOBAL = 64 };
 static const char *source =
     "__kernel void advance(__global float *y, const float t, const int k) {\n"
     "  y[get_global_id(0)] += t * (float)k;\n}\n";
-
-#define DIE(...)                                                                               \
-  do {                                                                                         \
-    fprintf(stderr, "launch_list: " __VA_ARGS__);                                              \
-    fprintf(stderr, "\n%s\n", fcl_last_error());                                              \
-    return 1;                                                                                  \
-  } while (0)
 
 /* Median microseconds per kernel from the PyOpenCL peer, or a negative value when absent. */
 static double pyopencl_peer(const char *script, const char *device, long calls, int repeats) {

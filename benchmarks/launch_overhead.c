@@ -6,16 +6,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <flowcl/flowcl.h>
 
+#define BENCH_NAME "launch_overhead"
 #include "bench_util.h"
 
 #define GOAL 1.10
-
-#define DIE(...)                                                                               \
-  do {                                                                                         \
-    fprintf(stderr, "launch_overhead: " __VA_ARGS__);                                          \
-    fprintf(stderr, "\n%s\n", fcl_last_error());                                              \
-    return 1;                                                                                  \
-  } while (0)
 
 int main(int argc, char **argv) {
   bench_options o = {NULL, NULL, 21, 2000};

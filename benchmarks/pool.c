@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <flowcl/flowcl.h>
 
+#define BENCH_NAME "pool benchmark"
 #include "bench_util.h"
 
 enum { LIVE = 8 }; /* blocks alive at once: alloc LIVE, then free LIVE */
@@ -24,13 +25,6 @@ static void size_mix(size_t *sizes, long n) {
     sizes[i] = (size_t)(256.0 * __builtin_exp(t * __builtin_log(65536.0)));
   }
 }
-
-#define DIE(...)                                                                               \
-  do {                                                                                         \
-    fprintf(stderr, "pool benchmark: " __VA_ARGS__);                                           \
-    fprintf(stderr, "\n%s\n", fcl_last_error());                                              \
-    return 1;                                                                                  \
-  } while (0)
 
 int main(int argc, char **argv) {
   bench_options o = {NULL, NULL, 21, 4096};

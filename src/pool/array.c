@@ -161,7 +161,7 @@ void fcl_array_destroy(fcl_array **array) {
   free(a);
 }
 
-fcl_dtype fcl_array_dtype(const fcl_array *a) { return a->dtype; }
+fcl_dtype fcl_array_dtype(const fcl_array *a) { return a ? a->dtype : FCL_FLOAT32; }
 int fcl_array_ndim(const fcl_array *a) { return a ? a->ndim : 0; }
 const size_t *fcl_array_shape(const fcl_array *a) { return a ? a->shape : NULL; }
 const size_t *fcl_array_strides(const fcl_array *a) { return a ? a->strides : NULL; }
