@@ -7,6 +7,7 @@
 #include "flowcl/pool.h"
 #include "flowcl/array.h"
 #include "flowcl/launch.h"
+#include "flowcl/codegen.h"
 #include "flowcl/version.h"
 
 #endif

@@ -197,6 +197,16 @@ bool fcl_launcher_queue_configured(const fcl_launcher *launcher);
 fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue,
                                   cl_uint work_dim, const size_t *global, const size_t *local);
 
+/* Work sizes computed per call from the parameter values (values[i] is the value of
+ * parameter i of fcl_launcher_param, as given for this call). fn writes work_dim (1-3), global
+ * and local (local all zero: the driver chooses); a zero global size means "nothing to do" and
+ * the call only waits for its wait list. Replaces any configured global size. destroy (may be
+ * NULL) is called on user when the launcher is destroyed or the function replaced. */
+typedef fcl_status (*fcl_work_size_fn)(void *user, const fcl_value *values, cl_uint *work_dim,
+                                       size_t global[3], size_t local[3]);
+fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_fn fn,
+                                         void *user, void (*destroy)(void *user));
+
 /* The launcher's parameters (name, type); for lists, the union over the members. */
 size_t fcl_launcher_num_params(const fcl_launcher *launcher);
 fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char **name,

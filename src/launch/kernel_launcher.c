@@ -209,6 +209,8 @@ void fcl__kernel_destroy(fcl_launcher *l) {
   free(l->param_args);
   free(l->iterated);
   free(l->fixed);
+  if (l->size_destroy) l->size_destroy(l->size_user);
+  free(l->size_values);
 }
 
 /* clSetKernelArg for a parameter only when its value changed. */
@@ -274,6 +276,28 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
   if (!q)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': no queue given and none "
                      "configured", l->name);
+  if (l->size_fn) {
+    /* the size function sees the values in the launcher's own parameter order */
+    for (size_t j = 0; j < l->num_decls; ++j) {
+      size_t slot = map ? map[j] : j;
+      if (!set[slot])
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' was not set",
+                         l->name, l->decls[j].name);
+      l->size_values[j] = values[slot];
+    }
+    size_t global[3] = {0, 0, 0}, local[3] = {0, 0, 0};
+    cl_uint dim = 0;
+    FCL_TRY(l->size_fn(l->size_user, l->size_values, &dim, global, local));
+    if (dim < 1 || dim > 3)
+      return FCL_ERROR(FCL_ERR_INTERNAL, "launcher '%s': work-size function gave %u dimensions",
+                       l->name, dim);
+    for (cl_uint d = 0; d < dim; ++d)
+      if (global[d] == 0) return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
+    l->work_dim = dim;
+    memcpy(l->global, global, sizeof global);
+    memcpy(l->local, local, sizeof local);
+    l->has_local = local[0] != 0;
+  }
   if (!l->work_dim)
     return FCL_ERROR(FCL_ERR_INVALID_STATE, "launcher '%s': no global size configured "
                      "(fcl_launcher_configure)", l->name);

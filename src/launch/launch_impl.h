@@ -75,6 +75,10 @@ struct fcl_launcher {
   size_t num_iterated;
   fcl__iterated *iterated;
   bool barrier;
+  fcl_work_size_fn size_fn; /* per-call work sizes, with its scratch of own-order values */
+  void *size_user;
+  void (*size_destroy)(void *user);
+  fcl_value *size_values;
   fcl_arg *fixed; /* kept for tracing */
   size_t num_fixed;
   /* host */

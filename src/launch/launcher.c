@@ -199,7 +199,7 @@ fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char
 
 bool fcl_launcher_global_size_configured(const fcl_launcher *l) {
   if (!l) return false;
-  if (l->kind == L_KERNEL || l->kind == L_ITERATIVE) return l->work_dim > 0;
+  if (l->kind == L_KERNEL || l->kind == L_ITERATIVE) return l->work_dim > 0 || l->size_fn;
   for (size_t i = 0; i < l->num_steps; ++i)
     if (!fcl_launcher_global_size_configured(l->steps[i])) return false;
   return true;
@@ -238,6 +238,24 @@ fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue
     l->has_local = local != NULL;
     if (local) memcpy(l->local, local, work_dim * sizeof *local);
   }
+  return FCL_OK;
+}
+
+fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_fn fn,
+                                         void *user, void (*destroy)(void *user)) {
+  FCL_CHECK_NULL(launcher, 1);
+  FCL_CHECK_NULL(fn, 2);
+  fcl_launcher *l = launcher;
+  if (l->kind != L_KERNEL && l->kind != L_ITERATIVE)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s' is not a kernel launcher", l->name);
+  fcl_value *scratch = calloc(l->num_decls ? l->num_decls : 1, sizeof *scratch);
+  if (!scratch) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher '%s': work-size values", l->name);
+  if (l->size_destroy) l->size_destroy(l->size_user);
+  free(l->size_values);
+  l->size_fn = fn;
+  l->size_user = user;
+  l->size_destroy = destroy;
+  l->size_values = scratch;
   return FCL_OK;
 }
 

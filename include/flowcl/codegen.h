@@ -1,0 +1,118 @@
+/* flowcl codegen layer: a kernel builder in the style of loopy, generating OpenCL C.
+ *
+ * A kernel is described by
+ *   - parameters: named integers (sizes), passed as `int` kernel arguments unless fixed;
+ *   - arguments: global arrays (dtype, shape in the parameters, C order: last index fastest)
+ *     and scalars; arrays no instruction writes are `const`; all are `restrict` (arguments must
+ *     not alias);
+ *   - temporaries: private or local, declared here or by the instruction that assigns them
+ *     (`<float> t = ...` or `<> t = ...` for a type inferred from the expression);
+ *   - domains: "{ [i,j]: 0 <= i < n and 1 <= j < m - 1 }" (rectangular: each iname between two
+ *     expressions in the parameters; `<` and `<=` both accepted);
+ *   - instructions, one per line (or separated by ';'), in OpenCL C expression syntax:
+ *       out[i, j] = a[i, j] + alpha * sum(k, m[i, k] * x[k])   {id=mv, dep=init*, priority=2}
+ *     attributes: id, dep (':'-separated, fnmatch wildcards), inames (':'-separated; a leading
+ *     '+' adds to the inferred ones), if (scalar variables that must all be true), priority;
+ *     reductions sum/max/min(iname, expr); substitution rules `name(a, b) := expr` are inlined.
+ *     Without dep, an instruction depends on the single writer of each variable it reads.
+ *     Domains must be added before the instructions that use their inames.
+ * Transformations: tag_inames ("i:g.0, j:l.0"; tags g.N, l.N, l.auto, unr, ilp, vec, for),
+ * split_iname, fix_parameters, assume, prioritize_loops, add_prefetch.
+ * Generation gives readable OpenCL C (reqd_work_group_size, work sizes in a comment); build
+ * gives a launcher whose parameters are the kernel's arguments (arrays as buffers, scalars,
+ * non-fixed integer parameters) and whose work sizes follow the parameter values of each call.
+ *
+ * Semantics kept simple and documented: loops are entered in the order of their priority (then
+ * of creation); `ilp` is an unrolled loop kept innermost (reduction storage is not duplicated);
+ * `vec` vectorizes an instruction (vloadN/vstoreN along the contiguous axis) when every access
+ * allows it, and unrolls it otherwise; barriers are inserted between a local write and its
+ * readers, around prefetches, and at the end of a loop that writes and reads local memory.
+ *
+ * Errors name the offending instruction ("insn 'mv' (out[i] = ...): unknown name 'q'") or
+ * transformation. A builder is not thread safe; copies are independent. */
+#ifndef FLOWCL_CODEGEN_H
+#define FLOWCL_CODEGEN_H
+
+#include "flowcl/array.h"
+#include "flowcl/launch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FCL_KB_MAX_DIMS 4
+
+typedef enum { FCL_TEMP_PRIVATE, FCL_TEMP_LOCAL } fcl_temp_scope;
+
+typedef struct fcl_kbuilder fcl_kbuilder;
+
+/* An empty kernel named name (a C identifier). */
+fcl_status fcl_kbuilder_create(const char *name, fcl_kbuilder **out);
+/* An independent copy (transform variants without touching the original). */
+fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out);
+void fcl_kbuilder_destroy(fcl_kbuilder **kb);
+const char *fcl_kbuilder_name(const fcl_kbuilder *kb);
+
+/* Declarations. Names are C identifiers, unique across parameters, arguments, temporaries
+ * and inames. shape: comma-separated expressions in the parameters ("nz, ny, nx"); NULL or ""
+ * for a scalar temporary. */
+fcl_status fcl_kbuilder_add_param(fcl_kbuilder *kb, const char *name);
+fcl_status fcl_kbuilder_add_array(fcl_kbuilder *kb, const char *name, fcl_dtype dtype,
+                                  const char *shape);
+fcl_status fcl_kbuilder_add_scalar(fcl_kbuilder *kb, const char *name, fcl_dtype dtype);
+fcl_status fcl_kbuilder_add_temporary(fcl_kbuilder *kb, const char *name, fcl_dtype dtype,
+                                      fcl_temp_scope scope, const char *shape);
+fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain);
+/* Instructions and substitution rules, one per line or ';'-separated. All or nothing: on an
+ * error none of the text's instructions is added. */
+fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text);
+
+/* Transformations (each checked at once; on error the builder is unchanged). */
+/* "i:g.0, j:l.0, k:unr"; tagging an iname twice with different tags is an error. */
+fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags);
+/* iname -> iname_outer * factor + iname_inner (NULL tags: sequential). The inner iname ranges
+ * over [0, factor); the last outer block is guarded unless the extent is known divisible. */
+fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t factor,
+                                    const char *outer_tag, const char *inner_tag);
+/* "n=128, m=64": the parameters become constants and leave the kernel's arguments. */
+fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values);
+/* "n mod 16 = 0 and n >= 1": facts about parameters (divisibility removes remainder guards). */
+fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions);
+/* "k, j": loops nest in this order (outermost first) where instructions share them. */
+fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order);
+/* Prefetch the footprint of array over the sweep inames ("i_inner, j_inner") into a local
+ * array fetch_name (NULL: "<array>_fetch") with pad extra elements per row; every access of the
+ * array reads the local copy. The accesses must be translates of each other, affine in the
+ * inames, and the sweep inames of constant extent. */
+fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const char *sweep,
+                                     const char *fetch_name, int pad);
+
+/* Non-fixed parameters, in kernel-argument order. */
+size_t fcl_kbuilder_num_params(const fcl_kbuilder *kb);
+const char *fcl_kbuilder_param_name(const fcl_kbuilder *kb, size_t i);
+/* Arguments (arrays and scalars) in declaration order, with their kind, dtype and rank. */
+size_t fcl_kbuilder_num_args(const fcl_kbuilder *kb);
+fcl_status fcl_kbuilder_arg(const fcl_kbuilder *kb, size_t i, const char **name, bool *is_array,
+                            fcl_dtype *dtype, bool *written);
+/* Shape of array argument i for the given parameter values (order of fcl_kbuilder_param_name). */
+fcl_status fcl_kbuilder_arg_shape(const fcl_kbuilder *kb, size_t i, const int64_t *param_values,
+                                  size_t *ndim, size_t shape[FCL_KB_MAX_DIMS]);
+
+/* Human-readable description: parameters, arguments, temporaries, domains and tags,
+ * instructions with ids, inames and dependencies, transformations applied (malloc'd). */
+fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text);
+/* OpenCL C source of the kernel (malloc'd). Checks the whole kernel first. */
+fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source);
+/* Work sizes for the given parameter values (order of fcl_kbuilder_param_name). */
+fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_values,
+                                  cl_uint *work_dim, size_t global[3], size_t local[3]);
+/* Generate, build (options as fcl_program_build) and wrap as a kernel launcher named after
+ * the kernel. Its parameters are every kernel argument by name: arrays (FCL_TYPE_BUFFER),
+ * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. */
+fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
+                              cl_command_queue queue, fcl_launcher **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_CODEGEN_H */

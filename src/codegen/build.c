@@ -1,0 +1,134 @@
+/* From a builder to something that runs: work sizes from parameter values, and a kernel
+ * launcher whose parameters are the kernel's arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "codegen_impl.h"
+
+static fcl_status sizes(const fcl_kbuilder *kb, const fcl__axes *axes, const int64_t *values,
+                        cl_uint *work_dim, size_t global[3], size_t local[3]) {
+  *work_dim = axes->dim;
+  for (int d = 0; d < 3; ++d) {
+    int64_t groups = 1;
+    if (axes->groups[d] && !fcl__kb_eval(kb, axes->groups[d], values, &groups))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': the number of work-groups along "
+                       "axis %d cannot be evaluated", kb->name, d);
+    if (groups < 0) groups = 0;
+    global[d] = (size_t)groups * (size_t)axes->local[d];
+    local[d] = (size_t)axes->local[d];
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_values,
+                                  cl_uint *work_dim, size_t global[3], size_t local[3]) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_ARG(param_values || fcl_kbuilder_num_params(kb) == 0, 2, "param_values",
+                "must not be NULL when the kernel has parameters");
+  FCL_CHECK_NULL(work_dim, 3);
+  FCL_CHECK_NULL(global, 4);
+  FCL_CHECK_NULL(local, 5);
+  fcl__axes axes;
+  FCL_TRY(fcl__kb_prepared_axes(kb, &axes));
+  fcl_status st = sizes(kb, &axes, param_values, work_dim, global, local);
+  fcl__axes_free(&axes);
+  return st;
+}
+
+/* What a built launcher keeps to size its calls. */
+typedef struct {
+  fcl_kbuilder *kb;
+  fcl__axes axes;
+  size_t nparams;
+  size_t *slot;    /* launcher parameter position of each non-fixed parameter */
+  int64_t *values; /* scratch */
+} size_state;
+
+static void size_state_free(void *user) {
+  size_state *s = user;
+  if (!s) return;
+  fcl_kbuilder_destroy(&s->kb);
+  fcl__axes_free(&s->axes);
+  free(s->slot);
+  free(s->values);
+  free(s);
+}
+
+static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim,
+                          size_t global[3], size_t local[3]) {
+  size_state *s = user;
+  for (size_t i = 0; i < s->nparams; ++i) s->values[i] = values[s->slot[i]].i32;
+  return sizes(s->kb, &s->axes, s->values, work_dim, global, local);
+}
+
+static fcl_value_type value_type(fcl_dtype t, bool *ok) {
+  *ok = true;
+  switch (t) {
+  case FCL_FLOAT32: return FCL_TYPE_F32;
+  case FCL_FLOAT64: return FCL_TYPE_F64;
+  case FCL_INT32: return FCL_TYPE_I32;
+  case FCL_UINT32: return FCL_TYPE_U32;
+  case FCL_INT64: return FCL_TYPE_I64;
+  case FCL_UINT64: return FCL_TYPE_U64;
+  default: *ok = false; return FCL_TYPE_I32;
+  }
+}
+
+fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
+                              cl_command_queue queue, fcl_launcher **out) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(context, 2);
+  FCL_CHECK_NULL(out, 5);
+  *out = NULL;
+  /* parameters in kernel-argument order */
+  fcl_param_spec specs[64];
+  size_t n = 0;
+  for (size_t i = 0; i < kb->nvars; ++i) {
+    const fcl__var *v = &kb->vars[i];
+    bool ok = true;
+    fcl_value_type t;
+    if (v->kind == V_PARAM && !v->fixed) t = FCL_TYPE_I32;
+    else if (v->kind == V_ARRAY) t = FCL_TYPE_BUFFER;
+    else if (v->kind == V_SCALAR) t = value_type(v->dtype, &ok);
+    else continue;
+    if (!ok)
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "kernel '%s': scalar '%s' of type %s cannot be a "
+                       "launcher parameter (use 32- or 64-bit types)", kb->name, v->name,
+                       fcl_dtype_cl_name(v->dtype));
+    if (n == 64)
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "kernel '%s': more than 64 arguments", kb->name);
+    specs[n] = (fcl_param_spec){v->name, (cl_uint)n, t};
+    n++;
+  }
+  char *source = NULL;
+  FCL_TRY(fcl_kbuilder_generate(kb, &source));
+  char origin[256];
+  snprintf(origin, sizeof origin, "generated: kernel '%s'", kb->name);
+  fcl_program *program = NULL;
+  fcl_status st = fcl_program_create_source(context, source, origin, &program);
+  free(source);
+  if (st == FCL_OK) st = fcl_program_build(program, options);
+  fcl_launch_config config = {.queue = queue};
+  if (st == FCL_OK)
+    st = fcl_launcher_create_kernel(kb->name, program, kb->name, 0, NULL, n, specs, &config, out);
+  fcl_program_release(&program);
+  size_state *s = st == FCL_OK ? calloc(1, sizeof *s) : NULL;
+  if (st == FCL_OK && !s) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher sizes");
+  if (st == FCL_OK) {
+    s->nparams = fcl_kbuilder_num_params(kb);
+    s->slot = calloc(s->nparams + 1, sizeof *s->slot);
+    s->values = calloc(s->nparams + 1, sizeof *s->values);
+    st = s->slot && s->values ? fcl_kbuilder_copy(kb, &s->kb)
+                              : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher sizes");
+    for (size_t p = 0; st == FCL_OK && p < s->nparams; ++p)
+      for (size_t k = 0; k < n; ++k)
+        if (!strcmp(specs[k].name, fcl_kbuilder_param_name(kb, p))) s->slot[p] = k;
+    if (st == FCL_OK) st = fcl__kb_prepared_axes(kb, &s->axes);
+    if (st == FCL_OK) st = fcl_launcher_set_work_size_fn(*out, size_fn, s, size_state_free);
+    if (st != FCL_OK) size_state_free(s);
+  }
+  if (st != FCL_OK) fcl_launcher_destroy(out);
+  return st;
+}

@@ -1,0 +1,937 @@
+/* OpenCL C generation: hardware axes, loop nests, guards, reductions, prefetch copies,
+ * barriers and vectorized instructions, from a checked working copy of the builder. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "codegen_impl.h"
+
+typedef struct {
+  fcl_kbuilder *kb; /* working copy: l.auto resolved, reductions numbered */
+  fcl__str out;
+  fcl__axes axes;
+  size_t *rank; /* per iname: position in the creation order of leaves */
+  fcl__prefetch_plan *plans;
+  fcl__item *items;
+  size_t nitems;
+  bool literals_float;
+  int depth;
+  /* printing a vectorized instruction */
+  const char *vec;
+  int vec_width;
+  bool vec_zero; /* print the vector iname as its lower bound */
+  int next_acc;
+} emitter;
+
+static const char *cl_type(fcl_dtype t) { return fcl_dtype_cl_name(t); }
+
+static bool in_list(const char *const *list, size_t n, const char *name) {
+  for (size_t i = 0; i < n; ++i)
+    if (!strcmp(list[i], name)) return true;
+  return false;
+}
+
+static size_t leaves_of_name(const fcl_kbuilder *kb, const char *name, char **list, size_t n) {
+  fcl__expr v = {.kind = E_VAR, .text = (char *)name};
+  fcl__kb_leaf_inames(kb, &v, list, &n, FCL__MAX_LEAVES);
+  return n;
+}
+
+static bool is_hw(const fcl__iname *in) { return in->tag == TAG_G || in->tag == TAG_L; }
+
+/* ---------------- preparation ---------------- */
+
+static void rank_dfs(const fcl_kbuilder *kb, size_t i, size_t *rank, size_t *next) {
+  const fcl__iname *in = &kb->inames[i];
+  if (in->derived) {
+    rank_dfs(kb, in->outer, rank, next);
+    rank_dfs(kb, in->inner, rank, next);
+  } else {
+    rank[i] = (*next)++;
+  }
+}
+
+static size_t loop_key(const emitter *em, const char *leaf, bool vec_unrolled) {
+  size_t i = fcl__kb_iname_index(em->kb, leaf);
+  const fcl__iname *in = &em->kb->inames[i];
+  if (in->tag == TAG_ILP || vec_unrolled) return 2000000 + em->rank[i];
+  if (in->priority >= 0) return (size_t)in->priority;
+  return 1000000 + em->rank[i];
+}
+
+static void sort_loops(const emitter *em, const char **loops, size_t n, const char *vec_unrolled) {
+  for (size_t a = 1; a < n; ++a)
+    for (size_t b = a; b > 0; --b) {
+      size_t kb1 = loop_key(em, loops[b - 1], vec_unrolled && !strcmp(loops[b - 1], vec_unrolled));
+      size_t kb2 = loop_key(em, loops[b], vec_unrolled && !strcmp(loops[b], vec_unrolled));
+      if (kb1 <= kb2) break;
+      const char *t = loops[b];
+      loops[b] = loops[b - 1];
+      loops[b - 1] = t;
+    }
+}
+
+/* Whether leaf appears with coefficient +-1 in the last index of a global array access. */
+static bool contiguous_in(const fcl_kbuilder *kb, const fcl__expr *e, const char *leaf) {
+  if (e->kind == E_SUBSCRIPT) {
+    const fcl__var *v = fcl__kb_var(kb, e->text);
+    fcl__affine f;
+    if (v && v->kind == V_ARRAY &&
+        fcl__affine_of(e->kids[e->nkids - 1], fcl__kb_expand, (void *)kb, &f)) {
+      int64_t c = fcl__affine_coef(&f, leaf);
+      if (c == 1 || c == -1) return true;
+    }
+  }
+  for (size_t i = 0; i < e->nkids; ++i)
+    if (contiguous_in(kb, e->kids[i], leaf)) return true;
+  return false;
+}
+
+/* l.auto: the lowest free local axis, contiguous inames first (loopy's rule, per kernel). */
+static fcl_status resolve_auto(fcl_kbuilder *kb, const size_t *rank) {
+  bool used[3] = {false, false, false};
+  for (size_t i = 0; i < kb->ninames; ++i)
+    if (!kb->inames[i].derived && kb->inames[i].tag == TAG_L) used[kb->inames[i].axis] = true;
+  for (int pass = 0; pass < 2; ++pass) {
+    size_t picked[16], np = 0;
+    for (size_t i = 0; i < kb->ninames; ++i) {
+      fcl__iname *in = &kb->inames[i];
+      if (in->derived || in->tag != TAG_L_AUTO) continue;
+      bool contiguous = false;
+      for (size_t k = 0; k < kb->ninsns && !contiguous; ++k)
+        contiguous = contiguous_in(kb, kb->insns[k].rhs, in->name) ||
+                     contiguous_in(kb, kb->insns[k].lhs, in->name);
+      if (contiguous == (pass == 0) && np < 16) picked[np++] = i;
+    }
+    for (size_t a = 1; a < np; ++a) /* creation order */
+      for (size_t b = a; b > 0 && rank[picked[b]] < rank[picked[b - 1]]; --b) {
+        size_t t = picked[b];
+        picked[b] = picked[b - 1];
+        picked[b - 1] = t;
+      }
+    for (size_t k = 0; k < np; ++k) {
+      fcl__iname *in = &kb->inames[picked[k]];
+      int axis = 0;
+      while (axis < 3 && used[axis]) axis++;
+      if (axis == 3)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': iname '%s' is tagged l.auto but "
+                         "the three local axes are taken; tag it unr or for", kb->name, in->name);
+      used[axis] = true;
+      in->tag = TAG_L;
+      in->axis = axis;
+    }
+  }
+  return FCL_OK;
+}
+
+void fcl__axes_free(fcl__axes *axes) {
+  for (int d = 0; d < 3; ++d) fcl__expr_free(axes->groups[d]);
+  memset(axes, 0, sizeof *axes);
+}
+
+fcl_status fcl__kb_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
+  memset(axes, 0, sizeof *axes);
+  axes->dim = 1;
+  for (int d = 0; d < 3; ++d) axes->local[d] = 1;
+  for (size_t i = 0; i < kb->ninames; ++i) {
+    const fcl__iname *in = &kb->inames[i];
+    if (in->derived || !is_hw(in)) continue;
+    if ((unsigned)in->axis + 1 > axes->dim) axes->dim = (unsigned)in->axis + 1;
+    fcl__expr *ext = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
+                                                     fcl__expr_clone(in->lo)));
+    if (!ext) {
+      fcl__axes_free(axes);
+      return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "axes");
+    }
+    if (in->tag == TAG_L) {
+      int64_t n;
+      bool ok = fcl__kb_const(kb, ext, &n);
+      fcl__expr_free(ext);
+      if (!ok || n < 1) {
+        fcl__axes_free(axes);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': iname '%s' is tagged l.%d but "
+                         "its extent is not a positive constant; split it or fix the parameters",
+                         kb->name, in->name, in->axis);
+      }
+      if (n > axes->local[in->axis]) axes->local[in->axis] = n;
+    } else if (!axes->groups[in->axis]) {
+      axes->groups[in->axis] = ext;
+    } else {
+      fcl__expr *m = fcl__expr_new(E_CALL, "max", 2);
+      if (!m) {
+        fcl__expr_free(ext);
+        fcl__axes_free(axes);
+        return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "axes");
+      }
+      m->kids[0] = axes->groups[in->axis];
+      m->kids[1] = ext;
+      axes->groups[in->axis] = m;
+    }
+  }
+  return FCL_OK;
+}
+
+/* A working copy with l.auto resolved and the axes computed. */
+static fcl_status prepare(const fcl_kbuilder *kb, emitter *em) {
+  memset(em, 0, sizeof *em);
+  FCL_TRY(fcl_kbuilder_copy(kb, &em->kb));
+  em->rank = calloc(em->kb->ninames ? em->kb->ninames : 1, sizeof *em->rank);
+  if (!em->rank) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
+  size_t next = 0;
+  bool *child = calloc(em->kb->ninames ? em->kb->ninames : 1, sizeof *child);
+  if (!child) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
+  for (size_t i = 0; i < em->kb->ninames; ++i)
+    if (em->kb->inames[i].derived) child[em->kb->inames[i].outer] = child[em->kb->inames[i].inner] = true;
+  for (size_t i = 0; i < em->kb->ninames; ++i)
+    if (!child[i]) rank_dfs(em->kb, i, em->rank, &next);
+  free(child);
+  FCL_TRY(resolve_auto(em->kb, em->rank));
+  FCL_TRY(fcl__kb_axes(em->kb, &em->axes));
+  em->literals_float = fcl__kb_literals_float(em->kb);
+  return FCL_OK;
+}
+
+static void emitter_free(emitter *em) {
+  for (size_t i = 0; i < em->nitems; ++i) free(em->items[i].deps);
+  free(em->items);
+  if (em->plans)
+    for (size_t p = 0; p < em->kb->nprefetches; ++p) fcl__prefetch_plan_free(&em->plans[p]);
+  free(em->plans);
+  free(em->rank);
+  fcl__axes_free(&em->axes);
+  fcl_kbuilder_destroy(&em->kb);
+  free(em->out.s);
+}
+
+/* ---------------- printing ---------------- */
+
+static bool print_hook(void *user, fcl__str *out, const fcl__expr *e);
+
+static void print(emitter *em, const fcl__expr *e) { fcl__expr_print(&em->out, e, print_hook, em); }
+
+/* Print an index expression built here (folded on a copy). */
+static void print_index(emitter *em, fcl__expr *e) {
+  e = fcl__expr_fold(e);
+  if (!e) {
+    em->out.failed = true;
+    return;
+  }
+  print(em, e);
+  fcl__expr_free(e);
+}
+
+/* Linear C-order index of a global array access. */
+static fcl__expr *linear_index(const fcl__var *v, const fcl__expr *access) {
+  fcl__expr *idx = fcl__expr_clone(access->kids[0]);
+  for (size_t d = 1; idx && d < v->ndim; ++d)
+    idx = fcl__expr_binary("+", fcl__expr_binary("*", idx, fcl__expr_clone(v->shape[d])),
+                           fcl__expr_clone(access->kids[d]));
+  return idx;
+}
+
+static bool depends_on(const emitter *em, const fcl__expr *e, const char *leaf) {
+  char *leaves[FCL__MAX_LEAVES];
+  size_t n = 0;
+  fcl__kb_leaf_inames(em->kb, e, leaves, &n, FCL__MAX_LEAVES);
+  return in_list((const char *const *)leaves, n, leaf);
+}
+
+/* Pointer to the element an access names (for vload/vstore). */
+static void print_pointer(emitter *em, const fcl__expr *e) {
+  const fcl__var *v = fcl__kb_var(em->kb, e->text);
+  size_t pf = fcl__kb_prefetch_of(em->kb, e->text);
+  if (pf != SIZE_MAX) {
+    fcl__str_printf(&em->out, "%s + ", em->kb->prefetches[pf].fetch);
+    print_index(em, fcl__prefetch_offset(em->kb, &em->plans[pf], e));
+  } else if (v->kind == V_ARRAY) {
+    fcl__str_printf(&em->out, "%s + ", v->name);
+    print_index(em, linear_index(v, e));
+  } else {
+    fcl__str_printf(&em->out, "&%s", v->name);
+    for (size_t d = 0; d < e->nkids; ++d) {
+      fcl__str_printf(&em->out, "[");
+      print(em, e->kids[d]);
+      fcl__str_printf(&em->out, "]");
+    }
+  }
+}
+
+static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
+  emitter *em = user;
+  const fcl_kbuilder *kb = em->kb;
+  switch (e->kind) {
+  case E_NUM:
+    if (em->literals_float && fcl__expr_is_float_literal(e)) {
+      char last = e->text[strlen(e->text) - 1];
+      if (last != 'f' && last != 'F') {
+        fcl__str_printf(out, "%sf", e->text);
+        return true;
+      }
+    }
+    return false;
+  case E_VAR: {
+    const fcl__iname *in = fcl__kb_iname(kb, e->text);
+    if (in && in->derived) {
+      fcl__str_printf(out, "(");
+      fcl__expr_print(out, in->value, print_hook, em);
+      fcl__str_printf(out, ")");
+      return true;
+    }
+    if (in && em->vec_zero && em->vec && !strcmp(in->name, em->vec)) {
+      fcl__expr_print(out, in->lo, print_hook, em);
+      return true;
+    }
+    const fcl__var *v = fcl__kb_var(kb, e->text);
+    if (v && v->kind == V_PARAM && v->fixed) {
+      fcl__str_printf(out, "%lld", (long long)v->value);
+      return true;
+    }
+    return false;
+  }
+  case E_SUBSCRIPT: {
+    const fcl__var *v = fcl__kb_var(kb, e->text);
+    if (em->vec && !em->vec_zero && depends_on(em, e, em->vec)) {
+      fcl__str_printf(out, "vload%d(0, ", em->vec_width);
+      em->vec_zero = true;
+      print_pointer(em, e);
+      em->vec_zero = false;
+      fcl__str_printf(out, ")");
+      return true;
+    }
+    size_t pf = fcl__kb_prefetch_of(kb, e->text);
+    if (pf != SIZE_MAX) {
+      fcl__str_printf(out, "%s[", kb->prefetches[pf].fetch);
+      print_index(em, fcl__prefetch_offset(kb, &em->plans[pf], e));
+      fcl__str_printf(out, "]");
+      return true;
+    }
+    if (v->kind == V_ARRAY) {
+      fcl__str_printf(out, "%s[", v->name);
+      print_index(em, linear_index(v, e));
+      fcl__str_printf(out, "]");
+      return true;
+    }
+    fcl__str_printf(out, "%s", v->name);
+    for (size_t d = 0; d < e->nkids; ++d) {
+      fcl__str_printf(out, "[");
+      fcl__expr_print(out, e->kids[d], print_hook, em);
+      fcl__str_printf(out, "]");
+    }
+    return true;
+  }
+  case E_REDUCE: fcl__str_printf(out, "acc_%d", e->id); return true;
+  default: return false;
+  }
+}
+
+/* ---------------- items ---------------- */
+
+static bool has_unvectorizable(const fcl__expr *e) {
+  if (e->kind == E_REDUCE || e->kind == E_TERNARY) return true;
+  if (e->kind == E_BINARY) {
+    static const char *bad[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||", "%", "<<", ">>",
+                                "&", "|", "^"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
+      if (!strcmp(e->text, bad[i])) return true;
+  }
+  if (e->kind == E_UNARY && (e->text[0] == '!' || e->text[0] == '~')) return true;
+  for (size_t i = 0; i < e->nkids; ++i)
+    if (has_unvectorizable(e->kids[i])) return true;
+  return false;
+}
+
+/* An access along v: v with coefficient 1 in the last index only, on memory vload can read. */
+static bool vector_access(const emitter *em, const fcl__expr *e, const char *v) {
+  const fcl__var *var = fcl__kb_var(em->kb, e->text);
+  if (!var || (var->kind == V_TEMP && var->scope == FCL_TEMP_PRIVATE)) return false;
+  for (size_t d = 0; d < e->nkids; ++d) {
+    fcl__affine f;
+    if (!fcl__affine_of(e->kids[d], fcl__kb_expand, em->kb, &f)) return false;
+    if (fcl__affine_coef(&f, v) != (d + 1 == e->nkids ? 1 : 0)) return false;
+  }
+  return true;
+}
+
+/* Every use of v is inside such an access (returns false at the first other use). */
+static bool vec_uses_ok(const emitter *em, const fcl__expr *e, const char *v) {
+  if (e->kind == E_SUBSCRIPT && depends_on(em, e, v)) {
+    if (!vector_access(em, e, v)) return false;
+    for (size_t d = 0; d < e->nkids; ++d) {
+      const fcl__expr *stack[64];
+      size_t top = 0;
+      stack[top++] = e->kids[d];
+      while (top) { /* no nested accesses in the indices */
+        const fcl__expr *x = stack[--top];
+        if (x->kind == E_SUBSCRIPT) return false;
+        for (size_t k = 0; k < x->nkids && top < 64; ++k) stack[top++] = x->kids[k];
+      }
+    }
+    return true;
+  }
+  if (e->kind == E_VAR && depends_on(em, e, v)) return false;
+  for (size_t i = 0; i < e->nkids; ++i)
+    if (!vec_uses_ok(em, e->kids[i], v)) return false;
+  return true;
+}
+
+static bool guarded_derived(const emitter *em, const fcl__iname *d) {
+  return d->derived && !fcl__kb_divisible(em->kb, d->lo, d->hi, d->factor);
+}
+
+static bool can_vectorize(const emitter *em, const fcl__item *it, const char *v) {
+  const fcl__insn *in = it->insn;
+  const fcl__iname *vi = fcl__kb_iname(em->kb, v);
+  int64_t lo, hi;
+  if (!fcl__kb_const(em->kb, vi->lo, &lo) || !fcl__kb_const(em->kb, vi->hi, &hi)) return false;
+  int64_t w = hi - lo;
+  if (w != 2 && w != 3 && w != 4 && w != 8 && w != 16) return false;
+  if (in->nconds || has_unvectorizable(in->rhs)) return false;
+  for (size_t i = 0; i < em->kb->ninames; ++i) { /* no remainder guard may involve v */
+    const fcl__iname *d = &em->kb->inames[i];
+    char *lv[FCL__MAX_LEAVES];
+    size_t n = guarded_derived(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
+    if (n && in_list((const char *const *)lv, n, v)) {
+      bool inside = true;
+      for (size_t k = 0; k < n; ++k) inside = inside && in_list(it->leaves, it->nleaves, lv[k]);
+      if (inside) return false;
+    }
+  }
+  if (in->lhs->kind != E_SUBSCRIPT || !vector_access(em, in->lhs, v)) return false;
+  if (!vec_uses_ok(em, in->rhs, v)) return false;
+  const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
+  fcl_dtype t = fcl__kb_type_of(em->kb, in->rhs);
+  bool narrower = target->dtype == t || (target->dtype == FCL_FLOAT32 && t == FCL_INT32) ||
+                  (target->dtype == FCL_FLOAT64 && (t == FCL_FLOAT32 || t == FCL_INT32));
+  return narrower;
+}
+
+static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
+  fcl_kbuilder *kb = em->kb;
+  const fcl__insn *in = &kb->insns[index];
+  char label[512];
+  fcl__insn_label(in, label, sizeof label);
+  it->insn = in;
+  it->id = in->id;
+  /* inames: given or used, plus (when inferred) those shared by the writers of the private
+   * temporaries it reads */
+  const char *names[32];
+  size_t nn = 0;
+  for (size_t i = 0; i < in->ninames && nn < 32; ++i) names[nn++] = in->inames[i];
+  if (!in->inames_given) {
+    for (size_t w = 0; w < kb->ninsns; ++w) {
+      const fcl__insn *wr = &kb->insns[w];
+      const fcl__var *t = fcl__kb_var(kb, wr->lhs->text);
+      if (w == index || t->kind != V_TEMP || t->scope != FCL_TEMP_PRIVATE ||
+          !fcl__expr_uses(in->rhs, t->name))
+        continue;
+      for (size_t k = 0; k < wr->ninames && nn < 32; ++k)
+        if (!in_list(names, nn, wr->inames[k])) {
+          /* only inames every writer of t has */
+          bool all = true;
+          for (size_t o = 0; o < kb->ninsns; ++o)
+            if (o != index && !strcmp(kb->insns[o].lhs->text, t->name))
+              all = all && in_list((const char *const *)kb->insns[o].inames, kb->insns[o].ninames,
+                                   wr->inames[k]);
+          if (all) names[nn++] = wr->inames[k];
+        }
+    }
+  }
+  char *leaves[FCL__MAX_LEAVES];
+  size_t nl = 0;
+  for (size_t i = 0; i < nn; ++i) nl = leaves_of_name(kb, names[i], leaves, nl);
+  /* every iname used must be one of its inames */
+  char *used[FCL__MAX_LEAVES];
+  size_t nu = 0;
+  char *red[FCL__MAX_LEAVES];
+  size_t nr = 0;
+  fcl__kb_reduction_leaves(kb, in->rhs, red, &nr);
+  fcl__kb_leaf_inames(kb, in->lhs, used, &nu, FCL__MAX_LEAVES);
+  fcl__kb_leaf_inames(kb, in->rhs, used, &nu, FCL__MAX_LEAVES);
+  for (size_t u = 0; u < nu; ++u)
+    if (!in_list((const char *const *)leaves, nl, used[u]) &&
+        !in_list((const char *const *)red, nr, used[u]))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s uses iname '%s', which is not "
+                       "among its inames", kb->name, label, used[u]);
+  for (size_t r = 0; r < nr; ++r) {
+    const fcl__iname *ri = fcl__kb_iname(kb, red[r]);
+    char tag[16];
+    if (in_list((const char *const *)leaves, nl, red[r]))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: '%s' is both a reduction "
+                       "iname and an iname of the instruction", kb->name, label, red[r]);
+    if (is_hw(ri))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: reduction iname '%s' is tagged "
+                       "%s; parallel reductions are not supported (tag it for or unr)", kb->name,
+                       label, red[r], fcl__tag_text(ri, tag, sizeof tag));
+  }
+  /* one iname per hardware axis, at most one vector iname */
+  const char *vec = NULL;
+  for (size_t a = 0; a < nl; ++a) {
+    const fcl__iname *ia = fcl__kb_iname(kb, leaves[a]);
+    if (ia->tag == TAG_VEC) {
+      if (vec)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: inames '%s' and '%s' are "
+                         "both tagged vec", kb->name, label, vec, ia->name);
+      vec = ia->name;
+    }
+    for (size_t b = a + 1; b < nl && is_hw(ia); ++b) {
+      const fcl__iname *ib = fcl__kb_iname(kb, leaves[b]);
+      char tag[16];
+      if (ib->tag == ia->tag && ib->axis == ia->axis)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: inames '%s' and '%s' are "
+                         "both tagged %s", kb->name, label, ia->name, ib->name,
+                         fcl__tag_text(ia, tag, sizeof tag));
+    }
+  }
+  it->nleaves = nl;
+  memcpy(it->leaves, leaves, nl * sizeof *leaves);
+  it->vec = vec && can_vectorize(em, it, vec) ? vec : NULL;
+  for (size_t a = 0; a < nl; ++a) {
+    const fcl__iname *ia = fcl__kb_iname(kb, leaves[a]);
+    if (!is_hw(ia) && !(it->vec && !strcmp(it->vec, ia->name))) it->loops[it->nloops++] = ia->name;
+  }
+  sort_loops(em, it->loops, it->nloops, it->vec ? NULL : vec);
+  return FCL_OK;
+}
+
+static fcl_status build_items(emitter *em) {
+  fcl_kbuilder *kb = em->kb;
+  em->plans = calloc(kb->nprefetches ? kb->nprefetches : 1, sizeof *em->plans);
+  em->items = calloc(kb->ninsns + kb->nprefetches + 1, sizeof *em->items);
+  if (!em->plans || !em->items) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
+  for (size_t p = 0; p < kb->nprefetches; ++p) {
+    FCL_TRY(fcl__prefetch_plan_make(kb, p, &em->plans[p]));
+    fcl__item *it = &em->items[em->nitems++];
+    it->plan = &em->plans[p];
+    it->id = kb->prefetches[p].fetch;
+    it->nloops = em->plans[p].nloops;
+    memcpy(it->loops, em->plans[p].loops, it->nloops * sizeof *it->loops);
+    sort_loops(em, it->loops, it->nloops, NULL);
+  }
+  for (size_t i = 0; i < kb->ninsns; ++i) FCL_TRY(build_insn_item(em, i, &em->items[em->nitems++]));
+  return fcl__items_resolve_deps(kb, em->items, em->nitems);
+}
+
+/* ---------------- statements ---------------- */
+
+static void line(emitter *em, const char *text) {
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "%s\n", text);
+}
+
+static void open_loop(emitter *em, const char *leaf) {
+  const fcl__iname *in = fcl__kb_iname(em->kb, leaf);
+  if (in->tag == TAG_UNR || in->tag == TAG_ILP || in->tag == TAG_VEC) line(em, "#pragma unroll");
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "for (int %s = ", in->name);
+  print(em, in->lo);
+  fcl__str_printf(&em->out, "; %s < ", in->name);
+  print(em, in->hi);
+  fcl__str_printf(&em->out, "; ++%s) {\n", in->name);
+  em->depth++;
+}
+
+static void close_block(emitter *em) {
+  em->depth--;
+  line(em, "}");
+}
+
+/* Guards of the derived inames whose leaves are all in set and (when need is given) touch
+ * need; hardware guards for set's local/group inames running short of their axis. */
+static void guards(emitter *em, const char *const *set, size_t nset, const char *const *need,
+                   size_t nneed, bool hw, fcl__str *cond) {
+  const fcl_kbuilder *kb = em->kb;
+  fcl__str saved = em->out;
+  em->out = *cond;
+  for (size_t i = 0; i < kb->ninames; ++i) {
+    const fcl__iname *d = &kb->inames[i];
+    if (!guarded_derived(em, d)) continue;
+    char *lv[FCL__MAX_LEAVES];
+    size_t n = leaves_of_name(kb, d->name, lv, 0);
+    bool inside = n > 0, touches = !need;
+    for (size_t k = 0; k < n; ++k) {
+      inside = inside && in_list(set, nset, lv[k]);
+      touches = touches || in_list(need, nneed, lv[k]);
+    }
+    if (!inside || !touches) continue;
+    if (em->out.len) fcl__str_printf(&em->out, " && ");
+    fcl__expr v = {.kind = E_VAR, .text = d->name};
+    print(em, &v);
+    fcl__str_printf(&em->out, " < ");
+    print(em, d->hi);
+  }
+  for (size_t k = 0; hw && k < nset; ++k) {
+    const fcl__iname *in = fcl__kb_iname(kb, set[k]);
+    if (!is_hw(in)) continue;
+    bool short_axis;
+    int64_t ext = 0;
+    fcl__expr *e = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
+                                                   fcl__expr_clone(in->lo)));
+    if (in->tag == TAG_L)
+      short_axis = !fcl__kb_const(kb, e, &ext) || ext < em->axes.local[in->axis];
+    else
+      short_axis = em->axes.groups[in->axis] && em->axes.groups[in->axis]->kind == E_CALL &&
+                   !strcmp(em->axes.groups[in->axis]->text, "max");
+    fcl__expr_free(e);
+    if (!short_axis) continue;
+    if (em->out.len) fcl__str_printf(&em->out, " && ");
+    fcl__str_printf(&em->out, "%s < ", in->name);
+    print(em, in->hi);
+  }
+  *cond = em->out;
+  em->out = saved;
+}
+
+static void number_reductions(emitter *em, fcl__expr *e) {
+  if (e->kind == E_REDUCE) e->id = em->next_acc++;
+  for (size_t i = 0; i < e->nkids; ++i) number_reductions(em, e->kids[i]);
+}
+
+static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e,
+                            const char **red, size_t *nred);
+
+/* acc = neutral; loops over the reduction's leaves { nested reductions; acc = acc op body; } */
+static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, const char **red,
+                        size_t *nred) {
+  const fcl_kbuilder *kb = em->kb;
+  fcl_dtype t = fcl__kb_type_of(kb, e->kids[0]);
+  bool real = t == FCL_FLOAT32 || t == FCL_FLOAT64;
+  const char *neutral = !strcmp(e->text, "sum") ? "0"
+                        : !strcmp(e->text, "max") ? (real ? "-INFINITY" : "INT_MIN")
+                                                  : (real ? "INFINITY" : "INT_MAX");
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "%s acc_%d = %s;\n", cl_type(t), e->id, neutral);
+  char *lv[FCL__MAX_LEAVES];
+  size_t n = leaves_of_name(kb, e->iname, lv, 0);
+  const char *loops[FCL__MAX_LEAVES];
+  memcpy(loops, lv, n * sizeof *lv);
+  sort_loops(em, loops, n, NULL);
+  for (size_t k = 0; k < n; ++k) open_loop(em, loops[k]);
+  size_t base = *nred;
+  for (size_t k = 0; k < n && *nred < FCL__MAX_LEAVES; ++k) red[(*nred)++] = loops[k];
+  /* remainder guards that involve the reduction inames */
+  const char *set[2 * FCL__MAX_LEAVES];
+  size_t nset = 0;
+  for (size_t k = 0; k < it->nleaves; ++k) set[nset++] = it->leaves[k];
+  for (size_t k = 0; k < *nred; ++k) set[nset++] = red[k];
+  fcl__str cond = {0};
+  guards(em, set, nset, red + base, *nred - base, false, &cond);
+  bool guarded = cond.len > 0;
+  if (guarded) {
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "if (%s) {\n", cond.s);
+    em->depth++;
+  }
+  free(cond.s);
+  emit_reductions(em, it, e->kids[0], red, nred);
+  fcl__str_indent(&em->out, em->depth);
+  if (!strcmp(e->text, "sum")) fcl__str_printf(&em->out, "acc_%d += ", e->id);
+  else fcl__str_printf(&em->out, "acc_%d = %s(acc_%d, ", e->id, e->text, e->id);
+  print(em, e->kids[0]);
+  fcl__str_printf(&em->out, "%s;\n", !strcmp(e->text, "sum") ? "" : ")");
+  if (guarded) close_block(em);
+  for (size_t k = 0; k < n; ++k) close_block(em);
+  *nred = base;
+}
+
+static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e,
+                            const char **red, size_t *nred) {
+  if (e->kind == E_REDUCE) {
+    emit_reduce(em, it, e, red, nred);
+    return;
+  }
+  for (size_t i = 0; i < e->nkids; ++i) emit_reductions(em, it, e->kids[i], red, nred);
+}
+
+static void emit_insn(emitter *em, const fcl__item *it) {
+  const fcl__insn *in = it->insn;
+  fcl__str cond = {0};
+  guards(em, it->leaves, it->nleaves, NULL, 0, true, &cond);
+  for (size_t c = 0; c < in->nconds; ++c)
+    fcl__str_printf(&cond, "%s%s", cond.len ? " && " : "", in->conds[c]);
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "/* %s */\n", in->id);
+  bool guarded = cond.len > 0;
+  if (guarded) {
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "if (%s) {\n", cond.s);
+    em->depth++;
+  }
+  free(cond.s);
+  const char *red[FCL__MAX_LEAVES];
+  size_t nred = 0;
+  emit_reductions(em, it, in->rhs, red, &nred);
+  fcl__str_indent(&em->out, em->depth);
+  if (it->vec) {
+    const fcl__iname *vi = fcl__kb_iname(em->kb, it->vec);
+    int64_t lo = 0, hi = 0;
+    fcl__kb_const(em->kb, vi->lo, &lo);
+    fcl__kb_const(em->kb, vi->hi, &hi);
+    em->vec = it->vec;
+    em->vec_width = (int)(hi - lo);
+    const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
+    bool scalar_rhs = !fcl__expr_uses(in->rhs, it->vec) && !depends_on(em, in->rhs, it->vec);
+    fcl__str_printf(&em->out, "vstore%d(", em->vec_width);
+    if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", cl_type(target->dtype), em->vec_width);
+    print(em, in->rhs);
+    fcl__str_printf(&em->out, "%s, 0, ", scalar_rhs ? ")" : "");
+    em->vec_zero = true;
+    print_pointer(em, in->lhs);
+    em->vec_zero = false;
+    fcl__str_printf(&em->out, ");\n");
+    em->vec = NULL;
+  } else {
+    print(em, in->lhs);
+    fcl__str_printf(&em->out, " = ");
+    print(em, in->rhs);
+    fcl__str_printf(&em->out, ";\n");
+  }
+  if (guarded) close_block(em);
+}
+
+/* The cooperative copy of a prefetch, between barriers. */
+static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
+  const fcl__prefetch_plan *p = it->plan;
+  const fcl__var *a = p->array;
+  int64_t wg = em->axes.local[0] * em->axes.local[1] * em->axes.local[2], total = 1;
+  for (size_t d = 0; d < p->ndim; ++d) total *= p->box[d];
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "/* prefetch %s into %s: a %lld-element box */\n", a->name,
+                  em->kb->prefetches[p->index].fetch, (long long)total);
+  if (in_loop) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier readers are done */");
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "for (int f = (int)(get_local_id(0) + %lld * (get_local_id(1) + %lld * "
+                  "get_local_id(2))); f < %lld; f += %lld) {\n", (long long)em->axes.local[0],
+                  (long long)em->axes.local[1], (long long)total, (long long)wg);
+  em->depth++;
+  int64_t div = 1;
+  for (size_t d = p->ndim; d-- > 0;) {
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "const int c%zu = f", d);
+    if (div > 1) fcl__str_printf(&em->out, " / %lld", (long long)div);
+    if (d > 0) fcl__str_printf(&em->out, " %% %lld", (long long)p->box[d]);
+    fcl__str_printf(&em->out, ";\n");
+    div *= p->box[d];
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "const int g%zu = ", d);
+    print(em, p->base[d]);
+    fcl__str_printf(&em->out, " + c%zu;\n", d);
+  }
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "if (");
+  for (size_t d = 0; d < p->ndim; ++d) {
+    fcl__str_printf(&em->out, "%s0 <= g%zu && g%zu < ", d ? " && " : "", d, d);
+    print(em, a->shape[d]);
+  }
+  fcl__str_printf(&em->out, ")\n");
+  fcl__str_indent(&em->out, em->depth + 1);
+  fcl__str_printf(&em->out, "%s[", em->kb->prefetches[p->index].fetch);
+  for (size_t d = 0; d < p->ndim; ++d) {
+    fcl__str_printf(&em->out, "%sc%zu", d ? " + " : "", d);
+    if (p->stride[d] != 1) fcl__str_printf(&em->out, " * %lld", (long long)p->stride[d]);
+  }
+  fcl__str_printf(&em->out, "] = %s[", a->name);
+  fcl__expr *g = fcl__expr_new(E_SUBSCRIPT, a->name, p->ndim);
+  for (size_t d = 0; g && d < p->ndim; ++d) {
+    char nm[24];
+    snprintf(nm, sizeof nm, "g%zu", d);
+    g->kids[d] = fcl__expr_new(E_VAR, nm, 0);
+  }
+  if (g) print_index(em, linear_index(a, g));
+  fcl__expr_free(g);
+  fcl__str_printf(&em->out, "];\n");
+  close_block(em);
+  line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* the copy is complete */");
+}
+
+/* ---------------- the kernel ---------------- */
+
+static bool is_local(const fcl_kbuilder *kb, const char *name) {
+  const fcl__var *v = fcl__kb_var(kb, name);
+  return v && v->kind == V_TEMP && v->scope == FCL_TEMP_LOCAL;
+}
+
+/* Local memory an item reads (user local temporaries and prefetch copies). */
+static bool reads_local(const fcl_kbuilder *kb, const fcl__item *it, const char *const *dirty,
+                        size_t ndirty) {
+  if (!it->insn) return false;
+  for (size_t i = 0; i < kb->nvars; ++i)
+    if (is_local(kb, kb->vars[i].name) && in_list(dirty, ndirty, kb->vars[i].name) &&
+        fcl__expr_uses(it->insn->rhs, kb->vars[i].name))
+      return true;
+  return false;
+}
+
+static bool reads_any_local(const fcl_kbuilder *kb, const fcl__item *it) {
+  if (!it->insn) return false;
+  for (size_t i = 0; i < kb->nvars; ++i)
+    if (is_local(kb, kb->vars[i].name) && fcl__expr_uses(it->insn->rhs, kb->vars[i].name))
+      return true;
+  return false;
+}
+
+static void emit_body(emitter *em, const size_t *order) {
+  const fcl_kbuilder *kb = em->kb;
+  const char *stack[FCL__MAX_LEAVES];
+  bool wrote[FCL__MAX_LEAVES + 1] = {false}, read[FCL__MAX_LEAVES + 1] = {false};
+  size_t depth = 0;
+  const char *dirty[64];
+  size_t ndirty = 0;
+  for (size_t o = 0; o < em->nitems; ++o) {
+    const fcl__item *it = &em->items[order[o]];
+    size_t c = 0;
+    while (c < depth && c < it->nloops && !strcmp(stack[c], it->loops[c])) c++;
+    while (depth > c) { /* close, with a barrier when the body reuses local memory */
+      if (wrote[depth] && read[depth]) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+      close_block(em);
+      depth--;
+    }
+    for (; depth < it->nloops; ++depth) {
+      open_loop(em, it->loops[depth]);
+      stack[depth] = it->loops[depth];
+      wrote[depth + 1] = read[depth + 1] = false;
+    }
+    if (reads_local(kb, it, dirty, ndirty)) {
+      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* local writes above are visible */");
+      ndirty = 0;
+    }
+    if (it->insn) emit_insn(em, it);
+    else emit_prefetch(em, it, depth > 0);
+    bool w = it->insn && is_local(kb, it->insn->lhs->text), r = reads_any_local(kb, it);
+    for (size_t d = 1; d <= depth; ++d) {
+      wrote[d] = wrote[d] || w;
+      read[d] = read[d] || r;
+    }
+    if (w && ndirty < 64 && !in_list(dirty, ndirty, it->insn->lhs->text))
+      dirty[ndirty++] = it->insn->lhs->text;
+  }
+  while (depth > 0) {
+    if (wrote[depth] && read[depth]) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+    close_block(em);
+    depth--;
+  }
+}
+
+static void emit_declarations(emitter *em) {
+  const fcl_kbuilder *kb = em->kb;
+  for (size_t i = 0; i < kb->ninames; ++i) {
+    const fcl__iname *in = &kb->inames[i];
+    if (in->derived || !is_hw(in)) continue;
+    int64_t lo = 0;
+    bool zero = fcl__kb_const(kb, in->lo, &lo) && lo == 0;
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "const int %s = ", in->name);
+    if (!zero) {
+      print(em, in->lo);
+      fcl__str_printf(&em->out, " + ");
+    }
+    fcl__str_printf(&em->out, "(int)get_%s_id(%d);\n", in->tag == TAG_G ? "group" : "local",
+                    in->axis);
+  }
+  for (size_t p = 0; p < kb->nprefetches; ++p) {
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "__local %s %s[%lld];\n", cl_type(em->plans[p].array->dtype),
+                    kb->prefetches[p].fetch, (long long)em->plans[p].size);
+  }
+  for (size_t i = 0; i < kb->nvars; ++i) {
+    const fcl__var *v = &kb->vars[i];
+    if (v->kind != V_TEMP) continue;
+    fcl__expr var = {.kind = E_VAR, .text = v->name};
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "%s%s %s", v->scope == FCL_TEMP_LOCAL ? "__local " : "",
+                    cl_type(fcl__kb_type_of(kb, &var)), v->name);
+    for (size_t d = 0; d < v->ndim; ++d) {
+      fcl__str_printf(&em->out, "[");
+      print(em, v->shape[d]);
+      fcl__str_printf(&em->out, "]");
+    }
+    fcl__str_printf(&em->out, ";\n");
+  }
+}
+
+static void emit_signature(emitter *em) {
+  const fcl_kbuilder *kb = em->kb;
+  fcl__str_printf(&em->out, "__kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\n"
+                  "void %s(", (long long)em->axes.local[0], (long long)em->axes.local[1],
+                  (long long)em->axes.local[2], kb->name);
+  bool first = true;
+  for (size_t i = 0; i < kb->nvars; ++i) {
+    const fcl__var *v = &kb->vars[i];
+    const char *sep = first ? "" : ",\n    ";
+    if (v->kind == V_PARAM && !v->fixed) fcl__str_printf(&em->out, "%sconst int %s", sep, v->name);
+    else if (v->kind == V_ARRAY)
+      fcl__str_printf(&em->out, "%s__global %s%s *restrict %s", sep, v->written ? "" : "const ",
+                      cl_type(v->dtype), v->name);
+    else if (v->kind == V_SCALAR)
+      fcl__str_printf(&em->out, "%sconst %s %s", sep, cl_type(v->dtype), v->name);
+    else
+      continue;
+    first = false;
+  }
+  fcl__str_printf(&em->out, ")\n");
+}
+
+static void emit_header(emitter *em) {
+  const fcl_kbuilder *kb = em->kb;
+  fcl__str_printf(&em->out, "/* flowcl codegen: kernel '%s'\n", kb->name);
+  for (size_t i = 0; i < kb->nhistory; ++i) fcl__str_printf(&em->out, " *   %s\n", kb->history[i]);
+  fcl__str_printf(&em->out, " * local size  (%lld, %lld, %lld)\n * global size (",
+                  (long long)em->axes.local[0], (long long)em->axes.local[1],
+                  (long long)em->axes.local[2]);
+  for (unsigned d = 0; d < em->axes.dim; ++d) {
+    fcl__str_printf(&em->out, "%s", d ? ", " : "");
+    if (em->axes.groups[d]) {
+      fcl__str_printf(&em->out, "(");
+      print(em, em->axes.groups[d]);
+      fcl__str_printf(&em->out, ") * ");
+    }
+    fcl__str_printf(&em->out, "%lld", (long long)em->axes.local[d]);
+  }
+  fcl__str_printf(&em->out, ") */\n");
+  if (!em->literals_float) fcl__str_printf(&em->out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+}
+
+fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(source, 2);
+  *source = NULL;
+  if (!kb->ninsns)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s' has no instructions", kb->name);
+  emitter em;
+  fcl_status st = prepare(kb, &em);
+  if (st == FCL_OK) {
+    for (size_t i = 0; i < em.kb->ninsns; ++i) number_reductions(&em, em.kb->insns[i].rhs);
+    st = build_items(&em);
+  }
+  size_t *order = st == FCL_OK ? calloc(em.nitems, sizeof *order) : NULL;
+  if (st == FCL_OK && !order) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
+  if (st == FCL_OK) st = fcl__items_schedule(em.kb, em.items, em.nitems, order);
+  if (st == FCL_OK) {
+    emit_header(&em);
+    emit_signature(&em);
+    fcl__str_printf(&em.out, "{\n");
+    em.depth = 1;
+    emit_declarations(&em);
+    emit_body(&em, order);
+    fcl__str_printf(&em.out, "}\n");
+    if (em.out.failed) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "kernel '%s': source", kb->name);
+  }
+  free(order);
+  if (st == FCL_OK) {
+    *source = em.out.s;
+    em.out.s = NULL;
+  }
+  emitter_free(&em);
+  return st;
+}
+
+fcl_status fcl__kb_prepared_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
+  emitter em;
+  fcl_status st = prepare(kb, &em);
+  if (st == FCL_OK) {
+    *axes = em.axes;
+    memset(&em.axes, 0, sizeof em.axes);
+  }
+  emitter_free(&em);
+  return st;
+}

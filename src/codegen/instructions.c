@@ -1,0 +1,486 @@
+/* Instructions and substitution rules: parsing "[<type>] lhs[idx] = expr {attrs}" and
+ * "name(args) := expr", inlining rules, recognising reductions, checking every name. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "codegen_impl.h"
+
+typedef struct {
+  fcl_kbuilder *kb;
+  const char *stmt; /* the statement, for messages */
+} ctx;
+
+#define STMT_ERROR(c, ...) stmt_error((c), __func__, __FILE__, __LINE__, __VA_ARGS__)
+
+static fcl_status stmt_error(const ctx *c, const char *func, const char *file, int line,
+                             const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static fcl_status stmt_error(const ctx *c, const char *func, const char *file, int line,
+                             const char *format, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(msg, sizeof msg, format, ap);
+  va_end(ap);
+  return fcl__error_set(FCL_ERR_INVALID_ARGUMENT, 0, func, file, line, "kernel '%s': %s: %s",
+                        c->kb->name, c->stmt, msg);
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+  return s;
+}
+
+static bool known_constant(const char *name) {
+  static const char *names[] = {"INFINITY", "NAN",     "MAXFLOAT",    "HUGE_VALF", "HUGE_VAL",
+                                "FLT_MAX",  "FLT_MIN", "FLT_EPSILON", "DBL_MAX",   "DBL_MIN",
+                                "DBL_EPSILON", "INT_MAX", "INT_MIN", "true", "false"};
+  if (!strncmp(name, "M_", 2)) return true;
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+    if (!strcmp(names[i], name)) return true;
+  return false;
+}
+
+/* ---------------- substitution rules ---------------- */
+
+static fcl__rule *find_rule(const fcl_kbuilder *kb, const char *name) {
+  for (size_t i = 0; i < kb->nrules; ++i)
+    if (!strcmp(kb->rules[i].name, name)) return &kb->rules[i];
+  return NULL;
+}
+
+/* Inline rule calls in place (e may be replaced); depth bounds recursion. */
+static fcl_status inline_rules(const ctx *c, fcl__expr **ep, int depth) {
+  fcl__expr *e = *ep;
+  for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(inline_rules(c, &e->kids[i], depth));
+  if (e->kind != E_CALL) return FCL_OK;
+  const fcl__rule *r = find_rule(c->kb, e->text);
+  if (!r) return FCL_OK;
+  if (depth > 32) return STMT_ERROR(c, "substitution rule '%s' expands recursively", r->name);
+  if (e->nkids != r->nargs)
+    return STMT_ERROR(c, "rule '%s' takes %zu arguments, %zu given", r->name, r->nargs, e->nkids);
+  fcl__expr *body = fcl__expr_clone(r->body);
+  if (!body) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "rule");
+  /* two steps so that an argument mentioning another parameter's name is not rewritten */
+  char tmp[64];
+  for (size_t a = 0; a < r->nargs; ++a) {
+    snprintf(tmp, sizeof tmp, "__fcl_rule_arg%zu", a);
+    fcl__expr *v = fcl__expr_new(E_VAR, tmp, 0);
+    fcl__expr holder = {.kind = E_CALL, .kids = &body, .nkids = 1};
+    if (v) fcl__expr_substitute(&holder, r->args[a], v);
+    fcl__expr_free(v);
+  }
+  for (size_t a = 0; a < r->nargs; ++a) {
+    snprintf(tmp, sizeof tmp, "__fcl_rule_arg%zu", a);
+    fcl__expr holder = {.kind = E_CALL, .kids = &body, .nkids = 1};
+    fcl__expr_substitute(&holder, tmp, e->kids[a]);
+  }
+  fcl__expr_free(e);
+  *ep = body;
+  return inline_rules(c, ep, depth + 1);
+}
+
+/* ---------------- reductions and name checks ---------------- */
+
+static fcl_status resolve_reductions(const ctx *c, fcl__expr *e) {
+  for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(resolve_reductions(c, e->kids[i]));
+  if (e->kind != E_CALL) return FCL_OK;
+  bool is_sum = !strcmp(e->text, "sum");
+  bool minmax = !strcmp(e->text, "max") || !strcmp(e->text, "min");
+  if (!is_sum && !minmax) return FCL_OK;
+  bool over_iname = e->nkids == 2 && e->kids[0]->kind == E_VAR &&
+                    fcl__kb_iname(c->kb, e->kids[0]->text) != NULL;
+  if (!over_iname) {
+    if (is_sum)
+      return STMT_ERROR(c, "sum(iname, expr) needs an iname as its first argument (domains must "
+                        "be added before the instructions that use them)");
+    return FCL_OK; /* the OpenCL max(a, b) */
+  }
+  e->kind = E_REDUCE;
+  e->iname = e->kids[0]->text;
+  e->kids[0]->text = NULL;
+  fcl__expr_free(e->kids[0]);
+  e->kids[0] = e->kids[1];
+  e->nkids = 1;
+  return FCL_OK;
+}
+
+static fcl_status check_names(const ctx *c, const fcl__expr *e) {
+  const fcl_kbuilder *kb = c->kb;
+  switch (e->kind) {
+  case E_VAR: {
+    const fcl__var *v = fcl__kb_var(kb, e->text);
+    if (v && (v->kind == V_ARRAY || (v->kind == V_TEMP && v->ndim)))
+      return STMT_ERROR(c, "array '%s' is used without indices", e->text);
+    if (!v && !fcl__kb_iname(kb, e->text) && !known_constant(e->text))
+      return STMT_ERROR(c, "unknown name '%s'", e->text);
+    break;
+  }
+  case E_SUBSCRIPT: {
+    const fcl__var *v = fcl__kb_var(kb, e->text);
+    if (!v) return STMT_ERROR(c, "unknown array '%s'", e->text);
+    if ((v->kind != V_ARRAY && v->kind != V_TEMP) || v->ndim == 0)
+      return STMT_ERROR(c, "'%s' is not an array", e->text);
+    if (e->nkids != v->ndim)
+      return STMT_ERROR(c, "'%s' has %zu dimensions, %zu indices given", e->text, v->ndim,
+                        e->nkids);
+    break;
+  }
+  case E_CALL:
+    if (fcl__kb_var(kb, e->text) || fcl__kb_iname(kb, e->text))
+      return STMT_ERROR(c, "'%s' is not a function", e->text);
+    break;
+  case E_REDUCE: {
+    const fcl__iname *in = fcl__kb_iname(kb, e->iname);
+    if (!in) return STMT_ERROR(c, "unknown reduction iname '%s'", e->iname);
+    break;
+  }
+  default: break;
+  }
+  for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(check_names(c, e->kids[i]));
+  return FCL_OK;
+}
+
+/* Inames an expression uses outside the reductions that bind them. */
+static void used_inames(const fcl_kbuilder *kb, const fcl__expr *e, const char **bound,
+                        size_t nbound, char **list, size_t *n, size_t cap) {
+  if (e->kind == E_VAR && fcl__kb_iname(kb, e->text)) {
+    for (size_t i = 0; i < nbound; ++i)
+      if (!strcmp(bound[i], e->text)) return;
+    for (size_t i = 0; i < *n; ++i)
+      if (!strcmp(list[i], e->text)) return;
+    if (*n < cap) list[(*n)++] = e->text;
+    return;
+  }
+  const char *inner[16];
+  size_t ninner = nbound < 15 ? nbound : 15;
+  memcpy(inner, bound, ninner * sizeof *inner);
+  if (e->kind == E_REDUCE) inner[ninner++] = e->iname;
+  for (size_t i = 0; i < e->nkids; ++i) used_inames(kb, e->kids[i], inner, ninner, list, n, cap);
+}
+
+/* ---------------- statements ---------------- */
+
+static fcl_status split_list(const ctx *c, const char *value, char ***out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  char *copy = strdup(value);
+  if (!copy) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "attribute");
+  fcl_status st = FCL_OK;
+  for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+    tok = trim(tok);
+    if (!*tok) continue;
+    char **grown = realloc(*out, (*n + 1) * sizeof *grown);
+    if (!grown || !(grown[*n] = strdup(tok))) {
+      if (grown) *out = grown;
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "attribute");
+      break;
+    }
+    *out = grown;
+    (*n)++;
+  }
+  free(copy);
+  (void)c;
+  return st;
+}
+
+static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *inames_plus,
+                              char ***inames, size_t *ninames) {
+  for (char *save = NULL, *tok = strtok_r(attrs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    tok = trim(tok);
+    if (!*tok) continue;
+    char *eq = strchr(tok, '=');
+    if (!eq) return STMT_ERROR(c, "attribute '%s' needs a value (key=value)", tok);
+    *eq = '\0';
+    char *key = trim(tok), *value = trim(eq + 1);
+    if (!strcmp(key, "id")) {
+      free(in->id);
+      if (!(in->id = strdup(value))) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "id");
+    } else if (!strcmp(key, "dep")) {
+      FCL_TRY(split_list(c, value, &in->deps, &in->ndeps));
+      in->deps_given = true;
+    } else if (!strcmp(key, "inames")) {
+      *inames_plus = value[0] == '+';
+      FCL_TRY(split_list(c, value + (*inames_plus ? 1 : 0), inames, ninames));
+    } else if (!strcmp(key, "if")) {
+      FCL_TRY(split_list(c, value, &in->conds, &in->nconds));
+    } else if (!strcmp(key, "priority")) {
+      char *end;
+      long p = strtol(value, &end, 10);
+      if (*end || end == value) return STMT_ERROR(c, "priority '%s' is not an integer", value);
+      in->priority = (int)p;
+    } else {
+      return STMT_ERROR(c, "unknown attribute '%s' (id, dep, inames, if, priority)", key);
+    }
+  }
+  return FCL_OK;
+}
+
+static fcl_status parse_expr(const ctx *c, const char *text, const char *what, fcl__expr **out) {
+  const char *err;
+  size_t pos;
+  *out = fcl__expr_parse(text, &err, &pos);
+  if (!*out) return STMT_ERROR(c, "%s: %s at '%s'", what, err, text + pos);
+  return FCL_OK;
+}
+
+static fcl_status add_rule(const ctx *c, char *head, char *body) {
+  fcl_kbuilder *kb = c->kb;
+  fcl__expr *h = NULL, *b = NULL;
+  FCL_TRY(parse_expr(c, head, "rule head", &h));
+  fcl_status st = FCL_OK;
+  if (h->kind != E_CALL && h->kind != E_VAR)
+    st = STMT_ERROR(c, "a rule head is 'name(arg, ...)'");
+  for (size_t i = 0; st == FCL_OK && i < h->nkids; ++i)
+    if (h->kids[i]->kind != E_VAR) st = STMT_ERROR(c, "rule arguments must be names");
+  if (st == FCL_OK && (find_rule(kb, h->text) || fcl__kb_var(kb, h->text)))
+    st = STMT_ERROR(c, "the name '%s' is already used", h->text);
+  if (st == FCL_OK) st = parse_expr(c, body, "rule body", &b);
+  if (st == FCL_OK) st = inline_rules(c, &b, 0);
+  fcl__rule r = {0};
+  if (st == FCL_OK) {
+    r.name = strdup(h->text);
+    r.args = h->nkids ? calloc(h->nkids, sizeof *r.args) : NULL;
+    r.nargs = h->nkids;
+    for (size_t i = 0; i < h->nkids && r.args; ++i) r.args[i] = strdup(h->kids[i]->text);
+    fcl__rule *grown = realloc(kb->rules, (kb->nrules + 1) * sizeof *grown);
+    if (grown) kb->rules = grown;
+    if (!grown || !r.name || (h->nkids && !r.args))
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "rule");
+  }
+  if (st == FCL_OK) {
+    r.body = b;
+    b = NULL;
+    kb->rules[kb->nrules++] = r;
+  } else {
+    free(r.name);
+    for (size_t i = 0; r.args && i < r.nargs; ++i) free(r.args[i]);
+    free(r.args);
+  }
+  fcl__expr_free(h);
+  fcl__expr_free(b);
+  return st;
+}
+
+static fcl_dtype type_named(const char *name, bool *ok) {
+  static const struct {
+    const char *n;
+    fcl_dtype t;
+  } map[] = {{"float", FCL_FLOAT32}, {"double", FCL_FLOAT64}, {"int", FCL_INT32},
+             {"uint", FCL_UINT32},   {"long", FCL_INT64},     {"ulong", FCL_UINT64},
+             {"short", FCL_INT16},   {"ushort", FCL_UINT16},  {"char", FCL_INT8},
+             {"uchar", FCL_UINT8},   {"float32", FCL_FLOAT32}, {"float64", FCL_FLOAT64},
+             {"int32", FCL_INT32},   {"int64", FCL_INT64}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; ++i)
+    if (!strcmp(map[i].n, name)) {
+      *ok = true;
+      return map[i].t;
+    }
+  *ok = false;
+  return FCL_INT32;
+}
+
+/* A temporary declared by its first assignment ("<float> t[i] = ..."). */
+static fcl_status declare_temp(const ctx *c, const char *type, const fcl__expr *lhs) {
+  fcl_kbuilder *kb = c->kb;
+  if (fcl__kb_var(kb, lhs->text) || fcl__kb_iname(kb, lhs->text))
+    return STMT_ERROR(c, "'%s' is declared again", lhs->text);
+  bool ok = true;
+  fcl_dtype t = *type ? type_named(type, &ok) : FCL_FLOAT32;
+  if (!ok) return STMT_ERROR(c, "unknown type '<%s>'", type);
+  char shape[256] = "";
+  for (size_t d = 0; d < lhs->nkids; ++d) {
+    const fcl__expr *x = lhs->kids[d];
+    const fcl__iname *in = x->kind == E_VAR ? fcl__kb_iname(kb, x->text) : NULL;
+    int64_t lo, hi;
+    if (!in || !fcl__kb_const(kb, in->lo, &lo) || !fcl__kb_const(kb, in->hi, &hi) || lo != 0)
+      return STMT_ERROR(c, "the indices of a declared temporary must be inames over [0, constant)");
+    size_t len = strlen(shape);
+    snprintf(shape + len, sizeof shape - len, "%s%lld", d ? ", " : "", (long long)hi);
+  }
+  FCL_TRY(fcl_kbuilder_add_temporary(kb, lhs->text, t, FCL_TEMP_PRIVATE, shape));
+  kb->vars[kb->nvars - 1].auto_type = !*type;
+  return FCL_OK;
+}
+
+/* Position of the assignment '=' (not ==, <=, >=, !=) at depth 0, or NULL. */
+static char *find_assign(char *s) {
+  int depth = 0;
+  for (char *p = s; *p; ++p) {
+    if (*p == '(' || *p == '[') depth++;
+    else if (*p == ')' || *p == ']') depth--;
+    else if (*p == '=' && depth == 0 && p[1] != '=' &&
+             (p == s || !strchr("=!<>", p[-1])))
+      return p;
+  }
+  return NULL;
+}
+
+static fcl_status add_insn(const ctx *c, char *stmt) {
+  fcl_kbuilder *kb = c->kb;
+  fcl__insn in = {.priority = 0, .prefetch = SIZE_MAX};
+  char **given = NULL;
+  size_t ngiven = 0;
+  bool plus = false;
+  fcl_status st = FCL_OK;
+  /* attributes: a trailing {...} */
+  size_t len = strlen(stmt);
+  if (len && stmt[len - 1] == '}') {
+    char *open = strrchr(stmt, '{');
+    if (!open) return STMT_ERROR(c, "unbalanced '}'");
+    stmt[len - 1] = '\0';
+    *open = '\0';
+    st = parse_attrs(c, open + 1, &in, &plus, &given, &ngiven);
+  }
+  char *body = trim(stmt), type[32] = "";
+  bool declares = false;
+  if (st == FCL_OK && body[0] == '<') {
+    char *gt = strchr(body, '>');
+    if (!gt || (size_t)(gt - body) >= sizeof type) st = STMT_ERROR(c, "bad type '<...>'");
+    else {
+      memcpy(type, body + 1, (size_t)(gt - body - 1));
+      type[gt - body - 1] = '\0';
+      char *t = trim(type);
+      memmove(type, t, strlen(t) + 1);
+      declares = true;
+      body = trim(gt + 1);
+    }
+  }
+  char *eq = st == FCL_OK ? find_assign(body) : NULL;
+  if (st == FCL_OK && !eq) st = STMT_ERROR(c, "expected 'lhs = expression'");
+  char op = 0;
+  if (st == FCL_OK) {
+    *eq = '\0';
+    if (eq > body && strchr("+-*/", eq[-1])) {
+      op = eq[-1];
+      eq[-1] = '\0';
+    }
+    st = parse_expr(c, trim(body), "left side", &in.lhs);
+  }
+  if (st == FCL_OK) st = parse_expr(c, trim(eq + 1), "right side", &in.rhs);
+  if (st == FCL_OK && in.lhs->kind != E_VAR && in.lhs->kind != E_SUBSCRIPT)
+    st = STMT_ERROR(c, "the left side must be a variable or an array element");
+  if (st == FCL_OK && op) {
+    char ops[2] = {op, '\0'};
+    fcl__expr *l = fcl__expr_clone(in.lhs);
+    in.rhs = fcl__expr_binary(ops, l, in.rhs);
+    if (!in.rhs) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  }
+  if (st == FCL_OK && declares) {
+    if (op) st = STMT_ERROR(c, "a declaration cannot be a compound assignment");
+    else st = declare_temp(c, type, in.lhs);
+  }
+  if (st == FCL_OK) {
+    const fcl__var *v = fcl__kb_var(kb, in.lhs->text);
+    if (!v) st = STMT_ERROR(c, "unknown variable '%s' on the left side", in.lhs->text);
+    else if (v->kind != V_ARRAY && v->kind != V_TEMP)
+      st = STMT_ERROR(c, "cannot assign to %s '%s'",
+                      v->kind == V_PARAM ? "parameter" : "scalar argument", v->name);
+  }
+  if (st == FCL_OK && fcl__kb_iname(kb, in.lhs->text))
+    st = STMT_ERROR(c, "cannot assign to iname '%s'", in.lhs->text);
+  if (st == FCL_OK) st = inline_rules(c, &in.rhs, 0);
+  if (st == FCL_OK) st = resolve_reductions(c, in.rhs);
+  if (st == FCL_OK) st = check_names(c, in.lhs);
+  if (st == FCL_OK) st = check_names(c, in.rhs);
+  if (st == FCL_OK && !in.id) {
+    char id[32];
+    do snprintf(id, sizeof id, "insn_%zu", kb->next_insn++);
+    while (fcl__kb_insn(kb, id));
+    if (!(in.id = strdup(id))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  } else if (st == FCL_OK && fcl__kb_insn(kb, in.id)) {
+    st = STMT_ERROR(c, "id '%s' is already used", in.id);
+  }
+  for (size_t i = 0; st == FCL_OK && i < in.nconds; ++i) {
+    const fcl__var *v = fcl__kb_var(kb, in.conds[i]);
+    if (!v || v->ndim) st = STMT_ERROR(c, "if=%s: not a scalar variable", in.conds[i]);
+  }
+  /* inames: the given ones, or those used (plus the given ones with '+') */
+  char *used[32];
+  size_t nused = 0;
+  if (st == FCL_OK && (!ngiven || plus)) {
+    used_inames(kb, in.lhs, NULL, 0, used, &nused, 32);
+    used_inames(kb, in.rhs, NULL, 0, used, &nused, 32);
+  }
+  for (size_t i = 0; st == FCL_OK && i < ngiven; ++i) {
+    if (!fcl__kb_iname(kb, given[i])) st = STMT_ERROR(c, "inames=: unknown iname '%s'", given[i]);
+    bool dup = false;
+    for (size_t k = 0; k < nused; ++k) dup = dup || !strcmp(used[k], given[i]);
+    if (!dup && nused < 32) used[nused++] = given[i];
+  }
+  in.inames_given = ngiven && !plus;
+  if (st == FCL_OK && nused) {
+    in.inames = calloc(nused, sizeof *in.inames);
+    for (size_t i = 0; in.inames && i < nused; ++i)
+      if ((in.inames[i] = strdup(used[i]))) in.ninames++;
+    if (in.ninames != nused) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  }
+  /* the text without the quotes of the label */
+  if (st == FCL_OK && !(in.text = strndup(c->stmt + 1, strlen(c->stmt) - 2)))
+    st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "insn");
+  fcl__insn *grown = st == FCL_OK ? realloc(kb->insns, (kb->ninsns + 1) * sizeof *grown) : NULL;
+  if (st == FCL_OK && !grown) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  for (size_t i = 0; i < ngiven; ++i) free(given[i]);
+  free(given);
+  if (st != FCL_OK) {
+    free(in.id);
+    free(in.text);
+    fcl__expr_free(in.lhs);
+    fcl__expr_free(in.rhs);
+    for (size_t i = 0; i < in.ninames; ++i) free(in.inames[i]);
+    free(in.inames);
+    for (size_t i = 0; i < in.ndeps; ++i) free(in.deps[i]);
+    free(in.deps);
+    for (size_t i = 0; i < in.nconds; ++i) free(in.conds[i]);
+    free(in.conds);
+    return st;
+  }
+  fcl__var *target = fcl__kb_var(kb, in.lhs->text);
+  target->written = true;
+  kb->insns = grown;
+  kb->insns[kb->ninsns++] = in;
+  return FCL_OK;
+}
+
+fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(text, 2);
+  /* all or nothing: work on a copy, keep it on success */
+  fcl_kbuilder *work = NULL;
+  FCL_TRY(fcl_kbuilder_copy(kb, &work));
+  char *copy = strdup(text);
+  fcl_status st = copy ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instructions");
+  for (char *save = NULL, *line = copy ? strtok_r(copy, "\n;", &save) : NULL;
+       st == FCL_OK && line; line = strtok_r(NULL, "\n;", &save)) {
+    char *stmt = trim(line);
+    if (!*stmt || stmt[0] == '#' || !strncmp(stmt, "//", 2)) continue;
+    char label[512];
+    snprintf(label, sizeof label, "'%s'", stmt);
+    ctx c = {work, label};
+    char *rule = strstr(stmt, ":=");
+    if (rule) {
+      *rule = '\0';
+      st = add_rule(&c, trim(stmt), trim(rule + 2));
+    } else {
+      st = add_insn(&c, stmt);
+    }
+  }
+  free(copy);
+  if (st == FCL_OK) {
+    fcl_kbuilder swap = *kb;
+    *kb = *work;
+    *work = swap;
+  }
+  fcl_kbuilder_destroy(&work);
+  return st;
+}

@@ -1,0 +1,370 @@
+/* Generated kernels against plain C loops on random data, each with several tag/split/prefetch
+ * choices, in float and double: elementwise map, 2D 5-point stencil, 3D 7-point stencil with a
+ * local prefetch, 2D transpose through local memory (prefetch and explicit local tile),
+ * reductions along one axis, matrix-vector product, rules and temporaries. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_check.h"
+
+typedef void (*variant_fn)(fcl_kbuilder *kb);
+typedef struct {
+  const char *name;
+  variant_fn apply;
+} variant;
+
+/* Run every variant of a base kernel (each on its own copy). */
+static void run_variants(kb_env *env, const fcl_kbuilder *base, const int64_t *params,
+                         kb_reference ref, const variant *v, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    fcl_kbuilder *kb = NULL;
+    CHECK_OK(fcl_kbuilder_copy(base, &kb));
+    if (!kb) continue;
+    int before = fcl_test_failures;
+    v[i].apply(kb);
+    if (fcl_test_failures == before) kb_check(env, kb, params, ref, v[i].name);
+    fcl_kbuilder_destroy(&kb);
+  }
+}
+
+static void v_none(fcl_kbuilder *kb) { (void)kb; }
+
+/* ---------------- elementwise map ---------------- */
+
+static void ref_map(kb_data *d, const int64_t *p) {
+  for (int64_t i = 0; i < p[0]; ++i) d->data[3][i] = d->scalar[0] * d->data[1][i] + sin(d->data[2][i]);
+}
+static void v_map_g64(fcl_kbuilder *kb) { CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0")); }
+static void v_map_vec(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 256, "g.0", NULL));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "vec"));
+}
+static void v_map_auto(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 128, "g.0", "l.auto"));
+}
+static void v_map_ilp(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 128, "g.0", NULL));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "ilp"));
+}
+
+static fcl_kbuilder *make_map(fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("axpy_sin", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_scalar(kb, "a", t));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "x", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "y", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "out[i] = a * x[i] + sin(y[i])"));
+  return kb;
+}
+
+static void map_tests(kb_env *env, fcl_dtype t) {
+  static const variant v[] = {{"sequential", v_none}, {"g.0/l.0 by 64", v_map_g64},
+                              {"vec 4 (remainder: unrolled)", v_map_vec},
+                              {"l.auto", v_map_auto}, {"ilp 4", v_map_ilp}};
+  fcl_kbuilder *kb = make_map(t);
+  int64_t n = 1000;
+  run_variants(env, kb, &n, ref_map, v, sizeof v / sizeof *v);
+  /* divisible sizes: the vector variant really uses vload/vstore */
+  CHECK_OK(fcl_kbuilder_assume(kb, "n mod 256 = 0"));
+  fcl_kbuilder *vk = NULL;
+  CHECK_OK(fcl_kbuilder_copy(kb, &vk));
+  v_map_vec(vk);
+  char *src = NULL;
+  CHECK_OK(fcl_kbuilder_generate(vk, &src));
+  CHECKF(src && strstr(src, "vload4") && strstr(src, "vstore4") && !strstr(src, "if ("),
+         "divisible vec 4 kernel should be vectorized and unguarded:\n%s", src ? src : "");
+  free(src);
+  n = 1024;
+  kb_check(env, vk, &n, ref_map, "vec 4, n multiple of 256");
+  fcl_kbuilder_destroy(&vk);
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* ---------------- rules, temporaries, attributes ---------------- */
+
+static void ref_rules(kb_data *d, const int64_t *p) {
+  for (int64_t i = 0; i < p[0]; ++i) {
+    double x = d->data[0][i], y = d->data[1][i];
+    double t = x * x + y;
+    d->data[2][i] = t > 1.5 ? 2.0 * t : t - 1.0;
+  }
+}
+
+static void rules_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("rules", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "x", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "y", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb,
+      "sq(v) := v * v\n"
+      "<> tt = sq(x[i]) + y[i]          {id=make_t}\n"
+      "<int> big = tt > 1.5             {id=test, dep=make*}\n"
+      "out[i] = tt - 1.0                {id=low, dep=make_t}\n"
+      "out[i] = 2.0 * tt                {id=high, dep=low:test, if=big}"));
+  int64_t n = 777;
+  static const variant v[] = {{"sequential", v_none}, {"g.0/l.0 by 64", v_map_g64}};
+  run_variants(env, kb, &n, ref_rules, v, 2);
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* ---------------- 2D 5-point stencil ---------------- */
+
+static void ref_stencil2d(kb_data *d, const int64_t *p) {
+  int64_t nx = p[0], ny = p[1];
+  const double *u = d->data[0];
+  for (int64_t j = 1; j < ny - 1; ++j)
+    for (int64_t i = 1; i < nx - 1; ++i)
+      d->data[1][j * nx + i] = u[j * nx + i - 1] + u[j * nx + i + 1] + u[(j - 1) * nx + i] +
+                               u[(j + 1) * nx + i] - 4.0 * u[j * nx + i];
+}
+static void v_s2_tile(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
+}
+static void v_s2_prefetch(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", NULL, 1));
+}
+static void v_s2_rows(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8, "g.0", "unr"));
+}
+
+static void stencil2d_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("laplace2d", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "nx"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "ny"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "u", t, "ny, nx"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "ny, nx"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [j, i]: 1 <= j < ny - 1 and 1 <= i < nx - 1 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb,
+      "out[j, i] = u[j, i - 1] + u[j, i + 1] + u[j - 1, i] + u[j + 1, i] - 4.0 * u[j, i]"));
+  static const variant v[] = {{"sequential", v_none}, {"16x16 tiles", v_s2_tile},
+                              {"32x4 tiles, prefetch", v_s2_prefetch},
+                              {"unrolled rows of 8", v_s2_rows}};
+  int64_t p[2] = {70, 45};
+  run_variants(env, kb, p, ref_stencil2d, v, sizeof v / sizeof *v);
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* ---------------- 3D 7-point stencil ---------------- */
+
+static void ref_stencil3d(kb_data *d, const int64_t *p) {
+  int64_t nx = p[0], ny = p[1], nz = p[2];
+  const double *u = d->data[1];
+  double a = d->scalar[0];
+#define U(k, j, i) u[((k) * ny + (j)) * nx + (i)]
+  for (int64_t k = 1; k < nz - 1; ++k)
+    for (int64_t j = 1; j < ny - 1; ++j)
+      for (int64_t i = 1; i < nx - 1; ++i)
+        d->data[2][(k * ny + j) * nx + i] =
+            a * U(k, j, i) + U(k, j, i - 1) + U(k, j, i + 1) + U(k, j - 1, i) + U(k, j + 1, i) +
+            U(k - 1, j, i) + U(k + 1, j, i);
+#undef U
+}
+static void v_s3_tiles(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "k:g.2"));
+}
+static void v_s3_prefetch(fcl_kbuilder *kb) {
+  v_s3_tiles(kb);
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", NULL, 0));
+}
+static void v_s3_march(fcl_kbuilder *kb) { /* 2.5D: a tile marches along k, refetching */
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", "tile", 1));
+}
+
+static void stencil3d_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("laplace3d", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "nx"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "ny"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "nz"));
+  CHECK_OK(fcl_kbuilder_add_scalar(kb, "a", t));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "u", t, "nz, ny, nx"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "nz, ny, nx"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < nz - 1 and 1 <= j < ny - 1 and "
+                                       "1 <= i < nx - 1 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb,
+      "out[k, j, i] = a * u[k, j, i] + u[k, j, i - 1] + u[k, j, i + 1] + u[k, j - 1, i]"
+      " + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i]"));
+  static const variant v[] = {{"tiles 32x4, k on groups", v_s3_tiles},
+                              {"tiles 32x4, k on groups, prefetch", v_s3_prefetch},
+                              {"tiles 16x8 marching in k, prefetch", v_s3_march}};
+  int64_t p[3] = {37, 21, 13};
+  run_variants(env, kb, p, ref_stencil3d, v, sizeof v / sizeof *v);
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* ---------------- transpose ---------------- */
+
+static void ref_transpose(kb_data *d, const int64_t *p) {
+  int64_t n = p[0], m = p[1];
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) d->data[1][i * m + j] = d->data[0][j * n + i];
+}
+static void v_tr_prefetch(fcl_kbuilder *kb, int pad) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, pad));
+}
+static void v_tr_pad0(fcl_kbuilder *kb) { v_tr_prefetch(kb, 0); }
+static void v_tr_pad1(fcl_kbuilder *kb) { v_tr_prefetch(kb, 1); }
+static void v_tr_plain(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.1", "l.1"));
+}
+
+static void transpose_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("transpose", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", t, "m, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "out[i, j] = a[j, i]"));
+  static const variant v[] = {{"16x16 direct", v_tr_plain}, {"16x16 prefetch", v_tr_pad0},
+                              {"16x16 prefetch, padded", v_tr_pad1}};
+  int64_t p[2] = {50, 35};
+  run_variants(env, kb, p, ref_transpose, v, sizeof v / sizeof *v);
+  fcl_kbuilder_destroy(&kb);
+
+  /* the same with an explicit local tile: the barrier between load and store is inserted */
+  CHECK_OK(fcl_kbuilder_create("transpose_tile", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", t, "m, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_temporary(kb, "tile", t, FCL_TEMP_LOCAL, "16, 17"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [bi, bj, li, lj]: 0 <= bi < n / 16 and "
+                                       "0 <= bj < m / 16 and 0 <= li < 16 and 0 <= lj < 16 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb,
+      "tile[lj, li] = a[bj * 16 + lj, bi * 16 + li]         {id=load}\n"
+      "out[bi * 16 + lj, bj * 16 + li] = tile[li, lj]       {id=store}"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "bi:g.0, bj:g.1, li:l.0, lj:l.1"));
+  char *src = NULL;
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  CHECKF(src && strstr(src, "barrier(CLK_LOCAL_MEM_FENCE)"), "no barrier:\n%s", src ? src : "");
+  free(src);
+  int64_t q[2] = {48, 32};
+  kb_check(env, kb, q, ref_transpose, "explicit local tile");
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* ---------------- reductions ---------------- */
+
+static void ref_reduce(kb_data *d, const int64_t *p) {
+  int64_t n = p[0], m = p[1];
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0, mx = -INFINITY;
+    for (int64_t j = 0; j < m; ++j) {
+      s += d->data[0][i * m + j];
+      mx = fmax(mx, d->data[0][i * m + j]);
+    }
+    d->data[1][i] = s;
+    d->data[2][i] = mx;
+  }
+}
+static void v_red_rows(fcl_kbuilder *kb) { CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0")); }
+static void v_red_unr(fcl_kbuilder *kb) {
+  v_red_rows(kb);
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, NULL, "unr"));
+}
+
+static void reduction_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("row_reduce", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", t, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "total", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "largest", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "total[i] = sum(j, a[i, j])\n"
+                                             "largest[i] = max(j, a[i, j])"));
+  static const variant v[] = {{"sequential", v_none}, {"rows on l.0", v_red_rows},
+                              {"rows on l.0, j unrolled by 8 with remainder", v_red_unr}};
+  int64_t p[2] = {75, 37};
+  run_variants(env, kb, p, ref_reduce, v, sizeof v / sizeof *v);
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* ---------------- matrix-vector ---------------- */
+
+static void ref_matvec(kb_data *d, const int64_t *p) {
+  int64_t n = p[0], m = p[1];
+  for (int64_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (int64_t j = 0; j < m; ++j) s += d->data[0][i * m + j] * d->data[1][j];
+    d->data[2][i] = s;
+  }
+}
+static void v_mv_rows(fcl_kbuilder *kb) { CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0")); }
+static void v_mv_ilp(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 128, "g.0", NULL));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "ilp"));
+}
+static void v_mv_unr(fcl_kbuilder *kb) {
+  v_mv_rows(kb);
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, NULL, "unr"));
+}
+
+static void matvec_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("matvec", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "A", t, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "x", t, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "y", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "y[i] = sum(j, A[i, j] * x[j])"));
+  static const variant v[] = {{"rows on l.0", v_mv_rows}, {"ilp 4", v_mv_ilp},
+                              {"j unrolled by 4", v_mv_unr}};
+  int64_t p[2] = {300, 97};
+  run_variants(env, kb, p, ref_matvec, v, sizeof v / sizeof *v);
+  /* x in local memory: the sweep covers the whole reduction, so m must be fixed */
+  CHECK_OK(fcl_kbuilder_fix_parameters(kb, "m=97"));
+  v_mv_rows(kb);
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "x", "j", NULL, 0));
+  CHECK(fcl_kbuilder_num_params(kb) == 1);
+  kb_check(env, kb, p, ref_matvec, "rows on l.0, x prefetched");
+  fcl_kbuilder_destroy(&kb);
+}
+
+static void on_device(const fcl_device_entry *device, void *user) {
+  (void)user;
+  kb_env env;
+  kb_env_open(&env, device);
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device->device, &info));
+  fcl_dtype types[2] = {FCL_FLOAT32, FCL_FLOAT64};
+  for (int k = 0; k < 2; ++k) {
+    if (types[k] == FCL_FLOAT64 && !fcl_device_has_extension(&info, "cl_khr_fp64")) {
+      printf("  %s: no cl_khr_fp64, double variants not run\n", env.device);
+      continue;
+    }
+    map_tests(&env, types[k]);
+    rules_tests(&env, types[k]);
+    stencil2d_tests(&env, types[k]);
+    stencil3d_tests(&env, types[k]);
+    transpose_tests(&env, types[k]);
+    reduction_tests(&env, types[k]);
+    matvec_tests(&env, types[k]);
+  }
+  kb_env_close(&env);
+}
+
+int main(void) { return fcl_test_run_on_devices(on_device, NULL); }
