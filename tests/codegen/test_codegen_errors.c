@@ -1,0 +1,268 @@
+/* Invalid kernels get errors that name what is wrong (the instruction, the iname, the tag);
+ * the description, the work sizes, the remainder guards and the launcher's parameters. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+static fcl_kbuilder *base(void) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("k", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "b", FCL_FLOAT32, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "v", FCL_FLOAT32, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
+  return kb;
+}
+
+static void generate_fails(fcl_kbuilder *kb, const char *t1, const char *t2) {
+  char *src = NULL;
+  CHECK_STATUS(fcl_kbuilder_generate(kb, &src), FCL_ERR_INVALID_ARGUMENT, t1);
+  if (t2) CHECKF(fcl_test_contains(fcl_last_error(), t2), "'%s' not in: %s", t2, fcl_last_error());
+  CHECK(src == NULL);
+}
+
+static void declarations(void) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_STATUS(fcl_kbuilder_create("2bad", &kb), FCL_ERR_INVALID_ARGUMENT, "not a C identifier");
+  kb = base();
+  CHECK_STATUS(fcl_kbuilder_add_array(kb, "c", FCL_FLOAT32, "n, q"), FCL_ERR_INVALID_ARGUMENT,
+               "'q' is not a parameter");
+  CHECK_STATUS(fcl_kbuilder_add_param(kb, "a"), FCL_ERR_INVALID_ARGUMENT, "already used");
+  CHECK_STATUS(fcl_kbuilder_add_temporary(kb, "t", FCL_FLOAT32, FCL_TEMP_LOCAL, "n"),
+               FCL_ERR_INVALID_ARGUMENT, "positive constants");
+  CHECK_STATUS(fcl_kbuilder_add_domain(kb, "{ [k]: 0 <= k }"), FCL_ERR_INVALID_ARGUMENT,
+               "iname 'k' has no upper bound");
+  CHECK_STATUS(fcl_kbuilder_add_domain(kb, "{ [k]: 0 <= k < i }"), FCL_ERR_INVALID_ARGUMENT,
+               "may only use parameters");
+  CHECK_STATUS(fcl_kbuilder_add_domain(kb, "[k] 0 < k"), FCL_ERR_INVALID_ARGUMENT, "expected");
+  CHECK_STATUS(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"), FCL_ERR_INVALID_ARGUMENT,
+               "already used");
+  fcl_kbuilder_destroy(&kb);
+}
+
+static void instructions(void) {
+  fcl_kbuilder *kb = base();
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] + q"),
+               FCL_ERR_INVALID_ARGUMENT, "unknown name 'q'");
+  CHECKF(fcl_test_contains(fcl_last_error(), "b[i, j] = a[i, j] + q"), "statement not named: %s",
+         fcl_last_error());
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "b[i, j] = (a[i, j] + 1"),
+               FCL_ERR_INVALID_ARGUMENT, "expected ')'");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "n = 3"), FCL_ERR_INVALID_ARGUMENT,
+               "cannot assign to parameter 'n'");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "b[i] = 1"), FCL_ERR_INVALID_ARGUMENT,
+               "'b' has 2 dimensions, 1 indices given");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = sum(x, a[i, j])"),
+               FCL_ERR_INVALID_ARGUMENT, "needs an iname");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = a[i, j] {color=red}"),
+               FCL_ERR_INVALID_ARGUMENT, "unknown attribute 'color'");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "f(x) := g(x)\nv[i] = f(1) {id=a1}\n"
+                                                 "v[i] = 2 {id=a1}"),
+               FCL_ERR_INVALID_ARGUMENT, "id 'a1' is already used");
+  /* all or nothing: the rule and the first instruction above were not kept */
+  char *text = NULL;
+  CHECK_OK(fcl_kbuilder_describe(kb, &text));
+  CHECKF(text && !strstr(text, "insn") && !strstr(text, "rule"), "partial add kept:\n%s", text);
+  free(text);
+  CHECK_STATUS(fcl_kbuilder_generate(kb, &text), FCL_ERR_INVALID_ARGUMENT, "no instructions");
+  /* an iname the instruction uses but its inames= leave out */
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] {inames=i}"));
+  generate_fails(kb, "uses iname 'j', which is not among its inames", NULL);
+  fcl_kbuilder_destroy(&kb);
+}
+
+static void tags(void) {
+  fcl_kbuilder *kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] {id=copy}"));
+  CHECK_STATUS(fcl_kbuilder_tag_inames(kb, "i:l.9"), FCL_ERR_INVALID_ARGUMENT, "unknown tag 'l.9'");
+  CHECK_STATUS(fcl_kbuilder_tag_inames(kb, "i:g.0, i:l.0"), FCL_ERR_INVALID_ARGUMENT,
+               "iname 'i' is tagged twice");
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "i:g.0"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "i:g.0")); /* the same tag again is fine */
+  CHECK_STATUS(fcl_kbuilder_tag_inames(kb, "i:l.0"), FCL_ERR_INVALID_ARGUMENT,
+               "already tagged g.0; it cannot also be l.0");
+  CHECK_STATUS(fcl_kbuilder_split_iname(kb, "i", 4, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "split before tagging");
+  CHECK_STATUS(fcl_kbuilder_split_iname(kb, "zz", 4, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "unknown iname 'zz'");
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
+  CHECK_STATUS(fcl_kbuilder_tag_inames(kb, "j:g.1"), FCL_ERR_INVALID_ARGUMENT, "was split");
+  /* i and j_outer are both g.0 in one instruction */
+  generate_fails(kb, "insn 'copy'", "both tagged g.0");
+  fcl_kbuilder_destroy(&kb);
+
+  kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j]"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "j:l.0"));
+  generate_fails(kb, "iname 'j' is tagged l.0 but its extent is not a positive constant", NULL);
+  fcl_kbuilder_destroy(&kb);
+
+  kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "v[i] = sum(j, a[i, j]) {id=rowsum}"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, NULL, "l.0"));
+  generate_fails(kb, "insn 'rowsum'", "reduction iname 'j_inner' is tagged l.0");
+  fcl_kbuilder_destroy(&kb);
+}
+
+static void dependencies(void) {
+  fcl_kbuilder *kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "a[i, j] = b[i, j] + 1 {id=first, dep=second}\n"
+                                             "b[i, j] = a[i, j] * 2 {id=second, dep=fir*}"));
+  generate_fails(kb, "dependency cycle", "insn 'first'");
+  CHECKF(fcl_test_contains(fcl_last_error(), "insn 'second'"), "%s", fcl_last_error());
+  fcl_kbuilder_destroy(&kb);
+  kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] {id=only, dep=nothing*}"));
+  generate_fails(kb, "insn 'only'", "dep 'nothing*' matches no instruction");
+  fcl_kbuilder_destroy(&kb);
+}
+
+static void parameters_and_prefetch(void) {
+  fcl_kbuilder *kb = base();
+  CHECK_OK(fcl_kbuilder_assume(kb, "n mod 16 = 0 and n >= 16"));
+  CHECK_STATUS(fcl_kbuilder_fix_parameters(kb, "n=40"), FCL_ERR_INVALID_ARGUMENT,
+               "n = 40 contradicts the assumptions");
+  CHECK_STATUS(fcl_kbuilder_assume(kb, "n is large"), FCL_ERR_INVALID_ARGUMENT,
+               "is not 'p mod k = 0' or 'p >= c'");
+  CHECK_STATUS(fcl_kbuilder_fix_parameters(kb, "i=3"), FCL_ERR_INVALID_ARGUMENT,
+               "'i' is not a parameter");
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] + a[j, i]\nv[i] = a[i, 0]"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "b", "i_inner", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
+               "only read-only arrays");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, 0),
+               FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_outer", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
+               "sweep iname 'i_outer' needs a constant range");
+  fcl_kbuilder_destroy(&kb);
+
+  kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j]"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_inner", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
+               "depend on local iname 'j_inner', which is not swept");
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* Description, guards, work sizes. */
+static void outputs(void) {
+  fcl_kbuilder *kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = 2 * a[i, j] {id=twice}"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 32, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "i:g.1"));
+  char *text = NULL, *src = NULL;
+  CHECK_OK(fcl_kbuilder_describe(kb, &text));
+  CHECKF(text && strstr(text, "{ [i, j]: 0 <= i < n and 0 <= j < m }") &&
+             strstr(text, "j_inner in [0, 32) l.0") && strstr(text, "i in [0, n) g.1") &&
+             strstr(text, "twice: b[i, j] = 2 * a[i, j]") && strstr(text, "split_iname(j, 32"),
+         "description:\n%s", text ? text : "");
+  free(text);
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  CHECKF(src && strstr(src, "reqd_work_group_size(32, 1, 1)") &&
+             strstr(src, "if ((j_outer * 32 + j_inner) < m)"),
+         "expected a remainder guard:\n%s", src ? src : "");
+  free(src);
+  int64_t p[2] = {10, 100};
+  cl_uint dim = 0;
+  size_t g[3], l[3];
+  CHECK_OK(fcl_kbuilder_work_size(kb, p, &dim, g, l));
+  CHECKF(dim == 2 && g[0] == 4 * 32 && g[1] == 10 && l[0] == 32 && l[1] == 1,
+         "work size %u (%zu, %zu) / (%zu, %zu)", dim, g[0], g[1], l[0], l[1]);
+  /* divisibility removes the guard */
+  CHECK_OK(fcl_kbuilder_assume(kb, "m mod 64 = 0"));
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  CHECKF(src && !strstr(src, "if ("), "guard left despite m mod 64 = 0:\n%s", src ? src : "");
+  free(src);
+  /* fixed parameters leave the arguments */
+  CHECK_OK(fcl_kbuilder_fix_parameters(kb, "m=128"));
+  CHECK(fcl_kbuilder_num_params(kb) == 1 && !strcmp(fcl_kbuilder_param_name(kb, 0), "n"));
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  CHECKF(src && !strstr(src, "const int m") && strstr(src, " * 128 + "),
+         "m should be a constant:\n%s", src ? src : "");
+  free(src);
+  fcl_kbuilder_destroy(&kb);
+}
+
+/* The built kernel is a launcher whose parameters are the kernel arguments. */
+static void launcher(const fcl_device_entry *device, void *user) {
+  (void)user;
+  fcl_context *ctx = NULL;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_context_create(1, &device->device, &ctx));
+  CHECK_OK(fcl_queue_create(ctx, device->device, 0, &q));
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("fill", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_scalar(kb, "value", FCL_FLOAT32));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "x", FCL_FLOAT32, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "x[i] = value + i"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0"));
+  fcl_launcher *l = NULL, *list = NULL;
+  CHECK_OK(fcl_kbuilder_build(kb, ctx, NULL, q, &l));
+  CHECK(l && fcl_launcher_num_params(l) == 3);
+  const char *want[3] = {"n", "value", "x"};
+  fcl_value_type types[3] = {FCL_TYPE_I32, FCL_TYPE_F32, FCL_TYPE_BUFFER};
+  for (size_t i = 0; l && i < 3; ++i) {
+    const char *name;
+    fcl_value_type t;
+    CHECK_OK(fcl_launcher_param(l, i, &name, &t));
+    CHECKF(!strcmp(name, want[i]) && t == types[i], "parameter %zu: %s %s", i, name,
+           fcl_value_type_name(t));
+  }
+  CHECK(fcl_launcher_global_size_configured(l));
+  /* in a list, with sizes following n per call */
+  CHECK_OK(fcl_launcher_create_list("fills", &list));
+  CHECK_OK(fcl_launcher_list_push(list, l));
+  enum { N = 300 };
+  float host[N];
+  for (int i = 0; i < N; ++i) host[i] = -1;
+  cl_int err;
+  cl_mem x = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            sizeof host, host, &err);
+  fcl_param_set *ps = NULL;
+  CHECK_OK(fcl_param_set_create(list, &ps));
+  CHECK_OK(fcl_param_set_buffer(ps, "x", x));
+  CHECK_OK(fcl_param_set_f32(ps, "value", 0.5f));
+  CHECK_OK(fcl_param_set_i32(ps, "n", 0)); /* nothing to do: no launch, no error */
+  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_param_set_i32(ps, "n", 100));
+  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_param_set_i32(ps, "n", 250));
+  CHECK_OK(fcl_param_set_f32(ps, "value", 1000.0f));
+  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += host[i] != (i < 250 ? 1000.0f + (float)i : -1.0f);
+  CHECKF(bad == 0, "%d wrong elements after calls with n = 0, 100, 250", bad);
+  fcl_param_set_destroy(&ps);
+  fcl_launcher_destroy(&list);
+  clReleaseMemObject(x);
+  /* a kernel the OpenCL compiler rejects: the build error comes back with the log */
+  fcl_kbuilder *badk = NULL;
+  CHECK_OK(fcl_kbuilder_copy(kb, &badk));
+  CHECK_OK(fcl_kbuilder_add_instructions(badk, "x[i] = no_such_function(x[i])"));
+  CHECK_STATUS(fcl_kbuilder_build(badk, ctx, NULL, q, &l), FCL_ERR_BUILD_FAILED,
+               "generated: kernel 'fill'");
+  CHECK(l == NULL);
+  fcl_kbuilder_destroy(&badk);
+  fcl_kbuilder_destroy(&kb);
+  clReleaseCommandQueue(q);
+  fcl_context_release(&ctx);
+}
+
+int main(void) {
+  declarations();
+  instructions();
+  tags();
+  dependencies();
+  parameters_and_prefetch();
+  outputs();
+  int code = fcl_test_run_on_devices(launcher, NULL);
+  return code ? code : fcl_test_exit_code();
+}
