@@ -6,14 +6,12 @@
  * entry carries a checksum of its payload; a corrupt or truncated entry is logged, removed and
  * rebuilt. */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "check.h"
+#include "files.h"
 #include "flowcl/version.h"
 #include "runtime_impl.h"
 #include "sha256.h"
@@ -46,20 +44,6 @@ fcl_status fcl_program_cache_dir(char *buf, size_t size) {
   return FCL_OK;
 }
 
-/* mkdir -p; an existing directory is fine. */
-static int make_dirs(const char *path) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s", path);
-  for (char *p = tmp + 1; *p; ++p) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
-  return 0;
-}
-
 static void hash_string(fcl__sha256 *h, const char *label, const char *s) {
   uint64_t n = s ? strlen(s) : 0;
   fcl__sha256_update(h, label, strlen(label) + 1);
@@ -85,21 +69,6 @@ static void hash_device(fcl__sha256 *h, cl_device_id device) {
     clGetDeviceInfo(device, dinfo[i], sizeof buf, buf, NULL);
     hash_string(h, "device", buf);
   }
-}
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *data = NULL;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)n + 1)) != NULL) {
-      *size = fread(data, 1, (size_t)n, f);
-      data[*size] = '\0';
-    }
-  }
-  fclose(f);
-  return data;
 }
 
 /* Hash the contents of every header the source includes ("#include" lines resolved against the
@@ -129,7 +98,7 @@ static void hash_includes(fcl__sha256 *h, const char *source, const char *option
       char path[2300];
       snprintf(path, sizeof path, "%.*s/%s", (int)len, d, name);
       size_t size = 0;
-      char *text = read_file(path, &size);
+      char *text = fcl__file_read(path, &size);
       if (!text) continue;
       hash_string(h, "include", name);
       hash_string(h, "contents", text);
@@ -190,7 +159,7 @@ bool fcl__cache_load(const char *key, fcl__cache_entry *entry) {
   if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK || !dir[0]) return false;
   entry_path(dir, key, path, sizeof path);
   size_t size = 0;
-  unsigned char *data = (unsigned char *)read_file(path, &size);
+  unsigned char *data = (unsigned char *)fcl__file_read(path, &size);
   if (!data) return false;
   if (size < HEADER_SIZE) return reject(path, "shorter than its header", data);
   if (memcmp(data, CACHE_MAGIC, 8) != 0) return reject(path, "bad magic", data);
@@ -223,17 +192,14 @@ bool fcl__cache_load(const char *key, fcl__cache_entry *entry) {
 }
 
 void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
-  char dir[4096], path[4200], tmp[4300];
+  char dir[4096], path[4200];
   if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK || !dir[0]) return;
-  if (make_dirs(dir) != 0) {
+  if (fcl__make_dirs(dir) != 0) {
     fcl_log(FCL_LOG_WARNING, "program cache: cannot create %s: %s (not caching)", dir,
             strerror(errno));
     return;
   }
   entry_path(dir, key, path, sizeof path);
-  static atomic_uint counter;
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
-           atomic_fetch_add(&counter, 1));
   size_t nlog = entry->log ? strlen(entry->log) : 0, nmeta = entry->meta ? strlen(entry->meta) : 0;
   size_t total = HEADER_SIZE + entry->binary_size + nlog + nmeta;
   unsigned char *data = malloc(total);
@@ -250,15 +216,10 @@ void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
   if (nlog) memcpy(p + entry->binary_size, entry->log, nlog);
   if (nmeta) memcpy(p + entry->binary_size + nlog, entry->meta, nmeta);
   payload_digest(data + HEADER_SIZE, total - HEADER_SIZE, data + 36);
-  FILE *f = fopen(tmp, "wb");
-  bool ok = f && fwrite(data, 1, total, f) == total;
-  if (f && fclose(f) != 0) ok = false;
-  free(data);
-  if (!ok || rename(tmp, path) != 0) {
+  if (fcl__file_write_atomic(path, data, total) != 0)
     fcl_log(FCL_LOG_WARNING, "program cache: cannot write %s: %s (not caching)", path,
             strerror(errno));
-    remove(tmp);
-  }
+  free(data);
 }
 
 void fcl__cache_entry_free(fcl__cache_entry *entry) {
