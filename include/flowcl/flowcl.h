@@ -8,6 +8,7 @@
 #include "flowcl/array.h"
 #include "flowcl/launch.h"
 #include "flowcl/codegen.h"
+#include "flowcl/tune.h"
 #include "flowcl/version.h"
 
 #endif
