@@ -52,7 +52,8 @@ typedef struct {
   const int64_t *values; /* values[0]: the heuristic default */
 } fcl_tune_axis;
 
-/* Transform kb (a fresh copy of the base) for choice[a] = the value of axis a. */
+/* Transform kb (a fresh copy of the base) for choice[a] = the value of axis a. Returning
+ * FCL_ERR_NOT_SUPPORTED (or any error) skips the choice (outside the device's limits...). */
 typedef fcl_status (*fcl_tune_apply_fn)(void *user, fcl_kbuilder *kb, const int64_t *choice);
 
 typedef struct {

@@ -250,6 +250,8 @@ static fcl_status make_variant(const search *s, const size_t *idx, fcl_kbuilder 
   choice_values(s, idx, values);
   FCL_TRY(fcl_kbuilder_copy(s->base, out));
   fcl_status st = s->apply(s->user, *out, values);
+  if (st == FCL_ERR_NOT_SUPPORTED)
+    st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "the apply function refused this choice");
   if (st != FCL_OK) fcl_kbuilder_destroy(out);
   return st;
 }

@@ -1,0 +1,306 @@
+/* codegen: tuned generated kernels against the device's copy bandwidth, measured in the same run.
+ *
+ * On an N^3 float grid (N = 256 on a GPU, 128 otherwise): a 3D 7-point stencil and a transpose
+ * of every xy-plane (out[k, i, j] = in[k, j, i]), each tuned by fcl_tune over its space of
+ * choices, then timed (median of repeats, profiling events). Effective bandwidth counts one
+ * read and one write of the grid; the copy bandwidth is the better of clEnqueueCopyBuffer and a
+ * generated float4 copy kernel on the same buffers. The untuned default variant is timed side
+ * by side. Goals on a GPU: stencil >= 0.80 and transpose >= 0.75 of copy bandwidth.
+ * Usage: codegen [--device SPEC] [--size N] [--effort none|estimate|measure|exhaustive]
+ *                [--repeats R] [--json FILE] */
+#define _POSIX_C_SOURCE 200809L
+#include <flowcl/flowcl.h>
+
+#define BENCH_NAME "codegen"
+#include "bench_util.h"
+
+typedef struct {
+  fcl_context *ctx;
+  cl_command_queue q;
+  cl_mem a, b;
+  int64_t n;
+  size_t bytes;
+  int repeats;
+  size_t max_wg;
+  cl_ulong local_mem;
+} env;
+
+/* Median device time (ns) of a launcher called with in -> out buffers named in/out. */
+static fcl_status time_launcher(env *e, fcl_launcher *l, const char *in, const char *out,
+                                bool with_n, double *median) {
+  fcl_param_set *ps = NULL;
+  fcl_status st = fcl_param_set_create(l, &ps);
+  if (st == FCL_OK) st = fcl_param_set_buffer(ps, in, e->a);
+  if (st == FCL_OK) st = fcl_param_set_buffer(ps, out, e->b);
+  if (st == FCL_OK && with_n) st = fcl_param_set_i32(ps, "n", (int32_t)e->n);
+  double *t = calloc((size_t)e->repeats, sizeof *t);
+  if (!t) st = FCL_ERR_OUT_OF_MEMORY;
+  for (int r = -1; st == FCL_OK && r < e->repeats; ++r) { /* r = -1: warm-up */
+    cl_event ev = NULL;
+    st = fcl_launcher_call(l, e->q, 0, NULL, ps, &ev);
+    if (st == FCL_OK) st = fcl_events_wait(1, &ev);
+    cl_ulong t0 = 0, t1 = 0;
+    if (st == FCL_OK && r >= 0) {
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+      t[r] = (double)(t1 - t0);
+    }
+    if (ev) clReleaseEvent(ev);
+  }
+  if (st == FCL_OK) *median = bench_median(t, e->repeats);
+  free(t);
+  fcl_param_set_destroy(&ps);
+  return st;
+}
+
+/* ---------------- copy bandwidth ---------------- */
+
+static fcl_status copy_buffer_ns(env *e, double *median) {
+  double *t = calloc((size_t)e->repeats, sizeof *t);
+  if (!t) return FCL_ERR_OUT_OF_MEMORY;
+  for (int r = -1; r < e->repeats; ++r) {
+    cl_event ev = NULL;
+    if (clEnqueueCopyBuffer(e->q, e->a, e->b, 0, 0, e->bytes, 0, NULL, &ev) != CL_SUCCESS ||
+        clWaitForEvents(1, &ev) != CL_SUCCESS) {
+      free(t);
+      return FCL_ERR_OPENCL;
+    }
+    cl_ulong t0 = 0, t1 = 0;
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    if (r >= 0) t[r] = (double)(t1 - t0);
+    clReleaseEvent(ev);
+  }
+  *median = bench_median(t, e->repeats);
+  free(t);
+  return FCL_OK;
+}
+
+static fcl_status copy_kernel_ns(env *e, double *median) {
+  fcl_kbuilder *kb = NULL;
+  fcl_launcher *l = NULL;
+  char fixed[32];
+  snprintf(fixed, sizeof fixed, "n=%lld", (long long)e->n);
+  fcl_status st = fcl_kbuilder_create("copy", &kb);
+  if (st == FCL_OK) st = fcl_kbuilder_add_param(kb, "n");
+  if (st == FCL_OK) st = fcl_kbuilder_add_array(kb, "src", FCL_FLOAT32, "n * n * n");
+  if (st == FCL_OK) st = fcl_kbuilder_add_array(kb, "dst", FCL_FLOAT32, "n * n * n");
+  if (st == FCL_OK) st = fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n * n * n }");
+  if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, "dst[i] = src[i]");
+  if (st == FCL_OK) st = fcl_kbuilder_fix_parameters(kb, fixed);
+  if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i", 1024, "g.0", NULL);
+  if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "vec");
+  if (st == FCL_OK) st = fcl_kbuilder_build(kb, e->ctx, NULL, e->q, &l);
+  if (st == FCL_OK) st = time_launcher(e, l, "src", "dst", false, median);
+  fcl_launcher_destroy(&l);
+  fcl_kbuilder_destroy(&kb);
+  return st;
+}
+
+/* ---------------- the kernels and their spaces ---------------- */
+
+static fcl_kbuilder *make_stencil(void) {
+  fcl_kbuilder *kb = NULL;
+  if (fcl_kbuilder_create("stencil7", &kb) != FCL_OK ||
+      fcl_kbuilder_add_param(kb, "n") != FCL_OK ||
+      fcl_kbuilder_add_array(kb, "u", FCL_FLOAT32, "n, n, n") != FCL_OK ||
+      fcl_kbuilder_add_array(kb, "out", FCL_FLOAT32, "n, n, n") != FCL_OK ||
+      fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < n - 1 and 1 <= j < n - 1 and "
+                                  "1 <= i < n - 1 }") != FCL_OK ||
+      fcl_kbuilder_add_instructions(kb,
+          "out[k, j, i] = 0.5 * u[k, j, i] + 0.0833 * (u[k, j, i - 1] + u[k, j, i + 1] + "
+          "u[k, j - 1, i] + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i])") != FCL_OK)
+    fcl_kbuilder_destroy(&kb);
+  return kb;
+}
+
+static const int64_t st_tx[] = {64, 32, 128, 256}, st_ty[] = {4, 1, 2, 8}, st_vec[] = {1, 2, 4},
+                     st_pf[] = {0, 1};
+static const fcl_tune_axis stencil_axes[] = {
+    {"tile_x", 4, st_tx}, {"tile_y", 4, st_ty}, {"vec", 3, st_vec}, {"prefetch", 2, st_pf}};
+
+/* A choice outside the device's limits: the tuner skips it. */
+static fcl_status refuse(void) { return FCL_ERR_NOT_SUPPORTED; }
+
+static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) {
+  const env *e = user;
+  int64_t tx = c[0], ty = c[1], vec = c[2], pf = c[3];
+  if ((size_t)(tx * ty) > e->max_wg) return refuse();
+  if (pf && (cl_ulong)(3 * (ty + 2) * (tx * vec + 2) * 4) > e->local_mem)
+    return refuse();
+  fcl_status st = vec == 1 ? fcl_kbuilder_split_iname(kb, "i", tx, "g.0", "l.0")
+                           : fcl_kbuilder_split_iname(kb, "i", tx * vec, "g.0", NULL);
+  if (st == FCL_OK && vec > 1) st = fcl_kbuilder_split_iname(kb, "i_inner", vec, "l.0", "vec");
+  if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "j", ty, "g.1", "l.1");
+  if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "k:g.2");
+  if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", NULL, 0);
+  return st;
+}
+
+static fcl_kbuilder *make_transpose(void) {
+  fcl_kbuilder *kb = NULL;
+  if (fcl_kbuilder_create("transpose_xy", &kb) != FCL_OK ||
+      fcl_kbuilder_add_param(kb, "n") != FCL_OK ||
+      fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, "n, n, n") != FCL_OK ||
+      fcl_kbuilder_add_array(kb, "out", FCL_FLOAT32, "n, n, n") != FCL_OK ||
+      fcl_kbuilder_add_domain(kb, "{ [k, i, j]: 0 <= k < n and 0 <= i < n and 0 <= j < n }") != FCL_OK ||
+      fcl_kbuilder_add_instructions(kb, "out[k, i, j] = a[k, j, i]") != FCL_OK)
+    fcl_kbuilder_destroy(&kb);
+  return kb;
+}
+
+static const int64_t tr_tile[] = {32, 16, 64}, tr_rows[] = {8, 4, 16, 32}, tr_pad[] = {1, 0},
+                     tr_pf[] = {1, 0};
+static const fcl_tune_axis transpose_axes[] = {
+    {"tile", 3, tr_tile}, {"rows", 4, tr_rows}, {"pad", 2, tr_pad}, {"prefetch", 2, tr_pf}};
+
+static fcl_status apply_transpose(void *user, fcl_kbuilder *kb, const int64_t *c) {
+  const env *e = user;
+  int64_t t = c[0], rows = c[1], pad = c[2], pf = c[3];
+  if (rows > t || (size_t)(t * rows) > e->max_wg) return refuse();
+  if (!pf && pad) return refuse();
+  if ((cl_ulong)(t * (t + pad) * 4) > e->local_mem) return refuse();
+  fcl_status st = fcl_kbuilder_split_iname(kb, "j", t, "g.0", "l.0");
+  if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i", t, "g.1", NULL);
+  if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i_inner", rows, NULL, "l.1");
+  if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "k:g.2");
+  if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, (int)pad);
+  return st;
+}
+
+typedef struct {
+  const char *name;
+  double tuned_ns, default_ns;
+  fcl_tune_result r;
+  const fcl_tune_axis *axes;
+} outcome;
+
+static fcl_status tune_and_time(env *e, fcl_kbuilder *base, const fcl_tune_axis *axes,
+                                size_t naxes, fcl_tune_apply_fn apply, fcl_tune_effort effort,
+                                const char *in, cl_device_id dev, outcome *o) {
+  fcl_tune_options opt = {.effort = effort, .param_values = &e->n, .repeats = 5};
+  fcl_kbuilder *best = NULL, *def = NULL;
+  fcl_launcher *l = NULL;
+  fcl_status st = fcl_tune(base, naxes, axes, apply, e, e->ctx, dev, &opt, &o->r, &best);
+  if (st == FCL_OK) st = fcl_kbuilder_build(best, e->ctx, NULL, e->q, &l);
+  if (st == FCL_OK) st = time_launcher(e, l, in, "out", true, &o->tuned_ns);
+  fcl_launcher_destroy(&l);
+  opt.effort = FCL_TUNE_NONE;
+  fcl_tune_result r0;
+  if (st == FCL_OK) st = fcl_tune(base, naxes, axes, apply, e, e->ctx, dev, &opt, &r0, &def);
+  if (st == FCL_OK) st = fcl_kbuilder_build(def, e->ctx, NULL, e->q, &l);
+  if (st == FCL_OK) st = time_launcher(e, l, in, "out", true, &o->default_ns);
+  fcl_launcher_destroy(&l);
+  fcl_kbuilder_destroy(&best);
+  fcl_kbuilder_destroy(&def);
+  o->axes = axes;
+  return st;
+}
+
+static void choice_text(const outcome *o, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (size_t a = 0; a < o->r.num_axes && n < size; ++a)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s=%lld", a ? " " : "", o->axes[a].name,
+                          (long long)o->r.choice[a]);
+}
+
+int main(int argc, char **argv) {
+  long size = 0;
+  fcl_tune_effort effort = FCL_TUNE_MEASURE;
+  char *rest[32];
+  int nrest = 0;
+  for (int i = 0; i < argc && nrest < 32; ++i) {
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--effort") && i + 1 < argc) {
+      if (fcl_tune_effort_parse(argv[++i], &effort) != FCL_OK) DIE("--effort");
+    } else rest[nrest++] = argv[i];
+  }
+  bench_options o = {NULL, NULL, 11, 1};
+  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--effort E] [--repeats R] "
+                                   "[--json FILE]"))
+    return 2;
+  fcl_device_entry dev;
+  fcl_device_info info;
+  env e = {.repeats = o.repeats};
+  if (fcl_device_select(o.device, &dev) != FCL_OK || fcl_device_get_info(dev.device, &info) != FCL_OK)
+    DIE("no device");
+  e.n = size > 0 ? size : (info.type & CL_DEVICE_TYPE_GPU) ? 256 : 128;
+  if (e.n % 16 || e.n < 16) DIE("--size must be a positive multiple of 16");
+  e.bytes = (size_t)(e.n * e.n * e.n) * sizeof(float);
+  e.max_wg = info.max_work_group_size;
+  e.local_mem = info.local_mem_size;
+  if (fcl_context_create(1, &dev.device, &e.ctx) != FCL_OK ||
+      fcl_queue_create(e.ctx, NULL, FCL_QUEUE_PROFILING, &e.q) != FCL_OK)
+    DIE("context");
+  cl_int err;
+  e.a = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, e.bytes, NULL, &err);
+  e.b = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, e.bytes, NULL, &err);
+  if (!e.a || !e.b) DIE("two buffers of %zu bytes", e.bytes);
+  float one = 1.0f;
+  clEnqueueFillBuffer(e.q, e.a, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
+  clEnqueueFillBuffer(e.q, e.b, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
+  clFinish(e.q);
+
+  printf("codegen on %s: %lld^3 float, effort %s, median of %d\n", info.name, (long long)e.n,
+         fcl_tune_effort_name(effort), o.repeats);
+  double copy_buf_ns, copy_kern_ns;
+  if (copy_buffer_ns(&e, &copy_buf_ns) != FCL_OK) DIE("clEnqueueCopyBuffer");
+  if (copy_kernel_ns(&e, &copy_kern_ns) != FCL_OK) DIE("copy kernel");
+  double gbs_buf = 2.0 * (double)e.bytes / copy_buf_ns, gbs_kern = 2.0 * (double)e.bytes / copy_kern_ns;
+  double copy_gbs = gbs_buf > gbs_kern ? gbs_buf : gbs_kern;
+  printf("  %-34s %9.1f GB/s\n  %-34s %9.1f GB/s\n", "copy: clEnqueueCopyBuffer", gbs_buf,
+         "copy: generated float4 kernel", gbs_kern);
+
+  outcome res[2] = {{.name = "stencil7"}, {.name = "transpose_xy"}};
+  fcl_kbuilder *st = make_stencil(), *tr = make_transpose();
+  if (!st || !tr) DIE("kernel builders");
+  double t0 = bench_now();
+  if (tune_and_time(&e, st, stencil_axes, 4, apply_stencil, effort, "u", dev.device, &res[0]) != FCL_OK)
+    DIE("stencil");
+  double t1 = bench_now();
+  if (tune_and_time(&e, tr, transpose_axes, 4, apply_transpose, effort, "a", dev.device, &res[1]) != FCL_OK)
+    DIE("transpose");
+  double t2 = bench_now();
+  double tune_s[2] = {t1 - t0, t2 - t1};
+  double goal[2] = {0.80, 0.75};
+  FILE *f = o.json ? fopen(o.json, "w") : NULL;
+  if (o.json && !f) DIE("cannot write %s", o.json);
+  if (f)
+    fprintf(f, "{\"benchmark\": \"codegen\", \"device\": \"%s\", \"results\": [\n"
+               "  {\"name\": \"copy_buffer_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+               "  {\"name\": \"copy_kernel_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
+            info.name, gbs_buf, gbs_kern);
+  for (int k = 0; k < 2; ++k) {
+    outcome *r = &res[k];
+    char choice[256];
+    choice_text(r, choice, sizeof choice);
+    double gbs = 2.0 * (double)e.bytes / r->tuned_ns, gbs0 = 2.0 * (double)e.bytes / r->default_ns;
+    printf("  %-14s tuned   %9.1f us %9.1f GB/s  %.3f of copy  [%s]%s\n", r->name,
+           r->tuned_ns / 1e3, gbs, gbs / copy_gbs, choice, r->r.from_cache ? " (remembered)" : "");
+    printf("  %-14s default %9.1f us %9.1f GB/s  %.3f of copy  (%zu variants timed, %zu "
+           "rejected, %.1f s)\n", r->name, r->default_ns / 1e3, gbs0, gbs0 / copy_gbs,
+           r->r.timed, r->r.rejected, tune_s[k]);
+    if (f)
+      fprintf(f, ",\n  {\"name\": \"%s_fraction_of_copy\", \"value\": %.4f, \"unit\": \"ratio\", "
+                 "\"goal_min_gpu\": %.2f, \"time_us\": %.2f, \"bandwidth_gbs\": %.2f, "
+                 "\"choice\": \"%s\", \"size\": %lld, \"variants_timed\": %zu, "
+                 "\"from_cache\": %s},\n"
+                 "  {\"name\": \"%s_default_fraction_of_copy\", \"value\": %.4f, \"unit\": "
+                 "\"ratio\", \"time_us\": %.2f}",
+              r->name, gbs / copy_gbs, goal[k], r->tuned_ns / 1e3, gbs, choice, (long long)e.n,
+              r->r.timed, r->r.from_cache ? "true" : "false", r->name, gbs0 / copy_gbs,
+              r->default_ns / 1e3);
+  }
+  if (f) {
+    fprintf(f, "\n]}\n");
+    fclose(f);
+  }
+  fcl_kbuilder_destroy(&st);
+  fcl_kbuilder_destroy(&tr);
+  clReleaseMemObject(e.a);
+  clReleaseMemObject(e.b);
+  clReleaseCommandQueue(e.q);
+  fcl_context_release(&e.ctx);
+  return 0;
+}
