@@ -43,7 +43,11 @@ static fcl_kbuilder *make(void) {
 }
 
 static void on_device(const fcl_device_entry *device, void *user) {
-  const char *dir = user;
+  /* a cache directory per device: the file counts below are per device */
+  static int devices;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/%d", (const char *)user, devices++);
+  setenv("FLOWCL_CACHE_DIR", dir, 1);
   kb_env env;
   kb_env_open(&env, device);
   if (!env.ctx) return;
@@ -120,7 +124,6 @@ static void on_device(const fcl_device_entry *device, void *user) {
 
 int main(void) {
   char *dir = fcl_test_temp_dir("tune");
-  setenv("FLOWCL_CACHE_DIR", dir, 1);
   int code = fcl_test_run_on_devices(on_device, dir);
   fcl_test_remove_dir(dir);
   free(dir);
