@@ -164,7 +164,7 @@ static void used_inames(const fcl_kbuilder *kb, const fcl__expr *e, const char *
   }
   const char *inner[16];
   size_t ninner = nbound < 15 ? nbound : 15;
-  memcpy(inner, bound, ninner * sizeof *inner);
+  if (ninner) memcpy(inner, bound, ninner * sizeof *inner);
   if (e->kind == E_REDUCE) inner[ninner++] = e->iname;
   for (size_t i = 0; i < e->nkids; ++i) used_inames(kb, e->kids[i], inner, ninner, list, n, cap);
 }

@@ -260,7 +260,7 @@ fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions) {
   for (char *c = copy; st == FCL_OK && c && *c;) {
     char *and = strstr(c, " and ");
     if (and) *and = '\0';
-    char *item = trim(c), name[64] = "", op[8] = "", rest[64] = "";
+    char *item = trim(c), name[64] = "", op[64] = "", rest[64] = "";
     int64_t a = 0, b = 0;
     fcl__var *p = NULL;
     int kind = -1;
