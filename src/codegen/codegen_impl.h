@@ -141,7 +141,6 @@ typedef struct {
   char **conds;          /* if= */
   size_t nconds;
   int priority;
-  size_t prefetch;       /* SIZE_MAX, or the prefetch it fills (generated instructions) */
 } fcl__insn;
 
 typedef struct {
@@ -158,10 +157,6 @@ typedef struct {
   size_t nsweep;
   int pad;         /* extra elements per row of the local copy */
 } fcl__prefetch;
-
-typedef struct {
-  char *text;
-} fcl__note;
 
 struct fcl_kbuilder {
   char *name;
@@ -182,6 +177,8 @@ struct fcl_kbuilder {
   size_t next_insn;
 };
 
+/* Strip leading and trailing blanks in place (kbuilder.c). */
+char *fcl__trim(char *s);
 /* Lookups (kbuilder.c). */
 fcl__var *fcl__kb_var(const fcl_kbuilder *kb, const char *name);
 fcl__iname *fcl__kb_iname(const fcl_kbuilder *kb, const char *name);

@@ -34,13 +34,6 @@ static fcl_status stmt_error(const ctx *c, const char *func, const char *file, i
                         c->kb->name, c->stmt, msg);
 }
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-  return s;
-}
-
 static bool known_constant(const char *name) {
   static const char *names[] = {"INFINITY", "NAN",     "MAXFLOAT",    "HUGE_VALF", "HUGE_VAL",
                                 "FLT_MAX",  "FLT_MIN", "FLT_EPSILON", "DBL_MAX",   "DBL_MIN",
@@ -171,14 +164,14 @@ static void used_inames(const fcl_kbuilder *kb, const fcl__expr *e, const char *
 
 /* ---------------- statements ---------------- */
 
-static fcl_status split_list(const ctx *c, const char *value, char ***out, size_t *n) {
+static fcl_status split_list(const char *value, char ***out, size_t *n) {
   *out = NULL;
   *n = 0;
   char *copy = strdup(value);
   if (!copy) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "attribute");
   fcl_status st = FCL_OK;
   for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-    tok = trim(tok);
+    tok = fcl__trim(tok);
     if (!*tok) continue;
     char **grown = realloc(*out, (*n + 1) * sizeof *grown);
     if (!grown || !(grown[*n] = strdup(tok))) {
@@ -190,30 +183,29 @@ static fcl_status split_list(const ctx *c, const char *value, char ***out, size_
     (*n)++;
   }
   free(copy);
-  (void)c;
   return st;
 }
 
 static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *inames_plus,
                               char ***inames, size_t *ninames) {
   for (char *save = NULL, *tok = strtok_r(attrs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    tok = trim(tok);
+    tok = fcl__trim(tok);
     if (!*tok) continue;
     char *eq = strchr(tok, '=');
     if (!eq) return STMT_ERROR(c, "attribute '%s' needs a value (key=value)", tok);
     *eq = '\0';
-    char *key = trim(tok), *value = trim(eq + 1);
+    char *key = fcl__trim(tok), *value = fcl__trim(eq + 1);
     if (!strcmp(key, "id")) {
       free(in->id);
       if (!(in->id = strdup(value))) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "id");
     } else if (!strcmp(key, "dep")) {
-      FCL_TRY(split_list(c, value, &in->deps, &in->ndeps));
+      FCL_TRY(split_list(value, &in->deps, &in->ndeps));
       in->deps_given = true;
     } else if (!strcmp(key, "inames")) {
       *inames_plus = value[0] == '+';
-      FCL_TRY(split_list(c, value + (*inames_plus ? 1 : 0), inames, ninames));
+      FCL_TRY(split_list(value + (*inames_plus ? 1 : 0), inames, ninames));
     } else if (!strcmp(key, "if")) {
-      FCL_TRY(split_list(c, value, &in->conds, &in->nconds));
+      FCL_TRY(split_list(value, &in->conds, &in->nconds));
     } else if (!strcmp(key, "priority")) {
       char *end;
       long p = strtol(value, &end, 10);
@@ -328,7 +320,7 @@ static char *find_assign(char *s) {
 
 static fcl_status add_insn(const ctx *c, char *stmt) {
   fcl_kbuilder *kb = c->kb;
-  fcl__insn in = {.priority = 0, .prefetch = SIZE_MAX};
+  fcl__insn in = {.priority = 0};
   char **given = NULL;
   size_t ngiven = 0;
   bool plus = false;
@@ -342,7 +334,7 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
     *open = '\0';
     st = parse_attrs(c, open + 1, &in, &plus, &given, &ngiven);
   }
-  char *body = trim(stmt), type[32] = "";
+  char *body = fcl__trim(stmt), type[32] = "";
   bool declares = false;
   if (st == FCL_OK && body[0] == '<') {
     char *gt = strchr(body, '>');
@@ -350,10 +342,10 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
     else {
       memcpy(type, body + 1, (size_t)(gt - body - 1));
       type[gt - body - 1] = '\0';
-      char *t = trim(type);
+      char *t = fcl__trim(type);
       memmove(type, t, strlen(t) + 1);
       declares = true;
-      body = trim(gt + 1);
+      body = fcl__trim(gt + 1);
     }
   }
   char *eq = st == FCL_OK ? find_assign(body) : NULL;
@@ -365,9 +357,9 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
       op = eq[-1];
       eq[-1] = '\0';
     }
-    st = parse_expr(c, trim(body), "left side", &in.lhs);
+    st = parse_expr(c, fcl__trim(body), "left side", &in.lhs);
   }
-  if (st == FCL_OK) st = parse_expr(c, trim(eq + 1), "right side", &in.rhs);
+  if (st == FCL_OK) st = parse_expr(c, fcl__trim(eq + 1), "right side", &in.rhs);
   if (st == FCL_OK && in.lhs->kind != E_VAR && in.lhs->kind != E_SUBSCRIPT)
     st = STMT_ERROR(c, "the left side must be a variable or an array element");
   if (st == FCL_OK && op) {
@@ -462,7 +454,7 @@ fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text) {
   fcl_status st = copy ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instructions");
   for (char *save = NULL, *line = copy ? strtok_r(copy, "\n;", &save) : NULL;
        st == FCL_OK && line; line = strtok_r(NULL, "\n;", &save)) {
-    char *stmt = trim(line);
+    char *stmt = fcl__trim(line);
     if (!*stmt || stmt[0] == '#' || !strncmp(stmt, "//", 2)) continue;
     char label[512];
     snprintf(label, sizeof label, "'%s'", stmt);
@@ -470,7 +462,7 @@ fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text) {
     char *rule = strstr(stmt, ":=");
     if (rule) {
       *rule = '\0';
-      st = add_rule(&c, trim(stmt), trim(rule + 2));
+      st = add_rule(&c, fcl__trim(stmt), fcl__trim(rule + 2));
     } else {
       st = add_insn(&c, stmt);
     }

@@ -177,6 +177,13 @@ const char *fcl_kbuilder_name(const fcl_kbuilder *kb) { return kb ? kb->name : N
 
 /* ---------------- lookups ---------------- */
 
+char *fcl__trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strlen(s);
+  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+  return s;
+}
+
 fcl__var *fcl__kb_var(const fcl_kbuilder *kb, const char *name) {
   for (size_t i = 0; i < kb->nvars; ++i)
     if (!strcmp(kb->vars[i].name, name)) return &kb->vars[i];

@@ -8,13 +8,6 @@
 #include "check.h"
 #include "codegen_impl.h"
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-  return s;
-}
-
 const char *fcl__tag_text(const fcl__iname *in, char *buf, size_t size) {
   switch (in->tag) {
   case TAG_G: snprintf(buf, size, "g.%d", in->axis); break;
@@ -57,7 +50,7 @@ fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags) {
   fcl_status st = FCL_OK;
   for (char *save = NULL, *tok = strtok_r(copy, ",", &save); st == FCL_OK && tok;
        tok = strtok_r(NULL, ",", &save)) {
-    tok = trim(tok);
+    tok = fcl__trim(tok);
     char *colon = strchr(tok, ':');
     if (!colon) {
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames '%s': expected "
@@ -65,7 +58,7 @@ fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags) {
       break;
     }
     *colon = '\0';
-    char *name = trim(tok), *tag = trim(colon + 1);
+    char *name = fcl__trim(tok), *tag = fcl__trim(colon + 1);
     fcl__iname *in = fcl__kb_iname(kb, name);
     if (!in)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: unknown iname '%s'",
@@ -213,10 +206,10 @@ fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values) {
        tok = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(tok, '=');
     if (eq) *eq = '\0';
-    char *name = trim(tok);
+    char *name = fcl__trim(tok);
     fcl__var *p = fcl__kb_var(kb, name);
     int64_t v = 0;
-    if (!eq || parse_int(trim(eq + 1), &v) != FCL_OK)
+    if (!eq || parse_int(fcl__trim(eq + 1), &v) != FCL_OK)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': fix_parameters '%s': expected "
                      "'name=integer' items", kb->name, values);
     else if (!p || p->kind != V_PARAM)
@@ -260,7 +253,7 @@ fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions) {
   for (char *c = copy; st == FCL_OK && c && *c;) {
     char *and = strstr(c, " and ");
     if (and) *and = '\0';
-    char *item = trim(c), name[64] = "", op[64] = "", rest[64] = "";
+    char *item = fcl__trim(c), name[64] = "", op[64] = "", rest[64] = "";
     int64_t a = 0, b = 0;
     fcl__var *p = NULL;
     int kind = -1;
@@ -311,7 +304,7 @@ fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order) {
   fcl_status st = FCL_OK;
   for (char *save = NULL, *tok = strtok_r(copy, ",:", &save); st == FCL_OK && tok;
        tok = strtok_r(NULL, ",:", &save)) {
-    char *name = trim(tok);
+    char *name = fcl__trim(tok);
     fcl__iname *in = fcl__kb_iname(kb, name);
     if (!in)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prioritize_loops: unknown iname "
@@ -359,7 +352,7 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
   fcl_status st = pf.array && pf.fetch && copy ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "prefetch");
   for (char *save = NULL, *tok = copy ? strtok_r(copy, ",:", &save) : NULL; st == FCL_OK && tok;
        tok = strtok_r(NULL, ",:", &save)) {
-    char *name = trim(tok);
+    char *name = fcl__trim(tok);
     if (!fcl__kb_iname(kb, name)) {
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch of '%s': unknown sweep "
                      "iname '%s'", kb->name, array, name);

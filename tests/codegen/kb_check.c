@@ -108,7 +108,7 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
     for (size_t i = 0; i < n; ++i) {
       double got = t == FCL_FLOAT32 ? ((float *)host)[i] : ((double *)host)[i];
       double want = expect.data[a][i];
-      if (!(fabs(got - want) <= tol * fmax(fabs(want), 0) + tol * scale)) {
+      if (!(fabs(got - want) <= tol * (fabs(want) + scale))) {
         if (first == SIZE_MAX) {
           first = i;
           first_arg = a;
