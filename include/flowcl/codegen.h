@@ -17,7 +17,7 @@
  *     Without dep, an instruction depends on the single writer of each variable it reads.
  *     Domains must be added before the instructions that use their inames.
  * Transformations: tag_inames ("i:g.0, j:l.0"; tags g.N, l.N, l.auto, unr, ilp, vec, for),
- * split_iname, fix_parameters, assume, prioritize_loops, add_prefetch.
+ * split_iname, align_iname, fix_parameters, assume, prioritize_loops, add_prefetch.
  * Generation gives readable OpenCL C (reqd_work_group_size, work sizes in a comment); build
  * gives a launcher whose parameters are the kernel's arguments (arrays as buffers, scalars,
  * non-fixed integer parameters) and whose work sizes follow the parameter values of each call.
@@ -25,7 +25,9 @@
  * Semantics kept simple and documented: loops are entered in the order of their priority (then
  * of creation); `ilp` is an unrolled loop kept innermost (reduction storage is not duplicated);
  * `vec` vectorizes an instruction (vloadN/vstoreN along the contiguous axis) when every access
- * allows it, and unrolls it otherwise; barriers are inserted between a local write and its
+ * allows it, and unrolls it otherwise (guards on its lanes: one branch on the work-item ids
+ * between the vector statements and unrolled ones, unless the kernel has barriers, which a
+ * branch on the local id may not contain); barriers are inserted between a local write and its
  * readers, around prefetches, and at the end of a loop that writes and reads local memory.
  *
  * Errors name the offending instruction ("insn 'mv' (out[i] = ...): unknown name 'q'") or
@@ -74,6 +76,11 @@ fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags);
  * over [0, factor); the last outer block is guarded unless the extent is known divisible. */
 fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t factor,
                                     const char *outer_tag, const char *inner_tag);
+/* Start the loop over an unsplit iname at its constant lower bound rounded down to a multiple
+ * of alignment; a guard keeps the domain's bound. Splitting it afterwards with a vec inner
+ * iname then gives aligned vector accesses: lanes all inside the domain take one vector
+ * statement, the few partial vectors at the edges a scalar path. */
+fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t alignment);
 /* "n=128, m=64": the parameters become constants and leave the kernel's arguments. */
 fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values);
 /* "n mod 16 = 0 and n >= 1": facts about parameters (divisibility removes remainder guards). */

@@ -102,6 +102,7 @@ typedef enum {
 typedef struct {
   char *name;
   fcl__expr *lo, *hi; /* lo <= iname < hi, in the parameters */
+  fcl__expr *min;     /* align_iname: the domain's own lower bound, kept as a guard (or NULL) */
   fcl__tag_kind tag;
   int axis;           /* g.N / l.N */
   bool derived;       /* split: value = lo + outer * factor + inner */
@@ -251,6 +252,7 @@ typedef struct {
   size_t *deps;                        /* items it depends on */
   size_t ndeps;
   const char *vec;                     /* vectorized over this iname (NULL: not) */
+  bool vec_lanes;                      /* vec: some guards depend on the lane */
 } fcl__item;
 /* Dependencies: explicit dep= patterns, the single-writer rule, prefetch copies before their
  * readers. Errors name the instruction and the pattern. */

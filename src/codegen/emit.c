@@ -21,6 +21,7 @@ typedef struct {
   const char *vec;
   int vec_width;
   bool vec_zero; /* print the vector iname as its lower bound */
+  bool vec_last; /* print the vector iname as its last lane */
   int next_acc;
 } emitter;
 
@@ -282,6 +283,13 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
       fcl__expr_print(out, in->lo, print_hook, em);
       return true;
     }
+    if (in && em->vec_last && em->vec && !strcmp(in->name, em->vec)) {
+      fcl__expr *last = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
+                                                        fcl__expr_num(1)));
+      fcl__expr_print(out, last, print_hook, em);
+      fcl__expr_free(last);
+      return true;
+    }
     const fcl__var *v = fcl__kb_var(kb, e->text);
     if (v && v->kind == V_PARAM && v->fixed) {
       fcl__str_printf(out, "%lld", (long long)v->value);
@@ -379,7 +387,21 @@ static bool guarded_derived(const emitter *em, const fcl__iname *d) {
   return d->derived && !fcl__kb_divisible(em->kb, d->lo, d->hi, d->factor);
 }
 
-static bool can_vectorize(const emitter *em, const fcl__item *it, const char *v) {
+/* A remainder guard (d < hi) or an aligned lower bound (d >= min). */
+static bool has_guard(const emitter *em, const fcl__iname *d) {
+  return guarded_derived(em, d) || d->min;
+}
+
+/* Local memory makes barriers, which may not sit in a branch that depends on the local id. */
+static bool uses_barriers(const fcl_kbuilder *kb) {
+  if (kb->nprefetches) return true;
+  for (size_t i = 0; i < kb->nvars; ++i)
+    if (kb->vars[i].kind == V_TEMP && kb->vars[i].scope == FCL_TEMP_LOCAL) return true;
+  return false;
+}
+
+/* *lanes: its vector lanes have guards (see unswitched emission in fcl_kbuilder_generate). */
+static bool can_vectorize(const emitter *em, const fcl__item *it, const char *v, bool *lanes) {
   const fcl__insn *in = it->insn;
   const fcl__iname *vi = fcl__kb_iname(em->kb, v);
   int64_t lo, hi;
@@ -387,15 +409,22 @@ static bool can_vectorize(const emitter *em, const fcl__item *it, const char *v)
   int64_t w = hi - lo;
   if (w != 2 && w != 3 && w != 4 && w != 8 && w != 16) return false;
   if (in->nconds || has_unvectorizable(in->rhs)) return false;
-  for (size_t i = 0; i < em->kb->ninames; ++i) { /* no remainder guard may involve v */
+  /* Guards on v (remainders, aligned lower bounds) are fine when their other leaves are
+   * hardware inames: the kernel then branches once between all-lanes-inside and scalar. */
+  *lanes = false;
+  for (size_t i = 0; i < em->kb->ninames; ++i) {
     const fcl__iname *d = &em->kb->inames[i];
     char *lv[FCL__MAX_LEAVES];
-    size_t n = guarded_derived(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
-    if (n && in_list((const char *const *)lv, n, v)) {
-      bool inside = true;
-      for (size_t k = 0; k < n; ++k) inside = inside && in_list(it->leaves, it->nleaves, lv[k]);
-      if (inside) return false;
+    size_t n = has_guard(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
+    if (!n || !in_list((const char *const *)lv, n, v)) continue;
+    bool inside = true, invariant = true;
+    for (size_t k = 0; k < n; ++k) {
+      inside = inside && in_list(it->leaves, it->nleaves, lv[k]);
+      invariant = invariant && (!strcmp(lv[k], v) || is_hw(fcl__kb_iname(em->kb, lv[k])));
     }
+    if (!inside) continue;
+    if (!invariant || uses_barriers(em->kb)) return false;
+    *lanes = true;
   }
   if (in->lhs->kind != E_SUBSCRIPT || !vector_access(em, in->lhs, v)) return false;
   if (!vec_uses_ok(em, in->rhs, v)) return false;
@@ -404,6 +433,17 @@ static bool can_vectorize(const emitter *em, const fcl__item *it, const char *v)
   bool narrower = target->dtype == t || (target->dtype == FCL_FLOAT32 && t == FCL_INT32) ||
                   (target->dtype == FCL_FLOAT64 && (t == FCL_FLOAT32 || t == FCL_INT32));
   return narrower;
+}
+
+/* The sequential loops of an item: its leaves but the hardware ones and the vectorized one;
+ * a vec-tagged iname it does not vectorize becomes the innermost unrolled loop. */
+static void item_loops(const emitter *em, fcl__item *it, const char *vec_tagged) {
+  it->nloops = 0;
+  for (size_t a = 0; a < it->nleaves; ++a) {
+    const fcl__iname *ia = fcl__kb_iname(em->kb, it->leaves[a]);
+    if (!is_hw(ia) && !(it->vec && !strcmp(it->vec, ia->name))) it->loops[it->nloops++] = ia->name;
+  }
+  sort_loops(em, it->loops, it->nloops, it->vec ? NULL : vec_tagged);
 }
 
 static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
@@ -485,12 +525,8 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   }
   it->nleaves = nl;
   memcpy(it->leaves, leaves, nl * sizeof *leaves);
-  it->vec = vec && can_vectorize(em, it, vec) ? vec : NULL;
-  for (size_t a = 0; a < nl; ++a) {
-    const fcl__iname *ia = fcl__kb_iname(kb, leaves[a]);
-    if (!is_hw(ia) && !(it->vec && !strcmp(it->vec, ia->name))) it->loops[it->nloops++] = ia->name;
-  }
-  sort_loops(em, it->loops, it->nloops, it->vec ? NULL : vec);
+  it->vec = vec && can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
+  item_loops(em, it, vec);
   return FCL_OK;
 }
 
@@ -536,16 +572,34 @@ static void close_block(emitter *em) {
   line(em, "}");
 }
 
-/* Guards of the derived inames whose leaves are all in set and (when need is given) touch
- * need; hardware guards for set's local/group inames running short of their axis. */
+/* The guards of iname d (remainder, aligned lower bound), joined to em->out. */
+static void print_guard(emitter *em, const fcl__iname *d) {
+  fcl__expr v = {.kind = E_VAR, .text = d->name};
+  if (guarded_derived(em, d)) {
+    fcl__str_printf(&em->out, "%s", em->out.len ? " && " : "");
+    print(em, &v);
+    fcl__str_printf(&em->out, " < ");
+    print(em, d->hi);
+  }
+  if (d->min) {
+    fcl__str_printf(&em->out, "%s", em->out.len ? " && " : "");
+    print(em, &v);
+    fcl__str_printf(&em->out, " >= ");
+    print(em, d->min);
+  }
+}
+
+/* Guards of the inames whose leaves are all in set and (when need is given) touch need, but
+ * those involving skip (a vector iname whose lanes are known inside); hardware guards for
+ * set's local/group inames running short of their axis. */
 static void guards(emitter *em, const char *const *set, size_t nset, const char *const *need,
-                   size_t nneed, bool hw, fcl__str *cond) {
+                   size_t nneed, bool hw, const char *skip, fcl__str *cond) {
   const fcl_kbuilder *kb = em->kb;
   fcl__str saved = em->out;
   em->out = *cond;
   for (size_t i = 0; i < kb->ninames; ++i) {
     const fcl__iname *d = &kb->inames[i];
-    if (!guarded_derived(em, d)) continue;
+    if (!has_guard(em, d)) continue;
     char *lv[FCL__MAX_LEAVES];
     size_t n = leaves_of_name(kb, d->name, lv, 0);
     bool inside = n > 0, touches = !need;
@@ -553,12 +607,8 @@ static void guards(emitter *em, const char *const *set, size_t nset, const char 
       inside = inside && in_list(set, nset, lv[k]);
       touches = touches || in_list(need, nneed, lv[k]);
     }
-    if (!inside || !touches) continue;
-    if (em->out.len) fcl__str_printf(&em->out, " && ");
-    fcl__expr v = {.kind = E_VAR, .text = d->name};
-    print(em, &v);
-    fcl__str_printf(&em->out, " < ");
-    print(em, d->hi);
+    if (!inside || !touches || (skip && in_list((const char *const *)lv, n, skip))) continue;
+    print_guard(em, d);
   }
   for (size_t k = 0; hw && k < nset; ++k) {
     const fcl__iname *in = fcl__kb_iname(kb, set[k]);
@@ -615,7 +665,7 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
   for (size_t k = 0; k < it->nleaves; ++k) set[nset++] = it->leaves[k];
   for (size_t k = 0; k < *nred; ++k) set[nset++] = red[k];
   fcl__str cond = {0};
-  guards(em, set, nset, red + base, *nred - base, false, &cond);
+  guards(em, set, nset, red + base, *nred - base, false, NULL, &cond);
   bool guarded = cond.len > 0;
   if (guarded) {
     fcl__str_indent(&em->out, em->depth);
@@ -646,7 +696,7 @@ static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e
 static void emit_insn(emitter *em, const fcl__item *it) {
   const fcl__insn *in = it->insn;
   fcl__str cond = {0};
-  guards(em, it->leaves, it->nleaves, NULL, 0, true, &cond);
+  guards(em, it->leaves, it->nleaves, NULL, 0, true, it->vec, &cond);
   for (size_t c = 0; c < in->nconds; ++c)
     fcl__str_printf(&cond, "%s%s", cond.len ? " && " : "", in->conds[c]);
   fcl__str_indent(&em->out, em->depth);
@@ -812,6 +862,73 @@ static void emit_body(emitter *em, const size_t *order) {
   }
 }
 
+/* The condition that every lane of the guarded vector items is inside its domain: guards are
+ * affine and increasing in the lane, so the last lane decides the upper bounds and the first
+ * the lower ones. Each guard is printed once, from the first item it applies to. */
+static void lane_condition(emitter *em, fcl__str *cond) {
+  const fcl_kbuilder *kb = em->kb;
+  fcl__str saved = em->out;
+  for (size_t i = 0; i < kb->ninames; ++i) {
+    const fcl__iname *d = &kb->inames[i];
+    char *lv[FCL__MAX_LEAVES];
+    size_t n = has_guard(em, d) ? leaves_of_name(kb, d->name, lv, 0) : 0;
+    for (size_t t = 0; t < em->nitems; ++t) {
+      const fcl__item *it = &em->items[t];
+      if (!it->vec_lanes || !n || !in_list((const char *const *)lv, n, it->vec)) continue;
+      bool inside = true;
+      for (size_t k = 0; k < n; ++k) inside = inside && in_list(it->leaves, it->nleaves, lv[k]);
+      if (!inside) continue;
+      fcl__expr v = {.kind = E_VAR, .text = d->name};
+      em->vec = it->vec;
+      for (int bound = 0; bound < 2; ++bound) {
+        if (bound == 0 ? !guarded_derived(em, d) : !d->min) continue;
+        em->out = (fcl__str){0};
+        em->vec_last = bound == 0;
+        em->vec_zero = bound == 1;
+        print(em, &v);
+        fcl__str_printf(&em->out, bound == 0 ? " < " : " >= ");
+        print(em, bound == 0 ? d->hi : d->min);
+        em->vec_last = em->vec_zero = false;
+        if (em->out.s) fcl__str_printf(cond, "%s%s", cond->len ? " && " : "", em->out.s);
+        else cond->failed = true;
+        free(em->out.s);
+      }
+      em->vec = NULL;
+      break; /* one item per guard: the same vector iname gives the same text */
+    }
+  }
+  em->out = saved;
+}
+
+/* The body; when vector items have guards on their lanes, twice: vector statements when all
+ * lanes are inside, scalar (unrolled) ones at the edges. The test hangs on hardware ids only. */
+static void emit_unswitched(emitter *em, const size_t *order) {
+  fcl__str cond = {0};
+  lane_condition(em, &cond);
+  if (!cond.len) {
+    free(cond.s);
+    emit_body(em, order);
+    return;
+  }
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "if (%s) { /* every vector lane is inside the domain */\n", cond.s);
+  free(cond.s);
+  em->depth++;
+  emit_body(em, order);
+  em->depth--;
+  line(em, "} else { /* partial vectors, lane by lane */");
+  em->depth++;
+  for (size_t t = 0; t < em->nitems; ++t) {
+    fcl__item *it = &em->items[t];
+    if (!it->vec_lanes) continue;
+    const char *v = it->vec;
+    it->vec = NULL;
+    item_loops(em, it, v);
+  }
+  emit_body(em, order);
+  close_block(em);
+}
+
 static void emit_declarations(emitter *em) {
   const fcl_kbuilder *kb = em->kb;
   for (size_t i = 0; i < kb->ninames; ++i) {
@@ -912,7 +1029,7 @@ fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source) {
     fcl__str_printf(&em.out, "{\n");
     em.depth = 1;
     emit_declarations(&em);
-    emit_body(&em, order);
+    emit_unswitched(&em, order);
     fcl__str_printf(&em.out, "}\n");
     if (em.out.failed) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "kernel '%s': source", kb->name);
   }

@@ -58,6 +58,7 @@ void fcl_kbuilder_destroy(fcl_kbuilder **kbp) {
     free(kb->inames[i].name);
     fcl__expr_free(kb->inames[i].lo);
     fcl__expr_free(kb->inames[i].hi);
+    fcl__expr_free(kb->inames[i].min);
     fcl__expr_free(kb->inames[i].value);
   }
   free(kb->inames);
@@ -133,6 +134,7 @@ fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out) {
     ok = ok && c->inames[i].name;
     c->inames[i].lo = dup_expr(kb->inames[i].lo, &ok);
     c->inames[i].hi = dup_expr(kb->inames[i].hi, &ok);
+    c->inames[i].min = dup_expr(kb->inames[i].min, &ok);
     c->inames[i].value = dup_expr(kb->inames[i].value, &ok);
   }
   c->domains = dup_strings(kb->domains, kb->ndomains, &ok);

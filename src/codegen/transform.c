@@ -1,4 +1,4 @@
-/* Transformations: tag_inames, split_iname, fix_parameters, assume, prioritize_loops,
+/* Transformations: tag_inames, split_iname, align_iname, fix_parameters, assume, prioritize_loops,
  * add_prefetch. Each checks its input fully before changing the builder. */
 #include <ctype.h>
 #include <stdio.h>
@@ -164,6 +164,41 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
   return fcl__kb_history(kb, "split_iname(%s, %lld, outer=%s, inner=%s)", iname,
                          (long long)factor, outer_tag ? outer_tag : "for",
                          inner_tag ? inner_tag : "for");
+}
+
+fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t alignment) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(iname, 2);
+  FCL_CHECK_ARG(alignment >= 1, 3, "alignment", "must be >= 1");
+  fcl__iname *in = fcl__kb_iname(kb, iname);
+  if (!in)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': align_iname: unknown iname '%s'",
+                     kb->name, iname);
+  if (in->derived)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': align_iname: '%s' was already split; "
+                     "align before splitting", kb->name, iname);
+  int64_t lo;
+  if (!fcl__kb_const(kb, in->lo, &lo)) {
+    char *text = fcl__expr_text(in->lo);
+    fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': align_iname: the lower "
+                              "bound of '%s' (%s) is not a constant", kb->name, iname,
+                              text ? text : "?");
+    free(text);
+    return st;
+  }
+  int64_t start = lo >= 0 ? lo / alignment * alignment : -((-lo + alignment - 1) / alignment) * alignment;
+  if (start != lo) {
+    fcl__expr *new_lo = fcl__expr_num(start), *min = in->min ? NULL : fcl__expr_clone(in->lo);
+    if (!new_lo || (!in->min && !min)) {
+      fcl__expr_free(new_lo);
+      fcl__expr_free(min);
+      return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "align_iname");
+    }
+    if (!in->min) in->min = min;
+    fcl__expr_free(in->lo);
+    in->lo = new_lo;
+  }
+  return fcl__kb_history(kb, "align_iname(%s, %lld)", iname, (long long)alignment);
 }
 
 /* "name OP value" items separated by sep ("," or " and "). */

@@ -90,6 +90,11 @@ static void tags(void) {
                "unknown iname 'zz'");
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
   CHECK_STATUS(fcl_kbuilder_tag_inames(kb, "j:g.1"), FCL_ERR_INVALID_ARGUMENT, "was split");
+  CHECK_STATUS(fcl_kbuilder_align_iname(kb, "j", 4), FCL_ERR_INVALID_ARGUMENT,
+               "align before splitting");
+  CHECK_STATUS(fcl_kbuilder_align_iname(kb, "zz", 4), FCL_ERR_INVALID_ARGUMENT,
+               "unknown iname 'zz'");
+  CHECK_STATUS(fcl_kbuilder_align_iname(kb, "i", 0), FCL_ERR_INVALID_ARGUMENT, "alignment");
   /* i and j_outer are both g.0 in one instruction */
   generate_fails(kb, "insn 'copy'", "both tagged g.0");
   fcl_kbuilder_destroy(&kb);
@@ -98,6 +103,14 @@ static void tags(void) {
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j]"));
   CHECK_OK(fcl_kbuilder_tag_inames(kb, "j:l.0"));
   generate_fails(kb, "iname 'j' is tagged l.0 but its extent is not a positive constant", NULL);
+  fcl_kbuilder_destroy(&kb);
+
+  kb = NULL; /* aligning needs a constant lower bound */
+  CHECK_OK(fcl_kbuilder_create("k", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: n - 8 <= i < n }"));
+  CHECK_STATUS(fcl_kbuilder_align_iname(kb, "i", 4), FCL_ERR_INVALID_ARGUMENT,
+               "lower bound of 'i' (n - 8) is not a constant");
   fcl_kbuilder_destroy(&kb);
 
   kb = base();

@@ -185,6 +185,20 @@ static void v_s3_march(fcl_kbuilder *kb) { /* 2.5D: a tile marches along k, refe
   CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", "tile", 1));
 }
 
+static void v_s3_aligned(fcl_kbuilder *kb, int64_t vec) { /* i from 0: aligned vector lanes */
+  CHECK_OK(fcl_kbuilder_align_iname(kb, "i", vec));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8 * vec, "g.0", NULL));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", vec, "l.0", "vec"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "k", 4, "g.2", "unr"));
+}
+static void v_s3_aligned2(fcl_kbuilder *kb) { v_s3_aligned(kb, 2); }
+static void v_s3_aligned4(fcl_kbuilder *kb) { v_s3_aligned(kb, 4); }
+static void v_s3_aligned_prefetch(fcl_kbuilder *kb) { /* barriers: lanes go scalar */
+  v_s3_aligned(kb, 2);
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u", "i_inner_outer, i_inner_inner, j_inner", NULL, 0));
+}
+
 static void stencil3d_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("laplace3d", &kb));
@@ -201,9 +215,24 @@ static void stencil3d_tests(kb_env *env, fcl_dtype t) {
       " + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i]"));
   static const variant v[] = {{"tiles 32x4, k on groups", v_s3_tiles},
                               {"tiles 32x4, k on groups, prefetch", v_s3_prefetch},
-                              {"tiles 16x8 marching in k, prefetch", v_s3_march}};
+                              {"tiles 16x8 marching in k, prefetch", v_s3_march},
+                              {"aligned vec 2, 4 planes per item", v_s3_aligned2},
+                              {"aligned vec 4, 4 planes per item", v_s3_aligned4},
+                              {"aligned vec 2, prefetch", v_s3_aligned_prefetch}};
   int64_t p[3] = {37, 21, 13};
   run_variants(env, kb, p, ref_stencil3d, v, sizeof v / sizeof *v);
+  int64_t even[3] = {64, 9, 7}; /* whole vectors in the interior, partial ones at both edges */
+  run_variants(env, kb, even, ref_stencil3d, v + 3, 2);
+  /* the aligned variant branches once between vector and scalar statements */
+  fcl_kbuilder *ak = NULL;
+  CHECK_OK(fcl_kbuilder_copy(kb, &ak));
+  v_s3_aligned4(ak);
+  char *src = NULL;
+  CHECK_OK(fcl_kbuilder_generate(ak, &src));
+  CHECKF(src && strstr(src, "vload4(") && strstr(src, "vstore4(") && strstr(src, "} else {"),
+         "aligned vec 4 stencil should have a vector path and a scalar one:\n%s", src ? src : "");
+  free(src);
+  fcl_kbuilder_destroy(&ak);
   fcl_kbuilder_destroy(&kb);
 }
 
