@@ -12,3 +12,23 @@ function(flowcl_add_test name)
     TIMEOUT 600
     ENVIRONMENT "FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;${T_ENVIRONMENT}")
 endfunction()
+
+# flowcl_add_mpi_test(NAME SOURCES files... LABELS labels... RANKS n...): one executable, one
+# CTest test per rank count (NAME_<n>ranks) run through mpiexec (--oversubscribe: CI has fewer
+# cores than ranks; running as root is allowed for containers).
+function(flowcl_add_mpi_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LABELS;RANKS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE flowcl::flowcl flowcl_test_common flowcl_warnings MPI::MPI_C)
+  foreach(n IN LISTS T_RANKS)
+    add_test(NAME ${name}_${n}ranks
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} --oversubscribe
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${name}_${n}ranks PROPERTIES
+      LABELS "${T_LABELS};mpi"
+      SKIP_RETURN_CODE 77
+      TIMEOUT 600
+      PROCESSORS ${n}
+      ENVIRONMENT "FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endforeach()
+endfunction()

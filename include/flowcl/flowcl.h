@@ -10,5 +10,8 @@
 #include "flowcl/codegen.h"
 #include "flowcl/tune.h"
 #include "flowcl/version.h"
+#if FLOWCL_ENABLE_MPI
+#include "flowcl/field.h"
+#endif
 
 #endif

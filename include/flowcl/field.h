@@ -1,0 +1,156 @@
+/* flowcl fields: a domain, its MPI cartesian decomposition, and discrete fields living on one
+ * OpenCL device per rank, kept consistent by ghost exchanges.
+ *
+ * Axes are numbered x = 0 (contiguous), y = 1, z = 2. A field's local storage is C-ordered with
+ * x fastest over the local grid including ghosts: element (i, j, k) of the padded local grid is
+ * at (k * py + j) * px + i with px = nx + 2 gx, py = ny + 2 gy (DESIGN.md). Vector fields keep
+ * one buffer per component.
+ *
+ * Grids: on a periodic axis the N points are x_i = origin + i * L / N (the point at origin + L is
+ * point 0 again); on a bounded axis they are x_i = origin + i * L / (N - 1), both walls included.
+ * Ghosts beyond a wall mirror the interior about the wall point: u(-m) = u(m) for Neumann,
+ * u(-m) = -u(m) for homogeneous Dirichlet (which expects u = 0 on the wall).
+ *
+ * MPI: functions marked Collective must be called by every rank of the topology's communicator
+ * in the same order. Objects are not thread safe. */
+#ifndef FLOWCL_FIELD_H
+#define FLOWCL_FIELD_H
+
+#include <mpi.h>
+
+#include "flowcl/array.h"
+#include "flowcl/launch.h"
+#include "flowcl/tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { FCL_BC_PERIODIC, FCL_BC_DIRICHLET, FCL_BC_NEUMANN } fcl_bc;
+
+/* The physical domain: a plain description, checked by fcl_domain_check. Axes at or beyond dim
+ * are ignored. bc[axis][0] is the lower face, bc[axis][1] the upper one; periodic must be set on
+ * both faces of an axis or on neither. */
+typedef struct {
+  int dim; /* 1, 2 or 3 */
+  double origin[3], length[3];
+  int64_t resolution[3]; /* grid points per axis */
+  fcl_bc bc[3][2];
+} fcl_domain;
+
+/* A periodic box of dim axes, resolution n and length L on every axis. */
+fcl_domain fcl_domain_periodic(int dim, int64_t n, double length);
+/* FCL_ERR_INVALID_ARGUMENT naming the first wrong entry. */
+fcl_status fcl_domain_check(const fcl_domain *domain);
+/* Grid spacing along axis. */
+double fcl_domain_spacing(const fcl_domain *domain, int axis);
+
+typedef struct fcl_topology fcl_topology;
+
+/* Decompose the domain over comm (duplicated; the caller keeps comm). procs[axis] = 0 lets MPI
+ * choose (MPI_Dims_create); procs NULL chooses every axis. ghosts[axis] is the ghost width
+ * (NULL: none). Uneven divisions are fine: the first N mod P ranks of an axis get one more
+ * point. Every rank must own at least as many points as the ghost width of that axis.
+ * Collective. */
+fcl_status fcl_topology_create(MPI_Comm comm, const fcl_domain *domain, const int *procs,
+                               const int *ghosts, fcl_topology **out);
+/* Collective (frees the communicator). Accepts NULL. */
+void fcl_topology_destroy(fcl_topology **topo);
+
+const fcl_domain *fcl_topology_domain(const fcl_topology *topo);
+MPI_Comm fcl_topology_comm(const fcl_topology *topo); /* the cartesian communicator */
+int fcl_topology_rank(const fcl_topology *topo);
+int fcl_topology_size(const fcl_topology *topo);
+/* Per axis (3 entries; axes beyond dim: 1 process, 1 point, offset 0, no ghosts). */
+const int *fcl_topology_procs(const fcl_topology *topo);
+const int *fcl_topology_coords(const fcl_topology *topo);
+const int64_t *fcl_topology_local_resolution(const fcl_topology *topo);
+const int64_t *fcl_topology_offset(const fcl_topology *topo); /* global index of local point 0 */
+const int *fcl_topology_ghosts(const fcl_topology *topo);
+/* The ranks before (side 0) and after (side 1) along axis; MPI_PROC_NULL beyond a wall. */
+int fcl_topology_neighbour(const fcl_topology *topo, int axis, int side);
+/* Global index of a local interior index along axis (the inverse: local = global - offset,
+ * inside when 0 <= local < local resolution). */
+int64_t fcl_topology_global_index(const fcl_topology *topo, int axis, int64_t local);
+/* The rank owning global point (i, j, k). */
+int fcl_topology_owner(const fcl_topology *topo, const int64_t *global);
+
+/* One device per rank: ranks of one node take distinct GPUs in node-local rank order (modulo
+ * their number); without a GPU, the first CPU device (PoCL). spec non-NULL and non-empty
+ * overrides the choice (fcl_device_select). Collective. */
+fcl_status fcl_topology_select_device(const fcl_topology *topo, const char *spec,
+                                      fcl_device_entry *out);
+
+typedef struct fcl_field fcl_field;
+
+/* A field of ncomp components (1: scalar, dim: vector) of dtype FCL_FLOAT32 or FCL_FLOAT64 on the
+ * topology, with storage from pool (a buffer pool of the queue's context), zero-filled. The
+ * field keeps the topology, pool and queue (retained); they must outlive it. Collective (the
+ * ghost exchange is planned here: pinned staging, device buffers and list launchers). */
+fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command_queue queue,
+                            fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
+                            fcl_field **out);
+void fcl_field_destroy(fcl_field **field);
+
+const char *fcl_field_name(const fcl_field *field);
+int fcl_field_ncomp(const fcl_field *field);
+fcl_dtype fcl_field_dtype(const fcl_field *field);
+fcl_topology *fcl_field_topology(const fcl_field *field);
+/* Padded local shape {px, py, pz} and the buffer of a component (owned by the field). */
+const size_t *fcl_field_padded_shape(const fcl_field *field);
+cl_mem fcl_field_buffer(const fcl_field *field, int comp);
+/* Linear index in the padded buffer of local interior point (i, j, k). */
+size_t fcl_field_index(const fcl_field *field, int64_t i, int64_t j, int64_t k);
+
+/* values[ncomp] at the coordinates x[3] of a grid point (x[axis] = 0 beyond dim). */
+typedef void (*fcl_field_init_fn)(void *user, const double *x, double *values);
+/* Set the interior from fn at every local grid point (blocking); ghosts are set to 0. Not
+ * collective. */
+fcl_status fcl_field_init(fcl_field *field, fcl_field_init_fn fn, void *user);
+/* Blocking copies between a component and C-ordered host data of the field's dtype: the local
+ * interior (nx * ny * nz elements) or, with ghosts, the whole padded array. */
+fcl_status fcl_field_read(const fcl_field *field, int comp, bool with_ghosts, void *host);
+fcl_status fcl_field_write(fcl_field *field, int comp, bool with_ghosts, const void *host);
+
+/* Ghost exchange, split in two for overlap: begin completes every axis but the last and posts
+ * the last one's messages; end receives them and unpacks (blocking on return). Axes are chained
+ * (x, then y over x's ghosts, then z over both), which fills edges and corners. Periodic axes
+ * held by one rank copy on the device without MPI; walls fill their ghosts by mirroring.
+ * Nothing is allocated by these calls. Collective. */
+fcl_status fcl_field_ghosts_begin(fcl_field *field);
+fcl_status fcl_field_ghosts_end(fcl_field *field);
+fcl_status fcl_field_ghosts_update(fcl_field *field); /* begin + end */
+/* The reverse: every ghost value is added to the point it stands for (its owner's interior; the
+ * mirror point behind a wall, with the sign of the boundary condition), axes in reverse order;
+ * ghosts are left as they were. What remeshing needs. Collective. */
+fcl_status fcl_field_ghosts_accumulate(fcl_field *field);
+
+typedef enum {
+  FCL_REDUCE_MIN,
+  FCL_REDUCE_MAX,
+  FCL_REDUCE_SUM,
+  FCL_REDUCE_NORM_L2,   /* sqrt(sum u^2 * cell volume) */
+  FCL_REDUCE_NORM_LINF, /* max |u| */
+  FCL_REDUCE_INTEGRAL   /* sum u * cell volume (periodic: exact for trigonometric data) */
+} fcl_reduce_op;
+/* Reduce a component's interior over the whole domain: on the device per rank (double
+ * accumulation), then MPI_Allreduce. Every rank gets the result. Cell volume: the product of
+ * the spacings (walls count for half, trapezoidal rule, on bounded axes). Collective. */
+fcl_status fcl_field_reduce(fcl_field *field, int comp, fcl_reduce_op op, double *result);
+
+/* Local transpose: dst's axes are src's axes permuted, dst(axis a) = src(axis perm[a]), on the
+ * interior of one component, on the device (a generated kernel, tuned by FLOWCL_TUNE). perm is
+ * a permutation of {0, .., dim - 1}; dst must be a field of the permuted shape and the same
+ * dtype (typically on a topology built for it). Not collective. */
+fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp,
+                               const int *perm);
+
+/* Copy a component between two fields of one domain on different topologies of the same
+ * communicator (e.g. blocks to pencils) with MPI_Alltoallv, interiors only. Collective. */
+fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field *dst,
+                                  int dst_comp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_FIELD_H */

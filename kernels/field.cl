@@ -1,0 +1,72 @@
+/* Field layer kernels, built with -DT=float or -DT=double (and -DFCL_FP64 for double).
+ *
+ * box_axpy: dst[box] = (add ? dst[box] : 0) + scale * src[box] over an nx x ny x nz box whose
+ * elements sit at off + i * s0 + j * s1 + k * s2 in each array, strides signed (a stride of -1
+ * mirrors). Ghost packing, unpacking, periodic copies, wall mirrors and ghost accumulation are
+ * all such boxes. */
+#ifdef FCL_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+__kernel void box_axpy(__global T *dst, const long dst_off, const long d0, const long d1,
+                       const long d2, __global const T *src, const long src_off, const long s0,
+                       const long s1, const long s2, const int nx, const int ny, const int nz,
+                       const T scale, const int add) {
+  const int i = (int)get_global_id(0), j = (int)get_global_id(1), k = (int)get_global_id(2);
+  if (i >= nx || j >= ny || k >= nz) return;
+  const long d = dst_off + i * d0 + j * d1 + k * d2;
+  const T v = scale * src[src_off + i * s0 + j * s1 + k * s2];
+  dst[d] = add ? dst[d] + v : v;
+}
+
+/* Partial statistics of the interior of a padded array, one row of 6 per work-group: min, max,
+ * max |u|, sum, and the sums of w u and w u^2 with the trapezoidal weight w (1/2 per wall the
+ * point sits on; bounded: bit a set when axis a has walls). Accumulated in double when the
+ * device has it. */
+#ifdef FCL_FP64
+typedef double acc_t;
+#else
+typedef float acc_t;
+#endif
+#define REDUCE_WG 256
+
+static acc_t wall_weight(const long g, const long n, const int bounded) {
+  return bounded && (g == 0 || g == n - 1) ? (acc_t)0.5 : (acc_t)1;
+}
+
+__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
+void reduce_stats(__global const T *u, const long px, const long pxy, const int gx, const int gy,
+                  const int gz, const int nx, const int ny, const int nz, const long ox,
+                  const long oy, const long oz, const long NX, const long NY, const long NZ,
+                  const int bounded, __global acc_t *partial) {
+  __local acc_t s[6][REDUCE_WG];
+  acc_t mn = INFINITY, mx = -INFINITY, ab = 0, sum = 0, ws = 0, ws2 = 0;
+  const long total = (long)nx * ny * nz;
+  for (long t = get_global_id(0); t < total; t += get_global_size(0)) {
+    const int i = (int)(t % nx);
+    const long r = t / nx;
+    const int j = (int)(r % ny), k = (int)(r / ny);
+    const acc_t v = (acc_t)u[(k + gz) * pxy + (j + gy) * px + (i + gx)];
+    const acc_t w = wall_weight(ox + i, NX, bounded & 1) * wall_weight(oy + j, NY, bounded & 2) *
+                    wall_weight(oz + k, NZ, bounded & 4);
+    mn = fmin(mn, v);
+    mx = fmax(mx, v);
+    ab = fmax(ab, fabs(v));
+    sum += v;
+    ws += w * v;
+    ws2 += w * v * v;
+  }
+  const int l = (int)get_local_id(0);
+  s[0][l] = mn, s[1][l] = mx, s[2][l] = ab, s[3][l] = sum, s[4][l] = ws, s[5][l] = ws2;
+  for (int h = REDUCE_WG / 2; h > 0; h /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < h) {
+      s[0][l] = fmin(s[0][l], s[0][l + h]);
+      s[1][l] = fmax(s[1][l], s[1][l + h]);
+      s[2][l] = fmax(s[2][l], s[2][l + h]);
+      for (int q = 3; q < 6; ++q) s[q][l] += s[q][l + h];
+    }
+  }
+  if (l == 0)
+    for (int q = 0; q < 6; ++q) partial[get_group_id(0) * 6 + q] = s[q][0];
+}

@@ -1,0 +1,183 @@
+/* Discrete fields: padded local storage from the pool, initialisation from a host function,
+ * host read-back and write. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "field_impl.h"
+
+/* The field kernels for the field's dtype (and double accumulation where the device has it). */
+static fcl_status field_program(fcl_field *f) {
+  cl_device_id dev;
+  FCL_TRY(fcl_queue_device(f->queue, &dev));
+  fcl_device_info info;
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  bool fp64 = info.double_fp_config != 0;
+  if (f->dtype == FCL_FLOAT64 && !fp64)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "field '%s': double precision on %s, which has no "
+                     "cl_khr_fp64", f->name, info.name);
+  char options[96];
+  snprintf(options, sizeof options, "-DT=%s%s", f->dtype == FCL_FLOAT64 ? "double" : "float",
+           fp64 ? " -DFCL_FP64" : "");
+  FCL_TRY(fcl_program_create_builtin(f->context, "field.cl", &f->program));
+  return fcl_program_build(f->program, options);
+}
+
+fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command_queue queue,
+                            fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
+                            fcl_field **out) {
+  FCL_CHECK_NULL(topo, 1);
+  FCL_CHECK_NULL(context, 2);
+  FCL_CHECK_NULL(queue, 3);
+  FCL_CHECK_NULL(pool, 4);
+  FCL_CHECK_NULL(name, 5);
+  FCL_CHECK_ARG(ncomp >= 1 && ncomp <= 3, 6, "ncomp", "must be 1, 2 or 3");
+  FCL_CHECK_ARG(dtype == FCL_FLOAT32 || dtype == FCL_FLOAT64, 7, "dtype",
+                "must be FCL_FLOAT32 or FCL_FLOAT64");
+  FCL_CHECK_NULL(out, 8);
+  *out = NULL;
+  fcl_field *f = calloc(1, sizeof *f);
+  if (!f || !(f->name = strdup(name))) {
+    free(f);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s'", name);
+  }
+  f->topo = topo;
+  f->context = fcl_context_retain(context);
+  f->queue = queue;
+  clRetainCommandQueue(queue);
+  f->pool = pool;
+  f->ncomp = ncomp;
+  f->dtype = dtype;
+  f->itemsize = fcl_dtype_size(dtype);
+  for (int a = 0; a < 3; ++a) f->padded[a] = (size_t)(topo->local[a] + 2 * topo->ghosts[a]);
+  size_t shape[3] = {f->padded[2], f->padded[1], f->padded[0]};
+  fcl_status st = field_program(f);
+  for (int c = 0; st == FCL_OK && c < ncomp; ++c) {
+    st = fcl_array_create(pool, queue, dtype, 3, shape, &f->comp[c]);
+    if (st == FCL_OK) {
+      double zero = 0;
+      st = fcl_array_fill(f->comp[c], queue, &zero, 0, NULL, NULL);
+    }
+  }
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, false, &f->ghosts);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, true, &f->accumulate);
+  if (st == FCL_OK) st = fcl_queue_finish(queue);
+  if (st != FCL_OK) {
+    fcl_field_destroy(&f);
+    return st;
+  }
+  *out = f;
+  return FCL_OK;
+}
+
+void fcl_field_destroy(fcl_field **field) {
+  if (!field || !*field) return;
+  fcl_field *f = *field;
+  if (f->queue) clFinish(f->queue);
+  fcl__ghost_plan_destroy(&f->ghosts);
+  fcl__ghost_plan_destroy(&f->accumulate);
+  fcl__reduce_state_free(f->reduce);
+  fcl__transpose_cache_free(f);
+  for (int c = 0; c < 3; ++c) fcl_array_destroy(&f->comp[c]);
+  fcl_program_release(&f->program);
+  if (f->queue) clReleaseCommandQueue(f->queue);
+  fcl_context_release(&f->context);
+  free(f->name);
+  free(f);
+  *field = NULL;
+}
+
+const char *fcl_field_name(const fcl_field *f) { return f ? f->name : NULL; }
+int fcl_field_ncomp(const fcl_field *f) { return f ? f->ncomp : 0; }
+fcl_dtype fcl_field_dtype(const fcl_field *f) { return f ? f->dtype : FCL_FLOAT32; }
+fcl_topology *fcl_field_topology(const fcl_field *f) { return f ? f->topo : NULL; }
+const size_t *fcl_field_padded_shape(const fcl_field *f) { return f ? f->padded : NULL; }
+cl_mem fcl_field_buffer(const fcl_field *f, int comp) {
+  return f && comp >= 0 && comp < f->ncomp ? fcl_array_buffer(f->comp[comp]) : NULL;
+}
+
+size_t fcl_field_index(const fcl_field *f, int64_t i, int64_t j, int64_t k) {
+  const int *g = f->topo->ghosts;
+  return ((size_t)(k + g[2]) * f->padded[1] + (size_t)(j + g[1])) * f->padded[0] +
+         (size_t)(i + g[0]);
+}
+
+static fcl_status check_comp(const fcl_field *f, int comp, int pos) {
+  if (comp < 0 || comp >= f->ncomp)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (comp): field '%s' has %d "
+                     "component(s), not %d", pos, f->name, f->ncomp, comp);
+  return FCL_OK;
+}
+
+/* The interior as a rectangular copy between the padded buffer and packed host data. */
+static fcl_rect interior_rect(const fcl_field *f, bool to_host) {
+  const int64_t *n = f->topo->local;
+  const int *g = f->topo->ghosts;
+  size_t origin[3] = {(size_t)g[0] * f->itemsize, (size_t)g[1], (size_t)g[2]};
+  fcl_rect r = {.region = {(size_t)n[0] * f->itemsize, (size_t)n[1], (size_t)n[2]}};
+  size_t row = f->padded[0] * f->itemsize, slice = row * f->padded[1];
+  if (to_host) {
+    memcpy(r.src_origin, origin, sizeof origin);
+    r.src_row_pitch = row, r.src_slice_pitch = slice;
+  } else {
+    memcpy(r.dst_origin, origin, sizeof origin);
+    r.dst_row_pitch = row, r.dst_slice_pitch = slice;
+  }
+  return r;
+}
+
+fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *host) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_CHECK_NULL(host, 4);
+  FCL_TRY(check_comp(f, comp, 2));
+  if (with_ghosts) return fcl_array_read(f->comp[comp], f->queue, host, true, 0, NULL, NULL);
+  fcl_rect r = interior_rect(f, true);
+  FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_TRUE, r.src_origin,
+                                     r.dst_origin, r.region, r.src_row_pitch, r.src_slice_pitch,
+                                     0, 0, host, 0, NULL, NULL),
+             "field '%s': read the interior of component %d", f->name, comp);
+  return FCL_OK;
+}
+
+fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void *host) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_CHECK_NULL(host, 4);
+  FCL_TRY(check_comp(f, comp, 2));
+  if (with_ghosts) return fcl_array_write(f->comp[comp], f->queue, host, true, 0, NULL, NULL);
+  fcl_rect r = interior_rect(f, false);
+  FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_TRUE, r.dst_origin,
+                                      r.src_origin, r.region, r.dst_row_pitch, r.dst_slice_pitch,
+                                      0, 0, host, 0, NULL, NULL),
+             "field '%s': write the interior of component %d", f->name, comp);
+  return FCL_OK;
+}
+
+fcl_status fcl_field_init(fcl_field *f, fcl_field_init_fn fn, void *user) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_CHECK_NULL(fn, 2);
+  const fcl_topology *t = f->topo;
+  size_t total = f->padded[0] * f->padded[1] * f->padded[2];
+  void *host = calloc(total * (size_t)f->ncomp, f->itemsize);
+  if (!host) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': init staging", f->name);
+  double h[3], x[3] = {0, 0, 0}, v[3];
+  for (int a = 0; a < 3; ++a) h[a] = fcl_domain_spacing(&t->domain, a);
+  for (int64_t k = 0; k < t->local[2]; ++k)
+    for (int64_t j = 0; j < t->local[1]; ++j)
+      for (int64_t i = 0; i < t->local[0]; ++i) {
+        int64_t l[3] = {i, j, k};
+        for (int a = 0; a < t->domain.dim; ++a)
+          x[a] = t->domain.origin[a] + (double)(t->offset[a] + l[a]) * h[a];
+        fn(user, x, v);
+        size_t at = fcl_field_index(f, i, j, k);
+        for (int c = 0; c < f->ncomp; ++c) {
+          if (f->dtype == FCL_FLOAT64) ((double *)host)[c * total + at] = v[c];
+          else ((float *)host)[c * total + at] = (float)v[c];
+        }
+      }
+  fcl_status st = FCL_OK;
+  for (int c = 0; st == FCL_OK && c < f->ncomp; ++c)
+    st = fcl_field_write(f, c, true, (char *)host + c * total * f->itemsize);
+  free(host);
+  return st;
+}

@@ -1,0 +1,55 @@
+/* Internal structures of the field layer (src/field). */
+#ifndef FLOWCL_FIELD_IMPL_H
+#define FLOWCL_FIELD_IMPL_H
+
+#include "flowcl/field.h"
+
+struct fcl_topology {
+  fcl_domain domain;
+  MPI_Comm comm; /* cartesian, ours */
+  int rank, size;
+  int procs[3], coords[3], ghosts[3];
+  int neighbour[3][2];
+  int64_t local[3], offset[3];
+};
+
+/* One face message of the ghost exchange plan (see ghosts.c). */
+typedef struct fcl__ghost_plan fcl__ghost_plan;
+
+struct fcl_field {
+  char *name;
+  fcl_topology *topo;
+  fcl_context *context;
+  cl_command_queue queue;
+  fcl_pool *pool;
+  int ncomp;
+  fcl_dtype dtype;
+  size_t itemsize;
+  size_t padded[3]; /* px, py, pz */
+  fcl_array *comp[3];
+  fcl_program *program; /* kernels/field.cl for the dtype */
+  fcl__ghost_plan *ghosts;
+  fcl__ghost_plan *accumulate;
+  void *reduce;    /* reduce.c state, made on first use */
+  void *transposes; /* transpose.c: launchers writing into this field, made on first use */
+};
+
+/* Per-axis integer helpers. */
+static inline size_t fcl__field_count(const int64_t *n) { return (size_t)(n[0] * n[1] * n[2]); }
+
+fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, fcl__ghost_plan **out);
+void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
+fcl_status fcl__ghost_plan_begin(fcl__ghost_plan *plan);
+fcl_status fcl__ghost_plan_end(fcl__ghost_plan *plan);
+void fcl__reduce_state_free(void *state);
+void fcl__transpose_cache_free(fcl_field *field);
+
+/* MPI failure -> FCL_ERR_MPI with MPI's own message. */
+fcl_status fcl__mpi_error(int code, const char *what);
+#define FCL_MPI_TRY(call, what)                                                                \
+  do {                                                                                         \
+    int mpi_rc_ = (call);                                                                      \
+    if (mpi_rc_ != MPI_SUCCESS) return fcl__mpi_error(mpi_rc_, what);                          \
+  } while (0)
+
+#endif

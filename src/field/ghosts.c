@@ -1,0 +1,314 @@
+/* Ghost exchange plans: built once per field as two list launchers (begin, end) of device box
+ * operations (kernels/field.cl box_axpy), copies to and from pinned host staging, and host
+ * steps that post and complete the MPI messages. Calling them allocates nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "field_impl.h"
+
+enum { MAX_MSG = 4 };
+
+typedef struct {
+  void *buf;
+  int bytes, peer, tag;
+  bool send;
+} message;
+
+typedef struct {
+  MPI_Comm comm;
+  message msg[MAX_MSG];
+  MPI_Request req[MAX_MSG];
+  int nmsg;
+} axis_messages;
+
+struct fcl__ghost_plan {
+  fcl_field *f;
+  bool accumulate;
+  fcl_launcher *begin, *end;
+  cl_mem device_stage, host_stage;
+  void *host;
+  size_t stage_bytes, stage_used;
+  axis_messages axes[9]; /* per component and axis */
+};
+
+/* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
+typedef struct {
+  cl_mem buf;
+  long off, s[3];
+} box;
+
+static box padded_box(const fcl_field *f, cl_mem buf, const int64_t *origin) {
+  long px = (long)f->padded[0], pxy = px * (long)f->padded[1];
+  return (box){buf, origin[0] + origin[1] * px + origin[2] * pxy, {1, px, pxy}};
+}
+
+static fcl_status push_box(fcl__ghost_plan *p, fcl_launcher *list, const char *what, box dst,
+                           box src, const int64_t *ext, double scale, bool add) {
+  const fcl_field *f = p->f;
+  fcl_arg args[15] = {
+      fcl_arg_buffer(0, dst.buf), fcl_arg_i64(1, dst.off), fcl_arg_i64(2, dst.s[0]),
+      fcl_arg_i64(3, dst.s[1]),   fcl_arg_i64(4, dst.s[2]), fcl_arg_buffer(5, src.buf),
+      fcl_arg_i64(6, src.off),    fcl_arg_i64(7, src.s[0]), fcl_arg_i64(8, src.s[1]),
+      fcl_arg_i64(9, src.s[2]),   fcl_arg_i32(10, (int32_t)ext[0]),
+      fcl_arg_i32(11, (int32_t)ext[1]), fcl_arg_i32(12, (int32_t)ext[2]),
+      f->dtype == FCL_FLOAT64 ? fcl_arg_f64(13, scale) : fcl_arg_f32(13, (float)scale),
+      fcl_arg_i32(14, add)};
+  fcl_launch_config cfg = {.queue = f->queue, .work_dim = 3,
+                           .global = {(size_t)ext[0], (size_t)ext[1], (size_t)ext[2]},
+                           .bytes_per_launch = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize *
+                                               (add ? 3 : 2)};
+  char name[160];
+  snprintf(name, sizeof name, "%s.%s", f->name, what);
+  fcl_launcher *l = NULL;
+  FCL_TRY(fcl_launcher_create_kernel(name, f->program, "box_axpy", 15, args, 0, NULL, &cfg, &l));
+  return fcl_launcher_list_push(list, l);
+}
+
+/* Host steps: post every message of an axis / complete them. */
+static fcl_status post(void *user, cl_command_queue queue) {
+  (void)queue;
+  axis_messages *m = user;
+  for (int i = 0; i < m->nmsg; ++i) { /* receives first */
+    message *x = &m->msg[i];
+    int rc = x->send ? MPI_SUCCESS
+                     : MPI_Irecv(x->buf, x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i]);
+    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Irecv");
+  }
+  for (int i = 0; i < m->nmsg; ++i) {
+    message *x = &m->msg[i];
+    int rc = !x->send ? MPI_SUCCESS
+                      : MPI_Isend(x->buf, x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i]);
+    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Isend");
+  }
+  return FCL_OK;
+}
+
+static fcl_status complete(void *user, cl_command_queue queue) {
+  (void)queue;
+  axis_messages *m = user;
+  int rc = MPI_Waitall(m->nmsg, m->req, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Waitall");
+  return FCL_OK;
+}
+
+/* The box of axis a's exchange: along the other axes, full padded extent for the axes before
+ * a (their ghosts are already filled, which carries edges and corners) and the interior for
+ * those after; along a, width g from start. */
+static void face_box(const fcl_field *f, int a, int64_t start, int64_t g, int64_t *origin,
+                     int64_t *ext) {
+  const fcl_topology *t = f->topo;
+  for (int b = 0; b < 3; ++b) {
+    origin[b] = b < a ? 0 : t->ghosts[b];
+    ext[b] = b < a ? (int64_t)f->padded[b] : t->local[b];
+  }
+  origin[a] = start;
+  ext[a] = g;
+}
+
+static size_t take_stage(fcl__ghost_plan *p, size_t bytes) {
+  size_t at = p->stage_used;
+  p->stage_used += bytes;
+  return at;
+}
+
+/* Steps of one face through MPI: pack the sent slab into device staging, copy it to pinned
+ * host memory; receive into pinned memory, copy up, unpack (or add) into the field. */
+typedef struct {
+  int64_t send_start, recv_start;
+  int peer, send_tag, recv_tag;
+} mpi_face;
+
+static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *pre,
+                             fcl_launcher *postl) {
+  fcl_field *f = p->f;
+  const fcl_topology *t = f->topo;
+  const int64_t g = t->ghosts[a], n = t->local[a];
+  cl_mem buf = fcl_field_buffer(f, comp);
+  const bool self = t->procs[a] == 1 && t->domain.bc[a][0] == FCL_BC_PERIODIC;
+  int64_t origin[3], ext[3], src_origin[3], dummy[3];
+  char what[64];
+  mpi_face faces[2];
+  int nfaces = 0;
+  for (int side = 0; side < 2; ++side) {
+    /* forward: the slab next to this face goes out, the ghost of this face comes in;
+     * accumulate: the ghost goes out, the received values are added next to the face */
+    int64_t ghost = side == 0 ? 0 : n + g, inner = side == 0 ? g : n;
+    int peer = t->neighbour[a][side];
+    snprintf(what, sizeof what, "%s.%c%s", p->accumulate ? "accumulate" : "ghosts", "xyz"[a],
+             side ? "+" : "-");
+    if (self) {
+      /* periodic on one rank: the face's ghost stands for the other side's interior */
+      int64_t partner = side == 0 ? n : g; /* interior slab the ghost copies */
+      face_box(f, a, p->accumulate ? partner : ghost, g, origin, ext);
+      face_box(f, a, p->accumulate ? ghost : partner, g, src_origin, dummy);
+      FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin), padded_box(f, buf, src_origin),
+                       ext, 1.0, p->accumulate));
+    } else if (peer == MPI_PROC_NULL) {
+      /* a wall: mirror about the wall point w (ghost w -/+ 1 + m <-> interior w +/- 1 + m) */
+      double sign = t->domain.bc[a][side] == FCL_BC_DIRICHLET ? -1.0 : 1.0;
+      int64_t w = side == 0 ? g : g + n - 1, step = side == 0 ? -1 : 1;
+      face_box(f, a, w + step, g, origin, ext); /* ghost run, walking away from the wall */
+      face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
+      box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
+      gb.s[a] *= step;
+      ib.s[a] *= -step;
+      FCL_TRY(push_box(p, pre, what, p->accumulate ? ib : gb, p->accumulate ? gb : ib, ext, sign,
+                       p->accumulate));
+    } else {
+      faces[nfaces++] = (mpi_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
+                                   peer, 2 * a + side, 2 * a + 1 - side};
+    }
+  }
+  axis_messages *m = &p->axes[3 * comp + a];
+  m->comm = t->comm;
+  m->nmsg = 0;
+  size_t recv_at[2];
+  for (int i = 0; i < nfaces; ++i) { /* pack and send */
+    face_box(f, a, faces[i].send_start, g, origin, ext);
+    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
+    size_t at = take_stage(p, bytes);
+    box stage = {p->device_stage, (long)(at / f->itemsize), {1, (long)ext[0], (long)(ext[0] * ext[1])}};
+    snprintf(what, sizeof what, "%s.pack.%c%d", p->accumulate ? "accumulate" : "ghosts", "xyz"[a], i);
+    FCL_TRY(push_box(p, pre, what, stage, padded_box(f, buf, origin), ext, 1.0, false));
+    fcl_launcher *l = NULL;
+    FCL_TRY(fcl_launcher_create_copy_d2h(what, p->device_stage, at, (char *)p->host + at, bytes, &l));
+    FCL_TRY(fcl_launcher_list_push(pre, l));
+    m->msg[m->nmsg++] = (message){(char *)p->host + at, (int)bytes, faces[i].peer,
+                                  faces[i].send_tag, true};
+    recv_at[i] = take_stage(p, bytes);
+    m->msg[m->nmsg++] = (message){(char *)p->host + recv_at[i], (int)bytes, faces[i].peer,
+                                  faces[i].recv_tag, false};
+  }
+  if (!nfaces) return FCL_OK;
+  fcl_launcher *l = NULL;
+  snprintf(what, sizeof what, "%s.mpi_post.%c", p->accumulate ? "accumulate" : "ghosts", "xyz"[a]);
+  FCL_TRY(fcl_launcher_create_host(what, post, m, &l));
+  FCL_TRY(fcl_launcher_list_push(pre, l));
+  snprintf(what, sizeof what, "%s.mpi_wait.%c", p->accumulate ? "accumulate" : "ghosts", "xyz"[a]);
+  FCL_TRY(fcl_launcher_create_host(what, complete, m, &l));
+  FCL_TRY(fcl_launcher_list_push(postl, l));
+  for (int i = 0; i < nfaces; ++i) { /* copy up and unpack */
+    face_box(f, a, faces[i].recv_start, g, origin, ext);
+    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
+    snprintf(what, sizeof what, "%s.unpack.%c%d", p->accumulate ? "accumulate" : "ghosts", "xyz"[a], i);
+    FCL_TRY(fcl_launcher_create_copy_h2d(what, (char *)p->host + recv_at[i], p->device_stage,
+                                         recv_at[i], bytes, &l));
+    FCL_TRY(fcl_launcher_list_push(postl, l));
+    box stage = {p->device_stage, (long)(recv_at[i] / f->itemsize),
+                 {1, (long)ext[0], (long)(ext[0] * ext[1])}};
+    FCL_TRY(push_box(p, postl, what, padded_box(f, buf, origin), stage, ext, 1.0, p->accumulate));
+  }
+  return FCL_OK;
+}
+
+/* Staging bytes: two messages per face of each axis, for the largest face box. */
+static size_t stage_size(const fcl_field *f) {
+  size_t total = 0;
+  for (int a = 0; a < 3; ++a) {
+    int64_t origin[3], ext[3];
+    face_box(f, a, 0, f->topo->ghosts[a], origin, ext);
+    total += 4 * (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
+  }
+  return total * (size_t)f->ncomp;
+}
+
+fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan **out) {
+  *out = NULL;
+  fcl__ghost_plan *p = calloc(1, sizeof *p);
+  if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': ghost plan", f->name);
+  p->f = f;
+  p->accumulate = accumulate;
+  p->stage_bytes = stage_size(f);
+  fcl_status st = FCL_OK;
+  cl_int err = CL_SUCCESS;
+  if (p->stage_bytes) {
+    cl_context ctx = fcl_context_cl(f->context);
+    p->device_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE, p->stage_bytes, NULL, &err);
+    if (err == CL_SUCCESS)
+      p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                     p->stage_bytes, NULL, &err);
+    if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
+      p->host = clEnqueueMapBuffer(f->queue, p->host_stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                   p->stage_bytes, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+      st = FCL_CL_ERROR(err, "field '%s': %zu bytes of ghost staging", f->name, p->stage_bytes);
+  }
+  char name[160];
+  snprintf(name, sizeof name, "%s.%s.begin", f->name, accumulate ? "accumulate" : "ghosts");
+  if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->begin);
+  snprintf(name, sizeof name, "%s.%s.end", f->name, accumulate ? "accumulate" : "ghosts");
+  if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->end);
+  /* every axis but the last completes inside begin; the last one's messages complete in end */
+  const int dim = f->topo->domain.dim;
+  for (int c = 0; st == FCL_OK && c < f->ncomp; ++c) {
+    fcl_launcher *tail = NULL;
+    for (int i = 0; st == FCL_OK && i < dim; ++i) {
+      int a = accumulate ? dim - 1 - i : i;
+      if (!f->topo->ghosts[a]) continue;
+      if (tail) st = fcl_launcher_list_push(p->begin, tail);
+      tail = NULL;
+      if (st == FCL_OK) st = fcl_launcher_create_list("axis", &tail);
+      if (st == FCL_OK) st = axis_steps(p, a, c, p->begin, tail);
+    }
+    if (st == FCL_OK && tail) {
+      if (c + 1 < f->ncomp) st = fcl_launcher_list_push(p->begin, tail);
+      else st = fcl_launcher_list_push(p->end, tail);
+      tail = NULL;
+    }
+    fcl_launcher_destroy(&tail);
+  }
+  if (st != FCL_OK) {
+    fcl__ghost_plan_destroy(&p);
+    return st;
+  }
+  *out = p;
+  return FCL_OK;
+}
+
+void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
+  if (!plan || !*plan) return;
+  fcl__ghost_plan *p = *plan;
+  fcl_launcher_destroy(&p->begin);
+  fcl_launcher_destroy(&p->end);
+  if (p->host) {
+    clEnqueueUnmapMemObject(p->f->queue, p->host_stage, p->host, 0, NULL, NULL);
+    clFinish(p->f->queue);
+  }
+  if (p->host_stage) clReleaseMemObject(p->host_stage);
+  if (p->device_stage) clReleaseMemObject(p->device_stage);
+  free(p);
+  *plan = NULL;
+}
+
+static fcl_status run(fcl_launcher *l, cl_command_queue q) {
+  cl_event ev = NULL;
+  FCL_TRY(fcl_launcher_call(l, q, 0, NULL, NULL, &ev));
+  if (!ev) return FCL_OK;
+  fcl_status st = fcl_events_wait(1, &ev);
+  clReleaseEvent(ev);
+  return st;
+}
+
+fcl_status fcl__ghost_plan_begin(fcl__ghost_plan *p) { return run(p->begin, p->f->queue); }
+fcl_status fcl__ghost_plan_end(fcl__ghost_plan *p) { return run(p->end, p->f->queue); }
+
+fcl_status fcl_field_ghosts_begin(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  return fcl__ghost_plan_begin(f->ghosts);
+}
+fcl_status fcl_field_ghosts_end(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  return fcl__ghost_plan_end(f->ghosts);
+}
+fcl_status fcl_field_ghosts_update(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_TRY(fcl__ghost_plan_begin(f->ghosts));
+  return fcl__ghost_plan_end(f->ghosts);
+}
+fcl_status fcl_field_ghosts_accumulate(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_TRY(fcl__ghost_plan_begin(f->accumulate));
+  return fcl__ghost_plan_end(f->accumulate);
+}

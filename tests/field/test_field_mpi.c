@@ -1,0 +1,381 @@
+/* Distributed fields on 1, 2 or 4 ranks (run under mpirun): ghost values equal the owner's
+ * interior exactly (every axis, edge and corner; periodic, Dirichlet and Neumann walls; uneven
+ * splits; slabs and blocks), accumulation adds exactly what a direct mapping of every ghost to
+ * its owner predicts, transposes and redistributions are exact permutations, reductions equal a
+ * serial computation over the global grid. Expected values are computed here from the
+ * documented rules (splitting, mirroring), independently of the library's plans. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+#define PI 3.14159265358979323846
+
+static int rank_, size_;
+
+/* A value unique to a global point, exact in float for the grids used (< 2^24). */
+static double code(const int64_t *g) { return (double)(g[0] + 40 * g[1] + 1600 * g[2]); }
+
+/* Where a possibly out-of-range coordinate lands: wrap (periodic) or mirror about the wall
+ * point, with the sign of the condition. */
+static int64_t land(const fcl_domain *d, int a, int64_t u, double *sign) {
+  int64_t n = d->resolution[a];
+  if (a >= d->dim) return u;
+  if (d->bc[a][0] == FCL_BC_PERIODIC) return ((u % n) + n) % n;
+  if (u < 0) {
+    if (d->bc[a][0] == FCL_BC_DIRICHLET) *sign = -*sign;
+    return -u;
+  }
+  if (u >= n) {
+    if (d->bc[a][1] == FCL_BC_DIRICHLET) *sign = -*sign;
+    return 2 * (n - 1) - u;
+  }
+  return u;
+}
+
+typedef struct {
+  fcl_context *ctx;
+  cl_command_queue q;
+  fcl_pool *pool;
+  fcl_allocator *alloc;
+  bool fp64;
+} env;
+
+static void init_code(void *user, const double *x, double *v) {
+  const fcl_domain *d = user; /* x back to the global index */
+  int64_t g[3] = {0, 0, 0};
+  for (int a = 0; a < d->dim; ++a)
+    g[a] = llround((x[a] - d->origin[a]) / fcl_domain_spacing(d, a));
+  v[0] = code(g);
+  v[1] = -code(g);
+  v[2] = 0.5 * code(g);
+}
+
+static double at(const void *host, fcl_dtype t, size_t i) {
+  return t == FCL_FLOAT64 ? ((const double *)host)[i] : ((const float *)host)[i];
+}
+
+static fcl_field *make_field(env *e, fcl_topology *t, const char *name, int ncomp, fcl_dtype dt) {
+  fcl_field *f = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, name, ncomp, dt, &f));
+  return f;
+}
+
+/* ---------------- ghosts ---------------- */
+
+static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs, const int *gw,
+                       fcl_dtype dt) {
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, gw, &t));
+  if (!t) return;
+  fcl_field *f = make_field(e, t, label, 3, dt);
+  if (!f) {
+    fcl_topology_destroy(&t);
+    return;
+  }
+  CHECK_OK(fcl_field_init(f, init_code, &d));
+  CHECK_OK(fcl_field_ghosts_begin(f));
+  CHECK_OK(fcl_field_ghosts_end(f));
+  const size_t *p = fcl_field_padded_shape(f);
+  const int64_t *off = fcl_topology_offset(t);
+  const int *g = fcl_topology_ghosts(t);
+  size_t total = p[0] * p[1] * p[2];
+  void *host = malloc(total * fcl_dtype_size(dt));
+  size_t wrong = 0, first = SIZE_MAX;
+  double got0 = 0, want0 = 0;
+  for (int c = 0; c < 3; ++c) {
+    CHECK_OK(fcl_field_read(f, c, true, host));
+    double scale = c == 0 ? 1 : c == 1 ? -1 : 0.5;
+    for (size_t k = 0; k < p[2]; ++k)
+      for (size_t j = 0; j < p[1]; ++j)
+        for (size_t i = 0; i < p[0]; ++i) {
+          size_t l[3] = {i, j, k}, idx = (k * p[1] + j) * p[0] + i;
+          int64_t gl[3];
+          double sign = 1;
+          for (int a = 0; a < 3; ++a) gl[a] = land(&d, a, off[a] + (int64_t)l[a] - g[a], &sign);
+          double want = sign * scale * code(gl), got = at(host, dt, idx);
+          if (got != want && wrong++ == 0) first = idx, got0 = got, want0 = want;
+        }
+  }
+  CHECKF(!wrong, "%s (%s, rank %d of %d, procs %dx%dx%d): %zu wrong ghost/interior values; "
+         "first at padded index %zu: %g, expected %g", label, fcl_dtype_cl_name(dt), rank_, size_,
+         fcl_topology_procs(t)[0], fcl_topology_procs(t)[1], fcl_topology_procs(t)[2], wrong,
+         first, got0, want0);
+  free(host);
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
+/* ---------------- accumulation ---------------- */
+
+/* The part of n points owned by coordinate c of p (the documented split). */
+static void part(int64_t n, int p, int c, int64_t *count, int64_t *offset) {
+  *count = n / p + (c < n % p ? 1 : 0);
+  *offset = c * (n / p) + (c < n % p ? c : n % p);
+}
+
+static double contribution(const int64_t *u) { return 1 + (double)(((u[0] + 7) + 3 * (u[1] + 7) + 5 * (u[2] + 7)) % 11); }
+
+static void accumulate_case(env *e, const char *label, fcl_domain d, const int *gw, fcl_dtype dt) {
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, gw, &t));
+  if (!t) return;
+  fcl_field *f = make_field(e, t, label, 1, dt);
+  const size_t *p = fcl_field_padded_shape(f);
+  const int64_t *off = fcl_topology_offset(t), *n = fcl_topology_local_resolution(t);
+  const int *g = fcl_topology_ghosts(t), *procs = fcl_topology_procs(t);
+  size_t total = p[0] * p[1] * p[2], item = fcl_dtype_size(dt);
+  void *host = malloc(total * item);
+  /* every padded point (ghosts included) holds the contribution of its unwrapped position */
+  for (size_t k = 0; k < p[2]; ++k)
+    for (size_t j = 0; j < p[1]; ++j)
+      for (size_t i = 0; i < p[0]; ++i) {
+        size_t l[3] = {i, j, k}, idx = (k * p[1] + j) * p[0] + i;
+        int64_t u[3];
+        for (int a = 0; a < 3; ++a) u[a] = off[a] + (int64_t)l[a] - g[a];
+        double v = contribution(u);
+        if (dt == FCL_FLOAT64) ((double *)host)[idx] = v;
+        else ((float *)host)[idx] = (float)v;
+      }
+  CHECK_OK(fcl_field_write(f, 0, true, host));
+  CHECK_OK(fcl_field_ghosts_accumulate(f));
+  /* expected: over every rank's padded box, each point added (with the mirror sign) to where
+   * it lands, restricted to this rank's interior */
+  double *want = calloc((size_t)(n[0] * n[1] * n[2]), sizeof *want);
+  for (int cz = 0; cz < procs[2]; ++cz)
+    for (int cy = 0; cy < procs[1]; ++cy)
+      for (int cx = 0; cx < procs[0]; ++cx) {
+        int cc[3] = {cx, cy, cz};
+        int64_t cnt[3], o[3];
+        for (int a = 0; a < 3; ++a) part(d.resolution[a], procs[a], cc[a], &cnt[a], &o[a]);
+        for (int64_t k = -g[2]; k < cnt[2] + g[2]; ++k)
+          for (int64_t j = -g[1]; j < cnt[1] + g[1]; ++j)
+            for (int64_t i = -g[0]; i < cnt[0] + g[0]; ++i) {
+              int64_t u[3] = {o[0] + i, o[1] + j, o[2] + k}, G[3];
+              double sign = 1;
+              for (int a = 0; a < 3; ++a) G[a] = land(&d, a, u[a], &sign);
+              int64_t L[3] = {G[0] - off[0], G[1] - off[1], G[2] - off[2]};
+              if (L[0] < 0 || L[0] >= n[0] || L[1] < 0 || L[1] >= n[1] || L[2] < 0 || L[2] >= n[2])
+                continue;
+              want[(L[2] * n[1] + L[1]) * n[0] + L[0]] += sign * contribution(u);
+            }
+      }
+  void *interior = malloc((size_t)(n[0] * n[1] * n[2]) * item);
+  CHECK_OK(fcl_field_read(f, 0, false, interior));
+  size_t wrong = 0, first = 0;
+  for (size_t i = 0; i < (size_t)(n[0] * n[1] * n[2]); ++i)
+    if (at(interior, dt, i) != want[i] && wrong++ == 0) first = i;
+  CHECKF(!wrong, "%s (%s, rank %d of %d): %zu accumulated values wrong; first at %zu: %g, "
+         "expected %g", label, fcl_dtype_cl_name(dt), rank_, size_, wrong, first,
+         wrong ? at(interior, dt, first) : 0, wrong ? want[first] : 0);
+  free(interior);
+  free(want);
+  free(host);
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
+/* ---------------- reductions ---------------- */
+
+static void init_trig(void *user, const double *x, double *v) {
+  (void)user;
+  v[0] = sin(x[0]) * cos(2 * x[1]) + 0.25 * cos(x[2]) + 1.5;
+}
+
+static void reduce_case(env *e, fcl_dtype dt) {
+  fcl_domain d = fcl_domain_periodic(3, 12, 2 * PI);
+  d.resolution[0] = 14; /* uneven on 4 ranks */
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){1, 1, 1}, &t));
+  fcl_field *f = make_field(e, t, "trig", 1, dt);
+  CHECK_OK(fcl_field_init(f, init_trig, NULL));
+  /* serial reference over the global grid, from the values as stored (rounded to dt) */
+  double mn = INFINITY, mx = -INFINITY, ab = 0, sum = 0, sq = 0, vol = 1;
+  for (int a = 0; a < 3; ++a) vol *= fcl_domain_spacing(&d, a);
+  for (int64_t k = 0; k < d.resolution[2]; ++k)
+    for (int64_t j = 0; j < d.resolution[1]; ++j)
+      for (int64_t i = 0; i < d.resolution[0]; ++i) {
+        double x[3] = {i * fcl_domain_spacing(&d, 0), j * fcl_domain_spacing(&d, 1),
+                       k * fcl_domain_spacing(&d, 2)}, v;
+        init_trig(NULL, x, &v);
+        if (dt == FCL_FLOAT32) v = (float)v;
+        mn = fmin(mn, v), mx = fmax(mx, v), ab = fmax(ab, fabs(v)), sum += v, sq += v * v;
+      }
+  struct { fcl_reduce_op op; double want; const char *name; } cases[] = {
+      {FCL_REDUCE_MIN, mn, "min"}, {FCL_REDUCE_MAX, mx, "max"}, {FCL_REDUCE_NORM_LINF, ab, "linf"},
+      {FCL_REDUCE_SUM, sum, "sum"}, {FCL_REDUCE_NORM_L2, sqrt(sq * vol), "l2"},
+      {FCL_REDUCE_INTEGRAL, sum * vol, "integral"}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    double got = NAN;
+    CHECK_OK(fcl_field_reduce(f, 0, cases[c].op, &got));
+    /* summation order differs from the serial loop: a few double roundings per term */
+    bool exact = cases[c].op <= FCL_REDUCE_MAX || cases[c].op == FCL_REDUCE_NORM_LINF;
+    CHECKF(exact ? got == cases[c].want : fcl_test_close(got, cases[c].want, 1e4, 0, false),
+           "reduce %s (%s, %d ranks): %.17g, serial %.17g", cases[c].name, fcl_dtype_cl_name(dt),
+           size_, got, cases[c].want);
+  }
+  /* the discrete integral of a trigonometric field on a periodic grid is exact: 1.5 (2 pi)^3 */
+  double integral = 0;
+  CHECK_OK(fcl_field_reduce(f, 0, FCL_REDUCE_INTEGRAL, &integral));
+  CHECKF(fcl_test_close(integral, 1.5 * pow(2 * PI, 3), dt == FCL_FLOAT64 ? 1e3 : 1e2, 0,
+                        dt == FCL_FLOAT32),
+         "integral %.10g, analytic %.10g", integral, 1.5 * pow(2 * PI, 3));
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
+/* ---------------- transposes and redistribution ---------------- */
+
+static void transpose_case(env *e, fcl_dtype dt, const int *perm) {
+  fcl_domain d = fcl_domain_periodic(3, 0, 1.0), dp = d;
+  int64_t res[3] = {19, 13, 7};
+  for (int a = 0; a < 3; ++a) d.resolution[a] = res[a], dp.resolution[a] = res[perm[a]];
+  fcl_topology *ts = NULL, *td = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_SELF, &d, NULL, (int[]){1, 2, 1}, &ts));
+  CHECK_OK(fcl_topology_create(MPI_COMM_SELF, &dp, NULL, (int[]){2, 0, 1}, &td));
+  fcl_field *src = make_field(e, ts, "src", 1, dt), *dst = make_field(e, td, "dst", 1, dt);
+  CHECK_OK(fcl_field_init(src, init_code, &d));
+  CHECK_OK(fcl_field_transpose(src, 0, dst, 0, perm));
+  size_t count = (size_t)(res[0] * res[1] * res[2]), wrong = 0;
+  void *host = malloc(count * fcl_dtype_size(dt));
+  CHECK_OK(fcl_field_read(dst, 0, false, host));
+  for (int64_t k = 0; k < dp.resolution[2]; ++k)
+    for (int64_t j = 0; j < dp.resolution[1]; ++j)
+      for (int64_t i = 0; i < dp.resolution[0]; ++i) {
+        int64_t q[3] = {i, j, k}, s[3];
+        for (int a = 0; a < 3; ++a) s[perm[a]] = q[a];
+        if (at(host, dt, (size_t)((k * dp.resolution[1] + j) * dp.resolution[0] + i)) != code(s))
+          wrong++;
+      }
+  CHECKF(!wrong, "transpose perm (%d %d %d), %s: %zu wrong values", perm[0], perm[1], perm[2],
+         fcl_dtype_cl_name(dt), wrong);
+  free(host);
+  fcl_field_destroy(&src);
+  fcl_field_destroy(&dst);
+  fcl_topology_destroy(&ts);
+  fcl_topology_destroy(&td);
+}
+
+static void redistribute_case(env *e, fcl_dtype dt) {
+  fcl_domain d = fcl_domain_periodic(3, 0, 1.0);
+  d.resolution[0] = 11, d.resolution[1] = 9, d.resolution[2] = 10;
+  fcl_topology *blocks = NULL, *slabs = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){1, 1, 1}, &blocks));
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, (int[]){1, 1, size_}, NULL, &slabs));
+  fcl_field *a = make_field(e, blocks, "blocks", 1, dt), *b = make_field(e, slabs, "slabs", 1, dt);
+  fcl_field *c = make_field(e, blocks, "back", 1, dt);
+  CHECK_OK(fcl_field_init(a, init_code, &d));
+  CHECK_OK(fcl_field_redistribute(a, 0, b, 0));
+  CHECK_OK(fcl_field_redistribute(b, 0, c, 0));
+  const fcl_field *check[2] = {b, c};
+  for (int w = 0; w < 2; ++w) {
+    const fcl_topology *t = fcl_field_topology(check[w]);
+    const int64_t *n = fcl_topology_local_resolution(t), *o = fcl_topology_offset(t);
+    size_t count = (size_t)(n[0] * n[1] * n[2]), wrong = 0;
+    void *host = malloc(count * fcl_dtype_size(dt));
+    CHECK_OK(fcl_field_read(check[w], 0, false, host));
+    for (int64_t k = 0; k < n[2]; ++k)
+      for (int64_t j = 0; j < n[1]; ++j)
+        for (int64_t i = 0; i < n[0]; ++i) {
+          int64_t g[3] = {o[0] + i, o[1] + j, o[2] + k};
+          if (at(host, dt, (size_t)((k * n[1] + j) * n[0] + i)) != code(g)) wrong++;
+        }
+    CHECKF(!wrong, "redistribute to %s (%s, rank %d of %d): %zu wrong values",
+           w ? "blocks again" : "slabs", fcl_dtype_cl_name(dt), rank_, size_, wrong);
+    free(host);
+  }
+  fcl_field_destroy(&a);
+  fcl_field_destroy(&b);
+  fcl_field_destroy(&c);
+  fcl_topology_destroy(&blocks);
+  fcl_topology_destroy(&slabs);
+}
+
+/* ---------------- bad input ---------------- */
+
+static void errors(env *e) {
+  fcl_domain d = fcl_domain_periodic(3, 8, 1.0);
+  fcl_topology *t = NULL;
+  d.bc[1][0] = FCL_BC_DIRICHLET;
+  CHECK_STATUS(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t), FCL_ERR_INVALID_ARGUMENT,
+               "axis y is periodic on one face only");
+  d = fcl_domain_periodic(3, 8, 1.0);
+  d.length[2] = -1;
+  CHECK_STATUS(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t), FCL_ERR_INVALID_ARGUMENT,
+               "axis z: length -1");
+  d = fcl_domain_periodic(3, 8, 1.0);
+  CHECK_STATUS(fcl_topology_create(MPI_COMM_WORLD, &d, (int[]){3, 0, 0}, NULL, &t),
+               FCL_ERR_INVALID_ARGUMENT, size_ % 3 ? "does not fit" : NULL);
+  CHECK_STATUS(fcl_topology_create(MPI_COMM_WORLD, &d, (int[]){size_, 1, 1}, (int[]){9, 0, 0}, &t),
+               FCL_ERR_INVALID_ARGUMENT, "fewer than 9 (the ghost width)");
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t));
+  fcl_field *f = NULL;
+  CHECK_STATUS(fcl_field_create(t, e->ctx, e->q, e->pool, "u", 4, FCL_FLOAT32, &f),
+               FCL_ERR_INVALID_ARGUMENT, "ncomp");
+  CHECK_STATUS(fcl_field_create(t, e->ctx, e->q, e->pool, "u", 1, FCL_INT32, &f),
+               FCL_ERR_INVALID_ARGUMENT, "dtype");
+  f = make_field(e, t, "u", 1, FCL_FLOAT32);
+  double r;
+  CHECK_STATUS(fcl_field_reduce(f, 1, FCL_REDUCE_SUM, &r), FCL_ERR_INVALID_ARGUMENT,
+               "field 'u' has 1 component(s), not 1");
+  CHECK_STATUS(fcl_field_transpose(f, 0, f, 0, (int[]){0, 0, 1}), FCL_ERR_INVALID_ARGUMENT,
+               "not a permutation");
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
+static void on_device(const fcl_device_entry *device, void *user) {
+  (void)user;
+  env e = {0};
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device->device, &info));
+  e.fp64 = info.double_fp_config != 0;
+  CHECK_OK(fcl_context_create(1, &device->device, &e.ctx));
+  CHECK_OK(fcl_queue_create(e.ctx, device->device, 0, &e.q));
+  CHECK_OK(fcl_allocator_create_deferred(e.ctx, CL_MEM_READ_WRITE, &e.alloc));
+  CHECK_OK(fcl_pool_create(e.alloc, NULL, &e.pool));
+  if (fcl_test_failures) return;
+  fcl_dtype types[2] = {FCL_FLOAT32, FCL_FLOAT64};
+  for (int ti = 0; ti < (e.fp64 ? 2 : 1); ++ti) {
+    fcl_dtype dt = types[ti];
+    fcl_domain d = fcl_domain_periodic(3, 0, 1.0);
+    d.resolution[0] = 13, d.resolution[1] = 11, d.resolution[2] = 9;
+    ghost_case(&e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);
+    ghost_case(&e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt);
+    fcl_domain w = d;
+    w.bc[1][0] = w.bc[1][1] = FCL_BC_DIRICHLET;
+    w.bc[2][0] = w.bc[2][1] = FCL_BC_NEUMANN;
+    w.bc[0][0] = FCL_BC_NEUMANN, w.bc[0][1] = FCL_BC_DIRICHLET;
+    ghost_case(&e, "walls", w, NULL, (int[]){1, 2, 1}, dt);
+    ghost_case(&e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt);
+    fcl_domain d2 = fcl_domain_periodic(2, 0, 1.0);
+    d2.resolution[0] = 10, d2.resolution[1] = 15;
+    d2.bc[1][0] = d2.bc[1][1] = FCL_BC_NEUMANN;
+    ghost_case(&e, "2D", d2, NULL, (int[]){2, 3}, dt);
+    accumulate_case(&e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
+    accumulate_case(&e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
+    reduce_case(&e, dt);
+    static const int perms[][3] = {{1, 0, 2}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}};
+    for (int p = 0; p < 4; ++p) transpose_case(&e, dt, perms[p]);
+    redistribute_case(&e, dt);
+  }
+  errors(&e);
+  fcl_pool_release(&e.pool);
+  fcl_allocator_release(&e.alloc);
+  clReleaseCommandQueue(e.q);
+  fcl_context_release(&e.ctx);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  int rc = fcl_test_run_on_devices(on_device, NULL);
+  /* one failing rank fails the test; skipped only when every rank skipped */
+  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, all_skipped = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&skipped, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any_failed ? 1 : all_skipped ? FCL_TEST_SKIP : 0;
+}
