@@ -13,5 +13,18 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/flowclConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/flowclConfig.cmake ${PROJECT_BINARY_DIR}/flowclConfigVersion.cmake
         DESTINATION ${FLOWCL_CMAKE_DIR})
+# pkg-config: the MPI module of the system when the field layer is built (Debian: mpi-c).
+set(FLOWCL_PC_REQUIRES "")
+if(FLOWCL_ENABLE_MPI)
+  find_program(FLOWCL_PKG_CONFIG NAMES pkg-config pkgconf)
+  foreach(module mpi-c ompi-c mpich)
+    if(FLOWCL_PKG_CONFIG AND NOT FLOWCL_PC_REQUIRES)
+      execute_process(COMMAND ${FLOWCL_PKG_CONFIG} --exists ${module} RESULT_VARIABLE rc)
+      if(rc EQUAL 0)
+        set(FLOWCL_PC_REQUIRES ${module})
+      endif()
+    endif()
+  endforeach()
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/flowcl.pc.in ${PROJECT_BINARY_DIR}/flowcl.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/flowcl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
