@@ -1,0 +1,90 @@
+/* ghosts: time of a ghost exchange of a float scalar field on an N^3 periodic box decomposed
+ * over the ranks (mpirun -n P ghosts ...), against the device copy bandwidth measured in the
+ * same run. The exchange time is the median over repeats of the slowest rank's
+ * fcl_field_ghosts_update (begin + end, host wall clock, everything completed); its effective
+ * bandwidth counts each ghost value read once and written once.
+ * Usage: ghosts [--device SPEC] [--size N] [--ghosts G] [--repeats R] [--json FILE] */
+#define _POSIX_C_SOURCE 200809L
+#include <flowcl/flowcl.h>
+
+#define BENCH_NAME "ghosts"
+#include "field_setup.h"
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  long size = 0, width = 2;
+  char *rest[32];
+  int nrest = 0;
+  for (int i = 0; i < argc && nrest < 32; ++i) {
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--ghosts") && i + 1 < argc) width = atol(argv[++i]);
+    else rest[nrest++] = argv[i];
+  }
+  bench_options o = {NULL, NULL, 21, 1};
+  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--ghosts G] [--repeats R] "
+                                   "[--json FILE]"))
+    return 2;
+  fcl_device_entry probe;
+  fcl_device_info pinfo;
+  if (fcl_device_select(o.device, &probe) != FCL_OK || fcl_device_get_info(probe.device, &pinfo))
+    DIE("no device");
+  int64_t n = size > 0 ? size : (pinfo.type & CL_DEVICE_TYPE_GPU) ? 256 : 64;
+  int g = (int)width;
+  fcl_domain d = fcl_domain_periodic(3, n, 1.0);
+  fcl_topology *t = NULL;
+  field_env e = {0};
+  fcl_field *f = NULL;
+  if (fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){g, g, g}, &t) != FCL_OK) DIE("topology");
+  if (field_env_open(&e, t, o.device) != FCL_OK) DIE("device");
+  if (fcl_field_create(t, e.ctx, e.q, e.pool, "u", 1, FCL_FLOAT32, &f) != FCL_OK) DIE("field");
+  const size_t *p = fcl_field_padded_shape(f);
+  const int64_t *ln = fcl_topology_local_resolution(t);
+  size_t padded = p[0] * p[1] * p[2] * sizeof(float);
+  size_t interior = (size_t)(ln[0] * ln[1] * ln[2]) * sizeof(float), ghost_bytes = padded - interior;
+  double *times = calloc((size_t)o.repeats, sizeof *times);
+  for (int r = -1; r < o.repeats; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = bench_now();
+    if (fcl_field_ghosts_update(f) != FCL_OK) DIE("exchange");
+    double dt = bench_now() - t0, slowest = dt;
+    MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (r >= 0) times[r] = slowest;
+  }
+  double exchange = bench_median(times, o.repeats);
+  cl_int err;
+  cl_mem scratch = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, padded, NULL, &err);
+  if (!scratch) DIE("scratch buffer");
+  double copy_gbs = field_copy_gbs(&e, fcl_field_buffer(f, 0), scratch, padded, o.repeats);
+  double gbs = 2.0 * (double)ghost_bytes / exchange / 1e9;
+  /* the time the device needs to move the same bytes at copy bandwidth */
+  double copy_time = 2.0 * (double)ghost_bytes / (copy_gbs * 1e9);
+  if (e.rank == 0) {
+    const int *procs = fcl_topology_procs(t);
+    printf("ghosts on %s: %lld^3 float, ghost width %d, %d rank(s) as %dx%dx%d, median of %d\n",
+           e.info.name, (long long)n, g, e.size, procs[0], procs[1], procs[2], o.repeats);
+    printf("  copy bandwidth (clEnqueueCopyBuffer)  %9.1f GB/s\n", copy_gbs);
+    printf("  exchange                              %9.1f us  (%zu ghost bytes per rank, %.2f "
+           "GB/s effective)\n", exchange * 1e6, ghost_bytes, gbs);
+    printf("  same bytes at copy bandwidth          %9.1f us  (exchange / copy time: %.1fx)\n",
+           copy_time * 1e6, exchange / copy_time);
+    if (o.json) {
+      FILE *jf = fopen(o.json, "w");
+      if (!jf) DIE("cannot write %s", o.json);
+      fprintf(jf, "{\"benchmark\": \"ghosts\", \"device\": \"%s\", \"results\": [\n"
+                  "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+                  "  {\"name\": \"exchange_time\", \"value\": %.3f, \"unit\": \"us\", \"size\": %lld, "
+                  "\"ghosts\": %d, \"ranks\": %d, \"ghost_bytes\": %zu},\n"
+                  "  {\"name\": \"exchange_over_copy_time\", \"value\": %.3f, \"unit\": \"ratio\"}\n]}\n",
+              e.info.name, copy_gbs, exchange * 1e6, (long long)n, g, e.size, ghost_bytes,
+              exchange / copy_time);
+      fclose(jf);
+    }
+  }
+  clReleaseMemObject(scratch);
+  free(times);
+  fcl_field_destroy(&f);
+  field_env_close(&e);
+  fcl_topology_destroy(&t);
+  MPI_Finalize();
+  return 0;
+}
