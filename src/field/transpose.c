@@ -61,24 +61,30 @@ static fcl_status make_builder(const fcl_field *src, const fcl_field *dst, const
 
 typedef struct {
   int perm[3];
-  size_t max_wg;
+  size_t max_wg, itemsize;
+  cl_ulong local_mem;
 } mapping;
 
-/* choice[0]: tile width. Same contiguous axis: rows of tile * 8 along x; otherwise square
- * tiles through local memory, work-items along dst's contiguous axis when writing. */
+/* choice: tile, rows. Same contiguous axis: float4 vectors along x, tile * 4 wide, rows of y
+ * per work-group. Otherwise square tiles through local memory (padded against bank
+ * conflicts), each work-item moving tile / rows elements, work-items along dst's contiguous
+ * axis when writing. */
 static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   const mapping *m = user;
-  int64_t t = choice[0];
+  int64_t t = choice[0], rows = choice[1];
   int p0 = m->perm[0];
+  if ((size_t)(t * rows) > m->max_wg || rows > t) return FCL_ERR_NOT_SUPPORTED;
   if (p0 == 0) {
-    if ((size_t)(t * 8) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
-    FCL_TRY(fcl_kbuilder_split_iname(kb, "i", t * 8, "g.0", "l.0"));
-    return fcl_kbuilder_tag_inames(kb, "j:g.1, k:g.2");
+    FCL_TRY(fcl_kbuilder_split_iname(kb, "i", t * 4, "g.0", NULL));
+    FCL_TRY(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "vec"));
+    FCL_TRY(fcl_kbuilder_split_iname(kb, "j", rows, "g.1", "l.1"));
+    return fcl_kbuilder_tag_inames(kb, "k:g.2");
   }
-  if ((size_t)(t * t) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
+  if ((cl_ulong)(t * (t + 1)) * m->itemsize > m->local_mem) return FCL_ERR_NOT_SUPPORTED;
   int other = 3 - p0; /* the axis that is neither x nor p0 */
   FCL_TRY(fcl_kbuilder_split_iname(kb, iname[p0], t, "g.0", "l.0"));
-  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", t, "g.1", "l.1"));
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", t, "g.1", NULL));
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "i_inner", rows, NULL, "l.1"));
   char tag[16];
   snprintf(tag, sizeof tag, "%s:g.2", iname[other]);
   FCL_TRY(fcl_kbuilder_tag_inames(kb, tag));
@@ -94,14 +100,15 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
   fcl_device_info info;
   fcl_status st = fcl_queue_device(dst->queue, &dev);
   if (st == FCL_OK) st = fcl_device_get_info(dev, &info);
-  mapping m = {{perm[0], perm[1], perm[2]}, st == FCL_OK ? info.max_work_group_size : 1};
-  static const int64_t tiles[] = {16, 32, 8};
-  const fcl_tune_axis axes[] = {{"tile", 3, tiles}};
+  mapping m = {{perm[0], perm[1], perm[2]}, st == FCL_OK ? info.max_work_group_size : 1,
+               src->itemsize, st == FCL_OK ? info.local_mem_size : 0};
+  static const int64_t tiles[] = {32, 16, 64}, rows[] = {4, 8, 16, 1};
+  const fcl_tune_axis axes[] = {{"tile", 3, tiles}, {"rows", 4, rows}};
   /* tuning times variants only when asked for (FLOWCL_TUNE); otherwise a remembered result or
    * the default */
   fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
   fcl_tune_result r;
-  if (st == FCL_OK) st = fcl_tune(base, 1, axes, apply, &m, dst->context, dev, &opt, &r, &best);
+  if (st == FCL_OK) st = fcl_tune(base, 2, axes, apply, &m, dst->context, dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, dst->context, NULL, dst->queue, &e->launcher);
   if (st == FCL_OK) st = fcl_param_set_create(e->launcher, &e->params);
   fcl_kbuilder_destroy(&base);

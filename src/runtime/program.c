@@ -186,12 +186,28 @@ static void collect_logs(fcl_program *p) {
   }
 }
 
+/* The NVIDIA compiler notes on every kernel that it overrides a noinline attribute it adds
+ * itself: a log made only of such lines says nothing to the user. */
+static bool only_benign(const char *log) {
+  for (const char *line = log; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    char text[512];
+    snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text ? len : sizeof text - 1), line);
+    if (!blank(text) && !strstr(text, "so overriding noinline attribute") &&
+        !strstr(text, "The function may be inlined when called"))
+      return false;
+    line = end ? end + 1 : NULL;
+  }
+  return true;
+}
+
 static void show_warnings(const fcl_program *p, const char *when) {
   for (cl_uint i = 0; i < p->context->num_devices; ++i) {
     if (blank(p->logs[i])) continue;
     char name[256] = "";
     clGetDeviceInfo(p->context->devices[i], CL_DEVICE_NAME, sizeof name, name, NULL);
-    fcl_log(FCL_LOG_WARNING, "build messages for %s on '%s'%s:\n%s", p->origin, name, when,
+    fcl_log(only_benign(p->logs[i]) ? FCL_LOG_DEBUG : FCL_LOG_WARNING, "build messages for %s on '%s'%s:\n%s", p->origin, name, when,
             p->logs[i]);
   }
 }

@@ -310,6 +310,20 @@ static void errors(env *e) {
   CHECK_STATUS(fcl_topology_create(MPI_COMM_WORLD, &d, (int[]){size_, 1, 1}, (int[]){9, 0, 0}, &t),
                FCL_ERR_INVALID_ARGUMENT, "fewer than 9 (the ghost width)");
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t));
+  /* one device per rank: a GPU when there is one (node-local rank modulo their number) */
+  fcl_device_entry *all = NULL, mine;
+  size_t ndev = 0, gpus = 0;
+  CHECK_OK(fcl_device_list(&all, &ndev));
+  for (size_t i = 0; i < ndev; ++i) {
+    fcl_device_info info;
+    if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU)) gpus++;
+  }
+  free(all);
+  CHECK_OK(fcl_topology_select_device(t, NULL, &mine));
+  fcl_device_info mi;
+  CHECK_OK(fcl_device_get_info(mine.device, &mi));
+  CHECKF(gpus ? (mi.type & CL_DEVICE_TYPE_GPU) != 0 : (mi.type & CL_DEVICE_TYPE_CPU) != 0,
+         "rank %d was given %s with %zu GPU(s) present", rank_, mi.name, gpus);
   fcl_field *f = NULL;
   CHECK_STATUS(fcl_field_create(t, e->ctx, e->q, e->pool, "u", 4, FCL_FLOAT32, &f),
                FCL_ERR_INVALID_ARGUMENT, "ncomp");
