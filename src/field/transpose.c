@@ -65,13 +65,14 @@ typedef struct {
   cl_ulong local_mem;
 } mapping;
 
-/* choice: tile, rows. Same contiguous axis: float4 vectors along x, tile * 4 wide, rows of y
+/* choice: tile, rows, staged. Same contiguous axis: float4 vectors along x, tile * 4 wide, rows of y
  * per work-group. Otherwise square tiles through local memory (padded against bank
- * conflicts), each work-item moving tile / rows elements, work-items along dst's contiguous
- * axis when writing. */
+ * conflicts) when staged (GPUs; CPU work-group barriers cost more than the strided reads they
+ * save), each work-item moving tile / rows elements, work-items along dst's contiguous axis
+ * when writing. */
 static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   const mapping *m = user;
-  int64_t t = choice[0], rows = choice[1];
+  int64_t t = choice[0], rows = choice[1], staged = choice[2];
   int p0 = m->perm[0];
   if ((size_t)(t * rows) > m->max_wg || rows > t) return FCL_ERR_NOT_SUPPORTED;
   if (p0 == 0) {
@@ -80,7 +81,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
     FCL_TRY(fcl_kbuilder_split_iname(kb, "j", rows, "g.1", "l.1"));
     return fcl_kbuilder_tag_inames(kb, "k:g.2");
   }
-  if ((cl_ulong)(t * (t + 1)) * m->itemsize > m->local_mem) return FCL_ERR_NOT_SUPPORTED;
+  if (staged && (cl_ulong)(t * (t + 1)) * m->itemsize > m->local_mem) return FCL_ERR_NOT_SUPPORTED;
   int other = 3 - p0; /* the axis that is neither x nor p0 */
   FCL_TRY(fcl_kbuilder_split_iname(kb, iname[p0], t, "g.0", "l.0"));
   FCL_TRY(fcl_kbuilder_split_iname(kb, "i", t, "g.1", NULL));
@@ -88,6 +89,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   char tag[16];
   snprintf(tag, sizeof tag, "%s:g.2", iname[other]);
   FCL_TRY(fcl_kbuilder_tag_inames(kb, tag));
+  if (!staged) return FCL_OK;
   char sweep[32];
   snprintf(sweep, sizeof sweep, "i_inner, %s_inner", iname[p0]);
   return fcl_kbuilder_add_prefetch(kb, "src", sweep, NULL, 1);
@@ -102,13 +104,16 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
   if (st == FCL_OK) st = fcl_device_get_info(dev, &info);
   mapping m = {{perm[0], perm[1], perm[2]}, st == FCL_OK ? info.max_work_group_size : 1,
                src->itemsize, st == FCL_OK ? info.local_mem_size : 0};
-  static const int64_t tiles[] = {32, 16, 64}, rows[] = {4, 8, 16, 1};
-  const fcl_tune_axis axes[] = {{"tile", 3, tiles}, {"rows", 4, rows}};
+  static const int64_t tiles[] = {32, 16, 64}, rows[] = {4, 8, 16, 1}, gpu_staged[] = {1, 0},
+                       cpu_staged[] = {0, 1};
+  bool gpu = st == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU);
+  const fcl_tune_axis axes[] = {{"tile", 3, tiles}, {"rows", 4, rows},
+                                {"staged", 2, gpu ? gpu_staged : cpu_staged}};
   /* tuning times variants only when asked for (FLOWCL_TUNE); otherwise a remembered result or
    * the default */
   fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
   fcl_tune_result r;
-  if (st == FCL_OK) st = fcl_tune(base, 2, axes, apply, &m, dst->context, dev, &opt, &r, &best);
+  if (st == FCL_OK) st = fcl_tune(base, 3, axes, apply, &m, dst->context, dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, dst->context, NULL, dst->queue, &e->launcher);
   if (st == FCL_OK) st = fcl_param_set_create(e->launcher, &e->params);
   fcl_kbuilder_destroy(&base);
