@@ -309,6 +309,38 @@ static void redistribute_case(env *e, fcl_dtype dt) {
   fcl_topology_destroy(&slabs);
 }
 
+/* ---------------- index conversion ---------------- */
+
+/* Every global point has one owner; a rank's own points name it, and the points owned add up
+ * to the grid over all ranks. */
+static void ownership(void) {
+  fcl_domain d = fcl_domain_periodic(3, 0, 1.0);
+  d.resolution[0] = 7, d.resolution[1] = 10, d.resolution[2] = 13;
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t));
+  if (!t) return;
+  const int64_t *n = fcl_topology_local_resolution(t), *o = fcl_topology_offset(t);
+  long mine = 0, wrong = 0;
+  for (int64_t k = 0; k < d.resolution[2]; ++k)
+    for (int64_t j = 0; j < d.resolution[1]; ++j)
+      for (int64_t i = 0; i < d.resolution[0]; ++i) {
+        int64_t g[3] = {i, j, k};
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+          int64_t l = g[a] - o[a];
+          inside = inside && l >= 0 && l < n[a] && fcl_topology_global_index(t, a, l) == g[a];
+        }
+        int owner = fcl_topology_owner(t, g);
+        if (inside) mine++;
+        if (inside != (owner == rank_)) wrong++;
+      }
+  long total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECKF(!wrong && total == 7 * 10 * 13, "ownership (rank %d of %d): %ld points disagree, %ld "
+         "owned in all", rank_, size_, wrong, total);
+  fcl_topology_destroy(&t);
+}
+
 /* ---------------- bad input ---------------- */
 
 static void errors(env *e) {
@@ -384,6 +416,11 @@ static void on_device(const fcl_device_entry *device, void *user) {
     d2.resolution[0] = 10, d2.resolution[1] = 15;
     d2.bc[1][0] = d2.bc[1][1] = FCL_BC_NEUMANN;
     ghost_case(&e, "2D", d2, NULL, (int[]){2, 3}, dt);
+    fcl_domain d1 = fcl_domain_periodic(1, 23, 1.0);
+    ghost_case(&e, "1D periodic", d1, NULL, (int[]){3}, dt);
+    d1.bc[0][0] = FCL_BC_DIRICHLET, d1.bc[0][1] = FCL_BC_NEUMANN;
+    ghost_case(&e, "1D walls", d1, NULL, (int[]){2}, dt);
+    accumulate_case(&e, "accumulate 1D walls", d1, (int[]){2}, dt);
     accumulate_case(&e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
     accumulate_case(&e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
     reduce_case(&e, dt);
@@ -391,6 +428,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
     for (int p = 0; p < 4; ++p) transpose_case(&e, dt, perms[p]);
     redistribute_case(&e, dt);
   }
+  ownership();
   errors(&e);
   fcl_pool_release(&e.pool);
   fcl_allocator_release(&e.alloc);
