@@ -8,7 +8,15 @@ option(FLOWCL_ENABLE_MPI "Distributed fields over MPI" ${MPI_C_FOUND})
 
 set(HDF5_PREFER_PARALLEL ON)
 find_package(HDF5 COMPONENTS C QUIET)
-option(FLOWCL_ENABLE_HDF5 "HDF5 + XDMF output and checkpoints" ${HDF5_FOUND})
+set(FLOWCL_HDF5_USABLE OFF)
+if(HDF5_FOUND AND HDF5_IS_PARALLEL AND MPI_C_FOUND)
+  set(FLOWCL_HDF5_USABLE ON)
+endif()
+option(FLOWCL_ENABLE_HDF5 "HDF5 + XDMF output and checkpoints (parallel HDF5)" ${FLOWCL_HDF5_USABLE})
+if(FLOWCL_ENABLE_HDF5 AND NOT FLOWCL_HDF5_USABLE)
+  message(FATAL_ERROR "FLOWCL_ENABLE_HDF5 needs a parallel (MPI) HDF5 and MPI; found HDF5: "
+                      "${HDF5_FOUND}, parallel: ${HDF5_IS_PARALLEL} (Debian: libhdf5-openmpi-dev)")
+endif()
 
 find_library(FFTW3_LIBRARY fftw3)
 find_library(FFTW3_MPI_LIBRARY fftw3_mpi)

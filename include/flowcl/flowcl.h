@@ -13,5 +13,8 @@
 #if FLOWCL_ENABLE_MPI
 #include "flowcl/field.h"
 #endif
+#if FLOWCL_ENABLE_MPI && FLOWCL_ENABLE_HDF5
+#include "flowcl/io.h"
+#endif
 
 #endif

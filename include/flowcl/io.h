@@ -1,0 +1,47 @@
+/* flowcl field I/O: HDF5 files written collectively through MPI-IO (parallel HDF5), an XDMF
+ * sidecar per output series so that ParaView / VisIt open the time series directly, and reading
+ * a dataset back into a field of any decomposition.
+ *
+ * Layout of a file: one dataset per field component at the root, named after the field
+ * ("u" for a scalar, "u_x", "u_y", "u_z" for a vector), of the global interior (no ghosts) in C
+ * order with x fastest: shape (nz, ny, nx) in 3D, (ny, nx) in 2D, (nx) in 1D; float or double
+ * as the field. Attributes: on the root "time", "step", "flowcl_version"; on each dataset
+ * "origin", "spacing", "resolution" (x first) and "precision" ("float" or "double").
+ *
+ * Files are written to "<path>.tmp" and renamed when complete: a failed or interrupted write
+ * never leaves a partial file under the final name. Every function here is Collective over the
+ * communicator of the fields' topology. */
+#ifndef FLOWCL_IO_H
+#define FLOWCL_IO_H
+
+#include "flowcl/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Write every component of fields[nfields] (one topology) to path. */
+fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
+                        int64_t step);
+
+/* Read dataset (e.g. "u_x") of path into component comp of field. The dataset must hold the
+ * field's global resolution in the field's precision; a missing file, a file that is not HDF5
+ * (or is truncated), a missing dataset, another shape or precision is FCL_ERR_IO /
+ * FCL_ERR_INVALID_ARGUMENT naming the file and what was expected. Files from h5py work. */
+fcl_status fcl_io_read(const char *path, const char *dataset, fcl_field *field, int comp);
+
+/* An output series: directory/<name>_<step>.h5 per output and directory/<name>.xdmf listing
+ * every output so far as a temporal collection (rewritten atomically after each output; 2D and
+ * 3D domains). The directory is created if missing. */
+typedef struct fcl_io_series fcl_io_series;
+fcl_status fcl_io_series_create(const char *directory, const char *name, fcl_io_series **out);
+fcl_status fcl_io_series_write(fcl_io_series *series, size_t nfields, fcl_field *const *fields,
+                               double time, int64_t step);
+/* Path of the XDMF sidecar (owned by the series). */
+const char *fcl_io_series_xdmf(const fcl_io_series *series);
+void fcl_io_series_destroy(fcl_io_series **series);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_IO_H */
