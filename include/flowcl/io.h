@@ -41,6 +41,37 @@ fcl_status fcl_io_series_write(fcl_io_series *series, size_t nfields, fcl_field 
 const char *fcl_io_series_xdmf(const fcl_io_series *series);
 void fcl_io_series_destroy(fcl_io_series **series);
 
+/* ---------------- checkpoint and restart ---------------- */
+
+#define FCL_CHECKPOINT_MAX_PARAMS 16
+#define FCL_CHECKPOINT_FORMAT 1
+
+/* What a run needs to continue besides its fields. */
+typedef struct {
+  double time, dt;
+  int64_t step;
+  size_t nparams; /* named numbers (Reynolds number, CFL...) */
+  char names[FCL_CHECKPOINT_MAX_PARAMS][32];
+  double values[FCL_CHECKPOINT_MAX_PARAMS];
+} fcl_checkpoint_state;
+
+/* Write directory/<name>_<step>.chk.h5 holding every field component (global data, so any rank
+ * count can restart from it), the state, the format version and a checksum per dataset. It is
+ * written under a temporary name and renamed when complete, so a crash during writing leaves
+ * the previous checkpoints intact; then all but the newest keep checkpoints of this name are
+ * removed (keep <= 0: none). path (may be NULL, size bytes) receives the file written. */
+fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep,
+                                size_t nfields, fcl_field *const *fields,
+                                const fcl_checkpoint_state *state, char *path, size_t size);
+/* The newest complete checkpoint of name in directory (by step), or FCL_ERR_NOT_FOUND. */
+fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *path,
+                                 size_t size);
+/* Restore fields (matched by name, any decomposition) and the state from a checkpoint. A wrong
+ * format version, a missing field, a checksum mismatch (FCL_ERR_CORRUPT) are errors naming the
+ * file. */
+fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *const *fields,
+                               fcl_checkpoint_state *state);
+
 #ifdef __cplusplus
 }
 #endif

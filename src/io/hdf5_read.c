@@ -74,6 +74,14 @@ static fcl_status read_open(const char *path, const char *dataset, fcl_field *f,
     if (rc < 0)
       st = FCL_ERROR(FCL_ERR_IO, "read '%s': reading dataset '%s' failed (truncated file?)",
                      path, dataset);
+    uint64_t stored = 0; /* files written by flowcl carry a checksum; others (h5py) do not */
+    if (st == FCL_OK && fcl__io_attr_read(dset, "checksum", H5T_NATIVE_UINT64, 1, &stored) == 0) {
+      uint64_t computed = fcl__io_checksum(f, host);
+      if (computed != stored)
+        st = FCL_ERROR(FCL_ERR_CORRUPT, "read '%s': dataset '%s' does not match its checksum "
+                       "(%016llx stored, %016llx read): the file is corrupted", path, dataset,
+                       (unsigned long long)stored, (unsigned long long)computed);
+    }
     H5Pclose(xfer);
     H5Sclose(mspace);
   }

@@ -21,6 +21,50 @@ int fcl__io_global_dims(const fcl_topology *t, hsize_t *dims) {
   return dim;
 }
 
+static herr_t attr(hid_t obj, const char *name, hid_t type, int n, const void *value);
+
+static uint64_t mix(uint64_t x) { /* splitmix64's finalizer */
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t fcl__io_checksum(const fcl_field *f, const void *host) {
+  const fcl_topology *t = f->topo;
+  const int64_t *n = t->local, *o = t->offset, *N = t->domain.resolution;
+  uint64_t sum = 0;
+  size_t at = 0;
+  for (int64_t k = 0; k < n[2]; ++k)
+    for (int64_t j = 0; j < n[1]; ++j)
+      for (int64_t i = 0; i < n[0]; ++i, ++at) {
+        uint64_t bits = 0;
+        if (f->dtype == FCL_FLOAT64) memcpy(&bits, (const double *)host + at, 8);
+        else memcpy(&bits, (const float *)host + at, 4);
+        uint64_t g = (uint64_t)(((o[2] + k) * N[1] + o[1] + j) * N[0] + o[0] + i);
+        sum += mix(g * 0x9e3779b97f4a7c15ull ^ bits);
+      }
+  uint64_t total = sum;
+  MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, t->comm);
+  return total;
+}
+
+int fcl__io_attr(hid_t obj, const char *name, hid_t type, int n, const void *value) {
+  return attr(obj, name, type, n, value) < 0 ? -1 : 0;
+}
+
+int fcl__io_attr_read(hid_t obj, const char *name, hid_t type, int n, void *value) {
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t space = a < 0 ? -1 : H5Aget_space(a);
+  int rc = space < 0 || H5Sget_simple_extent_npoints(space) != n ? -1 : 0;
+  if (rc == 0 && H5Aread(a, type, value) < 0) rc = -1;
+  if (space >= 0) H5Sclose(space);
+  if (a >= 0) H5Aclose(a);
+  return rc;
+}
+
 static herr_t attr(hid_t obj, const char *name, hid_t type, int n, const void *value) {
   hsize_t len = (hsize_t)n;
   hid_t space = H5Screate_simple(1, &len, NULL);
@@ -79,6 +123,8 @@ static fcl_status write_component(hid_t file, const fcl_field *f, int c, void *h
   if (rc >= 0) rc = attr(dset, "spacing", H5T_NATIVE_DOUBLE, dim, spacing);
   if (rc >= 0) rc = attr(dset, "resolution", H5T_NATIVE_INT64, dim, res);
   if (rc >= 0) rc = attr_string(dset, "precision", f->dtype == FCL_FLOAT64 ? "double" : "float");
+  uint64_t checksum = fcl__io_checksum(f, host);
+  if (rc >= 0) rc = attr(dset, "checksum", H5T_NATIVE_UINT64, 1, &checksum);
   if (xfer >= 0) H5Pclose(xfer);
   if (mspace >= 0) H5Sclose(mspace);
   if (dset >= 0) H5Dclose(dset);
@@ -101,6 +147,11 @@ static fcl_status agree(MPI_Comm comm, fcl_status st) {
 
 fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
                         int64_t step) {
+  return fcl__io_write_file(path, nfields, fields, time, step, NULL, NULL);
+}
+
+fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
+                              double time, int64_t step, fcl__io_extra_fn extra, void *user) {
   FCL_CHECK_NULL(path, 1);
   FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
   FCL_CHECK_NULL(fields, 3);
@@ -150,6 +201,7 @@ fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fiel
     }
     free(host);
   }
+  if (file >= 0 && st == FCL_OK && extra) st = extra(user, file);
   if (file >= 0 && H5Fclose(file) < 0 && st == FCL_OK)
     st = FCL_ERROR(FCL_ERR_HDF5, "write '%s': closing the file failed", path);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);

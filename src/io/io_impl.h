@@ -11,5 +11,17 @@
 void fcl__io_dataset_name(const fcl_field *f, int c, char *buf, size_t size);
 /* The global shape in HDF5 order (slowest first): rank = dim. */
 int fcl__io_global_dims(const fcl_topology *t, hsize_t *dims);
+/* Checksum of a rank's interior block (host, packed) of a field, summed over ranks: the sum of
+ * a mix of each value's bits with its global index, so it does not depend on the
+ * decomposition. Collective. */
+uint64_t fcl__io_checksum(const fcl_field *f, const void *host);
+/* More root attributes, written before the file is closed. */
+typedef fcl_status (*fcl__io_extra_fn)(void *user, hid_t file);
+/* fcl_io_write with extra root attributes (extra may be NULL). */
+fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
+                              double time, int64_t step, fcl__io_extra_fn extra, void *user);
+/* Root attribute helpers (0 on success). */
+int fcl__io_attr(hid_t obj, const char *name, hid_t type, int n, const void *value);
+int fcl__io_attr_read(hid_t obj, const char *name, hid_t type, int n, void *value);
 
 #endif

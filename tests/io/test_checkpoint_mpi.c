@@ -1,0 +1,250 @@
+/* Checkpoint and restart on 1, 2 or 4 ranks (under mpirun): N steps straight equal N/2 steps,
+ * a checkpoint, a restart into fresh fields and N/2 more, bit for bit; a restart on half the
+ * ranks continues identically; the state comes back; rotation keeps the newest K; a write that
+ * fails half-way leaves the previous checkpoint valid and no temporary file; a flipped byte is
+ * reported as corruption. The step is a ghost exchange and a generated 7-point update, the same
+ * operations per point on any decomposition. */
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test.h"
+
+enum { STEPS = 6 };
+
+static int rank_, size_;
+
+typedef struct {
+  fcl_context *ctx;
+  cl_command_queue q;
+  fcl_allocator *alloc;
+  fcl_pool *pool;
+  char dir[512];
+} env;
+
+typedef struct {
+  fcl_topology *topo;
+  fcl_field *u, *tmp;
+  fcl_launcher *update;
+  fcl_param_set *ps;
+} run;
+
+static void init_wave(void *user, const double *x, double *v) {
+  (void)user;
+  v[0] = sin(x[0]) * cos(2 * x[1]) + 0.5 * sin(3 * x[2]);
+}
+
+static void run_open(env *e, run *r, MPI_Comm comm, fcl_dtype dt) {
+  fcl_domain d = fcl_domain_periodic(3, 0, 6.283185307179586);
+  d.resolution[0] = 12, d.resolution[1] = 10, d.resolution[2] = 9;
+  memset(r, 0, sizeof *r);
+  CHECK_OK(fcl_topology_create(comm, &d, NULL, (int[]){1, 1, 1}, &r->topo));
+  CHECK_OK(fcl_field_create(r->topo, e->ctx, e->q, e->pool, "u", 1, dt, &r->u));
+  CHECK_OK(fcl_field_create(r->topo, e->ctx, e->q, e->pool, "tmp", 1, dt, &r->tmp));
+  if (fcl_test_failures) return;
+  const size_t *p = fcl_field_padded_shape(r->u);
+  const int64_t *n = fcl_topology_local_resolution(r->topo);
+  char text[512];
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("heat_step", &kb));
+  snprintf(text, sizeof text, "%zu, %zu, %zu", p[2], p[1], p[0]);
+  CHECK_OK(fcl_kbuilder_add_array(kb, "u", dt, text));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", dt, text));
+  snprintf(text, sizeof text, "{ [k, j, i]: 1 <= k < %lld and 1 <= j < %lld and 1 <= i < %lld }",
+           (long long)n[2] + 1, (long long)n[1] + 1, (long long)n[0] + 1);
+  CHECK_OK(fcl_kbuilder_add_domain(kb, text));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "out[k, j, i] = u[k, j, i] + 0.1 * (u[k, j, i - 1] "
+      "+ u[k, j, i + 1] + u[k, j - 1, i] + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i] "
+      "- 6 * u[k, j, i])"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "j:g.1, k:g.2"));
+  CHECK_OK(fcl_kbuilder_build(kb, e->ctx, NULL, e->q, &r->update));
+  CHECK_OK(fcl_param_set_create(r->update, &r->ps));
+  CHECK_OK(fcl_param_set_buffer(r->ps, "u", fcl_field_buffer(r->u, 0)));
+  CHECK_OK(fcl_param_set_buffer(r->ps, "out", fcl_field_buffer(r->tmp, 0)));
+  fcl_kbuilder_destroy(&kb);
+}
+
+static void run_close(run *r) {
+  fcl_param_set_destroy(&r->ps);
+  fcl_launcher_destroy(&r->update);
+  fcl_field_destroy(&r->u);
+  fcl_field_destroy(&r->tmp);
+  fcl_topology_destroy(&r->topo);
+}
+
+static void steps(env *e, run *r, int count) {
+  size_t bytes = fcl_field_padded_shape(r->u)[0] * fcl_field_padded_shape(r->u)[1] *
+                 fcl_field_padded_shape(r->u)[2] * fcl_dtype_size(fcl_field_dtype(r->u));
+  for (int s = 0; s < count && !fcl_test_failures; ++s) {
+    CHECK_OK(fcl_field_ghosts_update(r->u));
+    CHECK_OK(fcl_launcher_call(r->update, e->q, 0, NULL, r->ps, NULL));
+    CHECK(clEnqueueCopyBuffer(e->q, fcl_field_buffer(r->tmp, 0), fcl_field_buffer(r->u, 0), 0, 0,
+                              bytes, 0, NULL, NULL) == CL_SUCCESS);
+  }
+  clFinish(e->q);
+}
+
+static void *interior(run *r) {
+  const int64_t *n = fcl_topology_local_resolution(r->topo);
+  void *h = malloc((size_t)(n[0] * n[1] * n[2]) * fcl_dtype_size(fcl_field_dtype(r->u)));
+  CHECK_OK(fcl_field_read(r->u, 0, false, h));
+  return h;
+}
+
+static size_t interior_bytes(run *r) {
+  const int64_t *n = fcl_topology_local_resolution(r->topo);
+  return (size_t)(n[0] * n[1] * n[2]) * fcl_dtype_size(fcl_field_dtype(r->u));
+}
+
+static fcl_checkpoint_state state_at(int64_t step) {
+  fcl_checkpoint_state s = {.time = 0.01 * (double)step, .dt = 0.01, .step = step, .nparams = 2};
+  snprintf(s.names[0], sizeof s.names[0], "reynolds");
+  snprintf(s.names[1], sizeof s.names[1], "cfl");
+  s.values[0] = 1600, s.values[1] = 0.5;
+  return s;
+}
+
+static void restart_cases(env *e, fcl_dtype dt) {
+  run straight, first, second;
+  run_open(e, &straight, MPI_COMM_WORLD, dt);
+  if (fcl_test_failures) return;
+  CHECK_OK(fcl_field_init(straight.u, init_wave, NULL));
+  steps(e, &straight, STEPS);
+  void *want = interior(&straight);
+  /* half, checkpoint (three, keeping two), fresh fields, restart, the other half */
+  run_open(e, &first, MPI_COMM_WORLD, dt);
+  CHECK_OK(fcl_field_init(first.u, init_wave, NULL));
+  char path[1024] = "";
+  for (int s = 1; s <= STEPS / 2; ++s) {
+    steps(e, &first, 1);
+    fcl_checkpoint_state st = state_at(s);
+    CHECK_OK(fcl_checkpoint_write(e->dir, "run", 2, 1, &first.u, &st, path, sizeof path));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_ == 0)
+    CHECKF(fcl_test_count_files(e->dir, ".chk.h5") == 2, "%d checkpoints kept, expected 2",
+           fcl_test_count_files(e->dir, ".chk.h5"));
+  /* a write failing half-way (the second field's dataset cannot be created) */
+  fcl_field *bad = NULL;
+  CHECK_OK(fcl_field_create(first.topo, e->ctx, e->q, e->pool, "no/such/group", 1, dt, &bad));
+  fcl_field *both[2] = {first.u, bad};
+  fcl_checkpoint_state later = state_at(99);
+  CHECK_STATUS(fcl_checkpoint_write(e->dir, "run", 2, 2, both, &later, NULL, 0), FCL_ERR_HDF5,
+               "no/such/group");
+  fcl_field_destroy(&bad);
+  MPI_Barrier(MPI_COMM_WORLD);
+  char latest[1024] = "";
+  CHECK_OK(fcl_checkpoint_latest(e->dir, "run", latest, sizeof latest));
+  CHECKF(!strcmp(latest, path), "latest checkpoint is %s, expected %s", latest, path);
+  if (rank_ == 0) CHECKF(fcl_test_count_files(e->dir, ".tmp") == 0, "a temporary file was left");
+  run_close(&first);
+
+  run_open(e, &second, MPI_COMM_WORLD, dt);
+  fcl_checkpoint_state got = {0};
+  CHECK_OK(fcl_checkpoint_read(latest, 1, &second.u, &got));
+  CHECKF(got.step == STEPS / 2 && got.time == 0.01 * (STEPS / 2) && got.dt == 0.01 &&
+             got.nparams == 2 && !strcmp(got.names[0], "cfl") && got.values[0] == 0.5 &&
+             !strcmp(got.names[1], "reynolds") && got.values[1] == 1600,
+         "restored state: step %lld time %g dt %g, %zu parameters", (long long)got.step, got.time,
+         got.dt, got.nparams);
+  steps(e, &second, STEPS - (int)got.step);
+  void *have = interior(&second);
+  CHECKF(!memcmp(have, want, interior_bytes(&second)),
+         "%s: restarted run differs from the straight run (rank %d of %d)",
+         fcl_dtype_cl_name(dt), rank_, size_);
+  free(have);
+  run_close(&second);
+
+  /* the same checkpoint on half the ranks: equal to a straight run on those ranks */
+  if (size_ > 1) {
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank_ < size_ / 2, rank_, &half);
+    if (rank_ < size_ / 2) {
+      run ref, re;
+      run_open(e, &ref, half, dt);
+      CHECK_OK(fcl_field_init(ref.u, init_wave, NULL));
+      steps(e, &ref, STEPS);
+      void *w2 = interior(&ref);
+      run_open(e, &re, half, dt);
+      CHECK_OK(fcl_checkpoint_read(latest, 1, &re.u, &got));
+      steps(e, &re, STEPS - (int)got.step);
+      void *h2 = interior(&re);
+      CHECKF(!memcmp(h2, w2, interior_bytes(&re)), "%s: restart on %d of %d ranks differs",
+             fcl_dtype_cl_name(dt), size_ / 2, size_);
+      free(h2);
+      free(w2);
+      run_close(&re);
+      run_close(&ref);
+    }
+    MPI_Comm_free(&half);
+  }
+  /* a flipped byte in the data is corruption */
+  if (rank_ == 0) {
+    hid_t f = H5Fopen(latest, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "u", H5P_DEFAULT);
+    haddr_t offset = H5Dget_offset(d);
+    H5Dclose(d);
+    H5Fclose(f);
+    FILE *fp = fopen(latest, "r+b");
+    CHECK(fp && offset != HADDR_UNDEF);
+    if (fp) {
+      fseek(fp, (long)offset + 17, SEEK_SET);
+      int c = fgetc(fp);
+      fseek(fp, (long)offset + 17, SEEK_SET);
+      fputc(c ^ 0x10, fp);
+      fclose(fp);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  run_open(e, &second, MPI_COMM_WORLD, dt);
+  CHECK_STATUS(fcl_checkpoint_read(latest, 1, &second.u, &got), FCL_ERR_CORRUPT,
+               "does not match its checksum");
+  run_close(&second);
+  run_close(&straight);
+  free(want);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_ == 0) { /* clean for the next precision */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/run_*.chk.h5", e->dir);
+    CHECK(system(cmd) == 0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void on_device(const fcl_device_entry *device, void *user) {
+  (void)user;
+  env e = {0};
+  CHECK_OK(fcl_context_create(1, &device->device, &e.ctx));
+  CHECK_OK(fcl_queue_create(e.ctx, device->device, 0, &e.q));
+  CHECK_OK(fcl_allocator_create_deferred(e.ctx, CL_MEM_READ_WRITE, &e.alloc));
+  CHECK_OK(fcl_pool_create(e.alloc, NULL, &e.pool));
+  if (rank_ == 0) {
+    char *dir = fcl_test_temp_dir("checkpoint");
+    snprintf(e.dir, sizeof e.dir, "%s", dir ? dir : "");
+    free(dir);
+  }
+  MPI_Bcast(e.dir, sizeof e.dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device->device, &info));
+  restart_cases(&e, FCL_FLOAT32);
+  if (info.double_fp_config && !fcl_test_failures) restart_cases(&e, FCL_FLOAT64);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank_ == 0) fcl_test_remove_dir(e.dir);
+  fcl_pool_release(&e.pool);
+  fcl_allocator_release(&e.alloc);
+  clReleaseCommandQueue(e.q);
+  fcl_context_release(&e.ctx);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  int rc = fcl_test_run_on_devices(on_device, NULL);
+  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, all_skipped = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&skipped, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any_failed ? 1 : all_skipped ? FCL_TEST_SKIP : 0;
+}
