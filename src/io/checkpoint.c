@@ -153,7 +153,9 @@ fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *cons
       break;
     }
     if (strncmp(key, "param_", 6)) continue;
-    snprintf(s.names[s.nparams], sizeof s.names[0], "%s", key + 6);
+    size_t kl = strlen(key + 6) < sizeof s.names[0] ? strlen(key + 6) : sizeof s.names[0] - 1;
+    memcpy(s.names[s.nparams], key + 6, kl);
+    s.names[s.nparams][kl] = '\0';
     if (fcl__io_attr_read(file, key, H5T_NATIVE_DOUBLE, 1, &s.values[s.nparams]) != 0)
       st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': parameter '%s' unreadable", path, key + 6);
     s.nparams++;

@@ -2,7 +2,7 @@
  * a checkpoint, a restart into fresh fields and N/2 more, bit for bit; a restart on half the
  * ranks continues identically; the state comes back; rotation keeps the newest K; a write that
  * fails half-way leaves the previous checkpoint valid and no temporary file; a flipped byte is
- * reported as corruption. The step is a ghost exchange and a generated 7-point update, the same
+ * reported as corruption; a plain HDF5 file (as h5py writes) reads into any decomposition. The step is a ghost exchange and a generated 7-point update, the same
  * operations per point on any decomposition. */
 #include <hdf5.h>
 #include <math.h>
@@ -212,6 +212,50 @@ static void restart_cases(env *e, fcl_dtype dt) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* A file written by another program (plain HDF5, as h5py writes it: no flowcl attributes, no
+ * checksum) reads into a field of any decomposition. */
+static void foreign_file(env *e) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/foreign.h5", e->dir);
+  enum { NX = 7, NY = 6, NZ = 5 };
+  if (rank_ == 0) {
+    static double v[NZ][NY][NX];
+    for (int k = 0; k < NZ; ++k)
+      for (int j = 0; j < NY; ++j)
+        for (int i = 0; i < NX; ++i) v[k][j][i] = i + 10 * j + 100 * k + 0.5;
+    hsize_t dims[3] = {NZ, NY, NX};
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sp = H5Screate_simple(3, dims, NULL);
+    hid_t d = H5Dcreate2(f, "density", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  fcl_domain dom = fcl_domain_periodic(3, 0, 1.0);
+  dom.resolution[0] = NX, dom.resolution[1] = NY, dom.resolution[2] = NZ;
+  fcl_topology *t = NULL;
+  fcl_field *rho = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &dom, NULL, (int[]){1, 1, 1}, &t));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "rho", 1, FCL_FLOAT64, &rho));
+  if (!rho) return;
+  CHECK_OK(fcl_io_read(path, "density", rho, 0));
+  const int64_t *n = fcl_topology_local_resolution(t), *o = fcl_topology_offset(t);
+  double *h = malloc((size_t)(n[0] * n[1] * n[2]) * sizeof *h);
+  CHECK_OK(fcl_field_read(rho, 0, false, h));
+  size_t wrong = 0;
+  for (int64_t k = 0; k < n[2]; ++k)
+    for (int64_t j = 0; j < n[1]; ++j)
+      for (int64_t i = 0; i < n[0]; ++i)
+        if (h[(k * n[1] + j) * n[0] + i] != (o[0] + i) + 10 * (o[1] + j) + 100 * (o[2] + k) + 0.5)
+          wrong++;
+  CHECKF(!wrong, "plain HDF5 file read into rank %d of %d: %zu wrong values", rank_, size_, wrong);
+  free(h);
+  fcl_field_destroy(&rho);
+  fcl_topology_destroy(&t);
+}
+
 static void on_device(const fcl_device_entry *device, void *user) {
   (void)user;
   env e = {0};
@@ -229,6 +273,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
   CHECK_OK(fcl_device_get_info(device->device, &info));
   restart_cases(&e, FCL_FLOAT32);
   if (info.double_fp_config && !fcl_test_failures) restart_cases(&e, FCL_FLOAT64);
+  if (info.double_fp_config && !fcl_test_failures) foreign_file(&e);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank_ == 0) fcl_test_remove_dir(e.dir);
   fcl_pool_release(&e.pool);
