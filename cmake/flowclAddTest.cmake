@@ -19,7 +19,7 @@ endfunction()
 function(flowcl_add_mpi_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS;RANKS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE flowcl::flowcl flowcl_test_common flowcl_warnings MPI::MPI_C)
+  target_link_libraries(${name} PRIVATE flowcl::flowcl flowcl_test_mpi flowcl_warnings)
   foreach(n IN LISTS T_RANKS)
     add_test(NAME ${name}_${n}ranks
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} --oversubscribe

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fcl_test.h"
+#include "fcl_test_mpi.h"
 
 #define PI 3.14159265358979323846
 
@@ -34,13 +34,7 @@ static int64_t land(const fcl_domain *d, int a, int64_t u, double *sign) {
   return u;
 }
 
-typedef struct {
-  fcl_context *ctx;
-  cl_command_queue q;
-  fcl_pool *pool;
-  fcl_allocator *alloc;
-  bool fp64;
-} env;
+typedef fcl_test_mpi_env env;
 
 static void init_code(void *user, const double *x, double *v) {
   const fcl_domain *d = user; /* x back to the global index */
@@ -388,63 +382,39 @@ static void errors(env *e) {
   fcl_topology_destroy(&t);
 }
 
-static void on_device(const fcl_device_entry *device, void *user) {
-  (void)user;
-  env e = {0};
-  fcl_device_info info;
-  CHECK_OK(fcl_device_get_info(device->device, &info));
-  e.fp64 = info.double_fp_config != 0;
-  CHECK_OK(fcl_context_create(1, &device->device, &e.ctx));
-  CHECK_OK(fcl_queue_create(e.ctx, device->device, 0, &e.q));
-  CHECK_OK(fcl_allocator_create_deferred(e.ctx, CL_MEM_READ_WRITE, &e.alloc));
-  CHECK_OK(fcl_pool_create(e.alloc, NULL, &e.pool));
-  if (fcl_test_failures) return;
+static void run_all(env *e) {
+  rank_ = e->rank, size_ = e->size;
   fcl_dtype types[2] = {FCL_FLOAT32, FCL_FLOAT64};
-  for (int ti = 0; ti < (e.fp64 ? 2 : 1); ++ti) {
+  for (int ti = 0; ti < (e->fp64 ? 2 : 1); ++ti) {
     fcl_dtype dt = types[ti];
     fcl_domain d = fcl_domain_periodic(3, 0, 1.0);
     d.resolution[0] = 13, d.resolution[1] = 11, d.resolution[2] = 9;
-    ghost_case(&e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);
-    ghost_case(&e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt);
+    ghost_case(e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);
+    ghost_case(e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt);
     fcl_domain w = d;
     w.bc[1][0] = w.bc[1][1] = FCL_BC_DIRICHLET;
     w.bc[2][0] = w.bc[2][1] = FCL_BC_NEUMANN;
     w.bc[0][0] = FCL_BC_NEUMANN, w.bc[0][1] = FCL_BC_DIRICHLET;
-    ghost_case(&e, "walls", w, NULL, (int[]){1, 2, 1}, dt);
-    ghost_case(&e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt);
+    ghost_case(e, "walls", w, NULL, (int[]){1, 2, 1}, dt);
+    ghost_case(e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt);
     fcl_domain d2 = fcl_domain_periodic(2, 0, 1.0);
     d2.resolution[0] = 10, d2.resolution[1] = 15;
     d2.bc[1][0] = d2.bc[1][1] = FCL_BC_NEUMANN;
-    ghost_case(&e, "2D", d2, NULL, (int[]){2, 3}, dt);
+    ghost_case(e, "2D", d2, NULL, (int[]){2, 3}, dt);
     fcl_domain d1 = fcl_domain_periodic(1, 23, 1.0);
-    ghost_case(&e, "1D periodic", d1, NULL, (int[]){3}, dt);
+    ghost_case(e, "1D periodic", d1, NULL, (int[]){3}, dt);
     d1.bc[0][0] = FCL_BC_DIRICHLET, d1.bc[0][1] = FCL_BC_NEUMANN;
-    ghost_case(&e, "1D walls", d1, NULL, (int[]){2}, dt);
-    accumulate_case(&e, "accumulate 1D walls", d1, (int[]){2}, dt);
-    accumulate_case(&e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
-    accumulate_case(&e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
-    reduce_case(&e, dt);
+    ghost_case(e, "1D walls", d1, NULL, (int[]){2}, dt);
+    accumulate_case(e, "accumulate 1D walls", d1, (int[]){2}, dt);
+    accumulate_case(e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
+    accumulate_case(e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
+    reduce_case(e, dt);
     static const int perms[][3] = {{1, 0, 2}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}};
-    for (int p = 0; p < 4; ++p) transpose_case(&e, dt, perms[p]);
-    redistribute_case(&e, dt);
+    for (int p = 0; p < 4; ++p) transpose_case(e, dt, perms[p]);
+    redistribute_case(e, dt);
   }
   ownership();
-  errors(&e);
-  fcl_pool_release(&e.pool);
-  fcl_allocator_release(&e.alloc);
-  clReleaseCommandQueue(e.q);
-  fcl_context_release(&e.ctx);
+  errors(e);
 }
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  int rc = fcl_test_run_on_devices(on_device, NULL);
-  /* one failing rank fails the test; skipped only when every rank skipped */
-  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, all_skipped = 0;
-  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&skipped, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any_failed ? 1 : all_skipped ? FCL_TEST_SKIP : 0;
-}
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run_all); }

@@ -9,19 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fcl_test.h"
+#include "fcl_test_mpi.h"
 
 enum { STEPS = 6 };
 
 static int rank_, size_;
 
-typedef struct {
-  fcl_context *ctx;
-  cl_command_queue q;
-  fcl_allocator *alloc;
-  fcl_pool *pool;
-  char dir[512];
-} env;
+typedef fcl_test_mpi_env env;
 
 typedef struct {
   fcl_topology *topo;
@@ -256,40 +250,11 @@ static void foreign_file(env *e) {
   fcl_topology_destroy(&t);
 }
 
-static void on_device(const fcl_device_entry *device, void *user) {
-  (void)user;
-  env e = {0};
-  CHECK_OK(fcl_context_create(1, &device->device, &e.ctx));
-  CHECK_OK(fcl_queue_create(e.ctx, device->device, 0, &e.q));
-  CHECK_OK(fcl_allocator_create_deferred(e.ctx, CL_MEM_READ_WRITE, &e.alloc));
-  CHECK_OK(fcl_pool_create(e.alloc, NULL, &e.pool));
-  if (rank_ == 0) {
-    char *dir = fcl_test_temp_dir("checkpoint");
-    snprintf(e.dir, sizeof e.dir, "%s", dir ? dir : "");
-    free(dir);
-  }
-  MPI_Bcast(e.dir, sizeof e.dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-  fcl_device_info info;
-  CHECK_OK(fcl_device_get_info(device->device, &info));
-  restart_cases(&e, FCL_FLOAT32);
-  if (info.double_fp_config && !fcl_test_failures) restart_cases(&e, FCL_FLOAT64);
-  if (info.double_fp_config && !fcl_test_failures) foreign_file(&e);
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank_ == 0) fcl_test_remove_dir(e.dir);
-  fcl_pool_release(&e.pool);
-  fcl_allocator_release(&e.alloc);
-  clReleaseCommandQueue(e.q);
-  fcl_context_release(&e.ctx);
+static void run_all(env *e) {
+  rank_ = e->rank, size_ = e->size;
+  restart_cases(e, FCL_FLOAT32);
+  if (e->fp64 && !fcl_test_failures) restart_cases(e, FCL_FLOAT64);
+  if (e->fp64 && !fcl_test_failures) foreign_file(e);
 }
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  int rc = fcl_test_run_on_devices(on_device, NULL);
-  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, all_skipped = 0;
-  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&skipped, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any_failed ? 1 : all_skipped ? FCL_TEST_SKIP : 0;
-}
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "checkpoint", run_all); }

@@ -1,0 +1,47 @@
+/* Shared main of the MPI tests (see fcl_test_mpi.h). */
+#include "fcl_test_mpi.h"
+
+#include <stdlib.h>
+
+typedef struct {
+  const char *dir_tag;
+  fcl_test_mpi_fn fn;
+} job;
+
+static void on_device(const fcl_device_entry *device, void *user) {
+  const job *j = user;
+  fcl_test_mpi_env e = {0};
+  MPI_Comm_rank(MPI_COMM_WORLD, &e.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &e.size);
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device->device, &info));
+  e.fp64 = info.double_fp_config != 0;
+  CHECK_OK(fcl_context_create(1, &device->device, &e.ctx));
+  CHECK_OK(fcl_queue_create(e.ctx, device->device, 0, &e.q));
+  CHECK_OK(fcl_allocator_create_deferred(e.ctx, CL_MEM_READ_WRITE, &e.alloc));
+  CHECK_OK(fcl_pool_create(e.alloc, NULL, &e.pool));
+  if (j->dir_tag && e.rank == 0) {
+    char *dir = fcl_test_temp_dir(j->dir_tag);
+    snprintf(e.dir, sizeof e.dir, "%s", dir ? dir : "");
+    free(dir);
+  }
+  MPI_Bcast(e.dir, sizeof e.dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (!fcl_test_failures) j->fn(&e);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (e.dir[0] && e.rank == 0) fcl_test_remove_dir(e.dir);
+  fcl_pool_release(&e.pool);
+  fcl_allocator_release(&e.alloc);
+  if (e.q) clReleaseCommandQueue(e.q);
+  fcl_context_release(&e.ctx);
+}
+
+int fcl_test_mpi_main(int *argc, char ***argv, const char *dir_tag, fcl_test_mpi_fn fn) {
+  MPI_Init(argc, argv);
+  job j = {dir_tag, fn};
+  int rc = fcl_test_run_on_devices(on_device, &j);
+  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, all_skipped = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&skipped, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any_failed ? 1 : all_skipped ? FCL_TEST_SKIP : 0;
+}
