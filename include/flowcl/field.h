@@ -85,8 +85,9 @@ typedef struct fcl_field fcl_field;
 
 /* A field of ncomp components (1: scalar, dim: vector) of dtype FCL_FLOAT32 or FCL_FLOAT64 on the
  * topology, with storage from pool (a buffer pool of the queue's context), zero-filled. The
- * field keeps the topology, pool and queue (retained); they must outlive it. Collective (the
- * ghost exchange is planned here: pinned staging, device buffers and list launchers). */
+ * topology must outlive the field; the storage goes back to pool when the field is destroyed,
+ * and the field retains the context and queue. The ghost exchange is planned here (pinned
+ * staging, device buffers, list launchers). Not collective. */
 fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command_queue queue,
                             fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
                             fcl_field **out);

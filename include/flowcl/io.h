@@ -9,8 +9,8 @@
  * "origin", "spacing", "resolution" (x first) and "precision" ("float" or "double").
  *
  * Files are written to "<path>.tmp" and renamed when complete: a failed or interrupted write
- * never leaves a partial file under the final name. Every function here is Collective over the
- * communicator of the fields' topology. */
+ * never leaves a partial file under the final name. Functions that take fields are Collective
+ * over the communicator of the fields' topology. */
 #ifndef FLOWCL_IO_H
 #define FLOWCL_IO_H
 
@@ -68,7 +68,7 @@ fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *
                                  size_t size);
 /* Restore fields (matched by name, any decomposition) and the state from a checkpoint. A wrong
  * format version, a missing field, a checksum mismatch (FCL_ERR_CORRUPT) are errors naming the
- * file. */
+ * file. The parameters come back sorted by name. */
 fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *const *fields,
                                fcl_checkpoint_state *state);
 

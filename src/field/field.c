@@ -46,7 +46,6 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command
   f->context = fcl_context_retain(context);
   f->queue = queue;
   clRetainCommandQueue(queue);
-  f->pool = pool;
   f->ncomp = ncomp;
   f->dtype = dtype;
   f->itemsize = fcl_dtype_size(dtype);
@@ -103,7 +102,7 @@ size_t fcl_field_index(const fcl_field *f, int64_t i, int64_t j, int64_t k) {
          (size_t)(i + g[0]);
 }
 
-static fcl_status check_comp(const fcl_field *f, int comp, int pos) {
+fcl_status fcl__field_check_comp(const fcl_field *f, int comp, int pos) {
   if (comp < 0 || comp >= f->ncomp)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (comp): field '%s' has %d "
                      "component(s), not %d", pos, f->name, f->ncomp, comp);
@@ -130,7 +129,7 @@ static fcl_rect interior_rect(const fcl_field *f, bool to_host) {
 fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *host) {
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(host, 4);
-  FCL_TRY(check_comp(f, comp, 2));
+  FCL_TRY(fcl__field_check_comp(f, comp, 2));
   if (with_ghosts) return fcl_array_read(f->comp[comp], f->queue, host, true, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, true);
   FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_TRUE, r.src_origin,
@@ -143,7 +142,7 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
 fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void *host) {
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(host, 4);
-  FCL_TRY(check_comp(f, comp, 2));
+  FCL_TRY(fcl__field_check_comp(f, comp, 2));
   if (with_ghosts) return fcl_array_write(f->comp[comp], f->queue, host, true, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, false);
   FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_TRUE, r.dst_origin,

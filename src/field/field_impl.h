@@ -21,7 +21,6 @@ struct fcl_field {
   fcl_topology *topo;
   fcl_context *context;
   cl_command_queue queue;
-  fcl_pool *pool;
   int ncomp;
   fcl_dtype dtype;
   size_t itemsize;
@@ -34,13 +33,14 @@ struct fcl_field {
   void *transposes; /* transpose.c: launchers writing into this field, made on first use */
 };
 
+/* FCL_ERR_INVALID_ARGUMENT unless 0 <= comp < ncomp (pos: the argument's position). */
+fcl_status fcl__field_check_comp(const fcl_field *field, int comp, int pos);
+
 /* Per-axis integer helpers. */
 static inline size_t fcl__field_count(const int64_t *n) { return (size_t)(n[0] * n[1] * n[2]); }
 
 fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, fcl__ghost_plan **out);
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
-fcl_status fcl__ghost_plan_begin(fcl__ghost_plan *plan);
-fcl_status fcl__ghost_plan_end(fcl__ghost_plan *plan);
 void fcl__reduce_state_free(void *state);
 void fcl__transpose_cache_free(fcl_field *field);
 

@@ -291,24 +291,24 @@ static fcl_status run(fcl_launcher *l, cl_command_queue q) {
   return st;
 }
 
-fcl_status fcl__ghost_plan_begin(fcl__ghost_plan *p) { return run(p->begin, p->f->queue); }
-fcl_status fcl__ghost_plan_end(fcl__ghost_plan *p) { return run(p->end, p->f->queue); }
+static fcl_status plan_begin(fcl__ghost_plan *p) { return run(p->begin, p->f->queue); }
+static fcl_status plan_end(fcl__ghost_plan *p) { return run(p->end, p->f->queue); }
 
 fcl_status fcl_field_ghosts_begin(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  return fcl__ghost_plan_begin(f->ghosts);
+  return plan_begin(f->ghosts);
 }
 fcl_status fcl_field_ghosts_end(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  return fcl__ghost_plan_end(f->ghosts);
+  return plan_end(f->ghosts);
 }
 fcl_status fcl_field_ghosts_update(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  FCL_TRY(fcl__ghost_plan_begin(f->ghosts));
-  return fcl__ghost_plan_end(f->ghosts);
+  FCL_TRY(plan_begin(f->ghosts));
+  return plan_end(f->ghosts);
 }
 fcl_status fcl_field_ghosts_accumulate(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  FCL_TRY(fcl__ghost_plan_begin(f->accumulate));
-  return fcl__ghost_plan_end(f->accumulate);
+  FCL_TRY(plan_begin(f->accumulate));
+  return plan_end(f->accumulate);
 }

@@ -10,9 +10,7 @@
 fcl_status fcl_field_init_expr(fcl_field *f, int comp, const char *expression) {
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(expression, 3);
-  if (comp < 0 || comp >= f->ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (comp): field '%s' has %d "
-                     "component(s), not %d", f->name, f->ncomp, comp);
+  FCL_TRY(fcl__field_check_comp(f, comp, 2));
   const fcl_topology *t = f->topo;
   const char *type = f->dtype == FCL_FLOAT64 ? "double" : "float";
   char text[1024];

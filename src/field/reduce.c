@@ -77,9 +77,7 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
 fcl_status fcl_field_reduce(fcl_field *f, int comp, fcl_reduce_op op, double *result) {
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(result, 4);
-  if (comp < 0 || comp >= f->ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (comp): field '%s' has %d "
-                     "component(s), not %d", f->name, f->ncomp, comp);
+  FCL_TRY(fcl__field_check_comp(f, comp, 2));
   if (op < FCL_REDUCE_MIN || op > FCL_REDUCE_INTEGRAL)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (op): unknown reduction %d", (int)op);
   if (!f->reduce) FCL_TRY(state_create(f, (reduce_state **)&f->reduce));

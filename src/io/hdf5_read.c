@@ -95,9 +95,7 @@ fcl_status fcl_io_read(const char *path, const char *dataset, fcl_field *f, int 
   FCL_CHECK_NULL(path, 1);
   FCL_CHECK_NULL(dataset, 2);
   FCL_CHECK_NULL(f, 3);
-  if (comp < 0 || comp >= f->ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (comp): field '%s' has %d "
-                     "component(s), not %d", f->name, f->ncomp, comp);
+  FCL_TRY(fcl__field_check_comp(f, comp, 4));
   const fcl_topology *t = f->topo;
   H5E_auto2_t old_fn;
   void *old_data;

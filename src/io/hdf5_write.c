@@ -135,8 +135,7 @@ static fcl_status write_component(hid_t file, const fcl_field *f, int c, void *h
   return FCL_OK;
 }
 
-/* The status of every rank: the worst one, so that all ranks take the same branch. */
-static fcl_status agree(MPI_Comm comm, fcl_status st) {
+fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st) {
   int mine = st, worst = st;
   MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst != FCL_OK && st == FCL_OK)
@@ -156,10 +155,13 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
   FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
   FCL_CHECK_NULL(fields, 3);
   const fcl_topology *t = fields[0]->topo;
-  for (size_t i = 1; i < nfields; ++i)
-    if (fields[i]->topo->comm != t->comm && fields[i]->topo->size != t->size)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "write '%s': fields '%s' and '%s' are on "
-                       "different communicators", path, fields[0]->name, fields[i]->name);
+  for (size_t i = 1; i < nfields; ++i) {
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(fields[i]->topo->comm, t->comm, &same);
+    if (same != MPI_IDENT && same != MPI_CONGRUENT)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "write '%s': fields '%s' and '%s' are not on "
+                       "the same ranks", path, fields[0]->name, fields[i]->name);
+  }
   MPI_Comm comm = t->comm;
   size_t len = strlen(path);
   char *tmp = malloc(len + 5);
@@ -205,7 +207,7 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
   if (file >= 0 && H5Fclose(file) < 0 && st == FCL_OK)
     st = FCL_ERROR(FCL_ERR_HDF5, "write '%s': closing the file failed", path);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  st = agree(comm, st);
+  st = fcl__io_agree(comm, st);
   int rank = t->rank;
   if (rank == 0) {
     if (st == FCL_OK && rename(tmp, path) != 0)
@@ -213,5 +215,5 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
     if (st != FCL_OK) unlink(tmp);
   }
   free(tmp);
-  return agree(comm, st);
+  return fcl__io_agree(comm, st);
 }

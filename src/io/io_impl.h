@@ -20,6 +20,9 @@ typedef fcl_status (*fcl__io_extra_fn)(void *user, hid_t file);
 /* fcl_io_write with extra root attributes (extra may be NULL). */
 fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
                               double time, int64_t step, fcl__io_extra_fn extra, void *user);
+/* The worst status over the ranks of comm, so that all ranks take the same branch; a rank that
+ * succeeded gets an error saying another rank failed. Collective. */
+fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st);
 /* Root attribute helpers (0 on success). */
 int fcl__io_attr(hid_t obj, const char *name, hid_t type, int n, const void *value);
 int fcl__io_attr_read(hid_t obj, const char *name, hid_t type, int n, void *value);

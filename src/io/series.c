@@ -171,10 +171,5 @@ fcl_status fcl_io_series_write(fcl_io_series *s, size_t nfields, fcl_field *cons
   if (!dup) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "series '%s'", s->name);
   s->outputs[s->n++] = (output){time, step, dup};
   fcl_status st = fields[0]->topo->rank == 0 ? write_xdmf(s) : FCL_OK;
-  int mine = st, worst = st;
-  MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, fields[0]->topo->comm);
-  if (worst != FCL_OK && st == FCL_OK)
-    st = FCL_ERROR((fcl_status)worst, "series '%s': rank 0 could not write '%s'", s->name,
-                   s->xdmf);
-  return st;
+  return fcl__io_agree(fields[0]->topo->comm, st);
 }
