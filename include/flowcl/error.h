@@ -2,7 +2,7 @@
  *
  * Every fallible flowcl function returns an fcl_status: FCL_OK (0) on success, a negative value
  * on failure. The failing call also records a message with context (function, file:line, the
- * objects involved, the build log of a failed build) and, for OpenCL / MPI / HDF5 failures, the
+ * objects involved, the build log of a failed build) and, for OpenCL / MPI / HDF5 / VkFFT failures, the
  * native error code; read them with fcl_last_error() and fcl_last_native_error() on the same
  * thread. The library never prints to stdout and never calls exit or abort: diagnostics go
  * through the log handler (default: stderr, warnings and above; FLOWCL_LOG_LEVEL changes it). */
@@ -27,7 +27,8 @@ extern "C" {
   X(FCL_ERR_IO, -9, "file input/output error")                                                  \
   X(FCL_ERR_CORRUPT, -10, "corrupted or truncated data")                                        \
   X(FCL_ERR_INVALID_STATE, -11, "object not in a state that allows this operation")             \
-  X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")
+  X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")                                    \
+  X(FCL_ERR_FFT, -13, "FFT library error (VkFFT or FFTW)")
 
 typedef enum {
 #define FCL_X_ENUM(name, value, text) name = value,

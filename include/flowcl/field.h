@@ -97,6 +97,8 @@ const char *fcl_field_name(const fcl_field *field);
 int fcl_field_ncomp(const fcl_field *field);
 fcl_dtype fcl_field_dtype(const fcl_field *field);
 fcl_topology *fcl_field_topology(const fcl_field *field);
+fcl_context *fcl_field_context(const fcl_field *field); /* not retained for the caller */
+cl_command_queue fcl_field_queue(const fcl_field *field);
 /* Padded local shape {px, py, pz} and the buffer of a component (owned by the field). */
 const size_t *fcl_field_padded_shape(const fcl_field *field);
 cl_mem fcl_field_buffer(const fcl_field *field, int comp);

@@ -16,5 +16,9 @@
 #if FLOWCL_ENABLE_MPI && FLOWCL_ENABLE_HDF5
 #include "flowcl/io.h"
 #endif
+#if FLOWCL_ENABLE_MPI && (FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT)
+#include "flowcl/fft.h"
+#include "flowcl/operators.h"
+#endif
 
 #endif

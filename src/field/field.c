@@ -91,6 +91,8 @@ const char *fcl_field_name(const fcl_field *f) { return f ? f->name : NULL; }
 int fcl_field_ncomp(const fcl_field *f) { return f ? f->ncomp : 0; }
 fcl_dtype fcl_field_dtype(const fcl_field *f) { return f ? f->dtype : FCL_FLOAT32; }
 fcl_topology *fcl_field_topology(const fcl_field *f) { return f ? f->topo : NULL; }
+fcl_context *fcl_field_context(const fcl_field *f) { return f ? f->context : NULL; }
+cl_command_queue fcl_field_queue(const fcl_field *f) { return f ? f->queue : NULL; }
 const size_t *fcl_field_padded_shape(const fcl_field *f) { return f ? f->padded : NULL; }
 cl_mem fcl_field_buffer(const fcl_field *f, int comp) {
   return f && comp >= 0 && comp < f->ncomp ? fcl_array_buffer(f->comp[comp]) : NULL;

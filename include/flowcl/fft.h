@@ -1,0 +1,94 @@
+/* flowcl FFT plans: real-to-complex transforms of field components on periodic domains.
+ *
+ * Plan once, execute many (FFTW's contract): fcl_fft_create plans, compiles and allocates (and
+ * may tune, with FFTW wisdom and VkFFT binaries cached on disk); fcl_fft_forward and
+ * fcl_fft_backward allocate nothing. A plan owns nslots spectral buffers on the field's device;
+ * forward transforms a component's interior into a slot, backward a slot into a component's
+ * interior (ghosts are left as they were). Transforms are unnormalized, as FFTW's: backward
+ * after forward multiplies by the number of grid points. Backward destroys the slot's content.
+ *
+ * Backends:
+ *   - FCL_FFT_VKFFT: VkFFT's OpenCL backend on the field's device, reading and writing the
+ *     field's padded storage in place (strided, no packing). Distributed fields (one device per
+ *     rank) use slabs: local transforms of the axes a rank holds whole, an MPI all-to-all
+ *     transpose (staged through pinned host memory), local transforms of the last axis. The
+ *     data never leaves the devices for FFTW.
+ *   - FCL_FFT_FFTW: FFTW with threads on the host (one rank), fftw-mpi across ranks with
+ *     transposed output; the field's interior is staged through host memory, the spectral slots
+ *     stay on the device.
+ *   - FCL_FFT_AUTO: VkFFT on GPUs and accelerators, FFTW on CPU devices (PoCL), VkFFT where
+ *     FFTW is not built in or fftw-mpi cannot take the decomposition.
+ *
+ * Distributed plans need slabs along the last axis (procs = {1, 1, P} in 3D, {1, P} in 2D);
+ * fftw-mpi also needs FFTW's own split of that axis (ceil(n / P) per rank), which holds when P
+ * divides n.
+ *
+ * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
+ * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,
+ * then allocate), and spectral kernels index a slot through it. The wavenumber of global index
+ * m along an axis of n points and length L is 2 pi / L * (m <= n / 2 ? m : m - n).
+ *
+ * Functions marked Collective are called by every rank of the field's topology. */
+#ifndef FLOWCL_FFT_H
+#define FLOWCL_FFT_H
+
+#include "flowcl/field.h"
+#include "flowcl/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { FCL_FFT_AUTO, FCL_FFT_VKFFT, FCL_FFT_FFTW } fcl_fft_backend;
+
+/* "auto", "vkfft", "fftw" (or "fftw-mpi" for a distributed FFTW plan, from fcl_fft_backend_used). */
+const char *fcl_fft_backend_name(fcl_fft_backend backend);
+/* Parse a backend name (as FLOWCL_FFT or a command-line option gives it). */
+fcl_status fcl_fft_backend_parse(const char *name, fcl_fft_backend *out);
+/* Whether the backend was built in (FCL_FFT_AUTO: whether any was). */
+bool fcl_fft_backend_available(fcl_fft_backend backend);
+
+/* Where a rank's spectral values sit. Per physical axis a (0 = x): global[a] complex points,
+ * this rank's local[a] of them from offset[a]. order[d] is the physical axis of memory
+ * dimension d, fastest first: value (i0, i1, i2) of the memory dimensions is at
+ * (i2 * local[order[1]] + i1) * local[order[0]] + i0. Axes beyond the domain's dim have 1. */
+typedef struct {
+  int64_t global[3], local[3], offset[3];
+  int order[3];
+  size_t count; /* complex values per slot on this rank */
+  size_t bytes; /* bytes per slot on this rank */
+} fcl_fft_layout;
+
+typedef struct fcl_fft fcl_fft;
+
+/* The layout and backend a plan for fields like `like` would have (nothing is allocated).
+ * Collective. */
+fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
+                                fcl_fft_layout *layout, fcl_fft_backend *resolved);
+
+/* Plan transforms of components of fields shaped like `like` (same topology, dtype, context
+ * and queue), with nslots spectral buffers from pool. Errors: a non-periodic axis, dim 1, a
+ * decomposition that is not slabs along the last axis, a backend that is not built in or does
+ * not fit (named). Collective. */
+fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
+                          fcl_pool *pool, fcl_fft **out);
+void fcl_fft_destroy(fcl_fft **fft); /* accepts NULL */
+
+/* Forward: slot = FFT(src's component comp). Backward: dst's component comp = inverse FFT(slot),
+ * unnormalized. The field must be on the plan's topology with its dtype and queue. Enqueued on
+ * the field's queue; blocking when data passes through the host (FFTW, or MPI). Collective. */
+fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slot);
+fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp);
+
+const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft);
+fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft);
+bool fcl_fft_distributed(const fcl_fft *fft); /* more than one rank */
+/* Backend name as used ("vkfft", "fftw", "fftw-mpi"). */
+const char *fcl_fft_description(const fcl_fft *fft);
+int fcl_fft_nslots(const fcl_fft *fft);
+cl_mem fcl_fft_slot(const fcl_fft *fft, int slot);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_FFT_H */

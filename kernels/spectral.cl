@@ -1,0 +1,132 @@
+/* Spectral operators: pointwise in wavenumber space, on the spectral slots of an FFT plan
+ * (src/fft). Built with -DT=float or -DT=double (and -DFCL_FP64 where the device has it).
+ *
+ * One work-item per complex value of a rank's slot. The global size is the slot's local shape
+ * in memory order; memory dimension d holds physical axis o_d, and the global index of an axis
+ * is the local one plus that axis's offset (fcl_fft_layout). Wavenumbers: 2 pi / L * m, m
+ * wrapped to [-n/2, n/2). Odd derivatives drop the Nyquist mode of even n (its derivative is
+ * not real). Every kernel multiplies by `scale` (1 / number of points: the unnormalized inverse
+ * transform is then exact). */
+#ifdef FCL_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#define CAT2(a, b) a##b
+#define VEC2(t) CAT2(t, 2)
+#define T2 VEC2(T)
+
+#define LAYOUT_ARGS                                                                             \
+  const int o0, const int o1, const int o2, const long off_x, const long off_y,                \
+      const long off_z, const long nx, const long ny, const long nz, const T sx, const T sy,   \
+      const T sz
+
+typedef struct {
+  T k[3];    /* wavenumbers */
+  T kodd[3]; /* the same without the Nyquist modes, for odd derivatives */
+  size_t at; /* index in the slot */
+} wave;
+
+static T wavenumber(long m, long n, T s) { return s * (T)(m <= n / 2 ? m : m - n); }
+
+static wave wave_here(const int o0, const int o1, const int o2, const long off_x,
+                      const long off_y, const long off_z, const long nx, const long ny,
+                      const long nz, const T sx, const T sy, const T sz) {
+  size_t g[3] = {get_global_id(0), get_global_id(1), get_global_id(2)};
+  long m[3];
+  m[o0] = (long)g[0];
+  m[o1] = (long)g[1];
+  m[o2] = (long)g[2];
+  m[0] += off_x;
+  m[1] += off_y;
+  m[2] += off_z;
+  const long n[3] = {nx, ny, nz};
+  const T s[3] = {sx, sy, sz};
+  wave w;
+  for (int a = 0; a < 3; ++a) {
+    w.k[a] = wavenumber(m[a], n[a], s[a]);
+    w.kodd[a] = (n[a] % 2 == 0 && m[a] == n[a] / 2) ? (T)0 : w.k[a];
+  }
+  w.at = (g[2] * get_global_size(1) + g[1]) * get_global_size(0) + g[0];
+  return w;
+}
+
+#define WAVE_HERE() wave_here(o0, o1, o2, off_x, off_y, off_z, nx, ny, nz, sx, sy, sz)
+
+static T norm2(const T *k) { return k[0] * k[0] + k[1] * k[1] + k[2] * k[2]; }
+/* i * a */
+static T2 times_i(T2 a) { return (T2)(-a.y, a.x); }
+
+/* Poisson: lap(psi) = -f, so psi^ = f^ / |k|^2 (zero mean). */
+__kernel void spectral_poisson(__global T2 *a, LAYOUT_ARGS, const T scale) {
+  wave w = WAVE_HERE();
+  T k2 = norm2(w.k);
+  a[w.at] = k2 > 0 ? a[w.at] * (scale / k2) : (T2)(0, 0);
+}
+
+/* Biot-Savart in 3D: u^ = i k x omega^ / |k|^2, in place over the three slots. */
+__kernel void spectral_biot_savart3(__global T2 *wx, __global T2 *wy, __global T2 *wz,
+                                    LAYOUT_ARGS, const T scale) {
+  wave w = WAVE_HERE();
+  T k2 = norm2(w.k), f = k2 > 0 ? scale / k2 : (T)0;
+  T2 a = wx[w.at] * f, b = wy[w.at] * f, c = wz[w.at] * f;
+  const T *k = w.kodd;
+  wx[w.at] = times_i(k[1] * c - k[2] * b);
+  wy[w.at] = times_i(k[2] * a - k[0] * c);
+  wz[w.at] = times_i(k[0] * b - k[1] * a);
+}
+
+/* Biot-Savart in 2D: psi^ = omega^ / |k|^2, u = (d psi / dy, -d psi / dx); ux into w's slot. */
+__kernel void spectral_biot_savart2(__global T2 *w_ux, __global T2 *uy, LAYOUT_ARGS,
+                                    const T scale) {
+  wave w = WAVE_HERE();
+  T k2 = norm2(w.k), f = k2 > 0 ? scale / k2 : (T)0;
+  T2 psi = w_ux[w.at] * f;
+  w_ux[w.at] = times_i(psi * w.kodd[1]);
+  uy[w.at] = -times_i(psi * w.kodd[0]);
+}
+
+/* Leray projection: u^ -= k (k . u^) / |k|^2 (dim 2: uz is not touched). */
+__kernel void spectral_project(__global T2 *ux, __global T2 *uy, __global T2 *uz, LAYOUT_ARGS,
+                               const T scale, const int dim) {
+  wave w = WAVE_HERE();
+  const T *k = w.kodd;
+  T k2 = norm2(k);
+  T2 a = ux[w.at], b = uy[w.at], c = dim == 3 ? uz[w.at] : (T2)(0, 0);
+  T2 d = k2 > 0 ? (k[0] * a + k[1] * b + k[2] * c) / k2 : (T2)(0, 0);
+  ux[w.at] = (a - k[0] * d) * scale;
+  uy[w.at] = (b - k[1] * d) * scale;
+  if (dim == 3) uz[w.at] = (c - k[2] * d) * scale;
+}
+
+/* Exact diffusion over a step: f^ *= exp(-nu dt |k|^2). */
+__kernel void spectral_diffuse(__global T2 *a, LAYOUT_ARGS, const T scale, const T nu_dt) {
+  wave w = WAVE_HERE();
+  a[w.at] *= scale * exp(-nu_dt * norm2(w.k));
+}
+
+/* order-th derivative along axis: f^ *= (i k_axis)^order. */
+__kernel void spectral_derivative(__global T2 *a, LAYOUT_ARGS, const T scale, const int axis,
+                                  const int order) {
+  wave w = WAVE_HERE();
+  T k = (order & 1) ? w.kodd[axis] : w.k[axis];
+  T2 v = a[w.at] * scale;
+  for (int i = 0; i < order; ++i) v = times_i(v * k);
+  a[w.at] = v;
+}
+
+/* Curl in 3D: omega^ = i k x u^, in place over the three slots. */
+__kernel void spectral_curl3(__global T2 *ux, __global T2 *uy, __global T2 *uz, LAYOUT_ARGS,
+                             const T scale) {
+  wave w = WAVE_HERE();
+  const T *k = w.kodd;
+  T2 a = ux[w.at] * scale, b = uy[w.at] * scale, c = uz[w.at] * scale;
+  ux[w.at] = times_i(k[1] * c - k[2] * b);
+  uy[w.at] = times_i(k[2] * a - k[0] * c);
+  uz[w.at] = times_i(k[0] * b - k[1] * a);
+}
+
+/* Curl in 2D: omega^ = i (kx uy^ - ky ux^), into ux's slot. */
+__kernel void spectral_curl2(__global T2 *ux, __global const T2 *uy, LAYOUT_ARGS,
+                             const T scale) {
+  wave w = WAVE_HERE();
+  ux[w.at] = times_i(w.kodd[0] * uy[w.at] - w.kodd[1] * ux[w.at]) * scale;
+}

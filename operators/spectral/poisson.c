@@ -1,0 +1,42 @@
+/* Poisson, Biot-Savart and the divergence-free projection: forward transforms, one pointwise
+ * kernel over the slots, backward transforms. */
+#include "check.h"
+#include "spectral_impl.h"
+
+fcl_status fcl_spectral_poisson(fcl_spectral *s, const fcl_field *rhs, fcl_field *psi) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(rhs, 2);
+  FCL_CHECK_NULL(psi, 3);
+  FCL_TRY(fcl__spectral_check_ncomp(psi, fcl_field_ncomp(rhs), 3, "psi"));
+  for (int c = 0; c < fcl_field_ncomp(rhs); ++c) {
+    FCL_TRY(fcl_fft_forward(s->fft, rhs, c, 0));
+    FCL_TRY(fcl__spectral_run(s, s->poisson, NULL));
+    FCL_TRY(fcl_fft_backward(s->fft, 0, psi, c));
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl_field *u) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(omega, 2);
+  FCL_CHECK_NULL(u, 3);
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "vorticity"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "velocity"));
+  if (omega == u)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (u): must not be the vorticity "
+                     "field '%s'", fcl_field_name(omega));
+  for (int c = 0; c < fcl_field_ncomp(omega); ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
+  FCL_TRY(fcl__spectral_run(s, s->biot_savart, NULL));
+  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
+  return FCL_OK;
+}
+
+fcl_status fcl_spectral_project(fcl_spectral *s, fcl_field *u) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(u, 2);
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "velocity"));
+  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_forward(s->fft, u, c, c));
+  FCL_TRY(fcl__spectral_run(s, s->project, NULL));
+  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
+  return FCL_OK;
+}

@@ -1,0 +1,221 @@
+/* FFT plans: argument checks, backend choice, spectral slots, dispatch to the backend. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fft_impl.h"
+
+const char *fcl_fft_backend_name(fcl_fft_backend backend) {
+  switch (backend) {
+  case FCL_FFT_AUTO: return "auto";
+  case FCL_FFT_VKFFT: return "vkfft";
+  case FCL_FFT_FFTW: return "fftw";
+  }
+  return "unknown";
+}
+
+fcl_status fcl_fft_backend_parse(const char *name, fcl_fft_backend *out) {
+  FCL_CHECK_NULL(name, 1);
+  FCL_CHECK_NULL(out, 2);
+  for (int b = FCL_FFT_AUTO; b <= FCL_FFT_FFTW; ++b)
+    if (strcmp(name, fcl_fft_backend_name((fcl_fft_backend)b)) == 0) {
+      *out = (fcl_fft_backend)b;
+      return FCL_OK;
+    }
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "unknown FFT backend '%s' (auto, vkfft, fftw)", name);
+}
+
+bool fcl_fft_backend_available(fcl_fft_backend backend) {
+  bool vk = FLOWCL_ENABLE_VKFFT, fftw = FLOWCL_ENABLE_FFTW;
+  return backend == FCL_FFT_VKFFT ? vk : backend == FCL_FFT_FFTW ? fftw : vk || fftw;
+}
+
+void fcl__fft_slab_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layout *l) {
+  const int dim = t->domain.dim;
+  memset(l, 0, sizeof *l);
+  for (int a = 0; a < 3; ++a) {
+    l->global[a] = a < dim ? t->domain.resolution[a] : 1;
+    l->order[a] = a;
+  }
+  l->global[0] = l->global[0] / 2 + 1;
+  for (int a = 0; a < 3; ++a) l->local[a] = l->global[a];
+  if (t->size > 1) fcl__fft_split(l->global[dim - 2], t->size, t->rank, &l->local[dim - 2],
+                                  &l->offset[dim - 2]);
+  l->count = (size_t)(l->local[0] * l->local[1] * l->local[2]);
+  l->bytes = l->count * 2 * fcl_dtype_size(dtype);
+}
+
+/* Periodic on every axis, 2D or 3D, slabs along the last axis. */
+static fcl_status check_field(const fcl_field *f) {
+  const fcl_topology *t = f->topo;
+  const int dim = t->domain.dim;
+  if (dim < 2)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is 1D; transforms are 2D or 3D",
+                     f->name);
+  for (int a = 0; a < dim; ++a)
+    if (t->domain.bc[a][0] != FCL_BC_PERIODIC)
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is not periodic along axis %d; "
+                       "FFT solvers need periodic axes", f->name, a);
+  for (int a = 0; a < dim - 1; ++a)
+    if (t->procs[a] != 1)
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is split over %d x %d x %d ranks; "
+                       "distributed transforms need slabs along the last axis (procs 1 along "
+                       "axis %d); redistribute with fcl_field_redistribute",
+                       f->name, t->procs[0], t->procs[1], t->procs[2], a);
+  /* The transpose splits the second-to-last complex axis over the ranks. */
+  int64_t split = dim == 2 ? t->domain.resolution[0] / 2 + 1 : t->domain.resolution[1];
+  if (t->size > split)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' on %d ranks, more than the %lld "
+                     "complex points of axis %d the transpose splits", f->name, t->size,
+                     (long long)split, dim - 2);
+  return FCL_OK;
+}
+
+static bool cpu_device(cl_command_queue q) {
+  cl_device_id dev;
+  cl_device_type type = 0;
+  if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS) return false;
+  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  return (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+/* The backend and its layout; collective (fftw-mpi's split is compared on every rank). */
+static fcl_status resolve(const fcl_field *f, fcl_fft_backend want, fcl_fft_layout *l,
+                          fcl_fft_backend *got) {
+  FCL_TRY(check_field(f));
+  if (!fcl_fft_backend_available(want))
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: backend '%s' is not built in (FLOWCL_ENABLE_%s)",
+                     fcl_fft_backend_name(want), want == FCL_FFT_VKFFT ? "VKFFT" : "FFTW");
+#if FLOWCL_ENABLE_FFTW
+  bool fftw_fits = fcl__fft_fftw_layout(f->topo, f->dtype, l);
+#else
+  bool fftw_fits = false;
+#endif
+  if (want == FCL_FFT_FFTW && !fftw_fits)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: fftw-mpi splits axis %d of field '%s' (%lld "
+                     "points) in blocks of ceil(n / %d), not as the topology does; use a "
+                     "resolution divisible by the ranks or the vkfft backend",
+                     f->topo->domain.dim - 1, f->name,
+                     (long long)f->topo->domain.resolution[f->topo->domain.dim - 1],
+                     f->topo->size);
+  if (want == FCL_FFT_AUTO)
+    want = fftw_fits && (cpu_device(f->queue) || !FLOWCL_ENABLE_VKFFT) ? FCL_FFT_FFTW
+                                                                      : FCL_FFT_VKFFT;
+  if (want == FCL_FFT_VKFFT && !FLOWCL_ENABLE_VKFFT)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' needs the vkfft backend (fftw-mpi "
+                     "cannot take its decomposition), which is not built in", f->name);
+  if (want == FCL_FFT_VKFFT) fcl__fft_slab_layout(f->topo, f->dtype, l);
+  *got = want;
+  return FCL_OK;
+}
+
+fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
+                                fcl_fft_layout *layout, fcl_fft_backend *resolved) {
+  FCL_CHECK_NULL(like, 1);
+  FCL_CHECK_NULL(layout, 3);
+  fcl_fft_backend got;
+  FCL_TRY(resolve(like, backend, layout, &got));
+  if (resolved) *resolved = got;
+  return FCL_OK;
+}
+
+fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
+                          fcl_pool *pool, fcl_fft **out) {
+  FCL_CHECK_NULL(like, 1);
+  FCL_CHECK_ARG(backend >= FCL_FFT_AUTO && backend <= FCL_FFT_FFTW, 2, "backend",
+                "unknown backend");
+  FCL_CHECK_ARG(nslots >= 1 && nslots <= 16, 3, "nslots", "must be 1 to 16");
+  FCL_CHECK_NULL(pool, 4);
+  FCL_CHECK_NULL(out, 5);
+  *out = NULL;
+  fcl_fft *p = calloc(1, sizeof *p);
+  if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
+  fcl_status st = resolve(like, backend, &p->layout, &p->backend);
+  if (st != FCL_OK) {
+    free(p);
+    return st;
+  }
+  p->topo = like->topo;
+  p->context = fcl_context_retain(like->context);
+  p->queue = like->queue;
+  clRetainCommandQueue(p->queue);
+  p->dtype = like->dtype;
+  p->real_size = like->itemsize;
+  memcpy(p->padded, like->padded, sizeof p->padded);
+  p->dim = like->topo->domain.dim;
+  p->distributed = like->topo->size > 1;
+  p->nslots = nslots;
+  p->slots = calloc((size_t)nslots, sizeof *p->slots);
+  if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
+  size_t reals = 2 * (p->layout.count ? p->layout.count : 1);
+  for (int s = 0; st == FCL_OK && s < nslots; ++s)
+    st = fcl_array_create(pool, p->queue, p->dtype, 1, &reals, &p->slots[s]);
+#if FLOWCL_ENABLE_VKFFT
+  if (st == FCL_OK && p->backend == FCL_FFT_VKFFT) st = fcl__fft_vkfft_plan(p, pool);
+#endif
+#if FLOWCL_ENABLE_FFTW
+  if (st == FCL_OK && p->backend == FCL_FFT_FFTW) st = fcl__fft_fftw_plan(p);
+#endif
+  /* Planning is collective: a rank that failed must not leave the others in a transform. */
+  int ok = st == FCL_OK, all = ok;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, p->topo->comm);
+  if (st == FCL_OK && !all)
+    st = FCL_ERROR(FCL_ERR_FFT, "fft: planning for '%s' failed on another rank (see its error)",
+                   like->name);
+  if (st != FCL_OK) {
+    fcl_fft_destroy(&p);
+    return st;
+  }
+  *out = p;
+  return FCL_OK;
+}
+
+void fcl_fft_destroy(fcl_fft **fft) {
+  if (!fft || !*fft) return;
+  fcl_fft *p = *fft;
+  if (p->queue) clFinish(p->queue);
+  if (p->ops) p->ops->destroy(p->state);
+  for (int s = 0; p->slots && s < p->nslots; ++s) fcl_array_destroy(&p->slots[s]);
+  free(p->slots);
+  if (p->queue) clReleaseCommandQueue(p->queue);
+  fcl_context_release(&p->context);
+  free(p);
+  *fft = NULL;
+}
+
+/* The field must be one the plan was made for. */
+static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int comp, int slot, int fpos,
+                            int spos) {
+  FCL_TRY(fcl__field_check_comp(f, comp, fpos + 1));
+  if (f->topo != p->topo || f->dtype != p->dtype || f->queue != p->queue ||
+      memcmp(f->padded, p->padded, sizeof p->padded) != 0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d: field '%s' is not on the plan's "
+                     "topology, precision, ghosts and queue", fpos, f->name);
+  if (slot < 0 || slot >= p->nslots)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (slot): %d, the plan has %d slot(s)",
+                     spos, slot, p->nslots);
+  return FCL_OK;
+}
+
+fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slot) {
+  FCL_CHECK_NULL(fft, 1);
+  FCL_CHECK_NULL(src, 2);
+  FCL_TRY(check_use(fft, src, comp, slot, 2, 4));
+  return fft->ops->forward(fft, src, comp, fcl_array_buffer(fft->slots[slot]));
+}
+
+fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
+  FCL_CHECK_NULL(fft, 1);
+  FCL_CHECK_NULL(dst, 3);
+  FCL_TRY(check_use(fft, dst, comp, slot, 3, 2));
+  return fft->ops->backward(fft, fcl_array_buffer(fft->slots[slot]), dst, comp);
+}
+
+const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft) { return fft ? &fft->layout : NULL; }
+fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) { return fft ? fft->backend : FCL_FFT_AUTO; }
+bool fcl_fft_distributed(const fcl_fft *fft) { return fft && fft->distributed; }
+const char *fcl_fft_description(const fcl_fft *fft) { return fft ? fft->description : NULL; }
+int fcl_fft_nslots(const fcl_fft *fft) { return fft ? fft->nslots : 0; }
+cl_mem fcl_fft_slot(const fcl_fft *fft, int slot) {
+  return fft && slot >= 0 && slot < fft->nslots ? fcl_array_buffer(fft->slots[slot]) : NULL;
+}

@@ -1,0 +1,180 @@
+/* The VkFFT backend: VkFFT's OpenCL backend on the field's device. One rank: one r2c plan over
+ * every axis, reading the field's padded storage in place (strides and offset, no packing) and
+ * writing back into it on the inverse. Several ranks (slabs along the last axis): r2c over the
+ * axes a rank holds whole into a device work array, the slab transpose, then c2c along the last
+ * axis in the slot. VkFFT compiles its kernels at every planning: VkFFT 1.2.26 reloads saved
+ * OpenCL binaries as text (loadApplicationFromString truncates them and clCreateProgramWithBinary
+ * fails, measured on PoCL), so its binaries are not cached. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fft_impl.h"
+
+#define VKFFT_BACKEND 3 /* OpenCL */
+#include <vkFFT.h>
+
+typedef struct {
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  VkFFTApplication whole;  /* r2c over the axes held whole */
+  VkFFTApplication last;   /* c2c along the last axis (distributed) */
+  bool have_whole, have_last;
+  fcl_array *pre;          /* complex work array before the transpose (distributed) */
+  fcl__slab_transpose *transpose;
+} vk_state;
+
+static void vk_destroy(void *state) {
+  vk_state *s = state;
+  if (!s) return;
+  if (s->have_whole) deleteVkFFT(&s->whole);
+  if (s->have_last) deleteVkFFT(&s->last);
+  fcl_array_destroy(&s->pre);
+  fcl__slab_transpose_destroy(&s->transpose);
+  free(s);
+}
+
+static fcl_status vk_error(VkFFTResult r, const char *what) {
+  return fcl__error_set(FCL_ERR_FFT, (int)r, __func__, __FILE__, __LINE__,
+                        "VkFFT %d: %s (VkFFTResult %d; VkFFT %d)", (int)r, what, (int)r,
+                        VkFFTGetVersion());
+}
+
+/* Plan; on failure VkFFT has already released what it made. */
+static fcl_status vk_init(VkFFTApplication *app, VkFFTConfiguration c, const char *what) {
+  VkFFTResult r = initializeVkFFT(app, c);
+  if (r != VKFFT_SUCCESS) {
+    deleteVkFFT(app);
+    return vk_error(r, what);
+  }
+  return FCL_OK;
+}
+
+static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot) {
+  vk_state *s = fft->state;
+  cl_mem in = fcl_field_buffer(src, comp);
+  cl_mem work = s->pre ? fcl_array_buffer(s->pre) : slot;
+  VkFFTLaunchParams lp = {0};
+  lp.commandQueue = &s->queue;
+  lp.inputBuffer = &in;
+  lp.buffer = &work;
+  VkFFTResult r = VkFFTAppend(&s->whole, -1, &lp);
+  if (r != VKFFT_SUCCESS) return vk_error(r, "forward transform");
+  if (!s->pre) return FCL_OK;
+  FCL_TRY(fcl__slab_transpose_run(s->transpose, work, slot, true));
+  VkFFTLaunchParams lz = {0};
+  lz.commandQueue = &s->queue;
+  lz.buffer = &slot;
+  r = VkFFTAppend(&s->last, -1, &lz);
+  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, "forward transform of the last axis");
+}
+
+static fcl_status vk_backward(fcl_fft *fft, cl_mem slot, fcl_field *dst, int comp) {
+  vk_state *s = fft->state;
+  cl_mem out = fcl_field_buffer(dst, comp);
+  cl_mem work = slot;
+  if (s->pre) {
+    VkFFTLaunchParams lz = {0};
+    lz.commandQueue = &s->queue;
+    lz.buffer = &slot;
+    VkFFTResult r = VkFFTAppend(&s->last, 1, &lz);
+    if (r != VKFFT_SUCCESS) return vk_error(r, "backward transform of the last axis");
+    work = fcl_array_buffer(s->pre);
+    FCL_TRY(fcl__slab_transpose_run(s->transpose, work, slot, false));
+  }
+  VkFFTLaunchParams lp = {0};
+  lp.commandQueue = &s->queue;
+  lp.inputBuffer = &out;
+  lp.buffer = &work;
+  VkFFTResult r = VkFFTAppend(&s->whole, 1, &lp);
+  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, "backward transform");
+}
+
+static const fcl__fft_ops vk_ops = {vk_forward, vk_backward, vk_destroy};
+
+fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
+  vk_state *s = calloc(1, sizeof *s);
+  if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: VkFFT plan");
+  fft->state = s;
+  fft->ops = &vk_ops;
+  fft->description = "vkfft";
+  s->queue = fft->queue;
+  s->context = fcl_context_cl(fft->context);
+  FCL_TRY(fcl_queue_device(fft->queue, &s->device));
+  const fcl_topology *t = fft->topo;
+  const int dim = fft->dim;
+  const size_t *p = fft->padded;
+  /* The axes a rank transforms in the r2c plan: all of them, or all but the last (slabs). */
+  uint64_t n[3] = {1, 1, 1}, nc[3] = {1, 1, 1};
+  for (int a = 0; a < dim; ++a) n[a] = (uint64_t)t->local[a];
+  nc[0] = n[0] / 2 + 1;
+  nc[1] = n[1];
+  nc[2] = n[2];
+  const int *g = t->ghosts;
+  uint64_t in_bytes = p[0] * p[1] * p[2] * fft->real_size;
+  uint64_t out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
+  if (fft->distributed) {
+    size_t reals = (size_t)(out_bytes / fft->real_size);
+    FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre));
+    FCL_TRY(fcl__slab_transpose_create(fft, &s->transpose));
+  }
+  cl_mem in_probe = NULL, buf_probe = NULL; /* VkFFT wants buffers at planning; any will do */
+  VkFFTConfiguration c = {0};
+  c.FFTdim = (uint64_t)dim;
+  for (int a = 0; a < 3; ++a) c.size[a] = a < dim ? n[a] : 1;
+  c.device = &s->device;
+  c.context = &s->context;
+  c.commandQueue = &s->queue;
+  c.doublePrecision = fft->dtype == FCL_FLOAT64;
+  c.performR2C = 1;
+  c.isInputFormatted = 1;
+  c.inverseReturnToInputBuffer = 1;
+  c.inputBufferStride[0] = p[0];
+  c.inputBufferStride[1] = p[0] * p[1];
+  c.inputBufferStride[2] = p[0] * p[1] * p[2];
+  c.inputBufferOffset = ((g[2] * p[1] + g[1]) * p[0] + g[0]) * fft->real_size;
+  c.bufferStride[0] = nc[0];
+  c.bufferStride[1] = nc[0] * nc[1];
+  c.bufferStride[2] = nc[0] * nc[1] * nc[2];
+  c.inputBufferSize = &in_bytes;
+  c.bufferSize = &out_bytes;
+  /* VkFFT refuses to omit an axis of one point (VKFFT_ERROR_UNSUPPORTED_RADIX): a slab of one
+   * plane is a plan of one dimension less. */
+  if (fft->distributed && n[dim - 1] == 1) c.FFTdim = (uint64_t)dim - 1;
+  else if (fft->distributed) c.omitDimension[dim - 1] = 1;
+  cl_int err;
+  in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
+  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "fft: VkFFT planning buffer");
+  buf_probe = s->pre ? fcl_array_buffer(s->pre) : fcl_array_buffer(fft->slots[0]);
+  c.inputBuffer = &in_probe;
+  c.buffer = &buf_probe;
+  fcl_status st = vk_init(&s->whole, c, "planning the r2c transform");
+  clReleaseMemObject(in_probe);
+  FCL_TRY(st);
+  s->have_whole = true;
+  if (!fft->distributed) return FCL_OK;
+  /* c2c along the last axis over the slot layout, the axes before it taken as one batch
+   * dimension (contiguous, and VkFFT cannot omit an axis of one point). */
+  const fcl_fft_layout *l = &fft->layout;
+  uint64_t lead = 1;
+  for (int a = 0; a < dim - 1; ++a) lead *= (uint64_t)l->local[a];
+  VkFFTConfiguration z = {0};
+  z.FFTdim = lead > 1 ? 2 : 1;
+  z.size[0] = lead > 1 ? lead : (uint64_t)l->local[dim - 1];
+  z.size[1] = lead > 1 ? (uint64_t)l->local[dim - 1] : 1;
+  z.size[2] = 1;
+  z.omitDimension[0] = lead > 1;
+  z.device = &s->device;
+  z.context = &s->context;
+  z.commandQueue = &s->queue;
+  z.doublePrecision = fft->dtype == FCL_FLOAT64;
+  uint64_t slot_bytes = l->bytes;
+  z.bufferSize = &slot_bytes;
+  cl_mem slot = fcl_array_buffer(fft->slots[0]);
+  z.buffer = &slot;
+  FCL_TRY(vk_init(&s->last, z, "planning the transform of the last axis"));
+  s->have_last = true;
+  return FCL_OK;
+}

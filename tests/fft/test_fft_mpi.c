@@ -1,0 +1,280 @@
+/* FFT plans on 1, 2 or 4 ranks (run under mpirun), every built-in backend, float and double, in
+ * FFTW's manner (libbench2/verify-lib.c): forward transforms equal a serial FFTW transform of the
+ * gathered data (so VkFFT is checked against FFTW, and distributed layouts against the
+ * documented one); an impulse transforms to the analytic phase ramp (impulse and shift);
+ * transforms are linear; backward after forward gives N times the input and leaves ghosts
+ * alone. Bad plans get errors naming what is wrong. */
+#include <complex.h>
+#include <fftw3.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fft_test_util.h"
+
+/* Deterministic data in [-1, 1) from the global index, the same on every decomposition. */
+static double noise(const int64_t *g, unsigned salt) {
+  uint64_t h = (uint64_t)(g[0] + 1000 * g[1] + 1000000 * g[2]) * 0x9E3779B97F4A7C15ull + salt;
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  return (double)(h >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+typedef struct {
+  const fcl_domain *d;
+  unsigned salt;
+  int64_t impulse[3]; /* salt 0: a unit impulse here */
+} data_spec;
+
+static void global_index(const fcl_domain *d, const double *x, int64_t *g) {
+  for (int a = 0; a < 3; ++a)
+    g[a] = a < d->dim ? llround((x[a] - d->origin[a]) / fcl_domain_spacing(d, a)) : 0;
+}
+
+static void init_data(void *user, const double *x, double *v) {
+  const data_spec *s = user;
+  int64_t g[3];
+  global_index(s->d, x, g);
+  if (s->salt == 0)
+    v[0] = g[0] == s->impulse[0] && g[1] == s->impulse[1] && g[2] == s->impulse[2] ? 1 : 0;
+  else
+    v[0] = noise(g, s->salt);
+}
+
+/* Serial reference: FFTW (double) of the whole grid, as complex [mz][my][mx]. */
+static double complex *reference(const fcl_domain *d, unsigned salt) {
+  int64_t n[3] = {1, 1, 1};
+  for (int a = 0; a < d->dim; ++a) n[a] = d->resolution[a];
+  int64_t nc = n[0] / 2 + 1;
+  double *in = fftw_alloc_real((size_t)(n[0] * n[1] * n[2]));
+  double complex *out = fftw_alloc_complex((size_t)(nc * n[1] * n[2]));
+  for (int64_t k = 0; k < n[2]; ++k)
+    for (int64_t j = 0; j < n[1]; ++j)
+      for (int64_t i = 0; i < n[0]; ++i) {
+        int64_t g[3] = {i, j, k};
+        in[(k * n[1] + j) * n[0] + i] = noise(g, salt);
+      }
+  int dims[3] = {(int)n[2], (int)n[1], (int)n[0]};
+  fftw_plan p = d->dim == 3 ? fftw_plan_dft_r2c(3, dims, in, (fftw_complex *)out, FFTW_ESTIMATE)
+                            : fftw_plan_dft_r2c(2, dims + 1, in, (fftw_complex *)out,
+                                                FFTW_ESTIMATE);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  fftw_free(in);
+  return out;
+}
+
+static double complex slot_value(const double *slot, size_t i) {
+  return slot[2 * i] + I * slot[2 * i + 1];
+}
+
+static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b) {
+  const fcl_domain *d = fcl_topology_domain(t);
+  const char *bn = fcl_fft_backend_name(b);
+  fcl_field *f = NULL, *g = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "f", 1, dt, &f));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "g", 1, dt, &g));
+  fcl_fft *fft = NULL;
+  fcl_status st = fcl_fft_create(f, b, 2, e->pool, &fft);
+  bool fftw_fits = fftw_split_matches(d->resolution[d->dim - 1], e->size);
+  if (b == FCL_FFT_FFTW && !fftw_fits) { /* fftw-mpi cannot take this split: a clear error */
+    fcl_test_check_status(__FILE__, __LINE__, "fcl_fft_create(fftw)", st, FCL_ERR_NOT_SUPPORTED,
+                          "fftw-mpi splits axis");
+    fcl_field_destroy(&f);
+    fcl_field_destroy(&g);
+    return;
+  }
+  CHECK_OK(st);
+  if (!fft) return;
+  const fcl_fft_layout *l = fcl_fft_layout_of(fft);
+  int64_t n[3] = {1, 1, 1}, total = 1;
+  for (int a = 0; a < d->dim; ++a) n[a] = d->resolution[a], total *= n[a];
+  const double tol = fft_tolerance(dt);
+
+  /* Forward of random data against the serial reference. */
+  data_spec s1 = {d, 7, {0, 0, 0}}, s2 = {d, 11, {0, 0, 0}};
+  CHECK_OK(fcl_field_init(f, init_data, &s1));
+  CHECK_OK(fcl_fft_forward(fft, f, 0, 0));
+  double *x1 = read_slot(e, fft, 0, dt);
+  double complex *ref = reference(d, 7);
+  double err = 0, scale = 0;
+  for (size_t i = 0; i < l->count; ++i) {
+    int64_t m[3];
+    slot_index(l, i, m);
+    double complex r = ref[(m[2] * n[1] + m[1]) * (n[0] / 2 + 1) + m[0]];
+    err = fmax(err, cabs(slot_value(x1, i) - r));
+    scale = fmax(scale, cabs(r));
+  }
+  CHECKF(err <= tol * fmax(scale, 1), "%s %s %lldx%lldx%lld: forward differs from serial FFTW "
+         "by %g (max %g)", bn, fcl_dtype_cl_name(dt), (long long)n[0], (long long)n[1],
+         (long long)n[2], err, scale);
+
+  /* Linearity: F(2 x1 - 3 x2) = 2 F(x1) - 3 F(x2). */
+  CHECK_OK(fcl_field_init(g, init_data, &s2));
+  CHECK_OK(fcl_fft_forward(fft, g, 0, 1));
+  double *x2 = read_slot(e, fft, 1, dt);
+  size_t local = (size_t)(fcl_topology_local_resolution(t)[0] * fcl_topology_local_resolution(t)[1] *
+                          fcl_topology_local_resolution(t)[2]);
+  size_t bytes = local * fcl_dtype_size(dt);
+  char *h1 = malloc(bytes), *h2 = malloc(bytes);
+  CHECK_OK(fcl_field_read(f, 0, false, h1));
+  CHECK_OK(fcl_field_read(g, 0, false, h2));
+  for (size_t i = 0; i < local; ++i) {
+    if (dt == FCL_FLOAT64) ((double *)h1)[i] = 2 * ((double *)h1)[i] - 3 * ((double *)h2)[i];
+    else ((float *)h1)[i] = 2 * ((float *)h1)[i] - 3 * ((float *)h2)[i];
+  }
+  CHECK_OK(fcl_field_write(g, 0, false, h1));
+  CHECK_OK(fcl_fft_forward(fft, g, 0, 1));
+  double *x3 = read_slot(e, fft, 1, dt);
+  err = 0;
+  for (size_t i = 0; i < l->count; ++i)
+    err = fmax(err, cabs(slot_value(x3, i) - (2 * slot_value(x1, i) - 3 * slot_value(x2, i))));
+  CHECKF(err <= 5 * tol * fmax(scale, 1), "%s %s: not linear (%g)", bn, fcl_dtype_cl_name(dt), err);
+
+  /* Backward after forward: N times the input, ghosts untouched. */
+  CHECK_OK(fcl_field_init(f, init_data, &s1));
+  const size_t *p = fcl_field_padded_shape(g);
+  size_t padded = p[0] * p[1] * p[2];
+  double *sentinel = malloc(padded * sizeof(double));
+  for (size_t i = 0; i < padded; ++i) {
+    if (dt == FCL_FLOAT64) sentinel[i] = -123.0;
+    else ((float *)sentinel)[i] = -123.0f;
+  }
+  CHECK_OK(fcl_field_write(g, 0, true, sentinel));
+  CHECK_OK(fcl_fft_forward(fft, f, 0, 0));
+  CHECK_OK(fcl_fft_backward(fft, 0, g, 0));
+  double *back = malloc(padded * sizeof(double));
+  CHECK_OK(fcl_field_read(g, 0, true, back));
+  CHECK_OK(fcl_field_read(f, 0, false, h1));
+  const int *gh = fcl_topology_ghosts(t);
+  const int64_t *ln = fcl_topology_local_resolution(t);
+  size_t ghosts_changed = 0, at = 0;
+  err = 0;
+  for (size_t k = 0; k < p[2]; ++k)
+    for (size_t j = 0; j < p[1]; ++j)
+      for (size_t i = 0; i < p[0]; ++i) {
+        size_t q = (k * p[1] + j) * p[0] + i;
+        double v = dt == FCL_FLOAT64 ? back[q] : ((float *)back)[q];
+        bool inside = (int64_t)i >= gh[0] && (int64_t)i < gh[0] + ln[0] &&
+                      (int64_t)j >= gh[1] && (int64_t)j < gh[1] + ln[1] &&
+                      (int64_t)k >= gh[2] && (int64_t)k < gh[2] + ln[2];
+        if (!inside) {
+          ghosts_changed += v != -123.0;
+          continue;
+        }
+        double want = dt == FCL_FLOAT64 ? ((double *)h1)[at] : ((float *)h1)[at];
+        err = fmax(err, fabs(v / (double)total - want));
+        ++at;
+      }
+  CHECKF(err <= tol, "%s %s: backward(forward(x)) / N differs from x by %g", bn,
+         fcl_dtype_cl_name(dt), err);
+  CHECKF(ghosts_changed == 0, "%s: %zu ghost values changed by the backward transform", bn,
+         ghosts_changed);
+
+  /* Impulse at a point: the transform is exp(-2 pi i m . x0 / n) (impulse and shift). */
+  data_spec s0 = {d, 0, {n[0] / 3, n[1] - 2, d->dim == 3 ? n[2] / 2 + 1 : 0}};
+  CHECK_OK(fcl_field_init(f, init_data, &s0));
+  CHECK_OK(fcl_fft_forward(fft, f, 0, 0));
+  double *x0 = read_slot(e, fft, 0, dt);
+  err = 0;
+  for (size_t i = 0; i < l->count; ++i) {
+    int64_t m[3];
+    slot_index(l, i, m);
+    double phase = 0;
+    for (int a = 0; a < 3; ++a) phase += 2 * PI * (double)(m[a] * s0.impulse[a]) / (double)n[a];
+    err = fmax(err, cabs(slot_value(x0, i) - cexp(-I * phase)));
+  }
+  CHECKF(err <= tol, "%s %s: shifted impulse off the phase ramp by %g", bn, fcl_dtype_cl_name(dt),
+         err);
+  free(x0);
+  free(x1);
+  free(x2);
+  free(x3);
+  free(h1);
+  free(h2);
+  free(sentinel);
+  free(back);
+  fftw_free(ref);
+  fcl_fft_destroy(&fft);
+  fcl_field_destroy(&f);
+  fcl_field_destroy(&g);
+}
+
+static void check_errors(env *e) {
+  fcl_field *f = NULL;
+  /* Walls are not periodic. */
+  fcl_domain d = fcl_domain_periodic(3, 8, 1.0);
+  d.bc[1][0] = d.bc[1][1] = FCL_BC_DIRICHLET;
+  int procs[3] = {1, 1, e->size};
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, NULL, &t));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "walls", 1, FCL_FLOAT32, &f));
+  fcl_fft *fft = NULL;
+  CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED,
+               "not periodic along axis 1");
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+  /* 1D. */
+  d = fcl_domain_periodic(1, 16, 1.0);
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "line", 1, FCL_FLOAT32, &f));
+  CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED, "1D");
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+  /* Not slabs along the last axis. */
+  if (e->size > 1) {
+    d = fcl_domain_periodic(3, 8, 1.0);
+    int xsplit[3] = {e->size, 1, 1};
+    CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, xsplit, NULL, &t));
+    CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "pencils", 1, FCL_FLOAT32, &f));
+    CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED,
+                 "slabs along the last axis");
+    fcl_field_destroy(&f);
+    fcl_topology_destroy(&t);
+  }
+  /* Bad arguments and a field of another topology. */
+  int64_t n[3] = {8, 8, 8};
+  t = slab_topology(3, n, NULL);
+  fcl_topology *other = slab_topology(3, (int64_t[]){8, 8, 12}, NULL);
+  fcl_field *g = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "f", 1, FCL_FLOAT32, &f));
+  CHECK_OK(fcl_field_create(other, e->ctx, e->q, e->pool, "elsewhere", 1, FCL_FLOAT32, &g));
+  CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 0, e->pool, &fft), FCL_ERR_INVALID_ARGUMENT,
+               "nslots");
+  CHECK_OK(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft));
+  CHECK_STATUS(fcl_fft_forward(fft, g, 0, 0), FCL_ERR_INVALID_ARGUMENT, "elsewhere");
+  CHECK_STATUS(fcl_fft_forward(fft, f, 0, 1), FCL_ERR_INVALID_ARGUMENT, "slot");
+  CHECK_STATUS(fcl_fft_backward(fft, 0, f, 2), FCL_ERR_INVALID_ARGUMENT, "component");
+  fcl_fft_backend b;
+  CHECK_STATUS(fcl_fft_backend_parse("cufft", &b), FCL_ERR_INVALID_ARGUMENT, "cufft");
+  CHECK_OK(fcl_fft_backend_parse("fftw", &b));
+  CHECK(b == FCL_FFT_FFTW);
+  fcl_fft_destroy(&fft);
+  fcl_field_destroy(&f);
+  fcl_field_destroy(&g);
+  fcl_topology_destroy(&t);
+  fcl_topology_destroy(&other);
+}
+
+static void run(env *e) {
+  /* Powers of two, and odd sizes that split unevenly (and that fftw-mpi cannot always take). */
+  const int64_t grids[4][3] = {{16, 12, 8}, {10, 9, 9}, {12, 10, 1}, {9, 11, 1}};
+  fcl_fft_backend list[2];
+  int nb = backends(list);
+  CHECKF(nb > 0, "no FFT backend built in");
+  for (int gi = 0; gi < 4; ++gi) {
+    int dim = grids[gi][2] == 1 ? 2 : 3;
+    fcl_topology *t = slab_topology(dim, grids[gi], NULL);
+    if (!t) continue;
+    for (int prec = 0; prec < 2; ++prec) {
+      fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
+      if (dt == FCL_FLOAT64 && !e->fp64) continue;
+      for (int bi = 0; bi < nb; ++bi) check_plan(e, t, dt, list[bi]);
+    }
+    fcl_topology_destroy(&t);
+  }
+  check_errors(e);
+}
+
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
