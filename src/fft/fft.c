@@ -113,7 +113,7 @@ fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
                                 fcl_fft_layout *layout, fcl_fft_backend *resolved) {
   FCL_CHECK_NULL(like, 1);
   FCL_CHECK_NULL(layout, 3);
-  fcl_fft_backend got;
+  fcl_fft_backend got = FCL_FFT_AUTO;
   FCL_TRY(resolve(like, backend, layout, &got));
   if (resolved) *resolved = got;
   return FCL_OK;

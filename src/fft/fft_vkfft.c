@@ -42,9 +42,17 @@ static fcl_status vk_error(VkFFTResult r, const char *what) {
                         VkFFTGetVersion());
 }
 
-/* Plan; on failure VkFFT has already released what it made. */
+/* Plan; on failure VkFFT has already released what it made. A failed compile is tried once
+ * more: PoCL 5 has been seen to fail a VkFFT build, with an empty log, when four ranks compile
+ * at once, and to succeed alone. */
 static fcl_status vk_init(VkFFTApplication *app, VkFFTConfiguration c, const char *what) {
   VkFFTResult r = initializeVkFFT(app, c);
+  if (r == VKFFT_ERROR_FAILED_TO_COMPILE_PROGRAM) {
+    deleteVkFFT(app);
+    memset(app, 0, sizeof *app);
+    fcl_log(FCL_LOG_WARNING, "fft: VkFFT kernel build failed while %s; trying once more", what);
+    r = initializeVkFFT(app, c);
+  }
   if (r != VKFFT_SUCCESS) {
     deleteVkFFT(app);
     return vk_error(r, what);
