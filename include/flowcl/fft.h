@@ -6,6 +6,9 @@
  * forward transforms a component's interior into a slot, backward a slot into a component's
  * interior (ghosts are left as they were). Transforms are unnormalized, as FFTW's: backward
  * after forward multiplies by the number of grid points. Backward destroys the slot's content.
+ * In-place transforms work on a slot alone: it holds a rank's real data in FFTW's padded form
+ * (rows of 2 (nx / 2 + 1) values, the first nx used, over the rank's local grid, x fastest) and
+ * receives the spectral values in their layout, or the reverse.
  *
  * Backends:
  *   - FCL_FFT_VKFFT: VkFFT's OpenCL backend on the field's device, reading and writing the
@@ -55,8 +58,9 @@ bool fcl_fft_backend_available(fcl_fft_backend backend);
 typedef struct {
   int64_t global[3], local[3], offset[3];
   int order[3];
-  size_t count; /* complex values per slot on this rank */
-  size_t bytes; /* bytes per slot on this rank */
+  size_t count;       /* complex values of the spectral layout on this rank */
+  size_t bytes;       /* their bytes */
+  size_t padded_reals; /* real values of the rank's data in the in-place padded form */
 } fcl_fft_layout;
 
 typedef struct fcl_fft fcl_fft;
@@ -79,6 +83,10 @@ void fcl_fft_destroy(fcl_fft **fft); /* accepts NULL */
  * the field's queue; blocking when data passes through the host (FFTW, or MPI). Collective. */
 fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slot);
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp);
+
+/* In place on a slot (padded real form <-> spectral layout). Collective. */
+fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot);
+fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot);
 
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft);
 fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft);

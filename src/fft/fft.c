@@ -43,6 +43,7 @@ void fcl__fft_slab_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layout
                                   &l->offset[dim - 2]);
   l->count = (size_t)(l->local[0] * l->local[1] * l->local[2]);
   l->bytes = l->count * 2 * fcl_dtype_size(dtype);
+  l->padded_reals = 2 * (size_t)l->global[0] * (size_t)(t->local[1] * t->local[2]);
 }
 
 /* Periodic on every axis, 2D or 3D, slabs along the last axis. */
@@ -147,7 +148,10 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   p->nslots = nslots;
   p->slots = calloc((size_t)nslots, sizeof *p->slots);
   if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
-  size_t reals = 2 * (p->layout.count ? p->layout.count : 1);
+  size_t reals = 2 * p->layout.count > p->layout.padded_reals ? 2 * p->layout.count
+                                                             : p->layout.padded_reals;
+  if (!reals) reals = 2;
+  p->slot_bytes = reals * p->real_size;
   for (int s = 0; st == FCL_OK && s < nslots; ++s)
     st = fcl_array_create(pool, p->queue, p->dtype, 1, &reals, &p->slots[s]);
 #if FLOWCL_ENABLE_VKFFT
@@ -210,6 +214,17 @@ fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
   FCL_TRY(check_use(fft, dst, comp, slot, 3, 2));
   return fft->ops->backward(fft, fcl_array_buffer(fft->slots[slot]), dst, comp);
 }
+
+static fcl_status inplace(fcl_fft *fft, int slot, bool forward) {
+  FCL_CHECK_NULL(fft, 1);
+  if (slot < 0 || slot >= fft->nslots)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (slot): %d, the plan has %d slot(s)",
+                     slot, fft->nslots);
+  return fft->ops->inplace(fft, fcl_array_buffer(fft->slots[slot]), forward);
+}
+
+fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot) { return inplace(fft, slot, true); }
+fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot) { return inplace(fft, slot, false); }
 
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft) { return fft ? &fft->layout : NULL; }
 fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) { return fft ? fft->backend : FCL_FFT_AUTO; }

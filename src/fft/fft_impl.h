@@ -9,6 +9,7 @@
 typedef struct {
   fcl_status (*forward)(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot);
   fcl_status (*backward)(fcl_fft *fft, cl_mem slot, fcl_field *dst, int comp);
+  fcl_status (*inplace)(fcl_fft *fft, cl_mem slot, bool forward);
   void (*destroy)(void *state);
 } fcl__fft_ops;
 
@@ -25,6 +26,7 @@ struct fcl_fft {
   const char *description;
   fcl_fft_layout layout;
   int nslots;
+  size_t slot_bytes; /* max of the spectral layout and the padded real form */
   fcl_array **slots;
   const fcl__fft_ops *ops;
   void *state;

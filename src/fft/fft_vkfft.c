@@ -21,7 +21,8 @@ typedef struct {
   cl_command_queue queue;
   VkFFTApplication whole;  /* r2c over the axes held whole */
   VkFFTApplication last;   /* c2c along the last axis (distributed) */
-  bool have_whole, have_last;
+  VkFFTApplication inplace; /* r2c in place on a slot (padded real rows), axes as `whole` */
+  bool have_whole, have_last, have_inplace;
   fcl_array *pre;          /* complex work array before the transpose (distributed) */
   fcl__slab_transpose *transpose;
 } vk_state;
@@ -31,6 +32,7 @@ static void vk_destroy(void *state) {
   if (!s) return;
   if (s->have_whole) deleteVkFFT(&s->whole);
   if (s->have_last) deleteVkFFT(&s->last);
+  if (s->have_inplace) deleteVkFFT(&s->inplace);
   fcl_array_destroy(&s->pre);
   fcl__slab_transpose_destroy(&s->transpose);
   free(s);
@@ -100,7 +102,35 @@ static fcl_status vk_backward(fcl_fft *fft, cl_mem slot, fcl_field *dst, int com
   return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, "backward transform");
 }
 
-static const fcl__fft_ops vk_ops = {vk_forward, vk_backward, vk_destroy};
+static fcl_status vk_append(VkFFTApplication *app, cl_command_queue *q, cl_mem buf, int dir,
+                            const char *what) {
+  VkFFTLaunchParams lp = {0};
+  lp.commandQueue = q;
+  lp.buffer = &buf;
+  VkFFTResult r = VkFFTAppend(app, dir, &lp);
+  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, what);
+}
+
+/* In place on the slot; across ranks the transpose goes through the work array and back. */
+static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
+  vk_state *s = fft->state;
+  if (forward) FCL_TRY(vk_append(&s->inplace, &s->queue, slot, -1, "in-place forward transform"));
+  if (s->pre) {
+    cl_mem work = fcl_array_buffer(s->pre);
+    if (!forward) FCL_TRY(vk_append(&s->last, &s->queue, slot, 1, "backward, last axis"));
+    FCL_TRY(forward ? fcl__slab_transpose_run(s->transpose, slot, work, true)
+                    : fcl__slab_transpose_run(s->transpose, work, slot, false));
+    size_t bytes = forward ? fft->layout.bytes : fcl__slab_transpose_pre_bytes(s->transpose);
+    FCL_CL_TRY(clEnqueueCopyBuffer(s->queue, work, slot, 0, 0, bytes, 0, NULL, NULL),
+               "fft: in-place transform, copy back to the slot");
+    if (forward) FCL_TRY(vk_append(&s->last, &s->queue, slot, -1, "forward, last axis"));
+  }
+  if (!forward)
+    FCL_TRY(vk_append(&s->inplace, &s->queue, slot, 1, "in-place backward transform"));
+  return FCL_OK;
+}
+
+static const fcl__fft_ops vk_ops = {vk_forward, vk_backward, vk_inplace, vk_destroy};
 
 fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   vk_state *s = calloc(1, sizeof *s);
@@ -124,7 +154,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   uint64_t in_bytes = p[0] * p[1] * p[2] * fft->real_size;
   uint64_t out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
   if (fft->distributed) {
-    size_t reals = (size_t)(out_bytes / fft->real_size);
+    size_t bytes = out_bytes > fft->layout.bytes ? out_bytes : fft->layout.bytes;
+    size_t reals = bytes / fft->real_size;
     FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre));
     FCL_TRY(fcl__slab_transpose_create(fft, &s->transpose));
   }
@@ -162,6 +193,21 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   clReleaseMemObject(in_probe);
   FCL_TRY(st);
   s->have_whole = true;
+  /* The same axes in place on a slot: VkFFT's default r2c buffer is FFTW's padded form. */
+  VkFFTConfiguration ip = c;
+  ip.isInputFormatted = 0;
+  ip.inverseReturnToInputBuffer = 0;
+  memset(ip.inputBufferStride, 0, sizeof ip.inputBufferStride);
+  ip.inputBufferOffset = 0;
+  ip.inputBuffer = NULL;
+  ip.inputBufferSize = NULL;
+  memset(ip.bufferStride, 0, sizeof ip.bufferStride);
+  uint64_t slot_bytes_ip = fft->slot_bytes;
+  cl_mem slot0 = fcl_array_buffer(fft->slots[0]);
+  ip.buffer = &slot0;
+  ip.bufferSize = &slot_bytes_ip;
+  FCL_TRY(vk_init(&s->inplace, ip, "planning the in-place r2c transform"));
+  s->have_inplace = true;
   if (!fft->distributed) return FCL_OK;
   /* c2c along the last axis over the slot layout, the axes before it taken as one batch
    * dimension (contiguous, and VkFFT cannot omit an axis of one point). */
