@@ -2,9 +2,7 @@
  * every axis, reading the field's padded storage in place (strides and offset, no packing) and
  * writing back into it on the inverse. Several ranks (slabs along the last axis): r2c over the
  * axes a rank holds whole into a device work array, the slab transpose, then c2c along the last
- * axis in the slot. VkFFT compiles its kernels at every planning: VkFFT 1.2.26 reloads saved
- * OpenCL binaries as text (loadApplicationFromString truncates them and clCreateProgramWithBinary
- * fails, measured on PoCL), so its binaries are not cached. */
+ * axis in the slot. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +10,7 @@
 #include "check.h"
 #include "fft_impl.h"
 
+#include "fft_vkfft_cache.h" /* before vkFFT.h: its program builds go through the cache */
 #define VKFFT_BACKEND 3 /* OpenCL */
 #include <vkFFT.h>
 

@@ -289,6 +289,57 @@ static void check_errors(env *e) {
   fcl_topology_destroy(&other);
 }
 
+/* VkFFT's kernels go to flowcl's program cache: planning adds entries once, and a second plan
+ * built from them transforms correctly (round trip). */
+static void check_vkfft_cache(env *e) {
+  if (!fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
+  const char *was = getenv("FLOWCL_CACHE_DIR");
+  char *old = was ? strdup(was) : NULL;
+  setenv("FLOWCL_CACHE_DIR", e->dir, 1);
+  fcl_topology *t = slab_topology(3, (int64_t[]){12, 10, 8}, NULL);
+  fcl_field *f = NULL, *g = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "f", 1, FCL_FLOAT32, &f));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "g", 1, FCL_FLOAT32, &g));
+  const fcl_domain *d = fcl_topology_domain(t);
+  data_spec s1 = {d, 5, {0, 0, 0}};
+  CHECK_OK(fcl_field_init(f, init_data, &s1));
+  const int64_t *ln = fcl_topology_local_resolution(t);
+  size_t local = (size_t)(ln[0] * ln[1] * ln[2]);
+  float *a = malloc(local * sizeof *a), *b = malloc(local * sizeof *b);
+  CHECK_OK(fcl_field_read(f, 0, false, a));
+  int counts[3];
+  for (int round = 0; round < 2; ++round) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (round == 0) counts[0] = fcl_test_count_files(e->dir, ".clbin");
+    fcl_fft *fft = NULL;
+    CHECK_OK(fcl_fft_create(f, FCL_FFT_VKFFT, 1, e->pool, &fft));
+    MPI_Barrier(MPI_COMM_WORLD);
+    counts[round + 1] = fcl_test_count_files(e->dir, ".clbin");
+    if (!fft) break;
+    CHECK_OK(fcl_fft_forward(fft, f, 0, 0));
+    CHECK_OK(fcl_fft_backward(fft, 0, g, 0));
+    CHECK_OK(fcl_field_read(g, 0, false, b));
+    double err = 0;
+    for (size_t i = 0; i < local; ++i) err = fmax(err, fabs(b[i] / (12.0 * 10 * 8) - a[i]));
+    CHECKF(err <= 1e-5, "VkFFT plan %d (cache %s): round trip off by %g", round,
+           round ? "hit" : "miss", err);
+    fcl_fft_destroy(&fft);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  CHECKF(counts[1] > counts[0], "VkFFT planning stored no kernel (%d -> %d cache entries)",
+         counts[0], counts[1]);
+  CHECKF(counts[2] == counts[1], "a second VkFFT plan compiled again (%d -> %d entries)",
+         counts[1], counts[2]);
+  free(a);
+  free(b);
+  fcl_field_destroy(&f);
+  fcl_field_destroy(&g);
+  fcl_topology_destroy(&t);
+  if (old) setenv("FLOWCL_CACHE_DIR", old, 1);
+  else unsetenv("FLOWCL_CACHE_DIR");
+  free(old);
+}
+
 static void run(env *e) {
   /* Powers of two, and odd sizes that split unevenly (and that fftw-mpi cannot always take). */
   const int64_t grids[4][3] = {{16, 12, 8}, {10, 9, 9}, {12, 10, 1}, {9, 11, 1}};
@@ -307,6 +358,7 @@ static void run(env *e) {
     fcl_topology_destroy(&t);
   }
   check_errors(e);
+  check_vkfft_cache(e);
 }
 
-int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "fft", run); }
