@@ -3,7 +3,6 @@
  * writing back into it on the inverse. Several ranks (slabs along the last axis): r2c over the
  * axes a rank holds whole into a device work array, the slab transpose, then c2c along the last
  * axis in the slot. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
