@@ -16,7 +16,7 @@
  *     rank) use slabs: local transforms of the axes a rank holds whole, an MPI all-to-all
  *     transpose (staged through pinned host memory), local transforms of the last axis. The
  *     data never leaves the devices for FFTW. (VkFFT sets its kernels'
- *     arguments on every call, which costs a few microseconds per transform.)
+ *     arguments on every call.)
  *   - FCL_FFT_FFTW: FFTW with threads on the host (one rank), fftw-mpi across ranks with
  *     transposed output; the field's interior is staged through host memory, the spectral slots
  *     stay on the device.
