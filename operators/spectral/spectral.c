@@ -1,6 +1,5 @@
 /* Spectral operators: the plan (an FFT plan with one slot per component, the kernels of
  * kernels/spectral.cl) and the launchers every operator call goes through. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 

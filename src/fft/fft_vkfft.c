@@ -60,71 +60,54 @@ static fcl_status vk_init(VkFFTApplication *app, VkFFTConfiguration c, const cha
   return FCL_OK;
 }
 
-static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot) {
-  vk_state *s = fft->state;
-  cl_mem in = fcl_field_buffer(src, comp);
-  cl_mem work = s->pre ? fcl_array_buffer(s->pre) : slot;
+/* One VkFFT launch on the plan's queue: buf is VkFFT's buffer, in (or NULL) its input buffer
+ * (the field, read on forward and written on backward); dir -1 forward, 1 backward. */
+static fcl_status vk_append(vk_state *s, VkFFTApplication *app, cl_mem in, cl_mem buf, int dir,
+                            const char *what) {
   VkFFTLaunchParams lp = {0};
   lp.commandQueue = &s->queue;
-  lp.inputBuffer = &in;
-  lp.buffer = &work;
-  VkFFTResult r = VkFFTAppend(&s->whole, -1, &lp);
-  if (r != VKFFT_SUCCESS) return vk_error(r, "forward transform");
+  lp.buffer = &buf;
+  if (in) lp.inputBuffer = &in;
+  VkFFTResult r = VkFFTAppend(app, dir, &lp);
+  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, what);
+}
+
+static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot) {
+  vk_state *s = fft->state;
+  cl_mem work = s->pre ? fcl_array_buffer(s->pre) : slot;
+  FCL_TRY(vk_append(s, &s->whole, fcl_field_buffer(src, comp), work, -1, "forward transform"));
   if (!s->pre) return FCL_OK;
   FCL_TRY(fcl__slab_transpose_run(s->transpose, work, slot, true));
-  VkFFTLaunchParams lz = {0};
-  lz.commandQueue = &s->queue;
-  lz.buffer = &slot;
-  r = VkFFTAppend(&s->last, -1, &lz);
-  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, "forward transform of the last axis");
+  return vk_append(s, &s->last, NULL, slot, -1, "forward transform of the last axis");
 }
 
 static fcl_status vk_backward(fcl_fft *fft, cl_mem slot, fcl_field *dst, int comp) {
   vk_state *s = fft->state;
-  cl_mem out = fcl_field_buffer(dst, comp);
   cl_mem work = slot;
   if (s->pre) {
-    VkFFTLaunchParams lz = {0};
-    lz.commandQueue = &s->queue;
-    lz.buffer = &slot;
-    VkFFTResult r = VkFFTAppend(&s->last, 1, &lz);
-    if (r != VKFFT_SUCCESS) return vk_error(r, "backward transform of the last axis");
+    FCL_TRY(vk_append(s, &s->last, NULL, slot, 1, "backward transform of the last axis"));
     work = fcl_array_buffer(s->pre);
     FCL_TRY(fcl__slab_transpose_run(s->transpose, work, slot, false));
   }
-  VkFFTLaunchParams lp = {0};
-  lp.commandQueue = &s->queue;
-  lp.inputBuffer = &out;
-  lp.buffer = &work;
-  VkFFTResult r = VkFFTAppend(&s->whole, 1, &lp);
-  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, "backward transform");
-}
-
-static fcl_status vk_append(VkFFTApplication *app, cl_command_queue *q, cl_mem buf, int dir,
-                            const char *what) {
-  VkFFTLaunchParams lp = {0};
-  lp.commandQueue = q;
-  lp.buffer = &buf;
-  VkFFTResult r = VkFFTAppend(app, dir, &lp);
-  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, what);
+  return vk_append(s, &s->whole, fcl_field_buffer(dst, comp), work, 1, "backward transform");
 }
 
 /* In place on the slot; across ranks the transpose goes through the work array and back. */
 static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
   vk_state *s = fft->state;
-  if (forward) FCL_TRY(vk_append(&s->inplace, &s->queue, slot, -1, "in-place forward transform"));
+  if (forward) FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
   if (s->pre) {
     cl_mem work = fcl_array_buffer(s->pre);
-    if (!forward) FCL_TRY(vk_append(&s->last, &s->queue, slot, 1, "backward, last axis"));
+    if (!forward) FCL_TRY(vk_append(s, &s->last, NULL, slot, 1, "backward, last axis"));
     FCL_TRY(forward ? fcl__slab_transpose_run(s->transpose, slot, work, true)
                     : fcl__slab_transpose_run(s->transpose, work, slot, false));
     size_t bytes = forward ? fft->layout.bytes : fcl__slab_transpose_pre_bytes(s->transpose);
     FCL_CL_TRY(clEnqueueCopyBuffer(s->queue, work, slot, 0, 0, bytes, 0, NULL, NULL),
                "fft: in-place transform, copy back to the slot");
-    if (forward) FCL_TRY(vk_append(&s->last, &s->queue, slot, -1, "forward, last axis"));
+    if (forward) FCL_TRY(vk_append(s, &s->last, NULL, slot, -1, "forward, last axis"));
   }
   if (!forward)
-    FCL_TRY(vk_append(&s->inplace, &s->queue, slot, 1, "in-place backward transform"));
+    FCL_TRY(vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform"));
   return FCL_OK;
 }
 
