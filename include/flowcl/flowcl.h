@@ -18,7 +18,7 @@
 #endif
 #if FLOWCL_ENABLE_MPI && (FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT)
 #include "flowcl/fft.h"
-#include "flowcl/operators.h"
 #endif
+#include "flowcl/operators.h"
 
 #endif

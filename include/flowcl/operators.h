@@ -1,49 +1,16 @@
-/* flowcl operators: what a vortex-method step is made of.
- *
- * Spectral operators (periodic domains; operators/spectral): an fcl_spectral owns an FFT plan
- * (flowcl/fft.h) with one spectral slot per component and the pointwise kernels of
- * kernels/spectral.cl. Every call transforms, applies one kernel and transforms back; results
- * are exact for band-limited data up to rounding. Input and output may be the same field
- * where a function says so. Fields must be on the topology, precision and queue the
- * fcl_spectral was made for. All functions are Collective over the topology. */
+/* flowcl operators: what a vortex-method step is made of (umbrella of the operator headers
+ * this build has). Each operator plans at creation (kernels generated, built and tuned, work
+ * arrays allocated) and only enqueues when applied. */
 #ifndef FLOWCL_OPERATORS_H
 #define FLOWCL_OPERATORS_H
 
-#include "flowcl/fft.h"
+#include "flowcl/version.h"
 
-#ifdef __cplusplus
-extern "C" {
+#if FLOWCL_ENABLE_MPI
+#include "flowcl/advection.h"
+#endif
+#if FLOWCL_ENABLE_MPI && (FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT)
+#include "flowcl/spectral.h"
 #endif
 
-typedef struct fcl_spectral fcl_spectral;
-
-/* Plan the spectral operators for fields like `like` (its dim sets the slots: 2 in 2D, 3 in
- * 3D), on the given FFT backend (FCL_FFT_AUTO: see fft.h); slots come from pool. */
-fcl_status fcl_spectral_create(const fcl_field *like, fcl_fft_backend backend, fcl_pool *pool,
-                               fcl_spectral **out);
-void fcl_spectral_destroy(fcl_spectral **spectral); /* accepts NULL */
-/* The FFT plan underneath (its backend, layout and slots). */
-fcl_fft *fcl_spectral_fft(const fcl_spectral *spectral);
-
-/* Poisson: lap(psi) = -rhs with zero mean, component by component (psi and rhs have the same
- * number of components; psi may be rhs). */
-fcl_status fcl_spectral_poisson(fcl_spectral *spectral, const fcl_field *rhs, fcl_field *psi);
-/* Biot-Savart: the divergence-free velocity whose curl is omega, u = curl(psi) with
- * lap(psi) = -omega, in one spectral pass. 3D: omega and u are vectors; 2D: omega is a scalar
- * and u a 2-vector. */
-fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *omega,
-                                    fcl_field *u);
-/* Leray projection of a vector field onto divergence-free fields, in place. */
-fcl_status fcl_spectral_project(fcl_spectral *spectral, fcl_field *u);
-/* Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */
-fcl_status fcl_spectral_diffuse(fcl_spectral *spectral, fcl_field *f, double nu, double dt);
-/* d^order f[comp] / d x_axis^order into df[dcomp] (df may be f). */
-fcl_status fcl_spectral_derivative(fcl_spectral *spectral, const fcl_field *f, int comp,
-                                   int axis, int order, fcl_field *df, int dcomp);
-/* Curl: 3D vector u -> vector w; 2D vector u -> scalar w (may not be u). */
-fcl_status fcl_spectral_curl(fcl_spectral *spectral, const fcl_field *u, fcl_field *w);
-
-#ifdef __cplusplus
-}
-#endif
 #endif /* FLOWCL_OPERATORS_H */

@@ -3,7 +3,7 @@
 #ifndef FLOWCL_SPECTRAL_IMPL_H
 #define FLOWCL_SPECTRAL_IMPL_H
 
-#include "flowcl/operators.h"
+#include "flowcl/spectral.h"
 
 struct fcl_spectral {
   fcl_fft *fft;

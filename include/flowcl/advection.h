@@ -1,0 +1,105 @@
+/* flowcl advection: the remeshed particle method, one direction at a time.
+ *
+ * A directional substep along axis d over a time h puts one particle on every grid point of
+ * every line along d, pushes it with the velocity component u_d (frozen over the substep),
+ * interpolated along the line, with a Runge-Kutta scheme of order 2, 3 or 4, and remeshes the
+ * particle's values onto the grid with a Lambda_{p,r} kernel (Cottet, Etancelin, Perignon,
+ * Picard, ESAIM: M2AN 48, 2014): piecewise polynomials of degree 2r + 1 on the support
+ * [-(p/2 + 1), p/2 + 1], interpolating, C^r, conserving the moments 0..p (their coefficients
+ * are derived by tools/derive_remesh_formulas.py). Lambda_{2,1} is Monaghan's M'4.
+ *
+ * Remeshing is computed as a gather: every grid point sums the contributions of the particles
+ * that can reach it (at most max_cfl points away plus the kernel's support), each weighted by
+ * the kernel at its distance. That is the same sum the scatter of the classical method forms,
+ * without atomics and in a fixed order (results do not depend on the work-group shape or the
+ * number of ranks). Every advected component of every field shares one particle push.
+ * Particles reaching into a neighbour rank are handled the same way: along an axis split over
+ * ranks, the kernel reads the velocity and the advected values in the ghosts, which hold the
+ * neighbour's particles (one ghost exchange before the substep replaces the accumulation of
+ * remeshed ghosts onto their owners). Along a periodic axis held whole by the rank, the line
+ * wraps around in local memory and no ghosts are needed.
+ *
+ * Kernels are generated with the codegen layer (one work-group per tile of lines, the lines of
+ * velocity, displacements and values in local memory) for the fields' precision, and tuned
+ * (fcl_tune, effort from FLOWCL_TUNE) over the tile width and the work-items per line.
+ *
+ * A substep is only valid while no particle moves more than max_cfl grid points:
+ * fcl_advection_step checks dt max|u_d| / dx_d against it first and fails with
+ * FCL_ERR_INVALID_ARGUMENT naming the axis and the values, touching nothing. (The kernels also
+ * clamp every displacement to max_cfl, so a call that skips the check cannot read outside the
+ * lines.) */
+#ifndef FLOWCL_ADVECTION_H
+#define FLOWCL_ADVECTION_H
+
+#include "flowcl/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  FCL_REMESH_L2_1, /* Lambda_{2,1} = M'4, support 4 */
+  FCL_REMESH_L2_2, /* Lambda_{2,2}, support 4, C^2 */
+  FCL_REMESH_L4_2, /* Lambda_{4,2}, support 6 */
+  FCL_REMESH_L6_4, /* Lambda_{6,4}, support 8 */
+  FCL_REMESH_L8_4  /* Lambda_{8,4}, support 10 */
+} fcl_remesh_formula;
+
+/* "L2_1", ... ; NULL for an unknown value. */
+const char *fcl_remesh_formula_name(fcl_remesh_formula formula);
+/* Parse "L2_1", "l4_2", "M4'"...; anything else is an error listing the names. */
+fcl_status fcl_remesh_formula_parse(const char *text, fcl_remesh_formula *formula);
+
+typedef enum {
+  FCL_INTERP_LINEAR, /* velocity interpolated linearly between grid points */
+  FCL_INTERP_KERNEL  /* with the remeshing kernel itself (its order) */
+} fcl_interp;
+
+typedef enum {
+  FCL_SPLIT_STRANG,     /* X(dt/2) Y(dt/2) Z(dt) Y(dt/2) X(dt/2): second order */
+  FCL_SPLIT_FIRST_ORDER /* X(dt) Y(dt) Z(dt) */
+} fcl_splitting;
+
+typedef struct {
+  fcl_remesh_formula formula;
+  int rk_order;            /* 2, 3 or 4 (0: 2) */
+  fcl_interp interp;
+  fcl_splitting splitting;
+  double max_cfl;          /* largest dt max|u_d| / dx_d a step may take (0: 1) */
+} fcl_advection_options;
+
+/* Defaults: Lambda_{4,2}, RK2, linear interpolation, Strang splitting, max_cfl 1. */
+fcl_advection_options fcl_advection_default_options(void);
+
+typedef struct fcl_advection fcl_advection;
+
+/* Plan the advection of nfields fields (every component of each) by velocity (dim components),
+ * all on one topology, precision and queue. Every axis must be periodic; an axis split over
+ * ranks needs ghosts of at least fcl_advection_ghosts_needed on it. Generates, builds and
+ * tunes the kernels. The fields must outlive the operator. Not collective (the tuner runs per
+ * rank); fails on every rank alike for the same input. */
+fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *const *fields,
+                                const fcl_advection_options *options, fcl_advection **out);
+void fcl_advection_destroy(fcl_advection **adv); /* accepts NULL */
+
+/* Ghost width an axis split over ranks needs for these options (the velocity's reach). */
+int fcl_advection_ghosts_needed(const fcl_advection_options *options);
+
+/* One split step over dt (the splitting of the options), after checking the CFL bound.
+ * Enqueued on the fields' queue; blocking only for the velocity bound (an MPI reduction).
+ * Collective. */
+fcl_status fcl_advection_step(fcl_advection *adv, double dt);
+/* One directional substep along axis over dt, without the CFL check (the kernels clamp).
+ * Along an axis split over ranks it first exchanges the ghosts of the velocity and of the
+ * fields (Collective then; else not collective). */
+fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt);
+
+/* The launcher of a direction (statistics: time and bytes of its kernels). */
+fcl_launcher *fcl_advection_launcher(const fcl_advection *adv, int axis);
+/* Bytes the kernels of one split step read and write (for effective bandwidth). */
+double fcl_advection_step_bytes(const fcl_advection *adv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_ADVECTION_H */

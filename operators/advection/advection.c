@@ -1,0 +1,301 @@
+/* The advection operator: checks the fields, plans one list of kernels per axis (chunks of
+ * components that fit local memory), and runs split steps with the CFL check. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "advection_impl.h"
+#include "check.h"
+
+static const char *const formula_names[] = {"L2_1", "L2_2", "L4_2", "L6_4", "L8_4"};
+enum { NUM_FORMULAS = sizeof formula_names / sizeof *formula_names };
+
+const char *fcl_remesh_formula_name(fcl_remesh_formula formula) {
+  return (unsigned)formula < NUM_FORMULAS ? formula_names[formula] : NULL;
+}
+
+fcl_status fcl_remesh_formula_parse(const char *text, fcl_remesh_formula *formula) {
+  FCL_CHECK_NULL(text, 1);
+  FCL_CHECK_NULL(formula, 2);
+  char clean[16];
+  size_t n = 0;
+  for (const char *c = text; *c && n + 1 < sizeof clean; ++c) /* "l4,2", "L42", "Lambda4_2" */
+    if (isalnum((unsigned char)*c)) clean[n++] = (char)toupper((unsigned char)*c);
+  clean[n] = '\0';
+  if (!strcmp(clean, "M4")) {
+    *formula = FCL_REMESH_L2_1;
+    return FCL_OK;
+  }
+  const char *digits = !strncmp(clean, "LAMBDA", 6) ? clean + 6 : clean[0] == 'L' ? clean + 1 : "";
+  for (int f = 0; f < NUM_FORMULAS; ++f) {
+    char want[3] = {formula_names[f][1], formula_names[f][3], '\0'};
+    if (!strcmp(digits, want)) {
+      *formula = (fcl_remesh_formula)f;
+      return FCL_OK;
+    }
+  }
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "remeshing formula '%s': expected one of L2_1 "
+                   "(M'4), L2_2, L4_2, L6_4, L8_4", text);
+}
+
+fcl_advection_options fcl_advection_default_options(void) {
+  return (fcl_advection_options){.formula = FCL_REMESH_L4_2, .rk_order = 2,
+                                 .interp = FCL_INTERP_LINEAR, .splitting = FCL_SPLIT_STRANG,
+                                 .max_cfl = 1.0};
+}
+
+fcl__adv_reach fcl__adv_reach_of(const fcl_advection_options *o) {
+  fcl__adv_reach r;
+  r.support = fcl__remesh_formulas[o->formula].support;
+  r.cfl = (int)ceil(o->max_cfl > 0 ? o->max_cfl : 1.0);
+  r.interp = o->interp == FCL_INTERP_KERNEL ? r.support : 1;
+  r.hp = r.support + r.cfl;
+  r.hu = r.hp + r.cfl + r.interp;
+  return r;
+}
+
+/* Options with the zero defaults filled in, or an error naming the wrong one. */
+static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options *out) {
+  *out = in ? *in : fcl_advection_default_options();
+  if (!out->rk_order) out->rk_order = 2;
+  if (out->max_cfl == 0) out->max_cfl = 1.0;
+  if (!fcl_remesh_formula_name(out->formula))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: formula %d is not a "
+                     "fcl_remesh_formula", (int)out->formula);
+  if (out->rk_order < 2 || out->rk_order > 4)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: rk_order %d (2, 3 or 4)",
+                     out->rk_order);
+  if (out->interp != FCL_INTERP_LINEAR && out->interp != FCL_INTERP_KERNEL)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: interp %d", (int)out->interp);
+  if (out->splitting != FCL_SPLIT_STRANG && out->splitting != FCL_SPLIT_FIRST_ORDER)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: splitting %d",
+                     (int)out->splitting);
+  if (!(out->max_cfl > 0 && out->max_cfl <= 16))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_cfl %g (in (0, 16])",
+                     out->max_cfl);
+  return FCL_OK;
+}
+
+int fcl_advection_ghosts_needed(const fcl_advection_options *options) {
+  fcl_advection_options o;
+  if (resolve(options, &o) != FCL_OK) return -1;
+  return fcl__adv_reach_of(&o).hu;
+}
+
+static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const *fields,
+                               const fcl__adv_reach *reach, bool wrap[3]) {
+  const fcl_topology *topo = fcl_field_topology(u);
+  const fcl_domain *d = fcl_topology_domain(topo);
+  if (d->dim < 2)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection: '%s' is %dD (2D and 3D only)",
+                     fcl_field_name(u), d->dim);
+  if (fcl_field_ncomp(u) != d->dim)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: argument 1 (velocity): '%s' has %d "
+                     "components, a %dD velocity has %d", fcl_field_name(u), fcl_field_ncomp(u),
+                     d->dim, d->dim);
+  for (int f = 0; f < nfields; ++f) {
+    const fcl_field *q = fields[f];
+    if (!q)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: argument 3 (fields): entry %d is "
+                       "NULL", f);
+    if (q == u)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: '%s' is the velocity itself (advect "
+                       "a copy)", fcl_field_name(q));
+    if (fcl_field_topology(q) != topo || fcl_field_dtype(q) != fcl_field_dtype(u) ||
+        fcl_field_queue(q) != fcl_field_queue(u))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: '%s' is not on the topology, "
+                       "precision and queue of the velocity '%s'", fcl_field_name(q),
+                       fcl_field_name(u));
+    for (int g = 0; g < f; ++g)
+      if (fields[g] == q)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: '%s' is listed twice",
+                         fcl_field_name(q));
+  }
+  const int *procs = fcl_topology_procs(topo), *ghosts = fcl_topology_ghosts(topo);
+  const int64_t *local = fcl_topology_local_resolution(topo);
+  for (int a = 0; a < d->dim; ++a)
+    if (d->bc[a][0] != FCL_BC_PERIODIC)
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection: axis %d of '%s' is not periodic (the "
+                       "remeshing kernels have no wall treatment)", a, fcl_field_name(u));
+  for (int a = 0; a < d->dim; ++a) {
+    wrap[a] = procs[a] == 1;
+    if (wrap[a] && local[a] < reach->hu)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: axis %d has %lld points, fewer "
+                       "than the kernels' reach of %d", a, (long long)local[a], reach->hu);
+    if (!wrap[a] && ghosts[a] < reach->hu)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: axis %d is split over %d ranks "
+                       "and needs %d ghosts for these options (formula, interpolation, "
+                       "max_cfl); the topology has %d", a, procs[a], reach->hu, ghosts[a]);
+  }
+  return FCL_OK;
+}
+
+/* One axis: a list of kernels, each advecting as many components as local memory holds. */
+static fcl_status plan_axis(fcl_advection *adv, int axis) {
+  const fcl_field *u = adv->velocity;
+  const fcl_topology *topo = fcl_field_topology(u);
+  fcl__adv_kernel_spec spec = {.axis = axis, .wrap = adv->wrap[axis],
+                               .dtype = fcl_field_dtype(u),
+                               .formula = &fcl__remesh_formulas[adv->opt.formula],
+                               .opt = adv->opt, .reach = adv->reach};
+  memcpy(spec.n, fcl_topology_local_resolution(topo), sizeof spec.n);
+  memcpy(spec.padded, fcl_field_padded_shape(u), sizeof spec.padded);
+  memcpy(spec.ghosts, fcl_topology_ghosts(topo), sizeof spec.ghosts);
+  cl_device_id dev;
+  fcl_device_info info;
+  FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  char name[32];
+  snprintf(name, sizeof name, "advection.%c", "xyz"[axis]);
+  FCL_TRY(fcl_launcher_create_list(name, &adv->dir[axis]));
+  const double points = (double)(spec.n[0] * spec.n[1] * spec.n[2]);
+  for (int first = 0; first < adv->ncomp;) {
+    spec.first_comp = first;
+    spec.ncomp = adv->ncomp - first;
+    while (spec.ncomp > 1 && fcl__adv_line_local_bytes(&spec) > info.local_mem_size) spec.ncomp--;
+    fcl_launcher *k = NULL;
+    FCL_TRY(fcl__adv_kernel_build(&spec, fcl_field_context(u), fcl_field_queue(u), &k));
+    const double bytes = (1.0 + 2.0 * spec.ncomp) * points * (double)fcl_dtype_size(spec.dtype);
+    fcl_status st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
+    if (st == FCL_OK) st = fcl_launcher_list_push(adv->dir[axis], k);
+    else fcl_launcher_destroy(&k);
+    FCL_TRY(st);
+    adv->bytes[axis] += bytes;
+    first += spec.ncomp;
+  }
+  FCL_TRY(fcl_param_set_create(adv->dir[axis], &adv->params[axis]));
+  FCL_TRY(fcl_param_set_buffer(adv->params[axis], "u", fcl_field_buffer(u, axis)));
+  int c = 0;
+  for (int f = 0; f < adv->nfields; ++f)
+    for (int m = 0; m < fcl_field_ncomp(adv->fields[f]); ++m, ++c) {
+      snprintf(name, sizeof name, "q%d", c);
+      FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, fcl_field_buffer(adv->fields[f], m)));
+    }
+  return FCL_OK;
+}
+
+fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *const *fields,
+                                const fcl_advection_options *options, fcl_advection **out) {
+  FCL_CHECK_NULL(velocity, 1);
+  FCL_CHECK_NULL(fields, 3);
+  FCL_CHECK_NULL(out, 5);
+  *out = NULL;
+  if (nfields < 1)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (nfields): must be >= 1, got %d",
+                     nfields);
+  fcl_advection_options opt;
+  FCL_TRY(resolve(options, &opt));
+  fcl__adv_reach reach = fcl__adv_reach_of(&opt);
+  bool wrap[3] = {true, true, true};
+  FCL_TRY(check_fields(velocity, nfields, fields, &reach, wrap));
+  int ncomp = 0;
+  for (int f = 0; f < nfields; ++f) ncomp += fcl_field_ncomp(fields[f]);
+  if (ncomp > FCL__ADV_MAX_COMPS)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection: %d components (at most %d per "
+                     "operator)", ncomp, FCL__ADV_MAX_COMPS);
+  fcl_advection *adv = calloc(1, sizeof *adv);
+  if (!adv || !(adv->fields = malloc((size_t)nfields * sizeof *adv->fields))) {
+    free(adv);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection");
+  }
+  memcpy(adv->fields, fields, (size_t)nfields * sizeof *fields);
+  adv->velocity = velocity;
+  adv->nfields = nfields;
+  adv->ncomp = ncomp;
+  adv->opt = opt;
+  adv->reach = reach;
+  memcpy(adv->wrap, wrap, sizeof wrap);
+  const fcl_domain *d = fcl_topology_domain(fcl_field_topology(velocity));
+  adv->dim = d->dim;
+  fcl_status st = FCL_OK;
+  for (int a = 0; a < adv->dim && st == FCL_OK; ++a) {
+    adv->dx[a] = fcl_domain_spacing(d, a);
+    st = plan_axis(adv, a);
+  }
+  if (st != FCL_OK) {
+    fcl_advection_destroy(&adv);
+    return st;
+  }
+  *out = adv;
+  return FCL_OK;
+}
+
+void fcl_advection_destroy(fcl_advection **adv) {
+  if (!adv || !*adv) return;
+  for (int a = 0; a < 3; ++a) {
+    fcl_param_set_destroy(&(*adv)->params[a]);
+    fcl_launcher_destroy(&(*adv)->dir[a]);
+  }
+  free((*adv)->fields);
+  free(*adv);
+  *adv = NULL;
+}
+
+/* A substep along axis (velocity ghosts current). */
+static fcl_status substep(fcl_advection *adv, int axis, double dt) {
+  if (!adv->wrap[axis])
+    for (int f = 0; f < adv->nfields; ++f) FCL_TRY(fcl_field_ghosts_update(adv->fields[f]));
+  const double cdt = dt / adv->dx[axis];
+  if (fcl_field_dtype(adv->velocity) == FCL_FLOAT64)
+    FCL_TRY(fcl_param_set_f64(adv->params[axis], "cdt", cdt));
+  else
+    FCL_TRY(fcl_param_set_f32(adv->params[axis], "cdt", (float)cdt));
+  return fcl_launcher_call(adv->dir[axis], fcl_field_queue(adv->velocity), 0, NULL,
+                           adv->params[axis], NULL);
+}
+
+fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
+  FCL_CHECK_NULL(adv, 1);
+  if (axis < 0 || axis >= adv->dim)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (axis): %d is not an axis of the "
+                     "%dD domain", axis, adv->dim);
+  if (!isfinite(dt))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (dt): not finite");
+  if (!adv->wrap[axis]) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
+  return substep(adv, axis, dt);
+}
+
+fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
+  FCL_CHECK_NULL(adv, 1);
+  if (!(isfinite(dt) && dt >= 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
+                     dt);
+  bool exchange = false;
+  for (int a = 0; a < adv->dim; ++a) {
+    double umax;
+    FCL_TRY(fcl_field_reduce(adv->velocity, a, FCL_REDUCE_NORM_LINF, &umax));
+    const double cfl = dt * umax / adv->dx[a];
+    /* the bound is met when it holds up to the rounding of the velocity's precision */
+    const double eps = fcl_field_dtype(adv->velocity) == FCL_FLOAT64 ? 1e-15 : 1e-6;
+    if (!(cfl <= adv->opt.max_cfl * (1 + 4 * eps)))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: dt * max|u_%c| / dx = %g * %g / %g "
+                       "= %g exceeds max_cfl = %g the kernels were built for (lower dt or raise "
+                       "max_cfl)", "xyz"[a], dt, umax, adv->dx[a], cfl, adv->opt.max_cfl);
+    exchange = exchange || !adv->wrap[a];
+  }
+  if (exchange) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
+  const int last = adv->dim - 1;
+  if (adv->opt.splitting == FCL_SPLIT_FIRST_ORDER) {
+    for (int a = 0; a <= last; ++a) FCL_TRY(substep(adv, a, dt));
+    return FCL_OK;
+  }
+  for (int a = 0; a < last; ++a) FCL_TRY(substep(adv, a, dt / 2));
+  FCL_TRY(substep(adv, last, dt));
+  for (int a = last - 1; a >= 0; --a) FCL_TRY(substep(adv, a, dt / 2));
+  return FCL_OK;
+}
+
+fcl_launcher *fcl_advection_launcher(const fcl_advection *adv, int axis) {
+  return adv && axis >= 0 && axis < adv->dim ? adv->dir[axis] : NULL;
+}
+
+double fcl_advection_step_bytes(const fcl_advection *adv) {
+  if (!adv) return 0;
+  double b = 0;
+  for (int a = 0; a < adv->dim; ++a)
+    b += adv->bytes[a] * (adv->opt.splitting == FCL_SPLIT_STRANG && a < adv->dim - 1 ? 2 : 1);
+  return b;
+}

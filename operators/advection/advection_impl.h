@@ -1,0 +1,57 @@
+/* Internal state of the advection operator (operators/advection). */
+#ifndef FLOWCL_ADVECTION_IMPL_H
+#define FLOWCL_ADVECTION_IMPL_H
+
+#include "flowcl/advection.h"
+#include "remesh_formulas.h"
+
+enum { FCL__ADV_MAX_COMPS = 64 };
+
+/* The reach of the kernels along a line, in grid points. */
+typedef struct {
+  int support; /* S: the remeshing kernel's half-width */
+  int cfl;     /* C: ceil(max_cfl), the farthest a particle moves */
+  int interp;  /* I: points beyond a position the interpolation reads (1 linear, S kernel) */
+  int hp;      /* particles a point gathers from on each side: S + C */
+  int hu;      /* velocity points read beyond the line on each side: S + 2 C + I */
+} fcl__adv_reach;
+
+fcl__adv_reach fcl__adv_reach_of(const fcl_advection_options *opt);
+
+/* What one directional kernel is generated for. */
+typedef struct {
+  int axis;
+  int64_t n[3];    /* local interior points per axis */
+  size_t padded[3];
+  int ghosts[3];
+  bool wrap;       /* periodic axis held whole: the line wraps; else read the ghosts */
+  fcl_dtype dtype;
+  const fcl__remesh_formula *formula;
+  fcl_advection_options opt;
+  fcl__adv_reach reach;
+  int first_comp, ncomp; /* arrays q<first_comp> .. q<first_comp + ncomp - 1> */
+} fcl__adv_kernel_spec;
+
+/* Generate, tune and build the kernel of spec on queue's device (launcher parameters: u,
+ * q<c>..., cdt = h / dx). */
+fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
+                                 cl_command_queue queue, fcl_launcher **out);
+/* Local memory bytes one line (tile width 1) of spec takes. */
+size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *spec);
+
+struct fcl_advection {
+  fcl_field *velocity;
+  int nfields;
+  fcl_field **fields;
+  int ncomp; /* advected components in all */
+  int dim;
+  fcl_advection_options opt;
+  fcl__adv_reach reach;
+  bool wrap[3];
+  double dx[3];
+  fcl_launcher *dir[3];     /* per axis: list of the kernels (chunks of components) */
+  fcl_param_set *params[3];
+  double bytes[3];          /* per substep along the axis */
+};
+
+#endif
