@@ -89,6 +89,10 @@ int fcl_advection_ghosts_needed(const fcl_advection_options *options);
  * Enqueued on the fields' queue; blocking only for the velocity bound (an MPI reduction).
  * Collective. */
 fcl_status fcl_advection_step(fcl_advection *adv, double dt);
+/* The same with the velocity bound known by the caller (umax[d] >= max|u_d|, e.g. from the
+ * adaptive time step's reductions): no reduction, nothing blocks. A bound below the true
+ * maximum voids the check (the kernels still clamp). */
+fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const double *umax);
 /* One directional substep along axis over dt, without the CFL check (the kernels clamp).
  * Along an axis split over ranks it first exchanges the ghosts of the velocity and of the
  * fields (Collective then; else not collective). */

@@ -260,20 +260,30 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
 
 fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
   FCL_CHECK_NULL(adv, 1);
+  double umax[3] = {0, 0, 0};
+  for (int a = 0; a < adv->dim; ++a)
+    FCL_TRY(fcl_field_reduce(adv->velocity, a, FCL_REDUCE_NORM_LINF, &umax[a]));
+  return fcl_advection_step_bounded(adv, dt, umax);
+}
+
+fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const double *umax) {
+  FCL_CHECK_NULL(adv, 1);
+  FCL_CHECK_NULL(umax, 3);
   if (!(isfinite(dt) && dt >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
                      dt);
   bool exchange = false;
   for (int a = 0; a < adv->dim; ++a) {
-    double umax;
-    FCL_TRY(fcl_field_reduce(adv->velocity, a, FCL_REDUCE_NORM_LINF, &umax));
-    const double cfl = dt * umax / adv->dx[a];
+    if (!(umax[a] >= 0 && isfinite(umax[a])))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (umax): umax[%d] = %g (must be "
+                       "finite and >= 0)", a, umax[a]);
+    const double cfl = dt * umax[a] / adv->dx[a];
     /* the bound is met when it holds up to the rounding of the velocity's precision */
     const double eps = fcl_field_dtype(adv->velocity) == FCL_FLOAT64 ? 1e-15 : 1e-6;
     if (!(cfl <= adv->opt.max_cfl * (1 + 4 * eps)))
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: dt * max|u_%c| / dx = %g * %g / %g "
                        "= %g exceeds max_cfl = %g the kernels were built for (lower dt or raise "
-                       "max_cfl)", "xyz"[a], dt, umax, adv->dx[a], cfl, adv->opt.max_cfl);
+                       "max_cfl)", "xyz"[a], dt, umax[a], adv->dx[a], cfl, adv->opt.max_cfl);
     exchange = exchange || !adv->wrap[a];
   }
   if (exchange) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
