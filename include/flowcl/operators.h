@@ -8,6 +8,7 @@
 
 #if FLOWCL_ENABLE_MPI
 #include "flowcl/advection.h"
+#include "flowcl/fd.h"
 #endif
 #if FLOWCL_ENABLE_MPI && (FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT)
 #include "flowcl/spectral.h"

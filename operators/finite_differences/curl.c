@@ -1,0 +1,66 @@
+/* w = curl u by centred differences (one generated kernel over the interior). */
+#include <stdio.h>
+
+#include "check.h"
+#include "fd_impl.h"
+
+/* u and w on one topology, precision and queue. */
+static fcl_status check_pair(const fcl_field *u, const fcl_field *w, const char *what) {
+  if (u == w)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: input and output are the same field '%s'",
+                     what, fcl_field_name(u));
+  if (fcl_field_topology(u) != fcl_field_topology(w) || fcl_field_dtype(u) != fcl_field_dtype(w) ||
+      fcl_field_queue(u) != fcl_field_queue(w))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: '%s' and '%s' are not on one topology, "
+                     "precision and queue", what, fcl_field_name(u), fcl_field_name(w));
+  return FCL_OK;
+}
+
+fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(w, 2);
+  FCL_CHECK_NULL(out, 4);
+  *out = NULL;
+  FCL_TRY(check_pair(u, w, "curl"));
+  FCL_TRY(fcl__fd_check_field(u, order, 1));
+  const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
+  const int want = dim == 3 ? 3 : 1;
+  if (dim < 2 || fcl_field_ncomp(u) != dim || fcl_field_ncomp(w) != want)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "curl: a %dD curl takes a %d-component u to a "
+                     "%d-component w; '%s' has %d, '%s' has %d", dim, dim, want,
+                     fcl_field_name(u), fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
+  char text[4096], d1[512], d2[512], lhs[96];
+  size_t len = 0;
+  /* w_c = d_{b} u_{a} - d_{a'} u_{b'}: (component, +axis, +comp, -axis, -comp) */
+  static const int terms3[3][4] = {{1, 2, 2, 1}, {2, 0, 0, 2}, {0, 1, 1, 0}};
+  static const int terms2[1][4] = {{0, 1, 1, 0}};
+  const int(*terms)[4] = dim == 3 ? terms3 : terms2;
+  static const char *const un[3] = {"u0", "u1", "u2"}, *const wn[3] = {"w0", "w1", "w2"};
+  for (int c = 0; c < want; ++c) {
+    fcl__fd_derivative(d1, sizeof d1, un[terms[c][1]], u, terms[c][0], order);
+    fcl__fd_derivative(d2, sizeof d2, un[terms[c][3]], u, terms[c][2], order);
+    fcl__fd_element(lhs, sizeof lhs, wn[c], w, 0, 0, 0);
+    len += (size_t)snprintf(text + len, sizeof text - len, "%s = %s - %s\n", lhs, d1, d2);
+  }
+  if (len >= sizeof text) return FCL_ERROR(FCL_ERR_INTERNAL, "curl kernel text too long");
+  fcl__fd_array arrays[6];
+  size_t n = 0;
+  for (int c = 0; c < dim; ++c) arrays[n++] = (fcl__fd_array){un[c], u, c};
+  for (int c = 0; c < want; ++c) arrays[n++] = (fcl__fd_array){wn[c], w, c};
+  fcl_fd *op = NULL;
+  FCL_TRY(fcl__fd_new(FCL__FD_CURL, "fd.curl", &op));
+  op->in = u;
+  op->out = w;
+  op->order = order;
+  const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
+  const double bytes = (double)(dim + want) * (double)(ln[0] * ln[1] * ln[2]) *
+                       (double)fcl_dtype_size(fcl_field_dtype(u));
+  fcl_status st = fcl__fd_add_kernel(op, dim == 3 ? "fd_curl3" : "fd_curl2", u, n, arrays, text,
+                                     bytes);
+  if (st != FCL_OK) {
+    fcl_fd_destroy(&op);
+    return st;
+  }
+  *out = op;
+  return FCL_OK;
+}

@@ -1,0 +1,193 @@
+/* Shared machinery of the finite-difference operators: stencil text, field checks, kernel
+ * generation and tuning, apply and destroy. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fd_impl.h"
+#include "flowcl/codegen.h"
+#include "flowcl/tune.h"
+
+static const char *lit(char *buf, double v, fcl_dtype dtype) {
+  snprintf(buf, 40, dtype == FCL_FLOAT64 ? "%.17e" : "%.9ef", v);
+  return buf;
+}
+
+void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di,
+                     int dj, int dk) {
+  const int *g = fcl_topology_ghosts(fcl_field_topology(f));
+  snprintf(buf, size, "%s[k + %d, j + %d, i + %d]", array, g[2] + dk, g[1] + dj, g[0] + di);
+}
+
+static void shifted(char *buf, size_t size, const char *array, const fcl_field *f, int axis,
+                    int s) {
+  int o[3] = {0, 0, 0};
+  o[axis] = s;
+  fcl__fd_element(buf, size, array, f, o[0], o[1], o[2]);
+}
+
+void fcl__fd_derivative(char *buf, size_t size, const char *array, const fcl_field *f, int axis,
+                        int order) {
+  const double dx = fcl_domain_spacing(fcl_topology_domain(fcl_field_topology(f)), axis);
+  const fcl_dtype t = fcl_field_dtype(f);
+  char p1[96], m1[96], p2[96], m2[96], c1[40], c2[40];
+  shifted(p1, sizeof p1, array, f, axis, 1);
+  shifted(m1, sizeof m1, array, f, axis, -1);
+  if (order == 2) {
+    snprintf(buf, size, "%s * (%s - %s)", lit(c1, 0.5 / dx, t), p1, m1);
+    return;
+  }
+  shifted(p2, sizeof p2, array, f, axis, 2);
+  shifted(m2, sizeof m2, array, f, axis, -2);
+  snprintf(buf, size, "(%s * (%s - %s) - %s * (%s - %s))", lit(c1, 2.0 / 3.0 / dx, t), p1, m1,
+           lit(c2, 1.0 / 12.0 / dx, t), p2, m2);
+}
+
+void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const fcl_field *f,
+                               int axis, int order) {
+  const double dx = fcl_domain_spacing(fcl_topology_domain(fcl_field_topology(f)), axis);
+  const fcl_dtype t = fcl_field_dtype(f);
+  char p1[96], m1[96], p2[96], m2[96], c0[96], c[40];
+  shifted(p1, sizeof p1, array, f, axis, 1);
+  shifted(m1, sizeof m1, array, f, axis, -1);
+  shifted(c0, sizeof c0, array, f, axis, 0);
+  if (order == 2) {
+    snprintf(buf, size, "%s * (%s - 2 * %s + %s)", lit(c, 1.0 / (dx * dx), t), m1, c0, p1);
+    return;
+  }
+  shifted(p2, sizeof p2, array, f, axis, 2);
+  shifted(m2, sizeof m2, array, f, axis, -2);
+  snprintf(buf, size, "%s * (16 * (%s + %s) - 30 * %s - (%s + %s))",
+           lit(c, 1.0 / (12 * dx * dx), t), m1, p1, c0, m2, p2);
+}
+
+fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos) {
+  if (order != 2 && order != 4)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "finite differences: order %d (2 or 4)", order);
+  const fcl_topology *t = fcl_field_topology(f);
+  const int dim = fcl_topology_domain(t)->dim;
+  for (int a = 0; a < dim; ++a)
+    if (fcl_topology_ghosts(t)[a] < order / 2)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d ('%s'): differences of order %d "
+                       "need %d ghosts on axis %d, the topology has %d", pos, fcl_field_name(f),
+                       order, order / 2, a, fcl_topology_ghosts(t)[a]);
+  return FCL_OK;
+}
+
+fcl_status fcl__fd_new(fcl__fd_kind kind, const char *name, fcl_fd **out) {
+  fcl_fd *op = calloc(1, sizeof *op);
+  if (!op) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s", name);
+  op->kind = kind;
+  op->max_dt = INFINITY;
+  fcl_status st = fcl_launcher_create_list(name, &op->list);
+  if (st != FCL_OK) {
+    free(op);
+    return st;
+  }
+  *out = op;
+  return FCL_OK;
+}
+
+typedef struct {
+  size_t max_wg;
+} mapping;
+
+/* choice: work-items along x, rows of y per work-group. */
+static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choice) {
+  const mapping *m = user;
+  if ((size_t)(choice[0] * choice[1]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", choice[0], "g.0", "l.0"));
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "j", choice[1], "g.1", "l.1"));
+  return fcl_kbuilder_tag_inames(kb, "k:g.2");
+}
+
+static fcl_status describe(const char *name, const fcl_field *shape, size_t narrays,
+                           const fcl__fd_array *arrays, const char *dt_param, const char *text,
+                           fcl_kbuilder **out) {
+  fcl_kbuilder *kb = NULL;
+  FCL_TRY(fcl_kbuilder_create(name, &kb));
+  const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(shape));
+  char buf[256];
+  fcl_status st = FCL_OK;
+  for (size_t a = 0; a < narrays && st == FCL_OK; ++a) {
+    const size_t *pa = fcl_field_padded_shape(arrays[a].field);
+    snprintf(buf, sizeof buf, "%zu, %zu, %zu", pa[2], pa[1], pa[0]);
+    st = fcl_kbuilder_add_array(kb, arrays[a].name, fcl_field_dtype(arrays[a].field), buf);
+  }
+  if (st == FCL_OK && dt_param) st = fcl_kbuilder_add_scalar(kb, dt_param, fcl_field_dtype(shape));
+  snprintf(buf, sizeof buf, "{ [k, j, i]: 0 <= k < %lld and 0 <= j < %lld and 0 <= i < %lld }",
+           (long long)n[2], (long long)n[1], (long long)n[0]);
+  if (st == FCL_OK) st = fcl_kbuilder_add_domain(kb, buf);
+  if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, text);
+  if (st != FCL_OK) fcl_kbuilder_destroy(&kb);
+  *out = kb;
+  return st;
+}
+
+fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape,
+                              size_t narrays, const fcl__fd_array *arrays, const char *text,
+                              double bytes) {
+  cl_command_queue q = fcl_field_queue(shape);
+  cl_device_id dev;
+  fcl_device_info info;
+  FCL_TRY(fcl_queue_device(q, &dev));
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
+                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4};
+  const fcl_tune_axis axes[] = {{"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
+                                {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
+  fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
+  mapping m = {info.max_work_group_size};
+  fcl_kbuilder *base = NULL, *best = NULL;
+  fcl_tune_result r;
+  fcl_launcher *k = NULL;
+  fcl_status st = describe(name, shape, narrays, arrays, op->dt_param, text, &base);
+  if (st == FCL_OK)
+    st = fcl_tune(base, 2, axes, apply_choice, &m, fcl_field_context(shape), dev, &opt, &r, &best);
+  if (st == FCL_OK) st = fcl_kbuilder_build(best, fcl_field_context(shape), NULL, q, &k);
+  fcl_kbuilder_destroy(&base);
+  fcl_kbuilder_destroy(&best);
+  if (st == FCL_OK) st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
+  if (st == FCL_OK) st = fcl_launcher_list_push(op->list, k);
+  else fcl_launcher_destroy(&k);
+  if (st == FCL_OK) st = fcl_param_set_create(op->list, &op->params);
+  for (size_t a = 0; a < narrays && st == FCL_OK; ++a)
+    st = fcl_param_set_buffer(op->params, arrays[a].name,
+                              fcl_field_buffer(arrays[a].field, arrays[a].comp));
+  return st;
+}
+
+fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
+  FCL_CHECK_NULL(op, 1);
+  if (op->dt_param && !(isfinite(dt) && dt >= 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
+                     dt);
+  if (dt > op->max_dt * (1 + 1e-12))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "diffusion of '%s': dt = %g exceeds the explicit "
+                     "scheme's stability bound %g (nu = %g, order %d)", fcl_field_name(op->out),
+                     dt, op->max_dt, op->nu, op->order);
+  FCL_TRY(fcl_field_ghosts_update(op->in));
+  if (op->dt_param) {
+    if (fcl_field_dtype(op->out) == FCL_FLOAT64)
+      FCL_TRY(fcl_param_set_f64(op->params, op->dt_param, dt * op->dt_scale));
+    else
+      FCL_TRY(fcl_param_set_f32(op->params, op->dt_param, (float)(dt * op->dt_scale)));
+  }
+  return fcl_launcher_call(op->list, fcl_field_queue(op->out), 0, NULL, op->params, NULL);
+}
+
+void fcl_fd_destroy(fcl_fd **op) {
+  if (!op || !*op) return;
+  fcl_param_set_destroy(&(*op)->params);
+  fcl_launcher_destroy(&(*op)->list);
+  fcl_field_destroy(&(*op)->scratch);
+  free(*op);
+  *op = NULL;
+}
+
+fcl_launcher *fcl_fd_launcher(const fcl_fd *op) { return op ? op->list : NULL; }
+
+double fcl_fd_max_dt(const fcl_fd *op) { return op ? op->max_dt : 0; }

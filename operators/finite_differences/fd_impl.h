@@ -1,0 +1,47 @@
+/* Internal state of the finite-difference operators (operators/finite_differences). */
+#ifndef FLOWCL_FD_IMPL_H
+#define FLOWCL_FD_IMPL_H
+
+#include "flowcl/fd.h"
+
+typedef enum { FCL__FD_CURL, FCL__FD_DIFFUSION, FCL__FD_STRETCHING } fcl__fd_kind;
+
+struct fcl_fd {
+  fcl__fd_kind kind;
+  fcl_field *in, *out; /* out is in for in-place operators */
+  fcl_field *scratch;  /* diffusion: the copy the stencil reads */
+  int order;
+  double nu, max_dt;
+  fcl_launcher *list;  /* copies (diffusion) then the kernel */
+  fcl_param_set *params;
+  const char *dt_param; /* the kernel's time parameter (NULL: none) */
+  double dt_scale;      /* dt_param = dt * dt_scale */
+};
+
+/* An array bound to the kernel: its name in the text and the field component behind it. */
+typedef struct {
+  const char *name;
+  const fcl_field *field;
+  int comp;
+} fcl__fd_array;
+
+/* The element of array at offset (di, dj, dk) from the interior point (i, j, k). */
+void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di,
+                     int dj, int dk);
+/* d array / d x_axis (order 2 or 4), scaled by 1 / dx, as text. */
+void fcl__fd_derivative(char *buf, size_t size, const char *array, const fcl_field *f, int axis,
+                        int order);
+/* d^2 array / d x_axis^2 (order 2 or 4), scaled by 1 / dx^2, as text. */
+void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const fcl_field *f,
+                               int axis, int order);
+/* Checks shared by the constructors: order 2 or 4, ghosts >= order / 2 on every axis. */
+fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
+/* Generate the kernel (arrays over the interior of `shape`, the scalar dt_param if non-NULL,
+ * instructions text), tune it, build it, push it onto op->list and bind the arrays. */
+fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape,
+                              size_t narrays, const fcl__fd_array *arrays, const char *text,
+                              double bytes);
+/* A new operator with its list (the caller fills the rest). */
+fcl_status fcl__fd_new(fcl__fd_kind kind, const char *name, fcl_fd **out);
+
+#endif

@@ -1,0 +1,287 @@
+/* Finite-difference operators on 1, 2 or 4 ranks against exact solutions:
+ *   - curl of a trigonometric field (3D and 2D) converges at the differences' order (2, 4);
+ *   - explicit diffusion of a Fourier mode multiplies it by exactly the scheme's amplification
+ *     factor 1 + nu dt sum_a lambda_a per step (lambda_a the stencil's eigenvalue for that
+ *     mode), to rounding; a dt above the stability bound is an error that changes nothing;
+ *   - stretching: against the same Runge-Kutta scheme applied on the host with the analytic
+ *     velocity gradient, converging at order 4 in space; self-convergence in time at the RK
+ *     order (successive halvings of dt, the space error being the same in every run). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fcl_test_mpi.h"
+
+#define PI 3.14159265358979323846
+
+typedef fcl_test_mpi_env env;
+typedef void (*values_fn)(const double *x, double *v);
+
+static void init_cb(void *user, const double *x, double *v) { ((values_fn)user)(x, v); }
+
+static fcl_topology *box(int dim, int64_t n, int ghosts) {
+  fcl_domain d = fcl_domain_periodic(dim, n, 2 * PI);
+  int g[3] = {ghosts, ghosts, ghosts};
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, g, &t));
+  return t;
+}
+
+static fcl_field *field(env *e, fcl_topology *t, const char *name, int ncomp, fcl_dtype dt,
+                        values_fn fn) {
+  fcl_field *f = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, name, ncomp, dt, &f));
+  if (f && fn) CHECK_OK(fcl_field_init(f, init_cb, (void *)fn));
+  return f;
+}
+
+/* max over the grid and components of |f - exact| / max |exact|; exact(x, v) for all comps. */
+static double rel_error(fcl_field *f, void (*exact)(const double *x, double *v, const void *p),
+                        const void *p) {
+  fcl_topology *t = fcl_field_topology(f);
+  const fcl_domain *d = fcl_topology_domain(t);
+  const int64_t *n = fcl_topology_local_resolution(t), *off = fcl_topology_offset(t);
+  const size_t count = (size_t)(n[0] * n[1] * n[2]);
+  double *v = malloc(count * sizeof *v), err = 0, norm = 0;
+  for (int c = 0; c < fcl_field_ncomp(f); ++c) {
+    CHECK_OK(fcl_field_read(f, c, false, v));
+    for (size_t at = 0; at < count; ++at) {
+      int64_t i[3] = {(int64_t)at % n[0], ((int64_t)at / n[0]) % n[1], (int64_t)at / (n[0] * n[1])};
+      double x[3] = {0, 0, 0}, w[3];
+      for (int a = 0; a < d->dim; ++a) x[a] = (double)(i[a] + off[a]) * fcl_domain_spacing(d, a);
+      exact(x, w, p);
+      double got = fcl_field_dtype(f) == FCL_FLOAT64 ? v[at] : ((float *)v)[at];
+      err = fmax(err, fabs(got - w[c]));
+      norm = fmax(norm, fabs(w[c]));
+    }
+  }
+  free(v);
+  double l[2] = {err, norm}, all[2];
+  MPI_Allreduce(l, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all[0] / all[1];
+}
+
+/* ---------------- curl ---------------- */
+
+static void vel3(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
+  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
+  v[2] = 0.3 * sin(x[2] + x[0]);
+}
+/* grad[i][j] = d_j u_i of vel3 */
+static void vel3_gradient(const double *x, double g[3][3]) {
+  double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
+         cz = cos(x[2]);
+  g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
+  g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
+  g[2][0] = 0.3 * cos(x[2] + x[0]), g[2][1] = 0, g[2][2] = 0.3 * cos(x[2] + x[0]);
+}
+static void curl3_exact(const double *x, double *w, const void *p) {
+  (void)p;
+  double g[3][3];
+  vel3_gradient(x, g);
+  w[0] = g[2][1] - g[1][2];
+  w[1] = g[0][2] - g[2][0];
+  w[2] = g[1][0] - g[0][1];
+}
+static void vel2(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(2 * x[1]);
+  v[1] = cos(x[0] + x[1]);
+}
+static void curl2_exact(const double *x, double *w, const void *p) {
+  (void)p;
+  w[0] = -sin(x[0] + x[1]) + 2 * sin(x[0]) * sin(2 * x[1]);
+}
+
+static void check_curl(env *e, int dim, int order) {
+  double err[2];
+  for (int r = 0; r < 2; ++r) {
+    fcl_topology *t = box(dim, 16 << r, order / 2);
+    fcl_field *u = field(e, t, "u", dim, FCL_FLOAT64, dim == 3 ? vel3 : vel2);
+    fcl_field *w = field(e, t, "w", dim == 3 ? 3 : 1, FCL_FLOAT64, NULL);
+    fcl_fd *op = NULL;
+    CHECK_OK(fcl_fd_curl_create(u, w, order, &op));
+    CHECK_OK(fcl_fd_apply(op, 0));
+    err[r] = op ? rel_error(w, dim == 3 ? curl3_exact : curl2_exact, NULL) : NAN;
+    if (r == 0 && op) {
+      CHECK_STATUS(fcl_fd_curl_create(u, u, order, &op), FCL_ERR_INVALID_ARGUMENT, "same field");
+      CHECK_STATUS(fcl_fd_curl_create(u, w, 6, &op), FCL_ERR_INVALID_ARGUMENT, "order");
+    }
+    fcl_fd_destroy(&op);
+    fcl_field_destroy(&u);
+    fcl_field_destroy(&w);
+    fcl_topology_destroy(&t);
+  }
+  double rate = log2(err[0] / err[1]);
+  CHECKF(rate >= order - 0.3, "curl %dD order %d: errors %.3g -> %.3g, rate %.2f", dim, order,
+         err[0], err[1], rate);
+}
+
+/* ---------------- diffusion ---------------- */
+
+typedef struct {
+  double factor; /* amplitude after the steps */
+} mode_data;
+static void mode(const double *x, double *v) { v[0] = cos(x[0] + 2 * x[1] - x[2]); v[1] = 0.5 * v[0]; }
+static void mode_scaled(const double *x, double *v, const void *p) {
+  mode(x, v);
+  v[0] *= ((const mode_data *)p)->factor;
+  v[1] *= ((const mode_data *)p)->factor;
+}
+
+/* lambda dx^2 of the stencil for the mode of angle th = k dx */
+static double symbol(int order, double th) {
+  return order == 2 ? 2 * cos(th) - 2 : (32 * cos(th) - 2 * cos(2 * th) - 30) / 12;
+}
+
+static void check_diffusion(env *e, fcl_dtype dt, int order) {
+  const int64_t n = 16;
+  const double nu = 0.05, dx = 2 * PI / (double)n;
+  fcl_topology *t = box(3, n, order / 2);
+  fcl_field *f = field(e, t, "f", 2, dt, mode);
+  fcl_fd *op = NULL;
+  CHECK_OK(fcl_fd_diffusion_create(f, nu, order, e->pool, &op));
+  if (op) {
+    const double step = 0.9 * fcl_fd_max_dt(op);
+    double lambda = 0;
+    const int k[3] = {1, 2, -1};
+    for (int a = 0; a < 3; ++a) lambda += symbol(order, k[a] * dx) / (dx * dx);
+    mode_data m = {pow(1 + nu * step * lambda, 5)};
+    for (int s = 0; s < 5; ++s) CHECK_OK(fcl_fd_apply(op, step));
+    double err = rel_error(f, mode_scaled, &m), tol = dt == FCL_FLOAT64 ? 1e-12 : 1e-5;
+    CHECKF(err <= tol, "diffusion order %d %s: off the scheme's amplification by %.3g", order,
+           fcl_dtype_cl_name(dt), err);
+    CHECK_STATUS(fcl_fd_apply(op, 2 * fcl_fd_max_dt(op)), FCL_ERR_INVALID_ARGUMENT, "stability");
+    CHECK(rel_error(f, mode_scaled, &m) <= tol); /* nothing changed */
+  }
+  fcl_fd *bad = NULL;
+  CHECK_STATUS(fcl_fd_diffusion_create(f, -1, order, e->pool, &bad), FCL_ERR_INVALID_ARGUMENT, "nu");
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
+/* ---------------- stretching ---------------- */
+
+static void vort0(const double *x, double *w) {
+  w[0] = cos(x[1]);
+  w[1] = sin(x[2]);
+  w[2] = cos(x[0] + x[1]);
+}
+
+typedef struct {
+  int rk;
+  double dt;
+  int steps;
+} rk_data;
+
+/* The RK scheme of the kernel on w' = G w with the analytic G. */
+static void stretched(const double *x, double *w, const void *p) {
+  const rk_data *d = p;
+  double g[3][3];
+  vel3_gradient(x, g);
+  vort0(x, w);
+#define F(out, in)                                                                             \
+  for (int i_ = 0; i_ < 3; ++i_) out[i_] = g[i_][0] * in[0] + g[i_][1] * in[1] + g[i_][2] * in[2]
+  for (int s = 0; s < d->steps; ++s) {
+    double k1[3], k2[3], k3[3], k4[3], p2[3], h = d->dt;
+    F(k1, w);
+    if (d->rk == 2) {
+      for (int i = 0; i < 3; ++i) p2[i] = w[i] + h * k1[i] / 2;
+      F(k2, p2);
+      for (int i = 0; i < 3; ++i) w[i] += h * k2[i];
+    } else if (d->rk == 3) {
+      for (int i = 0; i < 3; ++i) p2[i] = w[i] + h * k1[i];
+      F(k2, p2);
+      for (int i = 0; i < 3; ++i) p2[i] = w[i] + h * (k1[i] + k2[i]) / 4;
+      F(k3, p2);
+      for (int i = 0; i < 3; ++i) w[i] += h * (k1[i] + k2[i] + 4 * k3[i]) / 6;
+    } else {
+      for (int i = 0; i < 3; ++i) p2[i] = w[i] + h * k1[i] / 2;
+      F(k2, p2);
+      for (int i = 0; i < 3; ++i) p2[i] = w[i] + h * k2[i] / 2;
+      F(k3, p2);
+      for (int i = 0; i < 3; ++i) p2[i] = w[i] + h * k3[i];
+      F(k4, p2);
+      for (int i = 0; i < 3; ++i) w[i] += h * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]) / 6;
+    }
+  }
+#undef F
+}
+
+/* Run the device stretching from vort0; returns the field (caller destroys). */
+static fcl_field *stretch(env *e, fcl_topology *t, int rk, double dt, int steps) {
+  fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = field(e, t, "w", 3, FCL_FLOAT64, vort0);
+  fcl_fd *op = NULL;
+  CHECK_OK(fcl_fd_stretching_create(u, w, rk, &op));
+  for (int s = 0; s < steps && op; ++s) CHECK_OK(fcl_fd_apply(op, dt));
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&u);
+  return w;
+}
+
+static double diff_fields(fcl_field *a, fcl_field *b) {
+  const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(a));
+  size_t count = (size_t)(n[0] * n[1] * n[2]);
+  double *va = malloc(count * sizeof *va), *vb = malloc(count * sizeof *vb), m = 0, all;
+  for (int c = 0; c < 3; ++c) {
+    CHECK_OK(fcl_field_read(a, c, false, va));
+    CHECK_OK(fcl_field_read(b, c, false, vb));
+    for (size_t i = 0; i < count; ++i) m = fmax(m, fabs(va[i] - vb[i]));
+  }
+  free(va);
+  free(vb);
+  MPI_Allreduce(&m, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+static void check_stretching(env *e) {
+  double err[2];
+  for (int r = 0; r < 2; ++r) { /* space: the same RK4 step with the analytic gradient */
+    fcl_topology *t = box(3, 16 << r, 2);
+    fcl_field *w = stretch(e, t, 4, 0.3, 1);
+    rk_data d = {4, 0.3, 1};
+    err[r] = w ? rel_error(w, stretched, &d) : NAN;
+    fcl_field_destroy(&w);
+    fcl_topology_destroy(&t);
+  }
+  double rate = log2(err[0] / err[1]);
+  CHECKF(rate >= 3.7, "stretching: space errors %.3g -> %.3g, rate %.2f", err[0], err[1], rate);
+  fcl_topology *t = box(3, 16, 2);
+  for (int rk = 2; rk <= 4; ++rk) { /* time: halving dt, the space error is common */
+    fcl_field *w[3];
+    for (int h = 0; h < 3; ++h) w[h] = stretch(e, t, rk, 0.4 / (1 << h), 1 << h);
+    double e1 = diff_fields(w[0], w[1]), e2 = diff_fields(w[1], w[2]);
+    CHECKF(log2(e1 / e2) >= rk - 0.3, "stretching RK%d: differences %.3g -> %.3g, rate %.2f", rk,
+           e1, e2, log2(e1 / e2));
+    for (int h = 0; h < 3; ++h) fcl_field_destroy(&w[h]);
+  }
+  fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = field(e, t, "w", 3, FCL_FLOAT64, NULL);
+  fcl_fd *op = NULL;
+  CHECK_STATUS(fcl_fd_stretching_create(u, w, 5, &op), FCL_ERR_INVALID_ARGUMENT, "rk_order");
+  CHECK_STATUS(fcl_fd_stretching_create(u, u, 2, &op), FCL_ERR_INVALID_ARGUMENT, "distinct");
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t);
+  fcl_topology *t1 = box(3, 16, 1);
+  u = field(e, t1, "u", 3, FCL_FLOAT64, NULL);
+  w = field(e, t1, "w", 3, FCL_FLOAT64, NULL);
+  CHECK_STATUS(fcl_fd_stretching_create(u, w, 2, &op), FCL_ERR_INVALID_ARGUMENT, "ghosts");
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t1);
+}
+
+static void run(env *e) {
+  check_diffusion(e, FCL_FLOAT32, 2);
+  check_diffusion(e, FCL_FLOAT32, 4);
+  if (!e->fp64) return;
+  for (int order = 2; order <= 4; order += 2) {
+    check_curl(e, 3, order);
+    check_curl(e, 2, order);
+    check_diffusion(e, FCL_FLOAT64, order);
+  }
+  check_stretching(e);
+}
+
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
