@@ -32,6 +32,7 @@
 #define FLOWCL_ADVECTION_H
 
 #include "flowcl/field.h"
+#include "flowcl/problem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,6 +103,13 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt);
 fcl_launcher *fcl_advection_launcher(const fcl_advection *adv, int axis);
 /* Bytes the kernels of one split step read and write (for effective bandwidth). */
 double fcl_advection_step_bytes(const fcl_advection *adv);
+
+/* The operator's description for a problem (flowcl/problem.h): reads the velocity, reads and
+ * writes the advected fields; each step is fcl_advection_step_bounded with the time loop's
+ * measured velocity bound when it has one, else fcl_advection_step. The exchanges between
+ * directional substeps stay inside the operator (they are part of the splitting). adv must
+ * outlive the problem. */
+fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,11 @@
-/* flowcl finite-difference operators: centred differences of order 2 or 4 on the fields' grids
- * (periodic or not: they read the ghosts, which every apply refreshes first), one generated and
- * tuned kernel each (codegen layer), planned at creation and only enqueued by fcl_fd_apply.
+/* flowcl grid operators: centred finite differences of order 2 or 4 on the fields' grids
+ * (periodic or not: they read the ghosts, which fcl_fd_apply refreshes first), and custom
+ * kernels; one generated and tuned kernel each (codegen layer), planned at creation and only
+ * enqueued by fcl_fd_apply / fcl_fd_enqueue.
  *
+ *   gradient     g = grad f[comp] (dim components);
+ *   divergence   s = div u;
+ *   grad norm    s = |grad u|, the Frobenius norm of the velocity gradient at every point;
  *   curl         w = curl u (3D: vector w; 2D: scalar w = d u_y / dx - d u_x / dy);
  *   diffusion    f <- f + nu dt lap(f), explicit Euler, every component; the stability bound
  *                nu dt / dx^2 <= 1 / (2 dim) (order 2) or 3 / (8 dim) (order 4), on the finest
@@ -16,6 +20,7 @@
 #define FLOWCL_FD_H
 
 #include "flowcl/field.h"
+#include "flowcl/problem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,9 +38,45 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
 /* Vortex stretching of w by u, gradient formulation, differences of order 4, RK order 2-4. */
 fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fcl_fd **out);
 
-/* Apply over dt (curl ignores it). Refreshes the input's ghosts, then enqueues the kernels on
- * the fields' queue. Collective. */
+/* g = grad f[comp], order 2 or 4 (g: dim components). */
+fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order,
+                                  fcl_fd **out);
+/* s = div u (u: dim components, s: scalar). */
+fcl_status fcl_fd_divergence_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out);
+/* s = sqrt(sum_ij (d_j u_i)^2) (u: dim components, s: scalar). */
+fcl_status fcl_fd_gradient_norm_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out);
+
+/* An array of a custom kernel: a field component under a name, read up to `ghosts` points
+ * away from the interior point. */
+typedef struct {
+  const char *name;
+  fcl_field *field;
+  int comp;
+  int ghosts;
+} fcl_fd_binding;
+
+/* A custom kernel over the interior of the bound fields (one topology, precision and queue):
+ * instructions in the codegen syntax (flowcl/codegen.h) with the inames k, j, i of the
+ * interior point, bound arrays indexed relative to it, "a[k, j, i + 1]" (offsets are integers
+ * within the binding's ghosts; 2D fields use k = 0), and the scalar dt (fcl_fd_apply's). E.g.
+ *   s[k, j, i] = sqrt(w0[k, j, i] * w0[k, j, i] + w1[k, j, i] * w1[k, j, i])
+ * What is written, and read, is found from the instructions. bytes_per_point: bytes moved per
+ * interior point, for bandwidth statistics. The name (copied) names the operator; its kernel is
+ * the name with non-alphanumerics replaced by '_'. Errors name the offending subscript or
+ * instruction. */
+fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
+                                const fcl_fd_binding *bindings, const char *instructions,
+                                double bytes_per_point, fcl_fd **out);
+
+/* Apply over dt (curl ignores it). Refreshes the ghosts of the fields read with ghosts, then
+ * enqueues the kernels on the fields' queue. Collective. */
 fcl_status fcl_fd_apply(fcl_fd *op, double dt);
+/* The same without the ghost refresh: the caller guarantees the ghosts are current (the
+ * problem layer's entry). Not collective. */
+fcl_status fcl_fd_enqueue(fcl_fd *op, double dt);
+/* The operator's description for a problem (flowcl/problem.h): its fields and ghost widths,
+ * fcl_fd_enqueue as apply. op must outlive the problem. */
+fcl_status fcl_fd_operator(fcl_fd *op, fcl_operator *out);
 void fcl_fd_destroy(fcl_fd **op); /* accepts NULL */
 
 /* The operator's kernels (statistics: time and bytes). */

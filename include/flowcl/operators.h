@@ -8,7 +8,10 @@
 
 #if FLOWCL_ENABLE_MPI
 #include "flowcl/advection.h"
+#include "flowcl/analytics.h"
 #include "flowcl/fd.h"
+#include "flowcl/penalization.h"
+#include "flowcl/problem.h"
 #endif
 #if FLOWCL_ENABLE_MPI && (FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT)
 #include "flowcl/spectral.h"

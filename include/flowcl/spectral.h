@@ -9,6 +9,7 @@
 #define FLOWCL_SPECTRAL_H
 
 #include "flowcl/fft.h"
+#include "flowcl/problem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +42,17 @@ fcl_status fcl_spectral_derivative(fcl_spectral *spectral, const fcl_field *f, i
                                    int axis, int order, fcl_field *df, int dcomp);
 /* Curl: 3D vector u -> vector w; 2D vector u -> scalar w (may not be u). */
 fcl_status fcl_spectral_curl(fcl_spectral *spectral, const fcl_field *u, fcl_field *w);
+
+/* Descriptions for a problem (flowcl/problem.h): Biot-Savart (reads omega, writes u), exact
+ * diffusion of f over each step's dt, Leray projection of u. Each allocates a small state that
+ * the problem frees (fcl_problem_add_operator frees it even when it fails); spectral and the
+ * fields must outlive the problem. */
+fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,
+                                             fcl_field *u, fcl_operator *out);
+fcl_status fcl_spectral_diffusion_operator(fcl_spectral *spectral, fcl_field *f, double nu,
+                                           fcl_operator *out);
+fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u,
+                                         fcl_operator *out);
 
 #ifdef __cplusplus
 }

@@ -308,3 +308,27 @@ double fcl_advection_step_bytes(const fcl_advection *adv) {
     b += adv->bytes[a] * (adv->opt.splitting == FCL_SPLIT_STRANG && a < adv->dim - 1 ? 2 : 1);
   return b;
 }
+
+static fcl_status operator_apply(void *data, const fcl_step_info *info) {
+  return info->umax ? fcl_advection_step_bounded(data, info->dt, info->umax)
+                    : fcl_advection_step(data, info->dt);
+}
+
+static fcl_launcher *operator_launcher(void *data, int index) {
+  const fcl_advection *adv = data;
+  return index < adv->dim ? adv->dir[index] : NULL;
+}
+
+fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
+  FCL_CHECK_NULL(adv, 1);
+  FCL_CHECK_NULL(out, 2);
+  if (adv->nfields + 1 > FCL_OPERATOR_MAX_USES)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection of %d fields: a problem operator uses "
+                     "at most %d fields", adv->nfields, FCL_OPERATOR_MAX_USES);
+  *out = (fcl_operator){.name = "advection", .data = adv, .apply = operator_apply,
+                        .launcher = operator_launcher, .nuses = 1 + adv->nfields};
+  out->uses[0] = (fcl_field_use){adv->velocity, 0, true, false};
+  for (int f = 0; f < adv->nfields; ++f)
+    out->uses[1 + f] = (fcl_field_use){adv->fields[f], 0, true, true};
+  return FCL_OK;
+}

@@ -4,24 +4,12 @@
 #include "check.h"
 #include "fd_impl.h"
 
-/* u and w on one topology, precision and queue. */
-static fcl_status check_pair(const fcl_field *u, const fcl_field *w, const char *what) {
-  if (u == w)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: input and output are the same field '%s'",
-                     what, fcl_field_name(u));
-  if (fcl_field_topology(u) != fcl_field_topology(w) || fcl_field_dtype(u) != fcl_field_dtype(w) ||
-      fcl_field_queue(u) != fcl_field_queue(w))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: '%s' and '%s' are not on one topology, "
-                     "precision and queue", what, fcl_field_name(u), fcl_field_name(w));
-  return FCL_OK;
-}
-
 fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **out) {
   FCL_CHECK_NULL(u, 1);
   FCL_CHECK_NULL(w, 2);
   FCL_CHECK_NULL(out, 4);
   *out = NULL;
-  FCL_TRY(check_pair(u, w, "curl"));
+  FCL_TRY(fcl__fd_check_pair(u, w, "curl"));
   FCL_TRY(fcl__fd_check_field(u, order, 1));
   const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
   const int want = dim == 3 ? 3 : 1;
@@ -48,15 +36,15 @@ fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **ou
   for (int c = 0; c < dim; ++c) arrays[n++] = (fcl__fd_array){un[c], u, c};
   for (int c = 0; c < want; ++c) arrays[n++] = (fcl__fd_array){wn[c], w, c};
   fcl_fd *op = NULL;
-  FCL_TRY(fcl__fd_new(FCL__FD_CURL, "fd.curl", &op));
-  op->in = u;
-  op->out = w;
+  FCL_TRY(fcl__fd_new("fd.curl", &op));
   op->order = order;
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
   const double bytes = (double)(dim + want) * (double)(ln[0] * ln[1] * ln[2]) *
                        (double)fcl_dtype_size(fcl_field_dtype(u));
-  fcl_status st = fcl__fd_add_kernel(op, dim == 3 ? "fd_curl3" : "fd_curl2", u, n, arrays, text,
-                                     bytes);
+  fcl_status st = fcl__fd_use(op, u, order / 2, true, false);
+  if (st == FCL_OK) st = fcl__fd_use(op, w, 0, false, true);
+  if (st == FCL_OK)
+    st = fcl__fd_add_kernel(op, dim == 3 ? "fd_curl3" : "fd_curl2", u, n, arrays, text, bytes);
   if (st != FCL_OK) {
     fcl_fd_destroy(&op);
     return st;

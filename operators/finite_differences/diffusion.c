@@ -19,8 +19,7 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   const fcl_domain *d = fcl_topology_domain(t);
   const int ncomp = fcl_field_ncomp(f);
   fcl_fd *op = NULL;
-  FCL_TRY(fcl__fd_new(FCL__FD_DIFFUSION, "fd.diffusion", &op));
-  op->in = op->out = f;
+  FCL_TRY(fcl__fd_new("fd.diffusion", &op));
   op->order = order;
   op->nu = nu;
   op->dt_param = "nudt";
@@ -32,7 +31,9 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   op->max_dt = 2.0 / (nu * (order == 2 ? 4.0 : 16.0 / 3.0) * s);
   char name[96];
   snprintf(name, sizeof name, "%s.scratch", fcl_field_name(f));
-  fcl_status st = fcl_field_create(t, fcl_field_context(f), fcl_field_queue(f), pool, name, ncomp,
+  fcl_status st = fcl__fd_use(op, f, order / 2, true, true);
+  if (st == FCL_OK)
+    st = fcl_field_create(t, fcl_field_context(f), fcl_field_queue(f), pool, name, ncomp,
                                    fcl_field_dtype(f), &op->scratch);
   const size_t *p = fcl_field_padded_shape(f);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(fcl_field_dtype(f));

@@ -76,17 +76,46 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos) {
   return FCL_OK;
 }
 
-fcl_status fcl__fd_new(fcl__fd_kind kind, const char *name, fcl_fd **out) {
+fcl_status fcl__fd_check_pair(const fcl_field *in, const fcl_field *out, const char *what) {
+  if (in == out)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: input and output are the same field '%s'",
+                     what, fcl_field_name(in));
+  if (fcl_field_topology(in) != fcl_field_topology(out) ||
+      fcl_field_dtype(in) != fcl_field_dtype(out) || fcl_field_queue(in) != fcl_field_queue(out))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: '%s' and '%s' are not on one topology, "
+                     "precision and queue", what, fcl_field_name(in), fcl_field_name(out));
+  return FCL_OK;
+}
+
+fcl_status fcl__fd_new(const char *name, fcl_fd **out) {
   fcl_fd *op = calloc(1, sizeof *op);
-  if (!op) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s", name);
-  op->kind = kind;
+  if (!op || !(op->name = strdup(name))) {
+    free(op);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s", name);
+  }
   op->max_dt = INFINITY;
   fcl_status st = fcl_launcher_create_list(name, &op->list);
   if (st != FCL_OK) {
-    free(op);
+    fcl_fd_destroy(&op);
     return st;
   }
   *out = op;
+  return FCL_OK;
+}
+
+fcl_status fcl__fd_use(fcl_fd *op, fcl_field *field, int ghosts, bool read, bool written) {
+  for (int u = 0; u < op->nuses; ++u)
+    if (op->uses[u].field == field) {
+      if (ghosts > op->uses[u].ghosts) op->uses[u].ghosts = ghosts;
+      op->uses[u].read |= read;
+      op->uses[u].written |= written;
+      return FCL_OK;
+    }
+  if (op->nuses == FCL_OPERATOR_MAX_USES)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: more than %d distinct fields", op->name,
+                     FCL_OPERATOR_MAX_USES);
+  op->uses[op->nuses++] = (fcl_field_use){field, ghosts, read, written};
+  if (written) op->out = field;
   return FCL_OK;
 }
 
@@ -153,14 +182,27 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   if (st == FCL_OK) st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
   if (st == FCL_OK) st = fcl_launcher_list_push(op->list, k);
   else fcl_launcher_destroy(&k);
+  for (size_t a = 0; a < narrays && st == FCL_OK; ++a) {
+    fcl__fd_bind *b = &op->binds[op->nbinds];
+    if (op->nbinds == sizeof op->binds / sizeof op->binds[0] ||
+        strlen(arrays[a].name) >= sizeof b->name) {
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: too many arrays, or name '%s' too long",
+                     op->name, arrays[a].name);
+    } else {
+      strcpy(b->name, arrays[a].name);
+      b->buffer = fcl_field_buffer(arrays[a].field, arrays[a].comp);
+      ++op->nbinds;
+    }
+  }
+  /* the list's parameters changed: a new set binding every kernel's arrays */
+  fcl_param_set_destroy(&op->params);
   if (st == FCL_OK) st = fcl_param_set_create(op->list, &op->params);
-  for (size_t a = 0; a < narrays && st == FCL_OK; ++a)
-    st = fcl_param_set_buffer(op->params, arrays[a].name,
-                              fcl_field_buffer(arrays[a].field, arrays[a].comp));
+  for (size_t a = 0; a < op->nbinds && st == FCL_OK; ++a)
+    st = fcl_param_set_buffer(op->params, op->binds[a].name, op->binds[a].buffer);
   return st;
 }
 
-fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
+fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
   FCL_CHECK_NULL(op, 1);
   if (op->dt_param && !(isfinite(dt) && dt >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
@@ -169,7 +211,6 @@ fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "diffusion of '%s': dt = %g exceeds the explicit "
                      "scheme's stability bound %g (nu = %g, order %d)", fcl_field_name(op->out),
                      dt, op->max_dt, op->nu, op->order);
-  FCL_TRY(fcl_field_ghosts_update(op->in));
   if (op->dt_param) {
     if (fcl_field_dtype(op->out) == FCL_FLOAT64)
       FCL_TRY(fcl_param_set_f64(op->params, op->dt_param, dt * op->dt_scale));
@@ -179,11 +220,19 @@ fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
   return fcl_launcher_call(op->list, fcl_field_queue(op->out), 0, NULL, op->params, NULL);
 }
 
+fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
+  FCL_CHECK_NULL(op, 1);
+  for (int u = 0; u < op->nuses; ++u)
+    if (op->uses[u].ghosts > 0) FCL_TRY(fcl_field_ghosts_update(op->uses[u].field));
+  return fcl_fd_enqueue(op, dt);
+}
+
 void fcl_fd_destroy(fcl_fd **op) {
   if (!op || !*op) return;
   fcl_param_set_destroy(&(*op)->params);
   fcl_launcher_destroy(&(*op)->list);
   fcl_field_destroy(&(*op)->scratch);
+  free((*op)->name);
   free(*op);
   *op = NULL;
 }
@@ -191,3 +240,23 @@ void fcl_fd_destroy(fcl_fd **op) {
 fcl_launcher *fcl_fd_launcher(const fcl_fd *op) { return op ? op->list : NULL; }
 
 double fcl_fd_max_dt(const fcl_fd *op) { return op ? op->max_dt : 0; }
+
+static fcl_status operator_apply(void *data, const fcl_step_info *info) {
+  return fcl_fd_enqueue(data, info->dt);
+}
+
+static fcl_launcher *operator_launcher(void *data, int index) {
+  return index == 0 ? fcl_fd_launcher(data) : NULL;
+}
+
+static double operator_max_dt(void *data) { return fcl_fd_max_dt(data); }
+
+fcl_status fcl_fd_operator(fcl_fd *op, fcl_operator *out) {
+  FCL_CHECK_NULL(op, 1);
+  FCL_CHECK_NULL(out, 2);
+  *out = (fcl_operator){.name = op->name, .data = op, .apply = operator_apply,
+                        .launcher = operator_launcher, .max_dt = operator_max_dt,
+                        .nuses = op->nuses};
+  memcpy(out->uses, op->uses, sizeof op->uses);
+  return FCL_OK;
+}

@@ -3,17 +3,25 @@
 #define FLOWCL_FD_IMPL_H
 
 #include "flowcl/fd.h"
+#include "flowcl/problem.h"
 
-typedef enum { FCL__FD_CURL, FCL__FD_DIFFUSION, FCL__FD_STRETCHING } fcl__fd_kind;
+typedef struct {
+  char name[32];
+  cl_mem buffer;
+} fcl__fd_bind;
 
 struct fcl_fd {
-  fcl__fd_kind kind;
-  fcl_field *in, *out; /* out is in for in-place operators */
+  char *name;
+  fcl_field *out;      /* the field written (its queue, dtype and name) */
+  int nuses;           /* the fields read and written, ghost widths read */
+  fcl_field_use uses[FCL_OPERATOR_MAX_USES];
   fcl_field *scratch;  /* diffusion: the copy the stencil reads */
   int order;
   double nu, max_dt;
-  fcl_launcher *list;  /* copies (diffusion) then the kernel */
+  fcl_launcher *list;  /* copies (diffusion) then the kernels */
   fcl_param_set *params;
+  size_t nbinds;       /* the arrays of every kernel of the list, by name */
+  fcl__fd_bind binds[32];
   const char *dt_param; /* the kernel's time parameter (NULL: none) */
   double dt_scale;      /* dt_param = dt * dt_scale */
 };
@@ -42,6 +50,10 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
                               size_t narrays, const fcl__fd_array *arrays, const char *text,
                               double bytes);
 /* A new operator with its list (the caller fills the rest). */
-fcl_status fcl__fd_new(fcl__fd_kind kind, const char *name, fcl_fd **out);
+fcl_status fcl__fd_new(const char *name, fcl_fd **out);
+/* Record that op reads (ghosts wide) and/or writes field; uses of one field merge. */
+fcl_status fcl__fd_use(fcl_fd *op, fcl_field *field, int ghosts, bool read, bool written);
+/* The common checks of an input/output pair: distinct, one topology, precision and queue. */
+fcl_status fcl__fd_check_pair(const fcl_field *in, const fcl_field *out, const char *what);
 
 #endif

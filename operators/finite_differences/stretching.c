@@ -22,11 +22,7 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "stretching: 3D, 3-component u and w ('%s' is "
                      "%dD with %d components, '%s' has %d)", fcl_field_name(u), dim,
                      fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
-  if (u == w || fcl_field_topology(u) != fcl_field_topology(w) ||
-      fcl_field_dtype(u) != fcl_field_dtype(w) || fcl_field_queue(u) != fcl_field_queue(w))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "stretching: '%s' and '%s' must be distinct "
-                     "fields on one topology, precision and queue", fcl_field_name(u),
-                     fcl_field_name(w));
+  FCL_TRY(fcl__fd_check_pair(u, w, "stretching"));
   if (rk_order < 2 || rk_order > 4)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (rk_order): %d (2, 3 or 4)", rk_order);
   FCL_TRY(fcl__fd_check_field(u, 4, 1));
@@ -91,18 +87,19 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
     arrays[3 + c] = (fcl__fd_array){wn[c], w, c};
   }
   fcl_fd *op = NULL;
-  FCL_TRY(fcl__fd_new(FCL__FD_STRETCHING, "fd.stretching", &op));
-  op->in = u;
-  op->out = w;
+  FCL_TRY(fcl__fd_new("fd.stretching", &op));
   op->order = 4;
   op->dt_param = "dt";
   op->dt_scale = 1;
   char name[32];
   snprintf(name, sizeof name, "fd_stretching_rk%d", rk_order);
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
-  fcl_status st = fcl__fd_add_kernel(op, name, u, 6, arrays, text,
-                                     9.0 * (double)(ln[0] * ln[1] * ln[2]) *
-                                         (double)fcl_dtype_size(fcl_field_dtype(u)));
+  fcl_status st = fcl__fd_use(op, u, 2, true, false);
+  if (st == FCL_OK) st = fcl__fd_use(op, w, 0, true, true);
+  if (st == FCL_OK)
+    st = fcl__fd_add_kernel(op, name, u, 6, arrays, text,
+                            9.0 * (double)(ln[0] * ln[1] * ln[2]) *
+                                (double)fcl_dtype_size(fcl_field_dtype(u)));
   if (st != FCL_OK) {
     fcl_fd_destroy(&op);
     return st;

@@ -10,56 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fcl_test_mpi.h"
-
-#define PI 3.14159265358979323846
+#include "op_fields.h"
 
 typedef fcl_test_mpi_env env;
-typedef void (*values_fn)(const double *x, double *v);
-
-static void init_cb(void *user, const double *x, double *v) { ((values_fn)user)(x, v); }
-
-static fcl_topology *box(int dim, int64_t n, int ghosts) {
-  fcl_domain d = fcl_domain_periodic(dim, n, 2 * PI);
-  int g[3] = {ghosts, ghosts, ghosts};
-  fcl_topology *t = NULL;
-  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, g, &t));
-  return t;
-}
-
-static fcl_field *field(env *e, fcl_topology *t, const char *name, int ncomp, fcl_dtype dt,
-                        values_fn fn) {
-  fcl_field *f = NULL;
-  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, name, ncomp, dt, &f));
-  if (f && fn) CHECK_OK(fcl_field_init(f, init_cb, (void *)fn));
-  return f;
-}
-
-/* max over the grid and components of |f - exact| / max |exact|; exact(x, v) for all comps. */
-static double rel_error(fcl_field *f, void (*exact)(const double *x, double *v, const void *p),
-                        const void *p) {
-  fcl_topology *t = fcl_field_topology(f);
-  const fcl_domain *d = fcl_topology_domain(t);
-  const int64_t *n = fcl_topology_local_resolution(t), *off = fcl_topology_offset(t);
-  const size_t count = (size_t)(n[0] * n[1] * n[2]);
-  double *v = malloc(count * sizeof *v), err = 0, norm = 0;
-  for (int c = 0; c < fcl_field_ncomp(f); ++c) {
-    CHECK_OK(fcl_field_read(f, c, false, v));
-    for (size_t at = 0; at < count; ++at) {
-      int64_t i[3] = {(int64_t)at % n[0], ((int64_t)at / n[0]) % n[1], (int64_t)at / (n[0] * n[1])};
-      double x[3] = {0, 0, 0}, w[3];
-      for (int a = 0; a < d->dim; ++a) x[a] = (double)(i[a] + off[a]) * fcl_domain_spacing(d, a);
-      exact(x, w, p);
-      double got = fcl_field_dtype(f) == FCL_FLOAT64 ? v[at] : ((float *)v)[at];
-      err = fmax(err, fabs(got - w[c]));
-      norm = fmax(norm, fabs(w[c]));
-    }
-  }
-  free(v);
-  double l[2] = {err, norm}, all[2];
-  MPI_Allreduce(l, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return all[0] / all[1];
-}
 
 /* ---------------- curl ---------------- */
 
@@ -96,13 +49,13 @@ static void curl2_exact(const double *x, double *w, const void *p) {
 static void check_curl(env *e, int dim, int order) {
   double err[2];
   for (int r = 0; r < 2; ++r) {
-    fcl_topology *t = box(dim, 16 << r, order / 2);
-    fcl_field *u = field(e, t, "u", dim, FCL_FLOAT64, dim == 3 ? vel3 : vel2);
-    fcl_field *w = field(e, t, "w", dim == 3 ? 3 : 1, FCL_FLOAT64, NULL);
+    fcl_topology *t = op_box(dim, 16 << r, order / 2);
+    fcl_field *u = op_field(e, t, "u", dim, FCL_FLOAT64, dim == 3 ? vel3 : vel2);
+    fcl_field *w = op_field(e, t, "w", dim == 3 ? 3 : 1, FCL_FLOAT64, NULL);
     fcl_fd *op = NULL;
     CHECK_OK(fcl_fd_curl_create(u, w, order, &op));
     CHECK_OK(fcl_fd_apply(op, 0));
-    err[r] = op ? rel_error(w, dim == 3 ? curl3_exact : curl2_exact, NULL) : NAN;
+    err[r] = op ? op_rel_error(w, dim == 3 ? curl3_exact : curl2_exact, NULL) : NAN;
     if (r == 0 && op) {
       CHECK_STATUS(fcl_fd_curl_create(u, u, order, &op), FCL_ERR_INVALID_ARGUMENT, "same field");
       CHECK_STATUS(fcl_fd_curl_create(u, w, 6, &op), FCL_ERR_INVALID_ARGUMENT, "order");
@@ -137,8 +90,8 @@ static double symbol(int order, double th) {
 static void check_diffusion(env *e, fcl_dtype dt, int order) {
   const int64_t n = 16;
   const double nu = 0.05, dx = 2 * PI / (double)n;
-  fcl_topology *t = box(3, n, order / 2);
-  fcl_field *f = field(e, t, "f", 2, dt, mode);
+  fcl_topology *t = op_box(3, n, order / 2);
+  fcl_field *f = op_field(e, t, "f", 2, dt, mode);
   fcl_fd *op = NULL;
   CHECK_OK(fcl_fd_diffusion_create(f, nu, order, e->pool, &op));
   if (op) {
@@ -148,11 +101,11 @@ static void check_diffusion(env *e, fcl_dtype dt, int order) {
     for (int a = 0; a < 3; ++a) lambda += symbol(order, k[a] * dx) / (dx * dx);
     mode_data m = {pow(1 + nu * step * lambda, 5)};
     for (int s = 0; s < 5; ++s) CHECK_OK(fcl_fd_apply(op, step));
-    double err = rel_error(f, mode_scaled, &m), tol = dt == FCL_FLOAT64 ? 1e-12 : 1e-5;
+    double err = op_rel_error(f, mode_scaled, &m), tol = dt == FCL_FLOAT64 ? 1e-12 : 1e-5;
     CHECKF(err <= tol, "diffusion order %d %s: off the scheme's amplification by %.3g", order,
            fcl_dtype_cl_name(dt), err);
     CHECK_STATUS(fcl_fd_apply(op, 2 * fcl_fd_max_dt(op)), FCL_ERR_INVALID_ARGUMENT, "stability");
-    CHECK(rel_error(f, mode_scaled, &m) <= tol); /* nothing changed */
+    CHECK(op_rel_error(f, mode_scaled, &m) <= tol); /* nothing changed */
   }
   fcl_fd *bad = NULL;
   CHECK_STATUS(fcl_fd_diffusion_create(f, -1, order, e->pool, &bad), FCL_ERR_INVALID_ARGUMENT, "nu");
@@ -211,7 +164,7 @@ static void stretched(const double *x, double *w, const void *p) {
 
 /* Run the device stretching from vort0; returns the field (caller destroys). */
 static fcl_field *stretch(env *e, fcl_topology *t, int rk, double dt, int steps) {
-  fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = field(e, t, "w", 3, FCL_FLOAT64, vort0);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, vort0);
   fcl_fd *op = NULL;
   CHECK_OK(fcl_fd_stretching_create(u, w, rk, &op));
   for (int s = 0; s < steps && op; ++s) CHECK_OK(fcl_fd_apply(op, dt));
@@ -238,16 +191,16 @@ static double diff_fields(fcl_field *a, fcl_field *b) {
 static void check_stretching(env *e) {
   double err[2];
   for (int r = 0; r < 2; ++r) { /* space: the same RK4 step with the analytic gradient */
-    fcl_topology *t = box(3, 16 << r, 2);
+    fcl_topology *t = op_box(3, 16 << r, 2);
     fcl_field *w = stretch(e, t, 4, 0.3, 1);
     rk_data d = {4, 0.3, 1};
-    err[r] = w ? rel_error(w, stretched, &d) : NAN;
+    err[r] = w ? op_rel_error(w, stretched, &d) : NAN;
     fcl_field_destroy(&w);
     fcl_topology_destroy(&t);
   }
   double rate = log2(err[0] / err[1]);
   CHECKF(rate >= 3.7, "stretching: space errors %.3g -> %.3g, rate %.2f", err[0], err[1], rate);
-  fcl_topology *t = box(3, 16, 2);
+  fcl_topology *t = op_box(3, 16, 2);
   for (int rk = 2; rk <= 4; ++rk) { /* time: halving dt, the space error is common */
     fcl_field *w[3];
     for (int h = 0; h < 3; ++h) w[h] = stretch(e, t, rk, 0.4 / (1 << h), 1 << h);
@@ -256,16 +209,16 @@ static void check_stretching(env *e) {
            e1, e2, log2(e1 / e2));
     for (int h = 0; h < 3; ++h) fcl_field_destroy(&w[h]);
   }
-  fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = field(e, t, "w", 3, FCL_FLOAT64, NULL);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
   fcl_fd *op = NULL;
   CHECK_STATUS(fcl_fd_stretching_create(u, w, 5, &op), FCL_ERR_INVALID_ARGUMENT, "rk_order");
-  CHECK_STATUS(fcl_fd_stretching_create(u, u, 2, &op), FCL_ERR_INVALID_ARGUMENT, "distinct");
+  CHECK_STATUS(fcl_fd_stretching_create(u, u, 2, &op), FCL_ERR_INVALID_ARGUMENT, "same field");
   fcl_field_destroy(&u);
   fcl_field_destroy(&w);
   fcl_topology_destroy(&t);
-  fcl_topology *t1 = box(3, 16, 1);
-  u = field(e, t1, "u", 3, FCL_FLOAT64, NULL);
-  w = field(e, t1, "w", 3, FCL_FLOAT64, NULL);
+  fcl_topology *t1 = op_box(3, 16, 1);
+  u = op_field(e, t1, "u", 3, FCL_FLOAT64, NULL);
+  w = op_field(e, t1, "w", 3, FCL_FLOAT64, NULL);
   CHECK_STATUS(fcl_fd_stretching_create(u, w, 2, &op), FCL_ERR_INVALID_ARGUMENT, "ghosts");
   fcl_field_destroy(&u);
   fcl_field_destroy(&w);

@@ -1,0 +1,174 @@
+/* flowcl problem layer: an ordered graph of operators over fields, and the time loop that
+ * drives it (src/problem).
+ *
+ * An operator is described to the problem by an fcl_operator: a name, the fields it reads and
+ * writes (with the ghost width it reads), and callbacks. The operator modules give these
+ * descriptions for their objects (fcl_fd_operator, fcl_advection_operator, the spectral ones);
+ * a simulation code can describe its own (a host step, a custom kernel).
+ *
+ * fcl_problem_setup resolves the graph once: every field an operator uses must belong to the
+ * problem; a field read before any operator writes it must be declared as state (it carries
+ * the solution from one step to the next, or is given once); the fields of one operator share
+ * a precision; a field read with ghosts must have that many on its topology. It then inserts a
+ * ghost exchange before each operator that reads a field's ghosts after the field was written
+ * (the graph is cyclic: step n + 1 reads what step n wrote), so that operators never exchange
+ * ghosts themselves, and nothing is exchanged twice. Setup errors name the operator and field.
+ * fcl_problem_step then only enqueues (the exchanges are MPI messages, Collective).
+ *
+ * Layouts: flowcl's directional operators read strided lines in place (advection works on
+ * tiles of adjacent lines), so no operator requires a transposed field and setup inserts no
+ * transposes. */
+#ifndef FLOWCL_PROBLEM_H
+#define FLOWCL_PROBLEM_H
+
+#include <stdio.h>
+
+#include "flowcl/field.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the time loop knows when it calls an operator. */
+typedef struct {
+  int64_t step; /* index of the step being taken (0 for the first) */
+  double t;     /* time at the start of the step */
+  double dt;
+  /* max|u_d| over the domain when the time loop measured it for this step (adaptive dt),
+   * else NULL; advection uses it as its CFL bound instead of reducing again. */
+  const double *umax;
+} fcl_step_info;
+
+/* One use of a field by an operator. */
+typedef struct {
+  fcl_field *field;
+  int ghosts;   /* ghost width the operator reads (0: interior only) */
+  bool read;    /* reads the field's values */
+  bool written; /* changes them */
+} fcl_field_use;
+
+#define FCL_OPERATOR_MAX_USES 8
+
+typedef struct {
+  const char *name; /* shown in descriptions, errors and reports (copied by the problem) */
+  void *data;
+  /* Enqueue the operator for this step; the ghosts of every field it reads with ghosts are
+   * current. Required. */
+  fcl_status (*apply)(void *data, const fcl_step_info *info);
+  /* The launchers behind it, index 0, 1, ... until NULL, for statistics (device time,
+   * bytes); NULL callback: none (the report then shows host time only). */
+  fcl_launcher *(*launcher)(void *data, int index);
+  /* Largest stable dt (a diffusion bound); NULL: unbounded. */
+  double (*max_dt)(void *data);
+  /* Frees data when the problem is destroyed; NULL: the caller keeps it. */
+  void (*destroy)(void *data);
+  int nuses;
+  fcl_field_use uses[FCL_OPERATOR_MAX_USES];
+} fcl_operator;
+
+typedef struct fcl_problem fcl_problem;
+
+fcl_status fcl_problem_create(const char *name, fcl_problem **out);
+/* Destroys the operators' data that the problem owns (their destroy callbacks). */
+void fcl_problem_destroy(fcl_problem **problem); /* accepts NULL */
+
+/* Register a field under its name (fcl_field_name; names are unique). state: its values are
+ * valid before the first step (initial condition, or the solution carried between steps).
+ * All fields share the communicator of their topology. */
+fcl_status fcl_problem_add_field(fcl_problem *problem, fcl_field *field, bool state);
+/* Append an operator (copied). Its data passes to the problem when it has a destroy callback,
+ * even when this call fails. */
+fcl_status fcl_problem_add_operator(fcl_problem *problem, const fcl_operator *op);
+/* Resolve the graph (see above); errors name the operator and the field. Once only. */
+fcl_status fcl_problem_setup(fcl_problem *problem);
+/* Largest stable dt of the operators (infinity when none bounds it). After setup. */
+double fcl_problem_max_dt(const fcl_problem *problem);
+/* Per-node timing: when on, every node of a step waits for the fields' queues, so that the
+ * report's wall times are each node's true time (at the cost of overlap). Default off. */
+fcl_status fcl_problem_set_timing(fcl_problem *problem, bool synchronize);
+/* One step: the exchanges and operators in order, enqueued. The first step also refreshes the
+ * ghosts of state fields read with ghosts. Collective. */
+fcl_status fcl_problem_step(fcl_problem *problem, const fcl_step_info *info);
+/* The resolved graph, one node per line ("3. ghosts(u) width 2 [inserted: read by
+ * 'stretching']"), malloc'd. After setup. */
+fcl_status fcl_problem_describe(const fcl_problem *problem, char **text);
+/* Per-operator statistics (calls, device time per call, share of the total, effective
+ * bandwidth), to out; every rank folds its own events, rank 0 prints the mean over ranks.
+ * Collective. */
+fcl_status fcl_problem_report(fcl_problem *problem, FILE *out);
+
+/* ---- time step policy ---- */
+
+typedef enum {
+  FCL_DT_FIXED, /* dt_max (no bound applied but the operators' stability bounds) */
+  FCL_DT_CFL,   /* cfl * dx_d / max|u_d|, smallest over the axes */
+  FCL_DT_LCFL,  /* lcfl / max|grad u| */
+  FCL_DT_OPERATOR, /* an operator's stability bound (diffusion) */
+  FCL_DT_MAX,   /* the user's dt_max */
+  FCL_DT_END    /* shortened to land on the end time */
+} fcl_dt_limit;
+
+/* "fixed", "cfl", "lcfl", "operator", "dt_max", "end". */
+const char *fcl_dt_limit_name(fcl_dt_limit limit);
+
+typedef struct {
+  double dt_max; /* > 0: the step when nothing else limits it (fixed policy: the step) */
+  double dt_min; /* a bound below it stops the run with an error (0: none) */
+  double cfl;    /* > 0: dt max|u_d| / dx_d <= cfl on every axis d */
+  double lcfl;   /* > 0: dt <= lcfl / max|grad u| (Frobenius norm) */
+} fcl_dt_policy;
+
+/* Flow quantities the policy needs, measured by the caller (e.g. fcl_analytics). */
+typedef struct {
+  double umax[3];    /* max|u_d| */
+  double dx[3];      /* grid spacings (axes beyond dim: 0, ignored) */
+  int dim;
+  double grad_u_max; /* max|grad u| */
+} fcl_dt_inputs;
+
+/* The largest dt the policy allows, and which bound set it; in may be NULL when neither cfl
+ * nor lcfl is used. op_max_dt: the operators' bound (fcl_problem_max_dt). Errors: an invalid
+ * policy, or a result below dt_min (the message names the limiting bound). */
+fcl_status fcl_dt_policy_compute(const fcl_dt_policy *policy, const fcl_dt_inputs *in,
+                                 double op_max_dt, double *dt, fcl_dt_limit *limit);
+
+/* ---- simulation: the time loop ---- */
+
+typedef struct {
+  int64_t step; /* steps taken */
+  double t, dt; /* time reached, last dt */
+  fcl_dt_limit limit;
+} fcl_sim_state;
+
+/* A callback of the loop; a status other than FCL_OK stops the run with that status. */
+typedef fcl_status (*fcl_sim_callback)(void *user, const fcl_sim_state *state);
+/* Fill in the quantities of the dt policy for the current fields. Collective. */
+typedef fcl_status (*fcl_sim_measure)(void *user, fcl_dt_inputs *in);
+
+typedef struct {
+  double t_start, t_end; /* run from t_start until t_end (inclusive: the last dt lands on it) */
+  int64_t step_start;    /* index of the first step (restart) */
+  int64_t max_steps;     /* > 0: stop after this many steps even before t_end */
+  fcl_dt_policy dt;
+  fcl_sim_measure measure;  /* required when dt.cfl or dt.lcfl is set */
+  fcl_sim_callback diagnostics; /* after every diagnostics_every-th step (and at t_start) */
+  int64_t diagnostics_every;
+  fcl_sim_callback output;  /* after the step that reaches each multiple of output_every_t */
+  double output_every_t;
+  fcl_sim_callback checkpoint; /* after every checkpoint_every-th step */
+  int64_t checkpoint_every;
+  void *user;
+  FILE *progress;          /* rank 0 writes a progress line here (NULL: silent) */
+  double progress_every_s; /* wall seconds between progress lines (0: 2 s) */
+} fcl_simulation_options;
+
+/* Run the problem (after setup) from t_start to t_end. Each step: measure (adaptive policies),
+ * dt from the policy, the step, then the callbacks due. The final state goes to final (may be
+ * NULL). The queue is finished before returning. Collective. */
+fcl_status fcl_simulation_run(fcl_problem *problem, const fcl_simulation_options *options,
+                              fcl_sim_state *final);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FLOWCL_PROBLEM_H */

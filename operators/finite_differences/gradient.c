@@ -1,0 +1,134 @@
+/* First derivatives of whole fields by centred differences: the gradient of one component,
+ * the divergence of a vector field, and the pointwise norm of a vector field's gradient
+ * (what the Lagrangian CFL bound needs). One generated kernel each. */
+#include <stdio.h>
+
+#include "check.h"
+#include "fd_impl.h"
+
+static const char *const in_names[3] = {"f0", "f1", "f2"};
+static const char *const out_names[3] = {"g0", "g1", "g2"};
+
+static size_t append(char *text, size_t len, size_t size, const char *s) {
+  int n = snprintf(text + len, len < size ? size - len : 0, "%s", s);
+  return len + (n > 0 ? (size_t)n : 0);
+}
+
+/* The operator named name reading f (ghosts order / 2) and writing g, from the kernel text. */
+static fcl_status finish(const char *name, const char *kernel, fcl_field *f, int nin,
+                         fcl_field *g, int nout, int order, const char *text, size_t len,
+                         size_t size, const int *in_comps, fcl_fd **out) {
+  if (len >= size) return FCL_ERROR(FCL_ERR_INTERNAL, "%s kernel text too long", name);
+  fcl__fd_array arrays[6];
+  size_t n = 0;
+  for (int c = 0; c < nin; ++c) arrays[n++] = (fcl__fd_array){in_names[c], f, in_comps[c]};
+  for (int c = 0; c < nout; ++c) arrays[n++] = (fcl__fd_array){out_names[c], g, c};
+  fcl_fd *op = NULL;
+  FCL_TRY(fcl__fd_new(name, &op));
+  op->order = order;
+  const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(f));
+  const double bytes = (double)(nin + nout) * (double)(ln[0] * ln[1] * ln[2]) *
+                       (double)fcl_dtype_size(fcl_field_dtype(f));
+  fcl_status st = fcl__fd_use(op, f, order / 2, true, false);
+  if (st == FCL_OK) st = fcl__fd_use(op, g, 0, false, true);
+  if (st == FCL_OK) st = fcl__fd_add_kernel(op, kernel, f, n, arrays, text, bytes);
+  if (st != FCL_OK) fcl_fd_destroy(&op);
+  *out = op;
+  return st;
+}
+
+fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order,
+                                  fcl_fd **out) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_CHECK_NULL(g, 3);
+  FCL_CHECK_NULL(out, 5);
+  *out = NULL;
+  FCL_TRY(fcl__fd_check_pair(f, g, "gradient"));
+  FCL_TRY(fcl__fd_check_field(f, order, 1));
+  const int dim = fcl_topology_domain(fcl_field_topology(f))->dim;
+  if (comp < 0 || comp >= fcl_field_ncomp(f))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (comp): %d ('%s' has %d components)",
+                     comp, fcl_field_name(f), fcl_field_ncomp(f));
+  if (fcl_field_ncomp(g) != dim)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "gradient: '%s' needs %d components, it has %d",
+                     fcl_field_name(g), dim, fcl_field_ncomp(g));
+  char text[4096], d[512], lhs[96];
+  size_t len = 0;
+  for (int a = 0; a < dim; ++a) {
+    fcl__fd_derivative(d, sizeof d, in_names[0], f, a, order);
+    fcl__fd_element(lhs, sizeof lhs, out_names[a], g, 0, 0, 0);
+    len = append(text, len, sizeof text, lhs);
+    len = append(text, len, sizeof text, " = ");
+    len = append(text, len, sizeof text, d);
+    len = append(text, len, sizeof text, "\n");
+  }
+  const int comps[1] = {comp};
+  return finish("fd.gradient", "fd_gradient", f, 1, g, dim, order, text, len, sizeof text,
+                comps, out);
+}
+
+/* f a dim-component vector field, s a scalar: the checks the two reductions share. */
+static fcl_status check_vector_to_scalar(const fcl_field *f, const fcl_field *s, int order,
+                                         const char *what) {
+  FCL_TRY(fcl__fd_check_pair(f, s, what));
+  FCL_TRY(fcl__fd_check_field(f, order, 1));
+  const int dim = fcl_topology_domain(fcl_field_topology(f))->dim;
+  if (fcl_field_ncomp(f) != dim || fcl_field_ncomp(s) != 1)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: takes a %d-component field to a scalar; "
+                     "'%s' has %d components, '%s' has %d", what, dim, fcl_field_name(f),
+                     fcl_field_ncomp(f), fcl_field_name(s), fcl_field_ncomp(s));
+  return FCL_OK;
+}
+
+fcl_status fcl_fd_divergence_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(s, 2);
+  FCL_CHECK_NULL(out, 4);
+  *out = NULL;
+  FCL_TRY(check_vector_to_scalar(u, s, order, "divergence"));
+  const int dim = fcl_field_ncomp(u);
+  char text[4096], d[512], lhs[96];
+  size_t len = 0;
+  fcl__fd_element(lhs, sizeof lhs, out_names[0], s, 0, 0, 0);
+  len = append(text, len, sizeof text, lhs);
+  len = append(text, len, sizeof text, " = ");
+  for (int a = 0; a < dim; ++a) {
+    fcl__fd_derivative(d, sizeof d, in_names[a], u, a, order);
+    if (a) len = append(text, len, sizeof text, " + ");
+    len = append(text, len, sizeof text, d);
+  }
+  len = append(text, len, sizeof text, "\n");
+  const int comps[3] = {0, 1, 2};
+  return finish("fd.divergence", "fd_divergence", u, dim, s, 1, order, text, len, sizeof text,
+                comps, out);
+}
+
+fcl_status fcl_fd_gradient_norm_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(s, 2);
+  FCL_CHECK_NULL(out, 4);
+  *out = NULL;
+  FCL_TRY(check_vector_to_scalar(u, s, order, "gradient norm"));
+  const int dim = fcl_field_ncomp(u);
+  const char *real = fcl_field_dtype(u) == FCL_FLOAT64 ? "double" : "float";
+  char text[8192], d[512], line[640], lhs[96];
+  size_t len = 0;
+  for (int c = 0; c < dim; ++c)
+    for (int a = 0; a < dim; ++a) {
+      fcl__fd_derivative(d, sizeof d, in_names[c], u, a, order);
+      snprintf(line, sizeof line, "<%s> d%d%d = %s\n", real, c, a, d);
+      len = append(text, len, sizeof text, line);
+    }
+  fcl__fd_element(lhs, sizeof lhs, out_names[0], s, 0, 0, 0);
+  len = append(text, len, sizeof text, lhs);
+  len = append(text, len, sizeof text, " = sqrt(");
+  for (int c = 0; c < dim; ++c)
+    for (int a = 0; a < dim; ++a) {
+      snprintf(line, sizeof line, "%sd%d%d * d%d%d", c + a ? " + " : "", c, a, c, a);
+      len = append(text, len, sizeof text, line);
+    }
+  len = append(text, len, sizeof text, ")\n");
+  const int comps[3] = {0, 1, 2};
+  return finish("fd.gradient_norm", "fd_gradient_norm", u, dim, s, 1, order, text, len,
+                sizeof text, comps, out);
+}

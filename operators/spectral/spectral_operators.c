@@ -1,0 +1,69 @@
+/* Problem-layer descriptions of the spectral operators (flowcl/problem.h). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "spectral_impl.h"
+
+typedef struct {
+  fcl_spectral *spectral;
+  fcl_field *in, *out;
+  double nu;
+} spectral_op;
+
+static fcl_status biot_savart_apply(void *data, const fcl_step_info *info) {
+  (void)info;
+  spectral_op *o = data;
+  return fcl_spectral_biot_savart(o->spectral, o->in, o->out);
+}
+
+static fcl_status diffusion_apply(void *data, const fcl_step_info *info) {
+  spectral_op *o = data;
+  return fcl_spectral_diffuse(o->spectral, o->out, o->nu, info->dt);
+}
+
+static fcl_status project_apply(void *data, const fcl_step_info *info) {
+  (void)info;
+  spectral_op *o = data;
+  return fcl_spectral_project(o->spectral, o->out);
+}
+
+static fcl_status describe(const char *name, fcl_spectral *s, fcl_field *in, fcl_field *out,
+                           double nu, fcl_status (*apply)(void *, const fcl_step_info *),
+                           fcl_operator *op) {
+  spectral_op *o = malloc(sizeof *o);
+  if (!o) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s", name);
+  *o = (spectral_op){s, in, out, nu};
+  *op = (fcl_operator){.name = name, .data = o, .apply = apply, .destroy = free};
+  if (in) op->uses[op->nuses++] = (fcl_field_use){in, 0, true, false};
+  op->uses[op->nuses++] = (fcl_field_use){out, 0, !in, true};
+  return FCL_OK;
+}
+
+fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *s, fcl_field *omega, fcl_field *u,
+                                             fcl_operator *out) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(omega, 2);
+  FCL_CHECK_NULL(u, 3);
+  FCL_CHECK_NULL(out, 4);
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "biot-savart"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "biot-savart"));
+  return describe("biot_savart", s, omega, u, 0, biot_savart_apply, out);
+}
+
+fcl_status fcl_spectral_diffusion_operator(fcl_spectral *s, fcl_field *f, double nu,
+                                           fcl_operator *out) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(f, 2);
+  FCL_CHECK_NULL(out, 4);
+  if (!(nu >= 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be >= 0)", nu);
+  return describe("spectral_diffusion", s, NULL, f, nu, diffusion_apply, out);
+}
+
+fcl_status fcl_spectral_project_operator(fcl_spectral *s, fcl_field *u, fcl_operator *out) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(u, 2);
+  FCL_CHECK_NULL(out, 3);
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "projection"));
+  return describe("projection", s, NULL, u, 0, project_apply, out);
+}

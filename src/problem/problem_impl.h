@@ -1,0 +1,45 @@
+/* Internal state of the problem layer (src/problem). */
+#ifndef FLOWCL_PROBLEM_IMPL_H
+#define FLOWCL_PROBLEM_IMPL_H
+
+#include "flowcl/problem.h"
+
+typedef enum { FCL__NODE_OPERATOR, FCL__NODE_GHOSTS } fcl__node_kind;
+
+/* One node of the resolved step: an operator, or a ghost exchange inserted before one. */
+typedef struct {
+  fcl__node_kind kind;
+  int op;      /* the operator (ghosts: the reader it was inserted for) */
+  int field;   /* ghosts: the field exchanged */
+  int width;   /* ghosts: the widest read that needs it */
+  double wall_s; /* host wall time spent in this node (statistics) */
+  int64_t calls;
+} fcl__node;
+
+typedef struct {
+  fcl_operator desc;
+  char *name;
+} fcl__op;
+
+struct fcl_problem {
+  char *name;
+  int nfields;
+  fcl_field **fields;
+  bool *state;
+  int nops;
+  fcl__op *ops;
+  int nnodes;
+  fcl__node *nodes;
+  int nprologue;  /* fields whose ghosts the first step refreshes */
+  int *prologue;
+  bool ready;     /* setup done */
+  bool timing;    /* wait for the queues after every node */
+  int64_t steps;  /* steps taken */
+};
+
+/* The communicator of the problem's fields (MPI_COMM_SELF without fields). */
+MPI_Comm fcl__problem_comm(const fcl_problem *problem);
+/* Wait for every field's queue. */
+fcl_status fcl__problem_finish(const fcl_problem *problem);
+
+#endif

@@ -1,0 +1,73 @@
+/* The per-operator statistics report: host wall time per node, device time and bytes of the
+ * operators' launchers, averaged over the ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "problem_impl.h"
+
+/* Device time (ns) and bytes of an operator's launchers. */
+static fcl_status device_stats(const fcl_operator *d, double *ns, double *bytes) {
+  *ns = *bytes = 0;
+  for (int i = 0; d->launcher; ++i) {
+    fcl_launcher *l = d->launcher(d->data, i);
+    if (!l) break;
+    fcl_launch_stats s;
+    FCL_TRY(fcl_launcher_statistics(l, &s));
+    *ns += s.total_ns;
+    *bytes += s.bytes;
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
+  FCL_CHECK_NULL(p, 1);
+  FCL_CHECK_NULL(out, 2);
+  if (!p->ready)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': report after setup", p->name);
+  FCL_TRY(fcl__problem_finish(p));
+  MPI_Comm comm = fcl__problem_comm(p);
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  /* per node: wall seconds, device ns, bytes (operators only) */
+  double *v = calloc(3 * (size_t)p->nnodes, sizeof *v);
+  if (!v) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "report");
+  fcl_status st = FCL_OK;
+  for (int n = 0; n < p->nnodes && st == FCL_OK; ++n) {
+    v[3 * n] = p->nodes[n].wall_s;
+    if (p->nodes[n].kind == FCL__NODE_OPERATOR)
+      st = device_stats(&p->ops[p->nodes[n].op].desc, &v[3 * n + 1], &v[3 * n + 2]);
+  }
+  int ok = st == FCL_OK, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (all_ok)
+    MPI_Allreduce(MPI_IN_PLACE, v, 3 * p->nnodes, MPI_DOUBLE, MPI_SUM, comm);
+  if (all_ok && rank == 0) {
+    double total = 0;
+    for (int n = 0; n < p->nnodes; ++n) total += v[3 * n] / size;
+    fprintf(out, "problem '%s': %lld steps on %d rank(s), mean over ranks\n", p->name,
+            (long long)p->steps, size);
+    fprintf(out, "  %-34s %10s %8s %12s %10s\n", "node", "wall ms", "share", "device ms",
+            "GB/s");
+    for (int n = 0; n < p->nnodes; ++n) {
+      const fcl__node *node = &p->nodes[n];
+      char name[64];
+      if (node->kind == FCL__NODE_GHOSTS)
+        snprintf(name, sizeof name, "ghosts(%s)", fcl_field_name(p->fields[node->field]));
+      else snprintf(name, sizeof name, "%s", p->ops[node->op].name);
+      const double calls = node->calls ? (double)node->calls : 1;
+      const double wall = v[3 * n] / size, dev = v[3 * n + 1] / size, bytes = v[3 * n + 2] / size;
+      fprintf(out, "  %-34s %10.3f %7.1f%%", name, 1e3 * wall / calls,
+              total > 0 ? 100 * wall / total : 0);
+      if (dev > 0) fprintf(out, " %12.3f %10.1f\n", 1e-6 * dev / calls, bytes > 0 ? bytes / dev : 0);
+      else fprintf(out, " %12s %10s\n", "-", "-");
+    }
+    fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "
+                 "per call, when the queue profiles)\n");
+  }
+  free(v);
+  if (st == FCL_OK && !all_ok)
+    st = FCL_ERROR(FCL_ERR_INTERNAL, "problem '%s': statistics failed on another rank", p->name);
+  return st;
+}

@@ -1,0 +1,347 @@
+/* Grid operators on 1, 2 or 4 ranks against exact solutions:
+ *   - gradient, divergence and gradient norm of trigonometric fields converge at the order of
+ *     their differences (2, 4);
+ *   - custom kernels: a pointwise kernel and a stencil kernel equal the same formulas evaluated
+ *     on the host from the analytic field (to rounding); what they read and write is found
+ *     from their text; bad subscripts and reaches beyond the ghosts are errors;
+ *   - penalization: every point equals the implicit formula; inside the mask the velocity is
+ *     the solid's to 1 / (1 + lambda dt), outside it is untouched;
+ *   - analytics of the Taylor-Green vortex: energy 1/8 and enstrophy 3/8 (exact for
+ *     trigonometric data on the periodic grid), max|u_d| and max|w| equal the maxima over the
+ *     grid points, max|grad u| within the differences' error, divergence at rounding level. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_fields.h"
+
+typedef fcl_test_mpi_env env;
+
+static void vel3(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
+  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
+  v[2] = 0.3 * sin(x[2] + x[0]);
+}
+static void vel3_gradient(const double *x, double g[3][3]) {
+  double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
+         cz = cos(x[2]);
+  g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
+  g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
+  g[2][0] = 0.3 * cos(x[2] + x[0]), g[2][1] = 0, g[2][2] = 0.3 * cos(x[2] + x[0]);
+}
+static void grad_u1_exact(const double *x, double *v, const void *p) {
+  (void)p;
+  double g[3][3];
+  vel3_gradient(x, g);
+  for (int a = 0; a < 3; ++a) v[a] = g[1][a];
+}
+static void div_exact(const double *x, double *v, const void *p) {
+  (void)p;
+  double g[3][3];
+  vel3_gradient(x, g);
+  v[0] = g[0][0] + g[1][1] + g[2][2];
+}
+static void grad_norm_exact(const double *x, double *v, const void *p) {
+  (void)p;
+  double g[3][3], s = 0;
+  vel3_gradient(x, g);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) s += g[i][j] * g[i][j];
+  v[0] = sqrt(s);
+}
+
+typedef enum { GRADIENT, DIVERGENCE, GRAD_NORM } derivative_kind;
+
+static void check_derivative(env *e, derivative_kind kind, int order) {
+  static const char *const names[] = {"gradient", "divergence", "gradient norm"};
+  static const exact_fn exact[] = {grad_u1_exact, div_exact, grad_norm_exact};
+  double err[2];
+  for (int r = 0; r < 2; ++r) {
+    fcl_topology *t = op_box(3, 16 << r, order / 2);
+    fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel3);
+    fcl_field *s = op_field(e, t, "s", kind == GRADIENT ? 3 : 1, FCL_FLOAT64, NULL);
+    fcl_fd *op = NULL;
+    if (kind == GRADIENT) CHECK_OK(fcl_fd_gradient_create(u, 1, s, order, &op));
+    else if (kind == DIVERGENCE) CHECK_OK(fcl_fd_divergence_create(u, s, order, &op));
+    else CHECK_OK(fcl_fd_gradient_norm_create(u, s, order, &op));
+    if (op) CHECK_OK(fcl_fd_apply(op, 0));
+    err[r] = op ? op_rel_error(s, exact[kind], NULL) : NAN;
+    if (r == 0 && kind == GRADIENT) {
+      fcl_fd *bad = NULL;
+      CHECK_STATUS(fcl_fd_gradient_create(u, 3, s, order, &bad), FCL_ERR_INVALID_ARGUMENT, "comp");
+      CHECK_STATUS(fcl_fd_gradient_create(u, 0, u, order, &bad), FCL_ERR_INVALID_ARGUMENT, "same");
+      CHECK_STATUS(fcl_fd_divergence_create(u, u, order, &bad), FCL_ERR_INVALID_ARGUMENT, "same");
+      CHECK_STATUS(fcl_fd_divergence_create(s, u, order, &bad), FCL_ERR_INVALID_ARGUMENT, "scalar");
+    }
+    fcl_fd_destroy(&op);
+    fcl_field_destroy(&u);
+    fcl_field_destroy(&s);
+    fcl_topology_destroy(&t);
+  }
+  const double rate = log2(err[0] / err[1]);
+  CHECKF(rate >= order - 0.3, "%s order %d: errors %.3g -> %.3g, rate %.2f", names[kind], order,
+         err[0], err[1], rate);
+}
+
+/* ---------------- custom kernels ---------------- */
+
+static double n16_dx(void) { return 2 * PI / 16; }
+static void scal(const double *x, double *v) { v[0] = sin(x[0]) + cos(2 * x[1]) * sin(x[2]); }
+static void scal_b(const double *x, double *v) { v[0] = 0.5 + cos(x[0] - x[2]); }
+/* a * b + dt with dt = 0.25 */
+static void pointwise_exact(const double *x, double *v, const void *p) {
+  (void)p;
+  double a, b;
+  scal(x, &a);
+  scal_b(x, &b);
+  v[0] = a * b + 0.25;
+}
+/* a(x + dx) - a(x - dx) + a(y - 2 dy) */
+static void stencil_exact(const double *x, double *v, const void *p) {
+  (void)p;
+  const double h = n16_dx();
+  double xp[3] = {x[0] + h, x[1], x[2]}, xm[3] = {x[0] - h, x[1], x[2]},
+         ym[3] = {x[0], x[1] - 2 * h, x[2]}, a, b, c;
+  scal(xp, &a);
+  scal(xm, &b);
+  scal(ym, &c);
+  v[0] = a - b + c;
+}
+
+static bool uses(const fcl_operator *op, const fcl_field *f, bool read, bool written, int g) {
+  for (int u = 0; u < op->nuses; ++u)
+    if (op->uses[u].field == f)
+      return op->uses[u].read == read && op->uses[u].written == written && op->uses[u].ghosts == g;
+  return false;
+}
+
+static void check_custom(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *a = op_field(e, t, "a", 1, FCL_FLOAT64, scal);
+  fcl_field *b = op_field(e, t, "b", 1, FCL_FLOAT64, scal_b);
+  fcl_field *s = op_field(e, t, "s", 1, FCL_FLOAT64, NULL);
+  fcl_fd *op = NULL;
+  fcl_operator d;
+  fcl_fd_binding pb[3] = {{"a", a, 0, 0}, {"bb", b, 0, 0}, {"s", s, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("custom.pointwise", 3, pb,
+                                "s[k, j, i] = a[k, j, i] * bb[k,j,i] + dt", 24, &op));
+  if (op) {
+    CHECK_OK(fcl_fd_apply(op, 0.25));
+    const double err = op_rel_error(s, pointwise_exact, NULL);
+    CHECKF(err <= 1e-14, "pointwise custom kernel: error %.3g", err);
+    CHECK_OK(fcl_fd_operator(op, &d));
+    CHECK(uses(&d, a, true, false, 0) && uses(&d, b, true, false, 0) && uses(&d, s, false, true, 0));
+    CHECK(!strcmp(d.name, "custom.pointwise"));
+  }
+  fcl_fd_destroy(&op);
+  fcl_fd_binding sb[2] = {{"a", a, 0, 2}, {"s", s, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("stencil", 2, sb,
+                                "s[k, j, i] = a[k, j, i + 1] - a[k, j, i-1] + a[k, j - 2, i]", 16,
+                                &op));
+  if (op) {
+    CHECK_OK(fcl_fd_apply(op, 0));
+    const double err = op_rel_error(s, stencil_exact, NULL);
+    CHECKF(err <= 1e-14, "stencil custom kernel: error %.3g", err);
+    CHECK_OK(fcl_fd_operator(op, &d));
+    CHECK(uses(&d, a, true, false, 2) && uses(&d, s, false, true, 0));
+  }
+  fcl_fd_destroy(&op);
+  /* in place: read and written */
+  fcl_fd_binding ib[1] = {{"s", s, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("scale", 1, ib, "s[k, j, i] = 2 * s[k, j, i]", 16, &op));
+  if (op) {
+    CHECK_OK(fcl_fd_operator(op, &d));
+    CHECK(uses(&d, s, true, true, 0));
+  }
+  fcl_fd_destroy(&op);
+  /* errors */
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, sb, "s[k, j, i] = a[k, j, i + 3]", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "beyond the 2 ghosts");
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, sb, "s[k, j, i] = a[j, k, i]", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "integer offsets");
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, sb, "s[k, j, i] = a[k, j, 2 * i]", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "integer offsets");
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, sb, "s[k, j, i] = q + a[k, j, i]", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "'q'");
+  CHECK_STATUS(fcl_fd_kernel_create("x", 1, sb, "<double> z = a[k, j, i]", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "writes none");
+  fcl_fd_binding gb[2] = {{"a", a, 0, 3}, {"s", s, 0, 0}};
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, gb, "s[k, j, i] = a[k, j, i]", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "reads 3 ghosts");
+  fcl_fd_binding db[2] = {{"a", a, 0, 0}, {"a", s, 0, 0}};
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, db, "a[k, j, i] = 1", 8, &op),
+               FCL_ERR_INVALID_ARGUMENT, "used twice");
+  CHECK(op == NULL);
+  fcl_field_destroy(&a);
+  fcl_field_destroy(&b);
+  fcl_field_destroy(&s);
+  fcl_topology_destroy(&t);
+}
+
+/* ---------------- penalization ---------------- */
+
+/* 1 in a ball of radius 1 around (pi, pi, pi), 0.5 in the shell out to 1.5, 0 outside. */
+static void ball(const double *x, double *v) {
+  const double r = sqrt(pow(x[0] - PI, 2) + pow(x[1] - PI, 2) + pow(x[2] - PI, 2));
+  v[0] = r < 1 ? 1 : r < 1.5 ? 0.5 : 0;
+}
+
+typedef struct {
+  double lambda_dt, us[3];
+} pen_data;
+
+static void penalized(const double *x, double *v, const void *p) {
+  const pen_data *d = p;
+  double chi;
+  vel3(x, v);
+  ball(x, &chi);
+  for (int c = 0; c < 3; ++c) v[c] = (v[c] + d->lambda_dt * chi * d->us[c]) / (1 + d->lambda_dt * chi);
+}
+
+static void solid(const double *x, double *v, const void *p) {
+  const pen_data *d = p;
+  double chi;
+  vel3(x, v);
+  ball(x, &chi);
+  if (chi == 1)
+    for (int c = 0; c < 3; ++c) v[c] = d->us[c];
+}
+
+static void check_penalization(env *e, fcl_dtype dtype) {
+  fcl_topology *t = op_box(3, 16, 0);
+  fcl_field *u = op_field(e, t, "u", 3, dtype, vel3);
+  fcl_field *chi = op_field(e, t, "chi", 1, dtype, ball);
+  const double lambda = 1e8, dt = 0.01;
+  pen_data d = {lambda * dt, {0.25, -0.5, 1}};
+  fcl_fd *op = NULL;
+  CHECK_OK(fcl_penalization_create(u, chi, d.us, lambda, &op));
+  if (op) {
+    CHECK_OK(fcl_fd_apply(op, dt));
+    const double tol = dtype == FCL_FLOAT64 ? 1e-15 : 4e-7;
+    double err = op_rel_error(u, penalized, &d);
+    CHECKF(err <= tol, "penalization (%s): %.3g from the implicit formula",
+           fcl_dtype_cl_name(dtype), err);
+    /* inside the solid: u_s to 1 / (1 + lambda dt); outside: untouched; the shell between */
+    err = op_rel_error(u, solid, &d);
+    CHECK(err > 0.01); /* the shell (chi = 1/2) is neither */
+  }
+  fcl_fd *bad = NULL;
+  CHECK_STATUS(fcl_penalization_create(u, chi, NULL, 0, &bad), FCL_ERR_INVALID_ARGUMENT, "lambda");
+  CHECK_STATUS(fcl_penalization_create(u, u, NULL, 1, &bad), FCL_ERR_INVALID_ARGUMENT, "mask");
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&chi);
+  fcl_topology_destroy(&t);
+}
+
+/* Inside the ball only (chi = 1 everywhere it is set): u is the solid's velocity. */
+static void ball_only(const double *x, double *v) {
+  double chi;
+  ball(x, &chi);
+  v[0] = chi == 1 ? 1 : 0;
+}
+
+static void check_penalization_inside(env *e) {
+  fcl_topology *t = op_box(3, 16, 0);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, vel3);
+  fcl_field *chi = op_field(e, t, "chi", 1, FCL_FLOAT32, ball_only);
+  pen_data d = {1e6 * 0.1, {0.25, -0.5, 1}};
+  fcl_fd *op = NULL;
+  CHECK_OK(fcl_penalization_create(u, chi, d.us, 1e6, &op));
+  if (op) {
+    CHECK_OK(fcl_fd_apply(op, 0.1));
+    const double err = op_rel_error(u, solid, &d);
+    CHECKF(err <= 2e-5, "penalization: inside the mask u = u_s, outside untouched: %.3g", err);
+  }
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&chi);
+  fcl_topology_destroy(&t);
+}
+
+/* ---------------- analytics ---------------- */
+
+static void tgv_u(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
+  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
+  v[2] = 0;
+}
+static void tgv_w(const double *x, double *v) {
+  v[0] = -cos(x[0]) * sin(x[1]) * sin(x[2]);
+  v[1] = -sin(x[0]) * cos(x[1]) * sin(x[2]);
+  v[2] = 2 * sin(x[0]) * sin(x[1]) * cos(x[2]);
+}
+
+static void check_analytics(env *e, fcl_dtype dtype) {
+  const int64_t n = 32;
+  fcl_topology *t = op_box(3, n, 2);
+  fcl_field *u = op_field(e, t, "u", 3, dtype, tgv_u);
+  fcl_field *w = op_field(e, t, "w", 3, dtype, tgv_w);
+  fcl_analytics *an = NULL;
+  CHECK_OK(fcl_analytics_create(u, w, e->pool, &an));
+  fcl_diagnostics d = {0};
+  if (an) CHECK_OK(fcl_analytics_compute(an, FCL_DIAG_ALL, &d));
+  /* maxima over the grid points, from the formulas */
+  double wmax = 0, gmax = 0;
+  const double h = 2 * PI / (double)n;
+  for (int64_t k = 0; k < n; ++k)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < n; ++i) {
+        double x[3] = {i * h, j * h, k * h}, v[3], g[3][3], s = 0;
+        tgv_w(x, v);
+        wmax = fmax(wmax, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+        const double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]),
+                     sz = sin(x[2]), cz = cos(x[2]);
+        g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
+        g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
+        for (int a = 0; a < 3; ++a) s += g[0][a] * g[0][a] + g[1][a] * g[1][a];
+        gmax = fmax(gmax, sqrt(s));
+      }
+  const double eps = dtype == FCL_FLOAT64 ? 1e-13 : 2e-6;
+  CHECKF(fabs(d.energy - 0.125) <= 0.125 * eps, "energy %.15g (1/8)", d.energy);
+  CHECKF(fabs(d.enstrophy - 0.375) <= 0.375 * eps, "enstrophy %.15g (3/8)", d.enstrophy);
+  CHECKF(fabs(d.max_vorticity - wmax) <= wmax * eps, "max|w| %.15g (%.15g)", d.max_vorticity, wmax);
+  CHECKF(fabs(d.umax[0] - 1) <= eps && fabs(d.umax[1] - 1) <= eps && d.umax[2] == 0,
+         "umax %g %g %g (1 1 0)", d.umax[0], d.umax[1], d.umax[2]);
+  /* 4th-order differences of sin at 32 points: relative error h^4 / 30 */
+  CHECKF(fabs(d.max_grad_u - gmax) <= gmax * (pow(h, 4) / 30 + eps), "max|grad u| %.12g (%.12g)",
+         d.max_grad_u, gmax);
+  /* the discrete divergence of the TGV cancels term by term */
+  CHECKF(d.divergence <= 10 * eps, "divergence %.3g", d.divergence);
+  fcl_dt_inputs in;
+  if (an) CHECK_OK(fcl_analytics_dt_inputs(an, true, &in));
+  CHECK(in.dim == 3 && fabs(in.dx[2] - h) < 1e-15 && in.umax[0] == d.umax[0] &&
+        in.grad_u_max == d.max_grad_u);
+  fcl_analytics_destroy(&an);
+  CHECK_OK(fcl_analytics_create(u, NULL, e->pool, &an));
+  if (an)
+    CHECK_STATUS(fcl_analytics_compute(an, FCL_DIAG_ENSTROPHY, &d), FCL_ERR_INVALID_ARGUMENT,
+                 "vorticity");
+  fcl_analytics_destroy(&an);
+  fcl_field *scalar = op_field(e, t, "scalar", 1, dtype, NULL);
+  CHECK_STATUS(fcl_analytics_create(scalar, w, e->pool, &an), FCL_ERR_INVALID_ARGUMENT,
+               "the velocity 'scalar' has 1 components in 3D");
+  CHECK_STATUS(fcl_analytics_create(u, scalar, e->pool, &an), FCL_ERR_INVALID_ARGUMENT,
+               "the vorticity 'scalar' must have 3");
+  fcl_field_destroy(&scalar);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t);
+}
+
+static void run(env *e) {
+  check_penalization(e, FCL_FLOAT32);
+  check_penalization_inside(e);
+  check_analytics(e, FCL_FLOAT32);
+  if (!e->fp64) return;
+  check_penalization(e, FCL_FLOAT64);
+  check_analytics(e, FCL_FLOAT64);
+  for (int order = 2; order <= 4; order += 2) {
+    check_derivative(e, GRADIENT, order);
+    check_derivative(e, DIVERGENCE, order);
+    check_derivative(e, GRAD_NORM, order);
+  }
+  check_custom(e);
+}
+
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }

@@ -1,0 +1,387 @@
+/* The problem layer and the time loop, on 1, 2 or 4 ranks:
+ *   - a graph of finite-difference and custom operators: the description shows the ghost
+ *     exchanges setup inserted (and only those the cycle of steps needs), and two steps give
+ *     bit for bit what the same operators applied one by one (each refreshing its ghosts)
+ *     give;
+ *   - setup errors name the operator and the field: read before written, a field the problem
+ *     does not have, mixed precisions, too few ghosts; duplicate names;
+ *   - the dt policy picks the smallest bound and names it; dt_min and bad policies are errors;
+ *   - the time loop lands on every output time and on the end time (a kernel integrating 1
+ *     over the run returns the elapsed time), calls the callbacks at their cadence, stops at
+ *     max_steps;
+ *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
+ *     Biot-Savart, remeshed advection, spectral diffusion, adaptive CFL step) converges to the
+ *     exact decaying solution at second order as the grid and step are refined together. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op_fields.h"
+
+typedef fcl_test_mpi_env env;
+
+static void vel3(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
+  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
+  v[2] = 0.3 * sin(x[2] + x[0]);
+}
+static void vort3(const double *x, double *w) {
+  w[0] = cos(x[1]);
+  w[1] = sin(x[2]);
+  w[2] = cos(x[0] + x[1]);
+}
+
+/* The operators of the graph test, on fields u, w, s. */
+typedef struct {
+  fcl_fd *curl, *stretch, *scale, *norm;
+} graph_ops;
+
+static void graph_create(fcl_field *u, fcl_field *w, fcl_field *w2, fcl_field *s, graph_ops *g) {
+  CHECK_OK(fcl_fd_curl_create(u, w2, 4, &g->curl));
+  CHECK_OK(fcl_fd_stretching_create(u, w, 2, &g->stretch));
+  fcl_fd_binding b[3] = {{"u0", u, 0, 0}, {"u1", u, 1, 0}, {"u2", u, 2, 0}};
+  CHECK_OK(fcl_fd_kernel_create("scale_u", 3, b,
+                                "u0[k, j, i] = (1 + dt) * u0[k, j, i]\n"
+                                "u1[k, j, i] = (1 - dt) * u1[k, j, i]\n"
+                                "u2[k, j, i] = u2[k, j, i] + dt * u0[k, j, i]",
+                                24, &g->scale));
+  CHECK_OK(fcl_fd_gradient_norm_create(u, s, 4, &g->norm));
+}
+
+static void graph_destroy(graph_ops *g) {
+  fcl_fd_destroy(&g->curl);
+  fcl_fd_destroy(&g->stretch);
+  fcl_fd_destroy(&g->scale);
+  fcl_fd_destroy(&g->norm);
+}
+
+static bool same_values(fcl_field *a, fcl_field *b) {
+  const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(a));
+  const size_t bytes = (size_t)(n[0] * n[1] * n[2]) * fcl_dtype_size(fcl_field_dtype(a));
+  char *x = malloc(bytes), *y = malloc(bytes);
+  int same = 1;
+  for (int c = 0; c < fcl_field_ncomp(a); ++c) {
+    CHECK_OK(fcl_field_read(a, c, false, x));
+    CHECK_OK(fcl_field_read(b, c, false, y));
+    same = same && !memcmp(x, y, bytes);
+  }
+  free(x);
+  free(y);
+  int all;
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
+static void check_graph(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *f[2][4];
+  static const char *const names[4] = {"u", "w", "w2", "s"};
+  graph_ops g[2] = {{0}};
+  for (int r = 0; r < 2; ++r) {
+    for (int i = 0; i < 4; ++i)
+      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64, i == 0 ? vel3 : i == 1 ? vort3 : NULL);
+    graph_create(f[r][0], f[r][1], f[r][2], f[r][3], &g[r]);
+  }
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("graph", &p));
+  for (int i = 0; i < 4; ++i) CHECK_OK(fcl_problem_add_field(p, f[0][i], i < 2));
+  fcl_fd *order[4] = {g[0].curl, g[0].stretch, g[0].scale, g[0].norm};
+  for (int o = 0; o < 4; ++o) {
+    fcl_operator d;
+    CHECK_OK(fcl_fd_operator(order[o], &d));
+    CHECK_OK(fcl_problem_add_operator(p, &d));
+  }
+  CHECK_OK(fcl_problem_setup(p));
+  char *text = NULL;
+  CHECK_OK(fcl_problem_describe(p, &text));
+  if (text) {
+    /* u is current when a step starts (exchanged after the last write of the step before):
+     * one exchange, between the write of scale_u and the read of the gradient norm */
+    const char *want[] = {"0. ghosts(u) [first step only", "1. fd.curl reads u(+2); writes w2",
+                          "2. fd.stretching reads u(+2), w; writes w", "3. scale_u reads u; writes u",
+                          "4. ghosts(u) width 2 [inserted: read by 'fd.gradient_norm']",
+                          "5. fd.gradient_norm reads u(+2); writes s", "5 nodes per step"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
+      CHECKF(fcl_test_contains(text, want[i]), "description lacks '%s':\n%s", want[i], text);
+    CHECKF(!fcl_test_contains(text, "6."), "an exchange too many:\n%s", text);
+  }
+  free(text);
+  const double dt = 0.05;
+  for (int s = 0; s < 2; ++s) {
+    CHECK_OK(fcl_problem_step(p, &(fcl_step_info){.step = s, .t = s * dt, .dt = dt}));
+    fcl_fd *ref[4] = {g[1].curl, g[1].stretch, g[1].scale, g[1].norm};
+    for (int o = 0; o < 4; ++o) CHECK_OK(fcl_fd_apply(ref[o], dt));
+  }
+  for (int i = 0; i < 4; ++i)
+    CHECKF(same_values(f[0][i], f[1][i]), "field '%s' differs from the operators applied one "
+           "by one", names[i]);
+  CHECK_OK(fcl_problem_report(p, e->rank == 0 ? stdout : stderr));
+  fcl_problem_destroy(&p);
+  for (int r = 0; r < 2; ++r) {
+    graph_destroy(&g[r]);
+    for (int i = 0; i < 4; ++i) fcl_field_destroy(&f[r][i]);
+  }
+  fcl_topology_destroy(&t);
+}
+
+static fcl_status noop_apply(void *data, const fcl_step_info *info) {
+  (void)data;
+  (void)info;
+  return FCL_OK;
+}
+
+/* A problem over fields, the given operator descriptions, expecting setup to fail with text. */
+static void expect_setup_error(fcl_field **fields, const bool *state, int nfields,
+                               const fcl_operator *ops, int nops, const char *text) {
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("bad", &p));
+  for (int i = 0; i < nfields; ++i) CHECK_OK(fcl_problem_add_field(p, fields[i], state[i]));
+  for (int o = 0; o < nops; ++o) CHECK_OK(fcl_problem_add_operator(p, &ops[o]));
+  CHECK_STATUS(fcl_problem_setup(p), FCL_ERR_INVALID_ARGUMENT, text);
+  fcl_problem_destroy(&p);
+}
+
+static void check_setup_errors(env *e) {
+  fcl_topology *t = op_box(3, 8, 2);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, vel3);
+  fcl_field *w = op_field(e, t, "w", 3, FCL_FLOAT32, NULL);
+  fcl_field *x = op_field(e, t, "x", 1, FCL_FLOAT64, NULL);
+  fcl_operator op = {.name = "mover", .apply = noop_apply, .nuses = 2,
+                     .uses = {{u, 0, true, false}, {w, 0, true, true}}};
+  fcl_field *uw[2] = {u, w};
+  expect_setup_error(uw, (bool[]){true, false}, 2, &op, 1,
+                     "operator 'mover' reads field 'w' before any operator writes it");
+  expect_setup_error(uw, (bool[]){true, true}, 1, &op, 1,
+                     "operator 'mover' uses field 'w', which is not a field of the problem");
+  fcl_operator mixed = {.name = "mixer", .apply = noop_apply, .nuses = 2,
+                        .uses = {{u, 0, true, false}, {x, 0, false, true}}};
+  fcl_field *ux[2] = {u, x};
+  expect_setup_error(ux, (bool[]){true, false}, 2, &mixed, 1,
+                     "operator 'mixer' mixes precisions: field 'u' is float, field 'x' is double");
+  fcl_operator wide = {.name = "wide", .apply = noop_apply, .nuses = 1,
+                       .uses = {{u, 3, true, true}}};
+  expect_setup_error(uw, (bool[]){true, true}, 2, &wide, 1,
+                     "operator 'wide' reads 3 ghosts of field 'u', whose topology has 2");
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("dup", &p));
+  CHECK_OK(fcl_problem_add_field(p, u, true));
+  CHECK_STATUS(fcl_problem_add_field(p, u, true), FCL_ERR_INVALID_ARGUMENT, "already");
+  CHECK_STATUS(fcl_problem_setup(p), FCL_ERR_INVALID_ARGUMENT, "no operators");
+  CHECK_STATUS(fcl_problem_step(p, &(fcl_step_info){.dt = 1}), FCL_ERR_INVALID_ARGUMENT,
+               "before setup");
+  fcl_problem_destroy(&p);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_field_destroy(&x);
+  fcl_topology_destroy(&t);
+}
+
+static void check_dt_policy(void) {
+  fcl_dt_inputs in = {.umax = {2, 4, 1}, .dx = {0.1, 0.1, 0.05}, .dim = 3, .grad_u_max = 10};
+  double dt;
+  fcl_dt_limit l;
+  fcl_dt_policy p = {.dt_max = 1, .cfl = 0.5};
+  CHECK_OK(fcl_dt_policy_compute(&p, &in, INFINITY, &dt, &l));
+  CHECKF(fabs(dt - 0.0125) < 1e-15 && l == FCL_DT_CFL, "cfl: dt %g (%s)", dt, fcl_dt_limit_name(l));
+  p.lcfl = 0.1;
+  CHECK_OK(fcl_dt_policy_compute(&p, &in, INFINITY, &dt, &l));
+  CHECKF(fabs(dt - 0.01) < 1e-15 && l == FCL_DT_LCFL, "lcfl: dt %g (%s)", dt, fcl_dt_limit_name(l));
+  CHECK_OK(fcl_dt_policy_compute(&p, &in, 0.005, &dt, &l));
+  CHECK(dt == 0.005 && l == FCL_DT_OPERATOR);
+  p.dt_max = 0.001;
+  CHECK_OK(fcl_dt_policy_compute(&p, &in, 0.005, &dt, &l));
+  CHECK(dt == 0.001 && l == FCL_DT_MAX);
+  p = (fcl_dt_policy){.dt_max = 0.2};
+  CHECK_OK(fcl_dt_policy_compute(&p, NULL, INFINITY, &dt, &l));
+  CHECK(dt == 0.2 && l == FCL_DT_FIXED);
+  p = (fcl_dt_policy){.dt_max = 1, .dt_min = 0.02, .cfl = 0.5};
+  CHECK_STATUS(fcl_dt_policy_compute(&p, &in, INFINITY, &dt, &l), FCL_ERR_INVALID_ARGUMENT,
+               "the cfl bound gives dt = 0.0125, below dt_min = 0.02");
+  CHECK_STATUS(fcl_dt_policy_compute(&p, NULL, INFINITY, &dt, &l), FCL_ERR_INVALID_ARGUMENT,
+               "measured inputs");
+  in.umax[1] = NAN;
+  p.dt_min = 0;
+  CHECK_STATUS(fcl_dt_policy_compute(&p, &in, INFINITY, &dt, &l), FCL_ERR_INVALID_ARGUMENT,
+               "max|u_1|");
+  p = (fcl_dt_policy){.dt_max = 0};
+  CHECK_STATUS(fcl_dt_policy_compute(&p, NULL, INFINITY, &dt, &l), FCL_ERR_INVALID_ARGUMENT,
+               "dt_max");
+}
+
+/* ---------------- the time loop ---------------- */
+
+typedef struct {
+  int diagnostics, outputs, checkpoints;
+  double output_t[8];
+  fcl_analytics *an;
+} loop_log;
+
+static fcl_status on_diagnostics(void *user, const fcl_sim_state *s) {
+  (void)s;
+  ((loop_log *)user)->diagnostics++;
+  return FCL_OK;
+}
+static fcl_status on_output(void *user, const fcl_sim_state *s) {
+  loop_log *l = user;
+  if (l->outputs < 8) l->output_t[l->outputs] = s->t;
+  l->outputs++;
+  return FCL_OK;
+}
+static fcl_status on_checkpoint(void *user, const fcl_sim_state *s) {
+  (void)s;
+  ((loop_log *)user)->checkpoints++;
+  return FCL_OK;
+}
+static fcl_status measure(void *user, fcl_dt_inputs *in) {
+  return fcl_analytics_dt_inputs(((loop_log *)user)->an, false, in);
+}
+
+static void unit_velocity(const double *x, double *v) {
+  (void)x;
+  v[0] = 1, v[1] = -0.5, v[2] = 0.25;
+}
+
+static void check_time_loop(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *clock = op_field(e, t, "clock", 1, FCL_FLOAT64, NULL);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, unit_velocity);
+  fcl_fd *tick = NULL;
+  fcl_fd_binding b[1] = {{"c", clock, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("tick", 1, b, "c[k, j, i] = c[k, j, i] + dt", 16, &tick));
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("clock", &p));
+  CHECK_OK(fcl_problem_add_field(p, clock, true));
+  fcl_operator d;
+  if (tick) CHECK_OK(fcl_fd_operator(tick, &d));
+  CHECK_OK(fcl_problem_add_operator(p, &d));
+  CHECK_OK(fcl_problem_setup(p));
+  loop_log log = {0};
+  fcl_simulation_options o = {.t_end = 1, .dt = {.dt_max = 0.3}, .diagnostics = on_diagnostics,
+                              .diagnostics_every = 1, .output = on_output,
+                              .output_every_t = 0.25, .checkpoint = on_checkpoint,
+                              .checkpoint_every = 2, .user = &log};
+  fcl_sim_state s;
+  CHECK_OK(fcl_simulation_run(p, &o, &s));
+  /* 0.25 limits every step (output times): 4 steps */
+  CHECKF(s.step == 4 && s.t == 1 && log.outputs == 4 && log.diagnostics == 5 &&
+         log.checkpoints == 2, "fixed dt: %lld steps to t = %.17g, %d outputs, %d diagnostics, "
+         "%d checkpoints", (long long)s.step, s.t, log.outputs, log.diagnostics, log.checkpoints);
+  for (int i = 0; i < 4 && i < log.outputs; ++i)
+    CHECKF(fabs(log.output_t[i] - 0.25 * (i + 1)) < 1e-15, "output %d at t = %.17g", i,
+           log.output_t[i]);
+  double c;
+  CHECK_OK(fcl_field_reduce(clock, 0, FCL_REDUCE_MAX, &c));
+  CHECKF(fabs(c - 1) < 1e-14, "the clock kernel integrated %.17g over t in [0, 1]", c);
+  /* adaptive: cfl 0.5 with max|u| = 1 and dx = 2 pi / 16; then max_steps */
+  CHECK_OK(fcl_analytics_create(u, NULL, e->pool, &log.an));
+  o = (fcl_simulation_options){.t_start = 1, .t_end = 3, .step_start = 4,
+                               .dt = {.dt_max = 1, .cfl = 0.5}, .measure = measure,
+                               .user = &log, .progress = e->rank == 0 ? stdout : NULL,
+                               .progress_every_s = 1e-9};
+  CHECK_OK(fcl_simulation_run(p, &o, &s));
+  const double h = 2 * PI / 16, steps = ceil(2 / (0.5 * h));
+  CHECKF(s.step == 4 + (int64_t)steps && s.t == 3 && s.limit == FCL_DT_END,
+         "cfl: %lld steps to t = %.17g (%s)", (long long)s.step, s.t, fcl_dt_limit_name(s.limit));
+  CHECK_OK(fcl_field_reduce(clock, 0, FCL_REDUCE_MAX, &c));
+  CHECKF(fabs(c - 3) < 1e-13, "the clock kernel integrated %.17g over t in [0, 3]", c);
+  o.max_steps = 2;
+  o.t_start = 3;
+  o.t_end = 10;
+  CHECK_OK(fcl_simulation_run(p, &o, &s));
+  CHECK(s.step == 6 && fabs(s.t - (3 + 2 * 0.5 * h)) < 1e-12 && s.limit == FCL_DT_CFL);
+  o.measure = NULL;
+  CHECK_STATUS(fcl_simulation_run(p, &o, &s), FCL_ERR_INVALID_ARGUMENT, "measure");
+  fcl_analytics_destroy(&log.an);
+  fcl_problem_destroy(&p);
+  fcl_fd_destroy(&tick);
+  fcl_field_destroy(&clock);
+  fcl_field_destroy(&u);
+  fcl_topology_destroy(&t);
+}
+
+#if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
+/* ---------------- 2D Taylor-Green through the vorticity solver ---------------- */
+
+#define NU 0.05
+static void tg_w0(const double *x, double *w) { w[0] = 2 * sin(x[0]) * sin(x[1]); }
+static void tg_exact(const double *x, double *w, const void *p) {
+  w[0] = 2 * sin(x[0]) * sin(x[1]) * exp(-2 * NU * *(const double *)p);
+}
+
+/* Relative max error of the vorticity at t_end on an n^2 grid, CFL 0.5. */
+static double taylor_green_2d(env *e, int64_t n, double t_end) {
+  fcl_advection_options ao = fcl_advection_default_options();
+  ao.formula = FCL_REMESH_L4_2;
+  const int g = fcl_advection_ghosts_needed(&ao);
+  fcl_domain dom = fcl_domain_periodic(2, n, 2 * PI);
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &dom, (int[]){1, 0}, (int[]){2, g}, &t));
+  fcl_field *w = op_field(e, t, "omega", 1, FCL_FLOAT64, tg_w0);
+  fcl_field *u = op_field(e, t, "u", 2, FCL_FLOAT64, NULL);
+  fcl_spectral *sp = NULL;
+  fcl_advection *adv = NULL;
+  loop_log log = {0};
+  CHECK_OK(fcl_spectral_create(w, FCL_FFT_AUTO, e->pool, &sp));
+  CHECK_OK(fcl_advection_create(u, 1, &w, &ao, &adv));
+  CHECK_OK(fcl_analytics_create(u, w, e->pool, &log.an));
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("taylor-green-2d", &p));
+  CHECK_OK(fcl_problem_add_field(p, w, true));
+  CHECK_OK(fcl_problem_add_field(p, u, false));
+  fcl_operator op;
+  if (sp) {
+    CHECK_OK(fcl_spectral_biot_savart_operator(sp, w, u, &op));
+    CHECK_OK(fcl_problem_add_operator(p, &op));
+  }
+  if (adv) {
+    CHECK_OK(fcl_advection_operator(adv, &op));
+    CHECK_OK(fcl_problem_add_operator(p, &op));
+  }
+  if (sp) {
+    CHECK_OK(fcl_spectral_diffusion_operator(sp, w, NU, &op));
+    CHECK_OK(fcl_problem_add_operator(p, &op));
+  }
+  CHECK_OK(fcl_problem_setup(p));
+  /* the first step's velocity is computed from omega before it is measured */
+  if (sp) CHECK_OK(fcl_spectral_biot_savart(sp, w, u));
+  fcl_simulation_options o = {.t_end = t_end, .dt = {.dt_max = 1, .cfl = 0.5},
+                              .measure = measure, .user = &log};
+  fcl_sim_state s = {0};
+  CHECK_OK(fcl_simulation_run(p, &o, &s));
+  const double err = op_rel_error(w, tg_exact, &s.t);
+  if (e->rank == 0)
+    printf("2D Taylor-Green, %lld^2: %lld steps to t = %g, relative error %.3e\n", (long long)n,
+           (long long)s.step, s.t, err);
+  fcl_problem_destroy(&p);
+  fcl_analytics_destroy(&log.an);
+  fcl_advection_destroy(&adv);
+  fcl_spectral_destroy(&sp);
+  fcl_field_destroy(&w);
+  fcl_field_destroy(&u);
+  fcl_topology_destroy(&t);
+  return err;
+}
+
+static void check_taylor_green_2d(env *e) {
+  double err[3];
+  for (int r = 0; r < 3; ++r) err[r] = taylor_green_2d(e, 32 << r, 1.0);
+  for (int r = 0; r < 2; ++r) {
+    const double rate = log2(err[r] / err[r + 1]);
+    CHECKF(rate >= 1.7, "2D Taylor-Green: errors %.3g -> %.3g, rate %.2f (want >= 1.7)", err[r],
+           err[r + 1], rate);
+  }
+}
+#endif
+
+static void run(env *e) {
+  check_dt_policy();
+  check_setup_errors(e);
+  if (!e->fp64) return;
+  check_graph(e);
+  check_time_loop(e);
+#if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
+  check_taylor_green_2d(e);
+#endif
+}
+
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
