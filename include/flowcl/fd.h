@@ -12,7 +12,8 @@
  *                axis, is checked at every apply;
  *   stretching   w <- w + the integral over dt of d w / dt = (w . grad) u with u frozen, 3D;
  *                the gradient formulation (w_j d_j u_i) is a pointwise linear system, integrated
- *                in registers by RK2 (midpoint), RK3 (SSP) or RK4 with one ghost exchange.
+ *                in registers by RK2 (midpoint), RK3 (SSP) or RK4 with one ghost exchange; the
+ *                conservative one (d_j (u_i w_j)) takes one kernel per RK stage.
  *
  * Ghost widths: order / 2 on every axis of the fields' topology (the stencil's reach).
  * Functions are Collective over the topology (ghost exchanges). */
@@ -37,6 +38,13 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
                                    fcl_fd **out);
 /* Vortex stretching of w by u, gradient formulation, differences of order 4, RK order 2-4. */
 fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fcl_fd **out);
+/* The conservative formulation d w_i / dt = d_j (u_i w_j) (equal for divergence-free u and w;
+ * conserves the sum of w to rounding on a periodic grid), differences of order 4, RK2
+ * (midpoint) or RK3 (SSP). Every stage reads the previous one's neighbours: the stage values
+ * (1 or 2 vector fields from pool) have their ghosts exchanged between the stage kernels, so
+ * applying it is Collective, with the problem layer too. */
+fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
+                                                 fcl_pool *pool, fcl_fd **out);
 
 /* g = grad f[comp], order 2 or 4 (g: dim components). */
 fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order,
@@ -72,7 +80,7 @@ fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
  * enqueues the kernels on the fields' queue. Collective. */
 fcl_status fcl_fd_apply(fcl_fd *op, double dt);
 /* The same without the ghost refresh: the caller guarantees the ghosts are current (the
- * problem layer's entry). Not collective. */
+ * problem layer's entry). Not collective, except for operators that say otherwise. */
 fcl_status fcl_fd_enqueue(fcl_fd *op, double dt);
 /* The operator's description for a problem (flowcl/problem.h): its fields and ghost widths,
  * fcl_fd_enqueue as apply. op must outlive the problem. */

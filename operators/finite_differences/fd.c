@@ -232,6 +232,7 @@ void fcl_fd_destroy(fcl_fd **op) {
   fcl_param_set_destroy(&(*op)->params);
   fcl_launcher_destroy(&(*op)->list);
   fcl_field_destroy(&(*op)->scratch);
+  fcl_field_destroy(&(*op)->scratch2);
   free((*op)->name);
   free(*op);
   *op = NULL;

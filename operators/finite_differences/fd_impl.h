@@ -15,7 +15,8 @@ struct fcl_fd {
   fcl_field *out;      /* the field written (its queue, dtype and name) */
   int nuses;           /* the fields read and written, ghost widths read */
   fcl_field_use uses[FCL_OPERATOR_MAX_USES];
-  fcl_field *scratch;  /* diffusion: the copy the stencil reads */
+  fcl_field *scratch;  /* diffusion: the copy the stencil reads; stretching: stage values */
+  fcl_field *scratch2; /* conservative stretching, RK3: the second stage */
   int order;
   double nu, max_dt;
   fcl_launcher *list;  /* copies (diffusion) then the kernels */

@@ -5,8 +5,11 @@
  *     mode), to rounding; a dt above the stability bound is an error that changes nothing;
  *   - stretching: against the same Runge-Kutta scheme applied on the host with the analytic
  *     velocity gradient, converging at order 4 in space; self-convergence in time at the RK
- *     order (successive halvings of dt, the space error being the same in every run). */
+ *     order (successive halvings of dt, the space error being the same in every run);
+ *   - conservative stretching: one tiny step is dt (w . grad) u to the differences' order 4;
+ *     self-convergence in time at the RK order (2, 3); the integral of w is conserved. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +228,87 @@ static void check_stretching(env *e) {
   fcl_topology_destroy(&t1);
 }
 
+/* ---------------- conservative stretching ---------------- */
+
+/* divergence-free velocity and vorticity (nonzero means, to see conservation) */
+static void vel_free(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
+  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
+  v[2] = 0.3 * sin(x[0] + x[1]);
+}
+static void vort_free(const double *x, double *w) {
+  w[0] = cos(x[1]) + 0.5;
+  w[1] = sin(x[2]) - 0.25;
+  w[2] = cos(x[0] + x[1]) + 0.125;
+}
+/* w0 + dt (w0 . grad) u: one step's exact change to first order in dt */
+static void tendency(const double *x, double *w, const void *p) {
+  const double dt = *(const double *)p;
+  double w0[3], sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
+                cz = cos(x[2]), c = 0.3 * cos(x[0] + x[1]);
+  const double g[3][3] = {{cx * cy * cz, -sx * sy * cz, -sx * cy * sz},
+                          {sx * sy * cz, -cx * cy * cz, cx * sy * sz},
+                          {c, c, 0}};
+  vort_free(x, w0);
+  for (int i = 0; i < 3; ++i)
+    w[i] = w0[i] + dt * (g[i][0] * w0[0] + g[i][1] * w0[1] + g[i][2] * w0[2]);
+}
+
+static fcl_field *stretch_conservative(env *e, fcl_topology *t, int rk, double dt, int steps) {
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel_free);
+  fcl_field *w = op_field(e, t, "w", 3, FCL_FLOAT64, vort_free);
+  fcl_fd *op = NULL;
+  CHECK_OK(fcl_fd_stretching_conservative_create(u, w, rk, e->pool, &op));
+  for (int s = 0; op && s < steps; ++s) CHECK_OK(fcl_fd_apply(op, dt));
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&u);
+  return w;
+}
+
+static void check_stretching_conservative(env *e) {
+  for (int rk = 2; rk <= 3; ++rk) {
+    /* space: one tiny step is dt (w . grad) u up to the differences' error */
+    double err[2], dt = 1e-6;
+    for (int r = 0; r < 2; ++r) {
+      fcl_topology *t = op_box(3, 16 << r, 2);
+      fcl_field *w = stretch_conservative(e, t, rk, dt, 1);
+      err[r] = op_rel_error(w, tendency, &dt);
+      fcl_field_destroy(&w);
+      fcl_topology_destroy(&t);
+    }
+    CHECKF(log2(err[0] / err[1]) >= 3.7, "conservative stretching RK%d: space errors %.3g -> "
+           "%.3g, rate %.2f", rk, err[0], err[1], log2(err[0] / err[1]));
+    /* time: halving dt */
+    fcl_topology *t = op_box(3, 16, 2);
+    fcl_field *w[3];
+    for (int h = 0; h < 3; ++h) w[h] = stretch_conservative(e, t, rk, 0.4 / (1 << h), 1 << h);
+    const double e1 = diff_fields(w[0], w[1]), e2 = diff_fields(w[1], w[2]);
+    CHECKF(log2(e1 / e2) >= rk - 0.3, "conservative stretching RK%d: differences %.3g -> %.3g, "
+           "rate %.2f", rk, e1, e2, log2(e1 / e2));
+    /* the sum of w is conserved to rounding (the initial sums are 0.5, -0.25, 0.125 * 8 pi^3) */
+    for (int c = 0; c < 3; ++c) {
+      double sum;
+      CHECK_OK(fcl_field_reduce(w[2], c, FCL_REDUCE_INTEGRAL, &sum));
+      const double want = (c == 0 ? 0.5 : c == 1 ? -0.25 : 0.125) * 8 * PI * PI * PI;
+      CHECKF(fabs(sum - want) <= 1e-12 * 8 * PI * PI * PI, "conservative stretching RK%d: "
+             "integral of w_%d %.17g, initially %.17g", rk, c, sum, want);
+    }
+    if (e->rank == 0)
+      printf("conservative stretching RK%d: space rate %.2f, time rate %.2f\n", rk,
+             log2(err[0] / err[1]), log2(e1 / e2));
+    for (int h = 0; h < 3; ++h) fcl_field_destroy(&w[h]);
+    fcl_topology_destroy(&t);
+  }
+  fcl_topology *t = op_box(3, 8, 2);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, NULL), *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
+  fcl_fd *op = NULL;
+  CHECK_STATUS(fcl_fd_stretching_conservative_create(u, w, 4, e->pool, &op),
+               FCL_ERR_INVALID_ARGUMENT, "2 or 3");
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t);
+}
+
 static void run(env *e) {
   check_diffusion(e, FCL_FLOAT32, 2);
   check_diffusion(e, FCL_FLOAT32, 4);
@@ -235,6 +319,7 @@ static void run(env *e) {
     check_diffusion(e, FCL_FLOAT64, order);
   }
   check_stretching(e);
+  check_stretching_conservative(e);
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }

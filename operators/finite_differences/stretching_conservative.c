@@ -1,0 +1,174 @@
+/* Vortex stretching, conservative formulation: d w_i / dt = d_j (u_i w_j), equal to (w . grad) u
+ * for divergence-free u and w, with u frozen over dt. The fluxes u_i w_j are differentiated by
+ * fourth-order centred differences, so the sum of w over a periodic grid is conserved to
+ * rounding. The right side reads w at neighbours, so every Runge-Kutta stage is a kernel over
+ * the whole field and the stage values' ghosts are exchanged in between (host steps):
+ *   RK2 (midpoint)  s = w + dt/2 F(w);  w <- w + dt F(s)
+ *   RK3 (SSP)       s = w + dt F(w);  r = 3/4 w + 1/4 s + 1/4 dt F(s);
+ *                   w <- 1/3 w + 2/3 r + 2/3 dt F(r)
+ * Each stage is out = alpha base + beta a + gamma dt F(a). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "fd_impl.h"
+
+static size_t put(char *text, size_t len, size_t size, const char *s) {
+  int n = snprintf(text + len, len < size ? size - len : 0, "%s", s);
+  return len + (n > 0 ? (size_t)n : 0);
+}
+
+/* d_axis (u_c a_j) with fourth-order centred differences of the product. */
+static void flux_derivative(char *buf, size_t size, int c, char a, int j, const fcl_field *f,
+                            int axis) {
+  const double dx = fcl_domain_spacing(fcl_topology_domain(fcl_field_topology(f)), axis);
+  const bool f64 = fcl_field_dtype(f) == FCL_FLOAT64;
+  char un[8], an[8], e[4][2][96];
+  snprintf(un, sizeof un, "u%d", c);
+  snprintf(an, sizeof an, "%c%d", a, j);
+  static const int shifts[4] = {1, -1, 2, -2};
+  for (int s = 0; s < 4; ++s) {
+    int o[3] = {0, 0, 0};
+    o[axis] = shifts[s];
+    fcl__fd_element(e[s][0], sizeof e[s][0], un, f, o[0], o[1], o[2]);
+    fcl__fd_element(e[s][1], sizeof e[s][1], an, f, o[0], o[1], o[2]);
+  }
+  snprintf(buf, size,
+           f64 ? "(%.17e * (%s * %s - %s * %s) - %.17e * (%s * %s - %s * %s))"
+               : "(%.9ef * (%s * %s - %s * %s) - %.9ef * (%s * %s - %s * %s))",
+           2.0 / 3.0 / dx, e[0][0], e[0][1], e[1][0], e[1][1], 1.0 / 12.0 / dx, e[2][0], e[2][1],
+           e[3][0], e[3][1]);
+}
+
+/* The host step between stages: refresh the ghosts of the stage values. */
+static fcl_status exchange(void *user, cl_command_queue queue) {
+  (void)queue;
+  return fcl_field_ghosts_update(user);
+}
+
+/* One stage kernel: out = alpha base + beta a + gamma dt F(a) (base NULL when alpha = 0). */
+/* Arrays are named after their field (u, w, s, r: one name, one buffer across the list's
+ * kernels, which share the parameters): a letter per field in the order a, base, out. */
+static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
+                            fcl_field *base, fcl_field *out, const char *letters, double alpha,
+                            double beta, double gamma) {
+  const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
+  const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
+  char text[32768], line[4096], d[1024], e[96], ca[40], cb[40], cg[40];
+  snprintf(ca, sizeof ca, fmt, alpha);
+  snprintf(cb, sizeof cb, fmt, beta);
+  snprintf(cg, sizeof cg, fmt, gamma);
+  size_t len = 0;
+  /* loads of the point's own values first, so that out may be base or a (in place) */
+  for (int c = 0; c < 3; ++c) {
+    fcl__fd_element(e, sizeof e, "a", a, 0, 0, 0);
+    snprintf(line, sizeof line, "<%s> va%d = %c%d%s  {dep=}\n", real, c, letters[0], c, e + 1);
+    len = put(text, len, sizeof text, line);
+    if (base) {
+      snprintf(line, sizeof line, "<%s> vb%d = %c%d%s  {dep=}\n", real, c, letters[1], c,
+               e + 1);
+      len = put(text, len, sizeof text, line);
+    }
+  }
+  for (int c = 0; c < 3; ++c) {
+    snprintf(line, sizeof line, "<%s> fx%d = ", real, c);
+    len = put(text, len, sizeof text, line);
+    for (int j = 0; j < 3; ++j) {
+      flux_derivative(d, sizeof d, c, letters[0], j, u, j);
+      if (j) len = put(text, len, sizeof text, " + ");
+      len = put(text, len, sizeof text, d);
+    }
+    len = put(text, len, sizeof text, "  {dep=}\n");
+  }
+  for (int c = 0; c < 3; ++c) {
+    char on[8];
+    snprintf(on, sizeof on, "%c%d", letters[2], c);
+    fcl__fd_element(e, sizeof e, on, out, 0, 0, 0);
+    char bterm[64] = "";
+    if (base) snprintf(bterm, sizeof bterm, "%s * vb%d + ", ca, c);
+    snprintf(line, sizeof line, "%s = %s%s * va%d + %s * dt * fx%d\n", e, bterm, cb, c, cg, c);
+    len = put(text, len, sizeof text, line);
+  }
+  if (len >= sizeof text) return FCL_ERROR(FCL_ERR_INTERNAL, "stretching kernel text too long");
+  /* each field once (out may be base: written through the same name) */
+  static const char names[] = "uwsr";
+  fcl_field *const fields[4] = {u, a, base, out};
+  const char roles[4] = {'u', letters[0], letters[1], letters[2]};
+  char array_names[4][3][3]; /* used during the call only (the list copies names) */
+  fcl__fd_array arrays[12];
+  size_t n = 0;
+  for (int f = 0; f < 4; ++f) {
+    if (!fields[f] || (f == 3 && out == base)) continue;
+    const int id = (int)(strchr(names, roles[f]) - names);
+    for (int c = 0; c < 3; ++c) {
+      array_names[id][c][0] = roles[f];
+      array_names[id][c][1] = (char)('0' + c);
+      array_names[id][c][2] = '\0';
+      arrays[n++] = (fcl__fd_array){array_names[id][c], fields[f], c};
+    }
+  }
+  const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
+  const double bytes = (double)n * (double)(ln[0] * ln[1] * ln[2]) *
+                       (double)fcl_dtype_size(fcl_field_dtype(u));
+  return fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
+}
+
+fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
+                                                 fcl_pool *pool, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(w, 2);
+  FCL_CHECK_NULL(pool, 4);
+  FCL_CHECK_NULL(out, 5);
+  *out = NULL;
+  const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
+  if (dim != 3 || fcl_field_ncomp(u) != 3 || fcl_field_ncomp(w) != 3)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "stretching: 3D, 3-component u and w ('%s' is "
+                     "%dD with %d components, '%s' has %d)", fcl_field_name(u), dim,
+                     fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
+  FCL_TRY(fcl__fd_check_pair(u, w, "stretching"));
+  if (rk_order != 2 && rk_order != 3)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (rk_order): %d (2 or 3 for the "
+                     "conservative formulation)", rk_order);
+  FCL_TRY(fcl__fd_check_field(u, 4, 1));
+  fcl_fd *op = NULL;
+  FCL_TRY(fcl__fd_new("fd.stretching_conservative", &op));
+  op->order = 4;
+  op->dt_param = "dt";
+  op->dt_scale = 1;
+  fcl_topology *t = fcl_field_topology(u);
+  char name[96];
+  snprintf(name, sizeof name, "%s.stages", fcl_field_name(w));
+  fcl_field *s = NULL, *r = NULL;
+  fcl_status st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
+                                   fcl_field_dtype(w), &op->scratch);
+  s = op->scratch;
+  if (st == FCL_OK && rk_order == 3) {
+    snprintf(name, sizeof name, "%s.stages2", fcl_field_name(w));
+    st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
+                          fcl_field_dtype(w), &op->scratch2);
+    r = op->scratch2;
+  }
+  if (st == FCL_OK) st = fcl__fd_use(op, u, 2, true, false);
+  if (st == FCL_OK) st = fcl__fd_use(op, w, 2, true, true);
+  fcl_launcher *host = NULL;
+  if (rk_order == 2) {
+    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s1", u, w, NULL, s, "w-s", 0, 1, 0.5);
+    if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(stage)", exchange, s, &host);
+    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s2", u, s, w, w, "sww", 1, 0, 1);
+  } else {
+    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s1", u, w, NULL, s, "w-s", 0, 1, 1);
+    if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(stage1)", exchange, s, &host);
+    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s2", u, s, w, r, "swr", 0.75, 0.25, 0.25);
+    host = NULL;
+    if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(stage2)", exchange, r, &host);
+    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+    if (st == FCL_OK)
+      st = add_stage(op, "fd_stretch_cons_rk3_s3", u, r, w, w, "rww", 1.0 / 3, 2.0 / 3,
+                    2.0 / 3);
+  }
+  if (st != FCL_OK) fcl_fd_destroy(&op);
+  *out = op;
+  return st;
+}
