@@ -259,6 +259,93 @@ static void check_penalization_inside(env *e) {
   fcl_topology_destroy(&t);
 }
 
+/* ---------------- penalization of the vorticity ---------------- */
+
+static void tgv_u(const double *x, double *v);
+static void tgv_w(const double *x, double *v);
+
+/* max |a - b| / max |b| over every component and rank */
+static double field_distance(fcl_field *a, fcl_field *b) {
+  const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(a));
+  const size_t count = (size_t)(n[0] * n[1] * n[2]);
+  double *x = malloc(count * sizeof *x), *y = malloc(count * sizeof *y), l[2] = {0, 0}, g[2];
+  for (int c = 0; c < fcl_field_ncomp(a); ++c) {
+    CHECK_OK(fcl_field_read(a, c, false, x));
+    CHECK_OK(fcl_field_read(b, c, false, y));
+    for (size_t i = 0; i < count; ++i) {
+      l[0] = fmax(l[0], fabs(x[i] - y[i]));
+      l[1] = fmax(l[1], fabs(y[i]));
+    }
+  }
+  free(x);
+  free(y);
+  MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return g[0] / g[1];
+}
+
+/* w + curl(u_new - u) against the same built from the velocity penalization, a custom kernel
+ * for the change and the curl operator. */
+static void check_penalization_vorticity(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, tgv_u);
+  fcl_field *w = op_field(e, t, "w", 3, FCL_FLOAT64, tgv_w);
+  fcl_field *chi = op_field(e, t, "chi", 1, FCL_FLOAT64, ball);
+  fcl_field *u2 = op_field(e, t, "u2", 3, FCL_FLOAT64, tgv_u);
+  fcl_field *u0 = op_field(e, t, "u0", 3, FCL_FLOAT64, tgv_u);
+  fcl_field *du = op_field(e, t, "du", 3, FCL_FLOAT64, NULL);
+  fcl_field *cw = op_field(e, t, "cw", 3, FCL_FLOAT64, NULL);
+  fcl_field *w2 = op_field(e, t, "w2", 3, FCL_FLOAT64, tgv_w);
+  const double us[3] = {0.5, 0, -0.25}, lambda = 50, dt = 0.1;
+  fcl_fd *op = NULL, *pen = NULL, *change = NULL, *curl = NULL, *add = NULL;
+  CHECK_OK(fcl_penalization_vorticity_create(u, w, chi, us, lambda, e->pool, &op));
+  CHECK_OK(fcl_penalization_create(u2, chi, us, lambda, &pen));
+  fcl_fd_binding cb[9];
+  for (int c = 0; c < 3; ++c) {
+    static const char *const n[3][3] = {{"a0", "b0", "d0"}, {"a1", "b1", "d1"}, {"a2", "b2", "d2"}};
+    cb[3 * c] = (fcl_fd_binding){n[c][0], u2, c, 0};
+    cb[3 * c + 1] = (fcl_fd_binding){n[c][1], u0, c, 0};
+    cb[3 * c + 2] = (fcl_fd_binding){n[c][2], du, c, 0};
+  }
+  CHECK_OK(fcl_fd_kernel_create("change", 9, cb,
+                                "d0[k, j, i] = a0[k, j, i] - b0[k, j, i]\n"
+                                "d1[k, j, i] = a1[k, j, i] - b1[k, j, i]\n"
+                                "d2[k, j, i] = a2[k, j, i] - b2[k, j, i]", 72, &change));
+  CHECK_OK(fcl_fd_curl_create(du, cw, 4, &curl));
+  fcl_fd_binding ab[6] = {{"w0", w2, 0, 0}, {"w1", w2, 1, 0}, {"w2", w2, 2, 0},
+                          {"c0", cw, 0, 0}, {"c1", cw, 1, 0}, {"c2", cw, 2, 0}};
+  CHECK_OK(fcl_fd_kernel_create("add", 6, ab,
+                                "w0[k, j, i] = w0[k, j, i] + c0[k, j, i]\n"
+                                "w1[k, j, i] = w1[k, j, i] + c1[k, j, i]\n"
+                                "w2[k, j, i] = w2[k, j, i] + c2[k, j, i]", 72, &add));
+  if (op && pen && change && curl && add) {
+    CHECK_OK(fcl_fd_apply(op, dt));
+    CHECK_OK(fcl_fd_apply(pen, dt));
+    CHECK_OK(fcl_fd_apply(change, 0));
+    CHECK_OK(fcl_fd_apply(curl, 0));
+    CHECK_OK(fcl_fd_apply(add, 0));
+    CHECK(field_distance(u, u2) == 0);
+    const double dw = field_distance(w, w2);
+    CHECKF(dw <= 1e-14, "vorticity penalization: %.3g from w + curl(change)", dw);
+    fcl_field *w0 = op_field(e, t, "w0", 3, FCL_FLOAT64, tgv_w);
+    CHECKF(field_distance(w, w0) > 0.1, "vorticity penalization changed w by %.3g only",
+           field_distance(w, w0));
+    fcl_field_destroy(&w0);
+    fcl_operator d;
+    CHECK_OK(fcl_fd_operator(op, &d));
+    CHECK(d.nuses == 3); /* chi, u, w: the change is the operator's own */
+  }
+  fcl_fd *bad = NULL;
+  CHECK_STATUS(fcl_penalization_vorticity_create(u, chi, chi, us, 1, e->pool, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "the vorticity 'chi' 3");
+  CHECK_STATUS(fcl_penalization_vorticity_create(u, w, chi, us, -1, e->pool, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "lambda");
+  fcl_fd *all[5] = {op, pen, change, curl, add};
+  for (int i = 0; i < 5; ++i) fcl_fd_destroy(&all[i]);
+  fcl_field *fields[8] = {u, w, chi, u2, u0, du, cw, w2};
+  for (int i = 0; i < 8; ++i) fcl_field_destroy(&fields[i]);
+  fcl_topology_destroy(&t);
+}
+
 /* ---------------- analytics ---------------- */
 
 static void tgv_u(const double *x, double *v) {
@@ -342,6 +429,7 @@ static void run(env *e) {
     check_derivative(e, GRAD_NORM, order);
   }
   check_custom(e);
+  check_penalization_vorticity(e);
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
