@@ -154,7 +154,7 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   for (int first = 0; first < adv->ncomp;) {
     spec.first_comp = first;
     spec.ncomp = adv->ncomp - first;
-    while (spec.ncomp > 1 && fcl__adv_line_local_bytes(&spec) > info.local_mem_size) spec.ncomp--;
+    while (spec.ncomp > 1 && fcl__adv_line_local_bytes(&spec, 1, false) > info.local_mem_size) spec.ncomp--;
     fcl_launcher *k = NULL;
     FCL_TRY(fcl__adv_kernel_build(&spec, fcl_field_context(u), fcl_field_queue(u), &k));
     const double bytes = (1.0 + 2.0 * spec.ncomp) * points * (double)fcl_dtype_size(spec.dtype);

@@ -36,8 +36,9 @@ typedef struct {
  * q<c>..., cdt = h / dx). */
 fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
                                  cl_command_queue queue, fcl_launcher **out);
-/* Local memory bytes one line (tile width 1) of spec takes. */
-size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *spec);
+/* Local memory bytes one line of a tile of `tile` lines of spec takes (rows padded against
+ * bank conflicts); shared: the velocity and the components through one line. */
+size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *spec, int tile, bool shared);
 
 struct fcl_advection {
   fcl_field *velocity;

@@ -8,6 +8,9 @@
  *   3. for each advected component: the lines with their halos into local ql<c>, then every
  *      point gathers sum_w ql<c>[i + w] * W(distance to particle i + w), the weights computed
  *      once per point for all components, written in place.
+ * The shared-line variant keeps one local line per tile row: the velocity, then each component
+ * in turn (barriers between a line's last reader and its next load), with the weights
+ * recomputed per component; it takes about a third of the local memory, so tiles twice wider.
  * Positions are in grid units relative to the line; cdt = h / dx is the kernel's argument. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,38 +69,78 @@ static void line_read(char *buf, size_t size, const fcl__adv_kernel_spec *s, con
   else snprintf(buf, size, "%s + %d", pos, g - halo);
 }
 
-/* The rule W(x) := Lambda_{p,r}(x), piecewise in |x|, Horner in |x| - j. */
-static void weight_rule(text *t, const fcl__adv_kernel_spec *s) {
+/* Piece j of Lambda_{p,r} at |x|, Horner in |x| - j. */
+static void piece(text *t, const fcl__adv_kernel_spec *s, int j) {
   const fcl__remesh_formula *f = s->formula;
   char l[40];
-  put(t, "W(x) := ");
-  for (int j = 0; j < f->support; ++j) {
-    put(t, "fabs(x) < %d ? ", j + 1);
-    for (int k = 0; k <= f->degree; ++k) {
-      put(t, "%s", lit(l, f->coef[j][k], s->dtype));
-      if (k < f->degree) put(t, " + (fabs(x) - %d) * (", j);
-    }
-    for (int k = 0; k < f->degree; ++k) put(t, ")");
-    put(t, " : ");
+  for (int k = 0; k <= f->degree; ++k) {
+    put(t, "%s", lit(l, f->coef[j][k], s->dtype));
+    if (k < f->degree) put(t, " + (fabs(x) - %d) * (", j);
   }
-  put(t, "%s\n", lit(l, 0, s->dtype));
+  for (int k = 0; k < f->degree; ++k) put(t, ")");
 }
 
-/* Stage velocity at position y<st> (a temporary): k<st> = interpolation of ul. */
-static void interpolate(text *t, const fcl__adv_kernel_spec *s, int st, const char *real) {
+/* The rule name(x) := Lambda_{p,r}(x) for |x| in [lo, hi], piecewise in |x|: only the pieces
+ * that range can reach are tested (0 beyond the support). */
+static void weight_rule(text *t, const fcl__adv_kernel_spec *s, const char *name, int lo,
+                        int hi) {
+  const int S = s->formula->support;
+  char l[40];
+  put(t, "%s(x) := ", name);
+  const int last = hi < S ? hi : S - 1;
+  for (int j = lo; j < last; ++j) {
+    put(t, "fabs(x) < %d ? ", j + 1);
+    piece(t, s, j);
+    put(t, " : ");
+  }
+  if (hi >= S) put(t, "fabs(x) < %d ? ", S);
+  piece(t, s, last);
+  if (hi >= S) put(t, " : %s", lit(l, 0, s->dtype));
+  put(t, "\n");
+}
+
+/* The weight rules: W over the whole support (kernel interpolation), and per offset k of the
+ * gather window (x = k - displacement, |displacement| <= C) W<w>, w = hp - 1 - k, with only
+ * the pieces |x| in [|k| - C, |k| + C] can reach. */
+static void weight_rules(text *t, const fcl__adv_kernel_spec *s) {
+  const fcl__adv_reach *R = &s->reach;
+  weight_rule(t, s, "W", 0, s->formula->support);
+  for (int w = 0; w < 2 * R->hp - 1; ++w) {
+    const int k = abs(R->hp - 1 - w);
+    char name[16];
+    snprintf(name, sizeof name, "W%d", w);
+    weight_rule(t, s, name, k > R->cfl ? k - R->cfl : 0, k + R->cfl);
+  }
+}
+
+/* The gather of component line `line` at point i: sum_w line[al, i + 1 + w] * <weight w>,
+ * the weights being the temporaries wt<w> (shared: the rules, inline). */
+static void gather(text *t, const fcl__adv_kernel_spec *s, const char *line, bool inline_weights) {
+  const int window = 2 * s->reach.hp - 1;
+  for (int w = 0; w < window; ++w) {
+    put(t, "%s%s[al, i + %d] * ", w ? " + " : "", line, 1 + w);
+    if (inline_weights) put(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
+    else put(t, "wt%d", w);
+  }
+}
+
+/* Stage velocity at position y<st> (a temporary): k<st> = interpolation of the velocity line
+ * ul (a local array). */
+static void interpolate(text *t, const fcl__adv_kernel_spec *s, int st, const char *real,
+                        const char *ul) {
   put(t, "<int> m%d = convert_int(floor(y%d))\n", st, st);
   if (s->opt.interp == FCL_INTERP_LINEAR) {
-    put(t, "<%s> k%d = ul[al, m%d] + (y%d - m%d) * (ul[al, m%d + 1] - ul[al, m%d])\n", real, st,
-        st, st, st, st, st);
+    put(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n", real, st,
+        ul, st, st, st, ul, st, ul, st);
   } else {
     const int s1 = s->formula->support - 1;
-    put(t, "<%s> k%d = sum(t%d, ul[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n", real,
-        st, st, st, s1, st, st, st, s1, st);
+    put(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n", real,
+        st, st, ul, st, s1, st, st, st, s1, st);
   }
 }
 
 /* Particle r's displacement into dl[al, r]; p0 = r + C + I is its position in ul. */
-static void push(text *t, const fcl__adv_kernel_spec *s, const char *real) {
+static void push(text *t, const fcl__adv_kernel_spec *s, const char *real, const char *ul) {
   const fcl__adv_reach *R = &s->reach;
   char c[40], m[40], half[40], quarter[40], sixth[40];
   lit(c, R->cfl, s->dtype);
@@ -106,14 +149,14 @@ static void push(text *t, const fcl__adv_kernel_spec *s, const char *real) {
   lit(quarter, 0.25, s->dtype);
   lit(sixth, 1.0 / 6.0, s->dtype);
   const int p0 = R->cfl + R->interp;
-  put(t, "<%s> k1 = ul[al, r + %d]\n", real, p0);
+  put(t, "<%s> k1 = %s[al, r + %d]\n", real, ul, p0);
   /* stage position: p0 + clamp(h * combination of earlier stages) */
 #define STAGE(st, combination)                                                                 \
   do {                                                                                         \
     put(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                             \
     put combination;                                                                           \
     put(t, "), %s), %s)\n", m, c);                                                             \
-    interpolate(t, s, st, real);                                                               \
+    interpolate(t, s, st, real, ul);                                                           \
   } while (0)
   const char *result;
   char buf[160];
@@ -139,14 +182,29 @@ static void push(text *t, const fcl__adv_kernel_spec *s, const char *real) {
   put(t, "dl[al, r] = fmin(fmax(cdt * (%s), %s), %s)  {id=push}\n", result, m, c);
 }
 
-static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, fcl_kbuilder **out) {
+/* The row length of a local array of `tile` lines of len points, padded so that the lines of
+ * a warp (tile lines x 32 / tile points) fall in distinct 4-byte banks of local memory: the
+ * row stride in words is 32 / tile modulo 32. */
+static int64_t row_length(int64_t len, int tile, fcl_dtype dtype) {
+  const int64_t words = (int64_t)fcl_dtype_size(dtype) / 4, period = 32 / words;
+  if (tile <= 1 || 32 % (tile * words)) return len;
+  const int64_t target = 32 / tile / words % period;
+  while (len % period != target) ++len;
+  return len;
+}
+
+/* shared: one local line per tile row holds the velocity, then each component in turn (less
+ * local memory per line, so wider tiles; the weights are recomputed per component). */
+static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
+                           fcl_kbuilder **out) {
   const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
   const fcl__adv_reach *R = &s->reach;
   const int64_t n = s->n[d], nu = n + 2 * R->hu, np = n + 2 * R->hp, window = 2 * R->hp - 1;
   const char *real = s->dtype == FCL_FLOAT64 ? "double" : "float";
+  const char *ul = shared ? "lm" : "ul";
   char name[64], shape[96], pos[96];
-  snprintf(name, sizeof name, "advect_%c_%s_rk%d", "xyz"[d], fcl_remesh_formula_name(s->opt.formula),
-           s->opt.rk_order);
+  snprintf(name, sizeof name, "advect_%c_%s_rk%d%s", "xyz"[d],
+           fcl_remesh_formula_name(s->opt.formula), s->opt.rk_order, shared ? "_seq" : "");
   text t = {malloc(TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection kernel text");
   fcl_kbuilder *kb = NULL;
@@ -158,16 +216,14 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, fcl_kbuilder
     st = fcl_kbuilder_add_array(kb, name, s->dtype, shape);
   }
   if (st == FCL_OK) st = fcl_kbuilder_add_scalar(kb, "cdt", s->dtype);
-  snprintf(shape, sizeof shape, "%d, %lld", tile, (long long)nu);
-  if (st == FCL_OK) st = fcl_kbuilder_add_temporary(kb, "ul", s->dtype, FCL_TEMP_LOCAL, shape);
-  snprintf(shape, sizeof shape, "%d, %lld", tile, (long long)np);
+  snprintf(shape, sizeof shape, "%d, %lld", tile, (long long)row_length(nu, tile, s->dtype));
+  if (st == FCL_OK) st = fcl_kbuilder_add_temporary(kb, ul, s->dtype, FCL_TEMP_LOCAL, shape);
+  snprintf(shape, sizeof shape, "%d, %lld", tile, (long long)row_length(np, tile, s->dtype));
   if (st == FCL_OK) st = fcl_kbuilder_add_temporary(kb, "dl", s->dtype, FCL_TEMP_LOCAL, shape);
-  for (int c = 0; c < s->ncomp && st == FCL_OK; ++c) {
+  for (int c = 0; !shared && c < s->ncomp && st == FCL_OK; ++c) {
     snprintf(name, sizeof name, "ql%d", s->first_comp + c);
     st = fcl_kbuilder_add_temporary(kb, name, s->dtype, FCL_TEMP_LOCAL, shape);
   }
-  snprintf(shape, sizeof shape, "%lld", (long long)window);
-  if (st == FCL_OK) st = fcl_kbuilder_add_temporary(kb, "wt", s->dtype, FCL_TEMP_PRIVATE, shape);
   const int taps = 2 * s->formula->support;
   put(&t, "{ [ag, al, b]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld }",
       (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
@@ -177,36 +233,41 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, fcl_kbuilder
           "0 <= i < %lld }", (long long)nu, (long long)np, (long long)np, (long long)n);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
-  put(&t, "{ [wi, wr, t2, t3, t4]: 0 <= wi < %lld and 0 <= wr < %lld and 0 <= t2 < %d and "
-          "0 <= t3 < %d and 0 <= t4 < %d }", (long long)window, (long long)window, taps, taps,
-      taps);
+  put(&t, "{ [t2, t3, t4]: 0 <= t2 < %d and 0 <= t3 < %d and 0 <= t4 < %d }", taps, taps, taps);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
-  weight_rule(&t, s);
+  weight_rules(&t, s);
   line_read(pos, sizeof pos, s, "su", R->hu);
-  put(&t, "ul[al, su] = ");
+  put(&t, "%s[al, su] = ", ul);
   element(&t, s, tile, "u", pos);
   put(&t, "  {id=load_u, dep=}\n");
-  push(&t, s, real);
-  line_read(pos, sizeof pos, s, "sq", R->hp);
-  for (int c = s->first_comp; c < s->first_comp + s->ncomp; ++c) {
-    put(&t, "ql%d[al, sq] = ", c);
+  push(&t, s, real, ul);
+  /* the weights of a point (temporaries): after the loads, so that they share the loop over
+   * i with the remeshing that reads them */
+  for (int w = 0; !shared && w < window; ++w)
+    put(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n", real, w,
+        w, R->hp - 1 - w, 1 + w, w);
+  const int first = s->first_comp;
+  for (int c = first; c < first + s->ncomp; ++c) {
+    char line[16], after[32] = "";
+    snprintf(line, sizeof line, shared ? "lm" : "ql%d", c);
+    if (shared) snprintf(after, sizeof after, c == first ? "push" : "remesh%d", c - 1);
+    line_read(pos, sizeof pos, s, "sq", R->hp);
     snprintf(name, sizeof name, "q%d", c);
+    put(&t, "%s[al, sq] = ", line);
     element(&t, s, tile, name, pos);
-    put(&t, "  {id=load_q%d, dep=}\n", c);
-  }
-  put(&t, "wt[wi] = W(%d - wi - dl[al, i + 1 + wi])  {id=weights}\n", R->hp - 1);
-  snprintf(pos, sizeof pos, "i + %d", s->ghosts[d]);
-  for (int c = s->first_comp; c < s->first_comp + s->ncomp; ++c) {
-    snprintf(name, sizeof name, "q%d", c);
+    put(&t, "  {id=load_q%d, dep=%s}\n", c, after); /* shared: after the line's last reader */
+    snprintf(pos, sizeof pos, "i + %d", s->ghosts[d]);
     element(&t, s, tile, name, pos);
-    put(&t, " = sum(wr, ql%d[al, i + 1 + wr] * wt[wr])  {id=remesh%d, dep=weights:load_q%d}\n",
-        c, c, c);
+    /* shared: the weights inline (temporaries would not outlive one component's loop) */
+    put(&t, " = ");
+    gather(&t, s, line, shared);
+    put(&t, "  {id=remesh%d, dep=push:load_q%d%s}\n", c, c, shared ? "" : ":weights*");
   }
   if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection kernel text too long");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
   if (st == FCL_OK) {
-    snprintf(name, sizeof name, "ag:g.0, al:l.0, b:g.1, wi:unr, wr:unr, t2:unr, t3:unr, t4:unr");
+    snprintf(name, sizeof name, "ag:g.0, al:l.0, b:g.1, t2:unr, t3:unr, t4:unr");
     st = fcl_kbuilder_tag_inames(kb, name);
   }
   free(t.s);
@@ -215,10 +276,10 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, fcl_kbuilder
   return st;
 }
 
-size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *s) {
-  const int64_t n = s->n[s->axis];
-  return (size_t)((n + 2 * s->reach.hu) + (n + 2 * s->reach.hp) * (1 + s->ncomp)) *
-         fcl_dtype_size(s->dtype);
+size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *s, int tile, bool shared) {
+  const int64_t n = s->n[s->axis], nu = row_length(n + 2 * s->reach.hu, tile, s->dtype),
+                np = row_length(n + 2 * s->reach.hp, tile, s->dtype);
+  return (size_t)(nu + np * (1 + (shared ? 0 : s->ncomp))) * fcl_dtype_size(s->dtype);
 }
 
 typedef struct {
@@ -243,24 +304,34 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   const int a = s->axis == 0 ? 1 : 0;
-  /* tiles across lines: strided lines on GPUs want a few adjacent ones per group */
-  static const int gpu_tiles[] = {8, 4, 16, 2, 1}, cpu_tiles[] = {1, 2, 4, 8};
-  const int *tiles = gpu ? gpu_tiles : cpu_tiles;
-  const int ntiles = s->axis == 0 ? 1 : gpu ? 5 : 4;
+  /* (tile, shared line) candidates, in the order an untimed choice takes them. Strided lines
+   * on GPUs want tiles of adjacent lines: 16 floats make 64-byte segments, which only the
+   * shared line leaves room for. */
+  typedef struct {
+    int tile;
+    bool shared;
+  } candidate;
+  static const candidate gpu_strided[] = {{16, true}, {8, false}, {32, true}, {8, true},
+                                          {4, false}, {16, false}, {2, false}, {1, false}},
+                         contiguous[] = {{1, false}},
+                         cpu_strided[] = {{1, false}, {2, false}, {4, false}, {8, false}};
+  const candidate *cand = s->axis == 0 ? contiguous : gpu ? gpu_strided : cpu_strided;
+  const int ncand = s->axis == 0 ? 1 : gpu ? 8 : 4;
   static const int64_t gpu_items[] = {128, 256, 64, 32}, cpu_items[] = {64, 16, 128, 256};
   const fcl_tune_axis axes[] = {{"items", 4, gpu ? gpu_items : cpu_items}};
   fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
-  const size_t line_bytes = fcl__adv_line_local_bytes(s);
   fcl_kbuilder *best = NULL;
   double best_ns = 0;
   fcl_status first_error = FCL_OK;
-  for (int k = 0; k < ntiles; ++k) {
-    const int tile = s->axis == 0 ? 1 : tiles[k];
-    if (s->n[a] % tile || line_bytes * (size_t)tile > info.local_mem_size) continue;
+  for (int k = 0; k < ncand; ++k) {
+    const int tile = cand[k].tile;
+    if (s->n[a] % tile || fcl__adv_line_local_bytes(s, tile, cand[k].shared) * (size_t)tile >
+                              info.local_mem_size)
+      continue;
     fcl_kbuilder *base = NULL, *variant = NULL;
     fcl_tune_result r;
     mapping m = {info.max_work_group_size, tile};
-    fcl_status st = describe(s, tile, &base);
+    fcl_status st = describe(s, tile, cand[k].shared, &base);
     if (st == FCL_OK) st = fcl_tune(base, 1, axes, apply, &m, context, dev, &opt, &r, &variant);
     fcl_kbuilder_destroy(&base);
     if (st != FCL_OK) {
@@ -281,7 +352,8 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
                ? first_error
                : FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection along axis %d: a line of %lld "
                            "points (%zu bytes of local memory) does not fit the device's %llu "
-                           "bytes", s->axis, (long long)s->n[s->axis], line_bytes,
+                           "bytes", s->axis, (long long)s->n[s->axis],
+                           fcl__adv_line_local_bytes(s, 1, true),
                            (unsigned long long)info.local_mem_size);
   fcl_status st = fcl_kbuilder_build(best, context, NULL, queue, out);
   fcl_kbuilder_destroy(&best);

@@ -454,7 +454,8 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   it->insn = in;
   it->id = in->id;
   /* inames: given or used, plus (when inferred) those shared by the writers of the private
-   * temporaries it reads */
+   * temporaries it reads, but those that index the temporary (wt[wi] = ... holds a value per
+   * wi: its readers need not run inside wi) */
   const char *names[32];
   size_t nn = 0;
   for (size_t i = 0; i < in->ninames && nn < 32; ++i) names[nn++] = in->inames[i];
@@ -466,7 +467,7 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
           !fcl__expr_uses(in->rhs, t->name))
         continue;
       for (size_t k = 0; k < wr->ninames && nn < 32; ++k)
-        if (!in_list(names, nn, wr->inames[k])) {
+        if (!in_list(names, nn, wr->inames[k]) && !fcl__expr_uses(wr->lhs, wr->inames[k])) {
           /* only inames every writer of t has */
           bool all = true;
           for (size_t o = 0; o < kb->ninsns; ++o)
@@ -812,51 +813,64 @@ static bool reads_local(const fcl_kbuilder *kb, const fcl__item *it, const char 
   return false;
 }
 
-static bool reads_any_local(const fcl_kbuilder *kb, const fcl__item *it) {
-  if (!it->insn) return false;
-  for (size_t i = 0; i < kb->nvars; ++i)
-    if (is_local(kb, kb->vars[i].name) && fcl__expr_uses(it->insn->rhs, kb->vars[i].name))
-      return true;
-  return false;
-}
-
 static void emit_body(emitter *em, const size_t *order) {
   const fcl_kbuilder *kb = em->kb;
   const char *stack[FCL__MAX_LEAVES];
-  bool wrote[FCL__MAX_LEAVES + 1] = {false}, read[FCL__MAX_LEAVES + 1] = {false};
+  /* per open loop: the local arrays its body writes and reads (bit i: variable i) */
+  uint64_t wrote[FCL__MAX_LEAVES + 1] = {0}, read[FCL__MAX_LEAVES + 1] = {0};
   size_t depth = 0;
-  const char *dirty[64];
-  size_t ndirty = 0;
+  const char *dirty[64], *read_since[64]; /* local arrays written / read since a barrier */
+  size_t ndirty = 0, nread = 0;
   for (size_t o = 0; o < em->nitems; ++o) {
     const fcl__item *it = &em->items[order[o]];
     size_t c = 0;
     while (c < depth && c < it->nloops && !strcmp(stack[c], it->loops[c])) c++;
     while (depth > c) { /* close, with a barrier when the body reuses local memory */
-      if (wrote[depth] && read[depth]) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+      if (wrote[depth] & read[depth]) { /* an array both written and read in the loop */
+        line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+        ndirty = nread = 0; /* it also ends the loop: everything above is visible */
+      }
       close_block(em);
       depth--;
+    }
+    /* barriers go before the loops the item opens (once, not per iteration): the work-items
+     * all run the loops they are in */
+    if (reads_local(kb, it, dirty, ndirty)) {
+      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* local writes above are visible */");
+      ndirty = nread = 0;
+    }
+    const bool w = it->insn && is_local(kb, it->insn->lhs->text);
+    if (w && in_list(read_since, nread, it->insn->lhs->text)) {
+      /* the array is reused: every item must be done reading what it held */
+      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier readers are done */");
+      ndirty = nread = 0;
     }
     for (; depth < it->nloops; ++depth) {
       open_loop(em, it->loops[depth]);
       stack[depth] = it->loops[depth];
-      wrote[depth + 1] = read[depth + 1] = false;
-    }
-    if (reads_local(kb, it, dirty, ndirty)) {
-      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* local writes above are visible */");
-      ndirty = 0;
+      wrote[depth + 1] = read[depth + 1] = 0;
     }
     if (it->insn) emit_insn(em, it);
     else emit_prefetch(em, it, depth > 0);
-    bool w = it->insn && is_local(kb, it->insn->lhs->text), r = reads_any_local(kb, it);
+    uint64_t wmask = 0, rmask = 0;
+    for (size_t i = 0; it->insn && i < kb->nvars; ++i) {
+      if (!is_local(kb, kb->vars[i].name)) continue;
+      const uint64_t bit = i < 64 ? (uint64_t)1 << i : ~(uint64_t)0; /* beyond 64: any */
+      if (!strcmp(it->insn->lhs->text, kb->vars[i].name)) wmask |= bit;
+      if (!fcl__expr_uses(it->insn->rhs, kb->vars[i].name)) continue;
+      rmask |= bit;
+      if (nread < 64 && !in_list(read_since, nread, kb->vars[i].name))
+        read_since[nread++] = kb->vars[i].name;
+    }
     for (size_t d = 1; d <= depth; ++d) {
-      wrote[d] = wrote[d] || w;
-      read[d] = read[d] || r;
+      wrote[d] |= wmask;
+      read[d] |= rmask;
     }
     if (w && ndirty < 64 && !in_list(dirty, ndirty, it->insn->lhs->text))
       dirty[ndirty++] = it->insn->lhs->text;
   }
   while (depth > 0) {
-    if (wrote[depth] && read[depth]) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+    if (wrote[depth] & read[depth]) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
     close_block(em);
     depth--;
   }

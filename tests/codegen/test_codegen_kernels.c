@@ -243,6 +243,14 @@ static void ref_transpose(kb_data *d, const int64_t *p) {
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j) d->data[1][i * m + j] = d->data[0][j * n + i];
 }
+static void ref_transpose_two(kb_data *d, const int64_t *p) {
+  int64_t n = p[0], m = p[1];
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      d->data[1][i * m + j] = d->data[0][j * n + i];
+      d->data[3][i * m + j] = d->data[2][j * n + i];
+    }
+}
 static void v_tr_prefetch(fcl_kbuilder *kb, int pad) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.1", "l.1"));
@@ -289,6 +297,30 @@ static void transpose_tests(kb_env *env, fcl_dtype t) {
   free(src);
   int64_t q[2] = {48, 32};
   kb_check(env, kb, q, ref_transpose, "explicit local tile");
+  fcl_kbuilder_destroy(&kb);
+
+  /* one local tile reused for a second array: a barrier before it is overwritten too */
+  CHECK_OK(fcl_kbuilder_create("transpose_two", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", t, "m, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "b", t, "m, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out2", t, "n, m"));
+  CHECK_OK(fcl_kbuilder_add_temporary(kb, "tile", t, FCL_TEMP_LOCAL, "16, 17"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [bi, bj, li, lj]: 0 <= bi < n / 16 and "
+                                       "0 <= bj < m / 16 and 0 <= li < 16 and 0 <= lj < 16 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb,
+      "tile[lj, li] = a[bj * 16 + lj, bi * 16 + li]         {id=load}\n"
+      "out[bi * 16 + lj, bj * 16 + li] = tile[li, lj]       {id=store}\n"
+      "tile[lj, li] = b[bj * 16 + lj, bi * 16 + li]         {id=load2, dep=store}\n"
+      "out2[bi * 16 + lj, bj * 16 + li] = tile[li, lj]      {id=store2, dep=load2}"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "bi:g.0, bj:g.1, li:l.0, lj:l.1"));
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  CHECKF(src && strstr(src, "earlier readers are done"), "no barrier before the reuse:\n%s",
+         src ? src : "");
+  free(src);
+  kb_check(env, kb, q, ref_transpose_two, "reused local tile");
   fcl_kbuilder_destroy(&kb);
 }
 
