@@ -8,7 +8,8 @@ packages="cmake make gcc libc6-dev pkg-config
   libhdf5-openmpi-dev hdf5-tools
   libfftw3-dev libfftw3-mpi-dev
   libvkfft-dev
-  libxml2-utils"
+  libxml2-utils
+  gnuplot-nox"
 missing=""
 for p in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

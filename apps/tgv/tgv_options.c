@@ -1,0 +1,164 @@
+/* flowcl-tgv command line. */
+#include "tgv_options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: flowcl-tgv [options]\n"
+    "Taylor-Green vortex in [0, 2 pi)^3 by the remeshed vortex method (spectral Biot-Savart,\n"
+    "stretching by 4th-order differences, remeshed advection, spectral diffusion), adaptive dt.\n"
+    "\n"
+    "  --resolution N        points per axis (default 64)\n"
+    "  --reynolds RE         Reynolds number, nu = 1 / RE (default 1600)\n"
+    "  --t-end T             end time (default 20)\n"
+    "  --max-steps N         stop after N steps even before t-end (default: no limit)\n"
+    "  --precision P         float or double (default float)\n"
+    "  --formula F           remeshing kernel: L2_1 (M'4), L2_2, L4_2, L6_4, L8_4 (default L4_2)\n"
+    "  --splitting S         strang or first (default strang)\n"
+    "  --advection-rk R      particle push: 2, 3 or 4 (default 2)\n"
+    "  --stretching F        conservative or gradient (default conservative: the gradient\n"
+    "                        form lets the vorticity drift from divergence-free and diverges\n"
+    "                        on coarse grids)\n"
+    "  --stretching-rk R     2 or 3 (default 3)\n"
+    "  --cfl C               dt max|u_d| / dx <= C (default 1; advection is built for it)\n"
+    "  --lcfl L              dt max|grad u| <= L (default 0.125)\n"
+    "  --dt-max D            largest dt (default 0.01: the operator splitting is first order\n"
+    "                        in time)\n"
+    "  --device SPEC         OpenCL device, platform:device (default FLOWCL_DEVICE, else the\n"
+    "                        first GPU, else the first device)\n"
+    "  --fft B               auto, vkfft or fftw (default auto)\n"
+    "  --output DIR          output directory (default tgv-output)\n"
+    "  --snapshot-every T    HDF5/XDMF snapshot of the vorticity every T time units (default 0:\n"
+    "                        none)\n"
+    "  --checkpoint-every N  checkpoint every N steps (default 0: none; the last two are kept)\n"
+    "  --restart FILE        continue from a checkpoint file, or 'latest' in the output dir\n"
+    "  --diagnostics-every N diagnostics row every N steps (default 1)\n"
+    "  --benchmark           time the steps and the operators against the copy bandwidth;\n"
+    "                        writes no files but --json\n"
+    "  --json FILE           benchmark results as JSON\n"
+    "  --no-plot             do not draw the PNG at the end\n"
+    "  --quiet               no progress line\n"
+    "  --help                this text\n"
+    "\n"
+    "Writes OUTPUT/diagnostics.csv (t, dt, energy, enstrophy, -dE/dt, 2 nu enstrophy, max|w|,\n"
+    "divergence), OUTPUT/report.txt (per-operator statistics), snapshots, checkpoints and\n"
+    "OUTPUT/tgv.png (dissipation and enstrophy against the 512^3 DNS of Dairay et al. 2017;\n"
+    "needs python3-matplotlib, else gnuplot; skipped without them).\n";
+
+static int fail(int rank, const char *format, const char *a, const char *b) {
+  if (rank == 0) {
+    fprintf(stderr, "flowcl-tgv: ");
+    fprintf(stderr, format, a, b);
+    fprintf(stderr, "\n(flowcl-tgv --help lists the options)\n");
+  }
+  return 2;
+}
+
+static bool number(const char *s, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  return *s && !*end && !errno;
+}
+
+static bool integer(const char *s, int64_t *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  *v = x;
+  return *s && !*end && !errno;
+}
+
+int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
+  *o = (tgv_options){.resolution = 64, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
+                     .formula = FCL_REMESH_L4_2, .splitting = FCL_SPLIT_STRANG,
+                     .advection_rk = 2, .stretching_rk = 3, .stretching = TGV_STRETCH_CONSERVATIVE,
+                     .cfl = 1, .lcfl = 0.125, .dt_max = 0.01, .fft = FCL_FFT_AUTO,
+                     .output_dir = "tgv-output", .diagnostics_every = 1, .plot = true};
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help")) {
+      if (rank == 0) fputs(usage, stdout);
+      return 1;
+    }
+    if (!strcmp(a, "--benchmark")) { o->benchmark = true; continue; }
+    if (!strcmp(a, "--no-plot")) { o->plot = false; continue; }
+    if (!strcmp(a, "--quiet")) { o->quiet = true; continue; }
+    if (strncmp(a, "--", 2)) return fail(rank, "unexpected argument '%s'%s", a, "");
+    if (i + 1 >= argc) return fail(rank, "option %s needs a value%s", a, "");
+    const char *v = argv[++i];
+    double d;
+    int64_t n;
+    if (!strcmp(a, "--resolution")) {
+      if (!integer(v, &n) || n < 8 || n > 65536)
+        return fail(rank, "--resolution %s: an integer from 8 to 65536%s", v, "");
+      o->resolution = n;
+    } else if (!strcmp(a, "--reynolds")) {
+      if (!number(v, &d) || !(d > 0)) return fail(rank, "--reynolds %s: a number > 0%s", v, "");
+      o->reynolds = d;
+    } else if (!strcmp(a, "--t-end")) {
+      if (!number(v, &d) || !(d > 0)) return fail(rank, "--t-end %s: a time > 0%s", v, "");
+      o->t_end = d;
+    } else if (!strcmp(a, "--max-steps")) {
+      if (!integer(v, &n) || n < 1) return fail(rank, "--max-steps %s: an integer >= 1%s", v, "");
+      o->max_steps = n;
+    } else if (!strcmp(a, "--precision")) {
+      if (!strcmp(v, "float")) o->dtype = FCL_FLOAT32;
+      else if (!strcmp(v, "double")) o->dtype = FCL_FLOAT64;
+      else return fail(rank, "--precision %s: float or double%s", v, "");
+    } else if (!strcmp(a, "--formula")) {
+      if (fcl_remesh_formula_parse(v, &o->formula) != FCL_OK)
+        return fail(rank, "--formula %s: L2_1, L2_2, L4_2, L6_4 or L8_4%s", v, "");
+    } else if (!strcmp(a, "--splitting")) {
+      if (!strcmp(v, "strang")) o->splitting = FCL_SPLIT_STRANG;
+      else if (!strcmp(v, "first")) o->splitting = FCL_SPLIT_FIRST_ORDER;
+      else return fail(rank, "--splitting %s: strang or first%s", v, "");
+    } else if (!strcmp(a, "--advection-rk")) {
+      if (!integer(v, &n) || n < 2 || n > 4) return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");
+      o->advection_rk = (int)n;
+    } else if (!strcmp(a, "--stretching")) {
+      if (!strcmp(v, "gradient")) o->stretching = TGV_STRETCH_GRADIENT;
+      else if (!strcmp(v, "conservative")) o->stretching = TGV_STRETCH_CONSERVATIVE;
+      else return fail(rank, "--stretching %s: gradient or conservative%s", v, "");
+    } else if (!strcmp(a, "--stretching-rk")) {
+      if (!integer(v, &n) || n < 2 || n > 3) return fail(rank, "--stretching-rk %s: 2 or 3%s", v, "");
+      o->stretching_rk = (int)n;
+    } else if (!strcmp(a, "--cfl")) {
+      if (!number(v, &d) || !(d > 0 && d <= 8)) return fail(rank, "--cfl %s: in (0, 8]%s", v, "");
+      o->cfl = d;
+    } else if (!strcmp(a, "--lcfl")) {
+      if (!number(v, &d) || !(d > 0 && d <= 1)) return fail(rank, "--lcfl %s: in (0, 1]%s", v, "");
+      o->lcfl = d;
+    } else if (!strcmp(a, "--dt-max")) {
+      if (!number(v, &d) || !(d > 0)) return fail(rank, "--dt-max %s: a time > 0%s", v, "");
+      o->dt_max = d;
+    } else if (!strcmp(a, "--device")) {
+      o->device = v;
+    } else if (!strcmp(a, "--fft")) {
+      if (fcl_fft_backend_parse(v, &o->fft) != FCL_OK)
+        return fail(rank, "--fft %s: auto, vkfft or fftw%s", v, "");
+    } else if (!strcmp(a, "--output")) {
+      if (!*v) return fail(rank, "--output: an empty directory name%s%s", "", "");
+      o->output_dir = v;
+    } else if (!strcmp(a, "--snapshot-every")) {
+      if (!number(v, &d) || !(d >= 0)) return fail(rank, "--snapshot-every %s: a time >= 0%s", v, "");
+      o->snapshot_every = d;
+    } else if (!strcmp(a, "--checkpoint-every")) {
+      if (!integer(v, &n) || n < 0) return fail(rank, "--checkpoint-every %s: an integer >= 0%s", v, "");
+      o->checkpoint_every = n;
+    } else if (!strcmp(a, "--restart")) {
+      o->restart = v;
+    } else if (!strcmp(a, "--diagnostics-every")) {
+      if (!integer(v, &n) || n < 1) return fail(rank, "--diagnostics-every %s: an integer >= 1%s", v, "");
+      o->diagnostics_every = n;
+    } else if (!strcmp(a, "--json")) {
+      o->json = v;
+    } else {
+      return fail(rank, "unknown option '%s'%s", a, "");
+    }
+  }
+  return 0;
+}

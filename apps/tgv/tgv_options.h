@@ -1,0 +1,36 @@
+/* flowcl-tgv: the command line (what the run does) and its checks. */
+#ifndef FLOWCL_TGV_OPTIONS_H
+#define FLOWCL_TGV_OPTIONS_H
+
+#include <flowcl/flowcl.h>
+
+typedef enum { TGV_STRETCH_GRADIENT, TGV_STRETCH_CONSERVATIVE } tgv_stretching;
+
+typedef struct {
+  int64_t resolution;        /* points per axis */
+  double reynolds, t_end;
+  int64_t max_steps;         /* 0: until t_end */
+  fcl_dtype dtype;
+  fcl_remesh_formula formula;
+  fcl_splitting splitting;
+  int advection_rk, stretching_rk;
+  tgv_stretching stretching;
+  double cfl, lcfl, dt_max;
+  const char *device;        /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
+  fcl_fft_backend fft;
+  const char *output_dir;
+  double snapshot_every;     /* time between HDF5 snapshots (0: none) */
+  int64_t checkpoint_every;  /* steps between checkpoints (0: none) */
+  const char *restart;       /* checkpoint file, or "latest" in output_dir (NULL: none) */
+  int64_t diagnostics_every; /* steps between diagnostics rows */
+  bool benchmark;            /* time the steps and operators; no files but the JSON */
+  const char *json;          /* benchmark results (NULL: none) */
+  bool plot;                 /* draw the PNG at the end */
+  bool quiet;                /* no progress line */
+} tgv_options;
+
+/* Defaults, then the command line. Returns 0 to run, 1 after --help, 2 on an error (the
+ * message, naming the option, on stderr of rank 0). */
+int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o);
+
+#endif

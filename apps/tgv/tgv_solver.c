@@ -1,0 +1,407 @@
+/* flowcl-tgv solver: set-up, the time loop's callbacks, benchmark. */
+#include "tgv_solver.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PI 3.14159265358979323846
+#define TRY(call)                                                                              \
+  do {                                                                                         \
+    fcl_status s_ = (call);                                                                    \
+    if (s_ != FCL_OK) return s_;                                                               \
+  } while (0)
+
+struct tgv {
+  tgv_options opt;
+  double nu;
+  int rank, size;
+  fcl_topology *topo;
+  fcl_device_info info;
+  fcl_context *ctx;
+  cl_command_queue q;
+  fcl_allocator *alloc;
+  fcl_pool *pool;
+  fcl_field *w, *u;
+  fcl_spectral *spectral;
+  fcl_advection *adv;
+  fcl_fd *stretch;
+  fcl_analytics *an;
+  fcl_problem *problem;
+  fcl_sim_state start; /* t and step of the first step (restart) */
+  FILE *csv;           /* rank 0 */
+#if FLOWCL_ENABLE_HDF5
+  fcl_io_series *series;
+#endif
+  bool have_prev;
+  double prev_energy, prev_enstrophy, prev_t;
+  double peak_eps, peak_t;
+  double *step_wall; /* benchmark: wall seconds per step */
+  int64_t nstep_wall, cap_step_wall;
+  double last_wall;
+};
+
+/* The initial vorticity: curl of u = (sin x cos y cos z, -cos x sin y cos z, 0). */
+static const char *const w0[3] = {"-cos(x) * sin(y) * sin(z)", "-sin(x) * cos(y) * sin(z)",
+                                  "2 * sin(x) * sin(y) * cos(z)"};
+
+static fcl_status open_device(tgv *t) {
+  fcl_device_entry dev;
+  TRY(fcl_topology_select_device(t->topo, t->opt.device, &dev));
+  TRY(fcl_device_get_info(dev.device, &t->info));
+  if (t->opt.dtype == FCL_FLOAT64 && !strstr(t->info.extensions, "cl_khr_fp64")) {
+    fprintf(stderr, "flowcl-tgv: --precision double: device '%s' has no cl_khr_fp64\n",
+            t->info.name);
+    return FCL_ERR_NOT_SUPPORTED;
+  }
+  TRY(fcl_context_create(1, &dev.device, &t->ctx));
+  TRY(fcl_queue_create(t->ctx, dev.device, FCL_QUEUE_PROFILING, &t->q));
+  TRY(fcl_allocator_create_deferred(t->ctx, CL_MEM_READ_WRITE, &t->alloc));
+  return fcl_pool_create(t->alloc, NULL, &t->pool);
+}
+
+/* Fields on slabs along z with the ghosts of advection (split axis), stretching and analytics. */
+static fcl_status make_fields(tgv *t, MPI_Comm comm, const fcl_advection_options *ao) {
+  const fcl_domain d = fcl_domain_periodic(3, t->opt.resolution, 2 * PI);
+  int size;
+  MPI_Comm_size(comm, &size);
+  const int adv_ghosts = fcl_advection_ghosts_needed(ao);
+  const int procs[3] = {1, 1, size}, ghosts[3] = {2, 2, size > 1 && adv_ghosts > 2 ? adv_ghosts : 2};
+  if (t->opt.resolution / size < ghosts[2]) {
+    if (t->rank == 0)
+      fprintf(stderr, "flowcl-tgv: %d ranks split %lld z-planes into slabs thinner than the "
+              "%d ghost planes advection needs; use fewer ranks or a finer grid\n", size,
+              (long long)t->opt.resolution, ghosts[2]);
+    return FCL_ERR_INVALID_ARGUMENT;
+  }
+  TRY(fcl_topology_create(comm, &d, procs, ghosts, &t->topo));
+  t->rank = fcl_topology_rank(t->topo);
+  t->size = fcl_topology_size(t->topo);
+  TRY(open_device(t));
+  TRY(fcl_field_create(t->topo, t->ctx, t->q, t->pool, "vorticity", 3, t->opt.dtype, &t->w));
+  return fcl_field_create(t->topo, t->ctx, t->q, t->pool, "velocity", 3, t->opt.dtype, &t->u);
+}
+
+static fcl_status add(tgv *t, fcl_status described, const fcl_operator *op) {
+  TRY(described);
+  return fcl_problem_add_operator(t->problem, op);
+}
+
+static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
+  TRY(fcl_spectral_create(t->w, t->opt.fft, t->pool, &t->spectral));
+  TRY(fcl_advection_create(t->u, 1, &t->w, ao, &t->adv));
+  if (t->opt.stretching == TGV_STRETCH_GRADIENT)
+    TRY(fcl_fd_stretching_create(t->u, t->w, t->opt.stretching_rk, &t->stretch));
+  else
+    TRY(fcl_fd_stretching_conservative_create(t->u, t->w, t->opt.stretching_rk, t->pool,
+                                              &t->stretch));
+  TRY(fcl_analytics_create(t->u, t->w, t->pool, &t->an));
+  TRY(fcl_problem_create("taylor-green", &t->problem));
+  TRY(fcl_problem_add_field(t->problem, t->w, true));
+  TRY(fcl_problem_add_field(t->problem, t->u, true));
+  fcl_operator op;
+  TRY(add(t, fcl_advection_operator(t->adv, &op), &op));
+  TRY(add(t, fcl_fd_operator(t->stretch, &op), &op));
+  TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));
+  TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
+  return fcl_problem_setup(t->problem);
+}
+
+/* The initial vorticity, or the checkpoint's; then u from it. */
+static fcl_status initial_state(tgv *t) {
+  if (t->opt.restart) {
+#if FLOWCL_ENABLE_HDF5
+    char path[1024];
+    if (!strcmp(t->opt.restart, "latest"))
+      TRY(fcl_checkpoint_latest(t->opt.output_dir, "tgv", path, sizeof path));
+    else snprintf(path, sizeof path, "%s", t->opt.restart);
+    fcl_checkpoint_state s;
+    TRY(fcl_checkpoint_read(path, 1, &t->w, &s));
+    for (size_t p = 0; p < s.nparams; ++p)
+      if ((!strcmp(s.names[p], "reynolds") && s.values[p] != t->opt.reynolds) ||
+          (!strcmp(s.names[p], "resolution") && s.values[p] != (double)t->opt.resolution)) {
+        if (t->rank == 0)
+          fprintf(stderr, "flowcl-tgv: %s was written with %s = %g, this run has %g\n", path,
+                  s.names[p], s.values[p],
+                  !strcmp(s.names[p], "reynolds") ? t->opt.reynolds : (double)t->opt.resolution);
+        return FCL_ERR_INVALID_ARGUMENT;
+      }
+    t->start = (fcl_sim_state){.step = s.step, .t = s.time, .dt = s.dt};
+    if (t->rank == 0) printf("restarting from %s at step %lld, t = %g\n", path, (long long)s.step, s.time);
+#else
+    fprintf(stderr, "flowcl-tgv: --restart needs flowcl built with HDF5\n");
+    return FCL_ERR_NOT_SUPPORTED;
+#endif
+  } else {
+    for (int c = 0; c < 3; ++c) TRY(fcl_field_init_expr(t->w, c, w0[c]));
+  }
+  return fcl_spectral_biot_savart(t->spectral, t->w, t->u);
+}
+
+static fcl_status make_outputs(tgv *t) {
+  if (t->opt.benchmark) return FCL_OK;
+  if (t->rank == 0 && mkdir(t->opt.output_dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s'\n", t->opt.output_dir);
+    return FCL_ERR_IO;
+  }
+  MPI_Barrier(fcl_topology_comm(t->topo));
+  if (t->rank == 0) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/diagnostics.csv", t->opt.output_dir);
+    /* a restart appends to the rows of the run it continues */
+    t->csv = fopen(path, t->opt.restart ? "a" : "w");
+    if (!t->csv) {
+      fprintf(stderr, "flowcl-tgv: cannot write %s\n", path);
+      return FCL_ERR_IO;
+    }
+    if (!t->opt.restart)
+      fprintf(t->csv, "step,t,dt,energy,enstrophy,t_mid,dissipation_dEdt,dissipation_2nu_enstrophy,"
+                      "max_vorticity,divergence_rms\n");
+  }
+#if FLOWCL_ENABLE_HDF5
+  if (t->opt.snapshot_every > 0)
+    TRY(fcl_io_series_create(t->opt.output_dir, "vorticity", &t->series));
+#else
+  if (t->opt.snapshot_every > 0 || t->opt.checkpoint_every > 0) {
+    if (t->rank == 0) fprintf(stderr, "flowcl-tgv: snapshots and checkpoints need HDF5\n");
+    return FCL_ERR_NOT_SUPPORTED;
+  }
+#endif
+  return FCL_OK;
+}
+
+fcl_status tgv_create(const tgv_options *options, MPI_Comm comm, tgv **out) {
+  tgv *t = calloc(1, sizeof *t);
+  *out = t;
+  if (!t) return FCL_ERR_OUT_OF_MEMORY;
+  t->opt = *options;
+  t->nu = 1 / options->reynolds;
+  MPI_Comm_rank(comm, &t->rank);
+  fcl_advection_options ao = fcl_advection_default_options();
+  ao.formula = options->formula;
+  ao.rk_order = options->advection_rk;
+  ao.splitting = options->splitting;
+  ao.max_cfl = options->cfl;
+  TRY(make_fields(t, comm, &ao));
+  TRY(make_problem(t, &ao));
+  TRY(initial_state(t));
+  return make_outputs(t);
+}
+
+void tgv_destroy(tgv **tp) {
+  tgv *t = *tp;
+  if (!t) return;
+  if (t->csv) fclose(t->csv);
+#if FLOWCL_ENABLE_HDF5
+  fcl_io_series_destroy(&t->series);
+#endif
+  fcl_problem_destroy(&t->problem);
+  fcl_analytics_destroy(&t->an);
+  fcl_fd_destroy(&t->stretch);
+  fcl_advection_destroy(&t->adv);
+  fcl_spectral_destroy(&t->spectral);
+  fcl_field_destroy(&t->u);
+  fcl_field_destroy(&t->w);
+  fcl_pool_release(&t->pool);
+  fcl_allocator_release(&t->alloc);
+  if (t->q) clReleaseCommandQueue(t->q);
+  fcl_context_release(&t->ctx);
+  fcl_topology_destroy(&t->topo);
+  free(t->step_wall);
+  free(t);
+  *tp = NULL;
+}
+
+/* ---- the time loop's callbacks ---- */
+
+static fcl_status measure(void *user, fcl_dt_inputs *in) {
+  tgv *t = user;
+  return fcl_analytics_dt_inputs(t->an, t->opt.lcfl > 0, in);
+}
+
+static fcl_status diagnostics(void *user, const fcl_sim_state *s) {
+  tgv *t = user;
+  fcl_diagnostics d = {0};
+  TRY(fcl_analytics_compute(t->an, FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY |
+                                       FCL_DIAG_DIVERGENCE, &d));
+  double eps = NAN, t_mid = NAN;
+  if (t->have_prev && s->t > t->prev_t) {
+    eps = (t->prev_energy - d.energy) / (s->t - t->prev_t);
+    t_mid = (s->t + t->prev_t) / 2;
+    if (eps > t->peak_eps) {
+      t->peak_eps = eps;
+      t->peak_t = t_mid;
+    }
+  }
+  t->have_prev = true;
+  t->prev_energy = d.energy;
+  t->prev_enstrophy = d.enstrophy;
+  t->prev_t = s->t;
+  if (!isfinite(d.energy) || !isfinite(d.enstrophy)) {
+    if (t->rank == 0)
+      fprintf(stderr, "flowcl-tgv: the flow diverged at step %lld, t = %g (energy %g, enstrophy "
+              "%g); lower --cfl or --lcfl\n", (long long)s->step, s->t, d.energy, d.enstrophy);
+    return FCL_ERR_INVALID_ARGUMENT;
+  }
+  if (t->csv)
+    fprintf(t->csv, "%lld,%.9g,%.6g,%.12g,%.12g,%.9g,%.9g,%.9g,%.9g,%.3g\n", (long long)s->step,
+            s->t, s->dt, d.energy, d.enstrophy, t_mid, eps, 2 * t->nu * d.enstrophy,
+            d.max_vorticity, d.divergence);
+  return FCL_OK;
+}
+
+#if FLOWCL_ENABLE_HDF5
+static fcl_status snapshot(void *user, const fcl_sim_state *s) {
+  tgv *t = user;
+  return fcl_io_series_write(t->series, 1, &t->w, s->t, s->step);
+}
+
+static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
+  tgv *t = user;
+  fcl_checkpoint_state c = {.time = s->t, .dt = s->dt, .step = s->step, .nparams = 2,
+                            .names = {"reynolds", "resolution"},
+                            .values = {t->opt.reynolds, (double)t->opt.resolution}};
+  return fcl_checkpoint_write(t->opt.output_dir, "tgv", 2, 1, &t->w, &c, NULL, 0);
+}
+#endif
+
+static fcl_simulation_options loop_options(tgv *t) {
+  fcl_simulation_options o = {
+      .t_start = t->start.t, .t_end = t->opt.t_end, .step_start = t->start.step,
+      .max_steps = t->opt.max_steps,
+      .dt = {.dt_max = t->opt.dt_max, .cfl = t->opt.cfl, .lcfl = t->opt.lcfl},
+      .measure = measure, .diagnostics = diagnostics,
+      .diagnostics_every = t->opt.diagnostics_every, .user = t,
+      .progress = t->opt.quiet ? NULL : stdout, .progress_every_s = 5};
+#if FLOWCL_ENABLE_HDF5
+  if (t->opt.snapshot_every > 0) {
+    o.output = snapshot;
+    o.output_every_t = t->opt.snapshot_every;
+  }
+  if (t->opt.checkpoint_every > 0) {
+    o.checkpoint = checkpoint;
+    o.checkpoint_every = t->opt.checkpoint_every;
+  }
+#endif
+  return o;
+}
+
+fcl_status tgv_run(tgv *t, fcl_sim_state *final) {
+  fcl_simulation_options o = loop_options(t);
+#if FLOWCL_ENABLE_HDF5
+  if (t->series && !t->opt.restart) TRY(snapshot(t, &t->start));
+#endif
+  fcl_status st = fcl_simulation_run(t->problem, &o, final);
+  if (t->csv) fflush(t->csv);
+  return st;
+}
+
+void tgv_peak_dissipation(const tgv *t, double *value, double *time) {
+  *value = t->peak_eps;
+  *time = t->peak_t;
+}
+
+void tgv_last_diagnostics(const tgv *t, double *time, double *energy, double *enstrophy) {
+  *time = t->prev_t;
+  *energy = t->prev_energy;
+  *enstrophy = t->prev_enstrophy;
+}
+
+fcl_status tgv_report(tgv *t, FILE *out) { return fcl_problem_report(t->problem, out); }
+
+const char *tgv_device_name(const tgv *t) { return t->info.name; }
+
+/* ---- benchmark ---- */
+
+static fcl_status time_step(void *user, const fcl_sim_state *s) {
+  (void)s;
+  tgv *t = user;
+  TRY(fcl_queue_finish(t->q));
+  const double now = MPI_Wtime();
+  if (t->nstep_wall < t->cap_step_wall) t->step_wall[t->nstep_wall++] = now - t->last_wall;
+  t->last_wall = now;
+  return FCL_OK;
+}
+
+static int compare(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* GB/s of a device copy of the vorticity's first component (read and write), median of 11. */
+static double copy_gbs(tgv *t) {
+  const size_t *p = fcl_field_padded_shape(t->w);
+  const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
+  double ns[11];
+  int n = 0;
+  for (int r = -1; r < 11; ++r) {
+    cl_event ev = NULL;
+    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->w, 0), fcl_field_buffer(t->w, 1), 0, 0,
+                            bytes, 0, NULL, &ev) != CL_SUCCESS)
+      break;
+    clWaitForEvents(1, &ev);
+    fcl_event_times times;
+    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK) ns[n++] = (double)(times.end - times.start);
+    clReleaseEvent(ev);
+  }
+  if (!n) return 0;
+  qsort(ns, (size_t)n, sizeof *ns, compare);
+  return 2.0 * (double)bytes / ns[n / 2];
+}
+
+fcl_status tgv_benchmark(tgv *t, int64_t steps) {
+  fcl_simulation_options o = loop_options(t);
+  o.diagnostics = time_step;
+  o.diagnostics_every = 1;
+  o.output = o.checkpoint = NULL;
+  o.output_every_t = 0;
+  o.checkpoint_every = 0;
+  o.progress = NULL;
+  o.t_end = 1e9;
+  o.max_steps = 3; /* warm-up: the first steps fill caches and pools */
+  fcl_sim_state s;
+  t->cap_step_wall = steps;
+  t->step_wall = calloc((size_t)steps, sizeof *t->step_wall);
+  if (!t->step_wall) return FCL_ERR_OUT_OF_MEMORY;
+  t->last_wall = MPI_Wtime();
+  TRY(fcl_simulation_run(t->problem, &o, &s));
+  /* the timed steps, with per-node timing (each node waits for the queue) */
+  fcl_problem *p = t->problem;
+  TRY(fcl_problem_set_timing(p, true));
+  t->nstep_wall = 0;
+  o.t_start = s.t;
+  o.step_start = s.step;
+  o.max_steps = steps;
+  t->last_wall = MPI_Wtime();
+  TRY(fcl_simulation_run(p, &o, &s));
+  qsort(t->step_wall, (size_t)t->nstep_wall, sizeof *t->step_wall, compare);
+  double median = t->nstep_wall ? t->step_wall[t->nstep_wall / 2] : 0, all;
+  MPI_Allreduce(&median, &all, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(t->topo));
+  const double gbs = copy_gbs(t);
+  if (t->rank == 0) {
+    printf("flowcl-tgv benchmark: %lld^3, %s, %s, %d rank(s), device %s\n",
+           (long long)t->opt.resolution, fcl_dtype_cl_name(t->opt.dtype),
+           fcl_remesh_formula_name(t->opt.formula), t->size, t->info.name);
+    printf("  step (median of %lld, with the dt measure): %.3f ms; copy bandwidth %.1f GB/s\n",
+           (long long)t->nstep_wall, 1e3 * all, gbs);
+  }
+  TRY(fcl_problem_report(p, stdout));
+  if (t->opt.json && t->rank == 0) {
+    FILE *f = fopen(t->opt.json, "w");
+    if (!f) {
+      fprintf(stderr, "flowcl-tgv: cannot write %s\n", t->opt.json);
+      return FCL_ERR_IO;
+    }
+    fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
+               "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
+               "\"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d},\n"
+               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}\n]}\n",
+            t->info.name, 1e3 * all, (long long)t->opt.resolution,
+            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
+            gbs);
+    fclose(f);
+  }
+  return FCL_OK;
+}
