@@ -24,8 +24,8 @@ static const char usage[] =
     "                        on coarse grids)\n"
     "  --stretching-rk R     2 or 3 (default 3)\n"
     "  --cfl C               dt max|u_d| / dx <= C (default 1; advection is built for it)\n"
-    "  --lcfl L              dt max|grad u| <= L (default 0.125)\n"
-    "  --dt-max D            largest dt (default 0.01: the operator splitting is first order\n"
+    "  --lcfl L              dt max|grad u| <= L (default 0.0625)\n"
+    "  --dt-max D            largest dt (default 0.005: the operator splitting is first order\n"
     "                        in time)\n"
     "  --device SPEC         OpenCL device, platform:device (default FLOWCL_DEVICE, else the\n"
     "                        first GPU, else the first device)\n"
@@ -76,7 +76,7 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
   *o = (tgv_options){.resolution = 64, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
                      .formula = FCL_REMESH_L4_2, .splitting = FCL_SPLIT_STRANG,
                      .advection_rk = 2, .stretching_rk = 3, .stretching = TGV_STRETCH_CONSERVATIVE,
-                     .cfl = 1, .lcfl = 0.125, .dt_max = 0.01, .fft = FCL_FFT_AUTO,
+                     .cfl = 1, .lcfl = 0.0625, .dt_max = 0.005, .fft = FCL_FFT_AUTO,
                      .output_dir = "tgv-output", .diagnostics_every = 1, .plot = true};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
