@@ -397,10 +397,24 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
     fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
                "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
                "\"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d},\n"
-               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}\n]}\n",
+               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
             t->info.name, 1e3 * all, (long long)t->opt.resolution,
             fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
             gbs);
+    /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
+     * time and bandwidth against the copy bandwidth when the node has launchers */
+    for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {
+      fcl_node_stats ns;
+      if (fcl_problem_node_statistics(p, n, &ns) != FCL_OK) break;
+      const double calls = ns.calls ? (double)ns.calls : 1;
+      fprintf(f, ",\n  {\"name\": \"%s\", \"value\": %.6f, \"unit\": \"ms\"", ns.name,
+              1e3 * ns.wall_s / calls);
+      if (ns.device_ns > 0 && ns.bytes > 0)
+        fprintf(f, ", \"device_ms\": %.6f, \"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.4f",
+                1e-6 * ns.device_ns / calls, ns.bytes / ns.device_ns, ns.bytes / ns.device_ns / gbs);
+      fprintf(f, "}");
+    }
+    fprintf(f, "\n]}\n");
     fclose(f);
   }
   return FCL_OK;

@@ -97,6 +97,20 @@ fcl_status fcl_problem_describe(const fcl_problem *problem, char **text);
  * Collective. */
 fcl_status fcl_problem_report(fcl_problem *problem, FILE *out);
 
+/* Statistics of one node of the resolved step, on this rank. */
+typedef struct {
+  char name[64];      /* the operator's name, or "ghosts(<field>)" */
+  int64_t calls;
+  double wall_s;      /* host time in the node, waits included */
+  double device_ns;   /* profiled kernel time of its launchers (0: none or no profiling) */
+  double bytes;       /* bytes its launchers moved (0: unknown) */
+} fcl_node_stats;
+
+/* Nodes of the resolved step (after setup; 0 before). */
+int fcl_problem_num_nodes(const fcl_problem *problem);
+/* Statistics of node index (0 .. num_nodes - 1). Not collective. */
+fcl_status fcl_problem_node_statistics(fcl_problem *problem, int index, fcl_node_stats *out);
+
 /* ---- time step policy ---- */
 
 typedef enum {

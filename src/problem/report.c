@@ -2,6 +2,7 @@
  * operators' launchers, averaged over the ranks. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "problem_impl.h"
@@ -20,6 +21,24 @@ static fcl_status device_stats(const fcl_operator *d, double *ns, double *bytes)
   return FCL_OK;
 }
 
+int fcl_problem_num_nodes(const fcl_problem *p) { return p && p->ready ? p->nnodes : 0; }
+
+fcl_status fcl_problem_node_statistics(fcl_problem *p, int index, fcl_node_stats *out) {
+  FCL_CHECK_NULL(p, 1);
+  FCL_CHECK_NULL(out, 3);
+  if (index < 0 || index >= fcl_problem_num_nodes(p))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': node %d (it has %d after setup)",
+                     p->name, index, fcl_problem_num_nodes(p));
+  const fcl__node *node = &p->nodes[index];
+  *out = (fcl_node_stats){.calls = node->calls, .wall_s = node->wall_s};
+  if (node->kind == FCL__NODE_GHOSTS) {
+    snprintf(out->name, sizeof out->name, "ghosts(%s)", fcl_field_name(p->fields[node->field]));
+    return FCL_OK;
+  }
+  snprintf(out->name, sizeof out->name, "%s", p->ops[node->op].name);
+  return device_stats(&p->ops[node->op].desc, &out->device_ns, &out->bytes);
+}
+
 fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
   FCL_CHECK_NULL(p, 1);
   FCL_CHECK_NULL(out, 2);
@@ -34,10 +53,18 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
   double *v = calloc(3 * (size_t)p->nnodes, sizeof *v);
   if (!v) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "report");
   fcl_status st = FCL_OK;
+  char (*names)[64] = calloc((size_t)p->nnodes, sizeof *names);
+  if (!names) {
+    free(v);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "report");
+  }
   for (int n = 0; n < p->nnodes && st == FCL_OK; ++n) {
-    v[3 * n] = p->nodes[n].wall_s;
-    if (p->nodes[n].kind == FCL__NODE_OPERATOR)
-      st = device_stats(&p->ops[p->nodes[n].op].desc, &v[3 * n + 1], &v[3 * n + 2]);
+    fcl_node_stats ns;
+    st = fcl_problem_node_statistics(p, n, &ns);
+    v[3 * n] = ns.wall_s;
+    v[3 * n + 1] = ns.device_ns;
+    v[3 * n + 2] = ns.bytes;
+    memcpy(names[n], ns.name, sizeof names[n]);
   }
   int ok = st == FCL_OK, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
@@ -52,10 +79,7 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
             "GB/s");
     for (int n = 0; n < p->nnodes; ++n) {
       const fcl__node *node = &p->nodes[n];
-      char name[64];
-      if (node->kind == FCL__NODE_GHOSTS)
-        snprintf(name, sizeof name, "ghosts(%s)", fcl_field_name(p->fields[node->field]));
-      else snprintf(name, sizeof name, "%s", p->ops[node->op].name);
+      const char *name = names[n];
       const double calls = node->calls ? (double)node->calls : 1;
       const double wall = v[3 * n] / size, dev = v[3 * n + 1] / size, bytes = v[3 * n + 2] / size;
       fprintf(out, "  %-34s %10.3f %7.1f%%", name, 1e3 * wall / calls,
@@ -67,6 +91,7 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
                  "per call, when the queue profiles)\n");
   }
   free(v);
+  free(names);
   if (st == FCL_OK && !all_ok)
     st = FCL_ERROR(FCL_ERR_INTERNAL, "problem '%s': statistics failed on another rank", p->name);
   return st;

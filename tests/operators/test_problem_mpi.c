@@ -116,6 +116,14 @@ static void check_graph(env *e) {
     CHECKF(same_values(f[0][i], f[1][i]), "field '%s' differs from the operators applied one "
            "by one", names[i]);
   CHECK_OK(fcl_problem_report(p, e->rank == 0 ? stdout : stderr));
+  CHECK(fcl_problem_num_nodes(p) == 5);
+  fcl_node_stats ns;
+  CHECK_OK(fcl_problem_node_statistics(p, 3, &ns));
+  CHECKF(!strcmp(ns.name, "ghosts(u)") && ns.calls == 2 && ns.wall_s > 0 && ns.device_ns == 0,
+         "node 4: '%s', %lld calls", ns.name, (long long)ns.calls);
+  CHECK_OK(fcl_problem_node_statistics(p, 0, &ns));
+  CHECK(!strcmp(ns.name, "fd.curl") && ns.calls == 2);
+  CHECK_STATUS(fcl_problem_node_statistics(p, 5, &ns), FCL_ERR_INVALID_ARGUMENT, "node 5");
   fcl_problem_destroy(&p);
   for (int r = 0; r < 2; ++r) {
     graph_destroy(&g[r]);
