@@ -12,6 +12,8 @@ static const char usage[] =
     "stretching by 4th-order differences, remeshed advection, spectral diffusion), adaptive dt.\n"
     "\n"
     "  --resolution N        points per axis (default 64)\n"
+    "  --z-periods K         a box of K periods along z (K x resolution points): the same\n"
+    "                        flow, K times the work, for weak scaling (default 1)\n"
     "  --reynolds RE         Reynolds number, nu = 1 / RE (default 1600)\n"
     "  --t-end T             end time (default 20)\n"
     "  --max-steps N         stop after N steps even before t-end (default: no limit)\n"
@@ -73,7 +75,7 @@ static bool integer(const char *s, int64_t *v) {
 }
 
 int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
-  *o = (tgv_options){.resolution = 64, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
+  *o = (tgv_options){.resolution = 64, .z_periods = 1, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
                      .formula = FCL_REMESH_L4_2, .splitting = FCL_SPLIT_STRANG,
                      .advection_rk = 2, .stretching_rk = 3, .stretching = TGV_STRETCH_CONSERVATIVE,
                      .cfl = 1, .lcfl = 0.0625, .dt_max = 0.005, .fft = FCL_FFT_AUTO,
@@ -96,6 +98,10 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       if (!integer(v, &n) || n < 8 || n > 65536)
         return fail(rank, "--resolution %s: an integer from 8 to 65536%s", v, "");
       o->resolution = n;
+    } else if (!strcmp(a, "--z-periods")) {
+      if (!integer(v, &n) || n < 1 || n > 64)
+        return fail(rank, "--z-periods %s: an integer from 1 to 64%s", v, "");
+      o->z_periods = (int)n;
     } else if (!strcmp(a, "--reynolds")) {
       if (!number(v, &d) || !(d > 0)) return fail(rank, "--reynolds %s: a number > 0%s", v, "");
       o->reynolds = d;

@@ -9,7 +9,9 @@
  *     DNS (the measured errors plus 40%);
  *   - halving dt_max from 0.02 divides both errors by at least 1.7 (first order);
  *   - the run equals a one-rank run of the same problem (rank 0 repeats it alone) to 1e-11
- *     relative: only the order of the sums in the reductions and FFTs differs. */
+ *     relative: only the order of the sums in the reductions and FFTs differs;
+ *   - a box of two periods along z (--z-periods 2, the weak-scaling runs) has the same
+ *     averages as one period. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,14 +29,15 @@ typedef struct {
 } result;
 
 static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max,
-                  const char *tag) {
+                  double t_end, int z_periods, const char *tag) {
   char dir[600];
   snprintf(dir, sizeof dir, "%s/%s", e->dir, tag);
   char *argv[] = {"flowcl-tgv", NULL};
   tgv_options o;
   tgv_options_parse(1, argv, 1, &o);
   o.resolution = 32;
-  o.t_end = 1;
+  o.z_periods = z_periods;
+  o.t_end = t_end;
   o.dtype = dtype;
   o.dt_max = dt_max;
   o.output_dir = dir;
@@ -54,14 +57,14 @@ static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt
   if (t) CHECK_OK(tgv_run(t, &s));
   if (t) tgv_last_diagnostics(t, &r.t, &r.energy, &r.enstrophy);
   tgv_destroy(&t);
-  CHECKF(r.t == 1, "the run ended at t = %.17g, not 1", r.t);
+  CHECKF(r.t == t_end, "the run ended at t = %.17g, not %g", r.t, t_end);
   return r;
 }
 
 static void check(fcl_test_mpi_env *e) {
   const fcl_dtype dtype = e->fp64 ? FCL_FLOAT64 : FCL_FLOAT32;
-  const result coarse = run(e, MPI_COMM_WORLD, dtype, 0.02, "dt02");
-  const result fine = run(e, MPI_COMM_WORLD, dtype, 0.01, "dt01");
+  const result coarse = run(e, MPI_COMM_WORLD, dtype, 0.02, 1, 1, "dt02");
+  const result fine = run(e, MPI_COMM_WORLD, dtype, 0.01, 1, 1, "dt01");
   const double ec = fabs(coarse.energy - E_REF), ef = fabs(fine.energy - E_REF);
   const double zc = fabs(coarse.enstrophy - Z_REF), zf = fabs(fine.enstrophy - Z_REF);
   if (e->rank == 0)
@@ -75,7 +78,7 @@ static void check(fcl_test_mpi_env *e) {
   /* the same problem on rank 0 alone */
   if (e->size > 1) {
     result one = {0};
-    if (e->rank == 0) one = run(e, MPI_COMM_SELF, dtype, 0.01, "alone");
+    if (e->rank == 0) one = run(e, MPI_COMM_SELF, dtype, 0.01, 1, 1, "alone");
     MPI_Bcast(&one, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     const double tol = dtype == FCL_FLOAT64 ? 1e-11 : 1e-4;
     CHECKF(fabs(one.energy - fine.energy) <= tol * fine.energy &&
@@ -85,4 +88,21 @@ static void check(fcl_test_mpi_env *e) {
   }
 }
 
-int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "tgv", check); }
+/* Two periods along z (the weak-scaling box) hold the same flow: the same averages. */
+static void check_z_periods(fcl_test_mpi_env *e) {
+  const fcl_dtype dtype = e->fp64 ? FCL_FLOAT64 : FCL_FLOAT32;
+  const result one = run(e, MPI_COMM_WORLD, dtype, 0.02, 0.2, 1, "k1");
+  const result two = run(e, MPI_COMM_WORLD, dtype, 0.02, 0.2, 2, "k2");
+  const double tol = dtype == FCL_FLOAT64 ? 1e-11 : 1e-5;
+  CHECKF(fabs(one.energy - two.energy) <= tol * one.energy &&
+         fabs(one.enstrophy - two.enstrophy) <= tol * one.enstrophy,
+         "z periods 1 / 2: energy %.15g / %.15g, enstrophy %.15g / %.15g", one.energy,
+         two.energy, one.enstrophy, two.enstrophy);
+}
+
+static void run_all(fcl_test_mpi_env *e) {
+  check(e);
+  check_z_periods(e);
+}
+
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "tgv", run_all); }
