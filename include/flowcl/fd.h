@@ -68,6 +68,10 @@ typedef struct {
  * interior point, bound arrays indexed relative to it, "a[k, j, i + 1]" (offsets are integers
  * within the binding's ghosts; 2D fields use k = 0), and the scalar dt (fcl_fd_apply's). E.g.
  *   s[k, j, i] = sqrt(w0[k, j, i] * w0[k, j, i] + w1[k, j, i] * w1[k, j, i])
+ * Instructions run in the order of their dependencies, not of the text: an instruction that
+ * reads an array another one writes runs after that write (the codegen rule). To read a value
+ * before overwriting it, say so: "e[k, j, i] = p[k, j, i]  {id=r, dep=}" then
+ * "p[k, j, i] = u[k, j, i]  {dep=r}".
  * What is written, and read, is found from the instructions. bytes_per_point: bytes moved per
  * interior point, for bandwidth statistics. The name (copied) names the operator; its kernel is
  * the name with non-alphanumerics replaced by '_'. Errors name the offending subscript or
