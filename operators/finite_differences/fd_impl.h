@@ -50,6 +50,9 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape,
                               size_t narrays, const fcl__fd_array *arrays, const char *text,
                               double bytes);
+/* The checks both stretching forms share: 3D, 3-component u and w, one topology, precision
+ * and queue, 2 ghosts. */
+fcl_status fcl__fd_check_stretching(const fcl_field *u, const fcl_field *w);
 /* A new operator with its list (the caller fills the rest). */
 fcl_status fcl__fd_new(const char *name, fcl_fd **out);
 /* Record that op reads (ghosts wide) and/or writes field; uses of one field merge. */

@@ -12,20 +12,24 @@ static size_t put(char *text, size_t len, size_t size, const char *format, const
   return len + (n > 0 ? (size_t)n : 0);
 }
 
-fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fcl_fd **out) {
-  FCL_CHECK_NULL(u, 1);
-  FCL_CHECK_NULL(w, 2);
-  FCL_CHECK_NULL(out, 4);
-  *out = NULL;
+fcl_status fcl__fd_check_stretching(const fcl_field *u, const fcl_field *w) {
   const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
   if (dim != 3 || fcl_field_ncomp(u) != 3 || fcl_field_ncomp(w) != 3)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "stretching: 3D, 3-component u and w ('%s' is "
                      "%dD with %d components, '%s' has %d)", fcl_field_name(u), dim,
                      fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
   FCL_TRY(fcl__fd_check_pair(u, w, "stretching"));
+  return fcl__fd_check_field(u, 4, 1);
+}
+
+fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(w, 2);
+  FCL_CHECK_NULL(out, 4);
+  *out = NULL;
+  FCL_TRY(fcl__fd_check_stretching(u, w));
   if (rk_order < 2 || rk_order > 4)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (rk_order): %d (2, 3 or 4)", rk_order);
-  FCL_TRY(fcl__fd_check_field(u, 4, 1));
   const char *real = fcl_field_dtype(u) == FCL_FLOAT64 ? "double" : "float";
   static const char *const un[3] = {"u0", "u1", "u2"}, *const wn[3] = {"w0", "w1", "w2"};
   char text[16384], d[512], e[96], g[16], decl[32];

@@ -120,16 +120,10 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
   FCL_CHECK_NULL(pool, 4);
   FCL_CHECK_NULL(out, 5);
   *out = NULL;
-  const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
-  if (dim != 3 || fcl_field_ncomp(u) != 3 || fcl_field_ncomp(w) != 3)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "stretching: 3D, 3-component u and w ('%s' is "
-                     "%dD with %d components, '%s' has %d)", fcl_field_name(u), dim,
-                     fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
-  FCL_TRY(fcl__fd_check_pair(u, w, "stretching"));
+  FCL_TRY(fcl__fd_check_stretching(u, w));
   if (rk_order != 2 && rk_order != 3)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (rk_order): %d (2 or 3 for the "
                      "conservative formulation)", rk_order);
-  FCL_TRY(fcl__fd_check_field(u, 4, 1));
   fcl_fd *op = NULL;
   FCL_TRY(fcl__fd_new("fd.stretching_conservative", &op));
   op->order = 4;

@@ -44,3 +44,17 @@ double op_rel_error(fcl_field *f, exact_fn exact, const void *p) {
   MPI_Allreduce(l, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return all[0] / all[1];
 }
+
+void op_vel3(const double *x, double *v) {
+  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
+  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
+  v[2] = 0.3 * sin(x[2] + x[0]);
+}
+
+void op_vel3_gradient(const double *x, double g[3][3]) {
+  const double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
+               cz = cos(x[2]);
+  g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
+  g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
+  g[2][0] = 0.3 * cos(x[2] + x[0]), g[2][1] = 0, g[2][2] = 0.3 * cos(x[2] + x[0]);
+}

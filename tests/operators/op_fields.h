@@ -15,6 +15,9 @@ fcl_topology *op_box(int dim, int64_t n, int ghosts);
 /* A field of the environment's context, set from fn (NULL: zero). */
 fcl_field *op_field(fcl_test_mpi_env *e, fcl_topology *t, const char *name, int ncomp,
                     fcl_dtype dtype, values_fn fn);
+/* A smooth 3D velocity (not divergence-free) and its gradient g[i][j] = d_j u_i. */
+void op_vel3(const double *x, double *v);
+void op_vel3_gradient(const double *x, double g[3][3]);
 /* max over the grid and components of |f - exact| / max |exact|. Collective. */
 double op_rel_error(fcl_field *f, exact_fn exact, const void *p);
 

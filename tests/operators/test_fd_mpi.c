@@ -19,23 +19,10 @@ typedef fcl_test_mpi_env env;
 
 /* ---------------- curl ---------------- */
 
-static void vel3(const double *x, double *v) {
-  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
-  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
-  v[2] = 0.3 * sin(x[2] + x[0]);
-}
-/* grad[i][j] = d_j u_i of vel3 */
-static void vel3_gradient(const double *x, double g[3][3]) {
-  double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
-         cz = cos(x[2]);
-  g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
-  g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
-  g[2][0] = 0.3 * cos(x[2] + x[0]), g[2][1] = 0, g[2][2] = 0.3 * cos(x[2] + x[0]);
-}
 static void curl3_exact(const double *x, double *w, const void *p) {
   (void)p;
   double g[3][3];
-  vel3_gradient(x, g);
+  op_vel3_gradient(x, g);
   w[0] = g[2][1] - g[1][2];
   w[1] = g[0][2] - g[2][0];
   w[2] = g[1][0] - g[0][1];
@@ -53,7 +40,7 @@ static void check_curl(env *e, int dim, int order) {
   double err[2];
   for (int r = 0; r < 2; ++r) {
     fcl_topology *t = op_box(dim, 16 << r, order / 2);
-    fcl_field *u = op_field(e, t, "u", dim, FCL_FLOAT64, dim == 3 ? vel3 : vel2);
+    fcl_field *u = op_field(e, t, "u", dim, FCL_FLOAT64, dim == 3 ? op_vel3 : vel2);
     fcl_field *w = op_field(e, t, "w", dim == 3 ? 3 : 1, FCL_FLOAT64, NULL);
     fcl_fd *op = NULL;
     CHECK_OK(fcl_fd_curl_create(u, w, order, &op));
@@ -136,7 +123,7 @@ typedef struct {
 static void stretched(const double *x, double *w, const void *p) {
   const rk_data *d = p;
   double g[3][3];
-  vel3_gradient(x, g);
+  op_vel3_gradient(x, g);
   vort0(x, w);
 #define F(out, in)                                                                             \
   for (int i_ = 0; i_ < 3; ++i_) out[i_] = g[i_][0] * in[0] + g[i_][1] * in[1] + g[i_][2] * in[2]
@@ -168,7 +155,7 @@ static void stretched(const double *x, double *w, const void *p) {
 
 /* Run the device stretching from vort0; returns the field (caller destroys). */
 static fcl_field *stretch(env *e, fcl_topology *t, int rk, double dt, int steps) {
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, vort0);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, vort0);
   fcl_fd *op = NULL;
   CHECK_OK(fcl_fd_stretching_create(u, w, rk, &op));
   for (int s = 0; s < steps && op; ++s) CHECK_OK(fcl_fd_apply(op, dt));
@@ -213,7 +200,7 @@ static void check_stretching(env *e) {
            e1, e2, log2(e1 / e2));
     for (int h = 0; h < 3; ++h) fcl_field_destroy(&w[h]);
   }
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
   fcl_fd *op = NULL;
   CHECK_STATUS(fcl_fd_stretching_create(u, w, 5, &op), FCL_ERR_INVALID_ARGUMENT, "rk_order");
   CHECK_STATUS(fcl_fd_stretching_create(u, u, 2, &op), FCL_ERR_INVALID_ARGUMENT, "same field");

@@ -17,34 +17,22 @@
 
 typedef fcl_test_mpi_env env;
 
-static void vel3(const double *x, double *v) {
-  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
-  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
-  v[2] = 0.3 * sin(x[2] + x[0]);
-}
-static void vel3_gradient(const double *x, double g[3][3]) {
-  double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
-         cz = cos(x[2]);
-  g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
-  g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
-  g[2][0] = 0.3 * cos(x[2] + x[0]), g[2][1] = 0, g[2][2] = 0.3 * cos(x[2] + x[0]);
-}
 static void grad_u1_exact(const double *x, double *v, const void *p) {
   (void)p;
   double g[3][3];
-  vel3_gradient(x, g);
+  op_vel3_gradient(x, g);
   for (int a = 0; a < 3; ++a) v[a] = g[1][a];
 }
 static void div_exact(const double *x, double *v, const void *p) {
   (void)p;
   double g[3][3];
-  vel3_gradient(x, g);
+  op_vel3_gradient(x, g);
   v[0] = g[0][0] + g[1][1] + g[2][2];
 }
 static void grad_norm_exact(const double *x, double *v, const void *p) {
   (void)p;
   double g[3][3], s = 0;
-  vel3_gradient(x, g);
+  op_vel3_gradient(x, g);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) s += g[i][j] * g[i][j];
   v[0] = sqrt(s);
@@ -58,7 +46,7 @@ static void check_derivative(env *e, derivative_kind kind, int order) {
   double err[2];
   for (int r = 0; r < 2; ++r) {
     fcl_topology *t = op_box(3, 16 << r, order / 2);
-    fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, vel3);
+    fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3);
     fcl_field *s = op_field(e, t, "s", kind == GRADIENT ? 3 : 1, FCL_FLOAT64, NULL);
     fcl_fd *op = NULL;
     if (kind == GRADIENT) CHECK_OK(fcl_fd_gradient_create(u, 1, s, order, &op));
@@ -193,7 +181,7 @@ typedef struct {
 static void penalized(const double *x, double *v, const void *p) {
   const pen_data *d = p;
   double chi;
-  vel3(x, v);
+  op_vel3(x, v);
   ball(x, &chi);
   for (int c = 0; c < 3; ++c) v[c] = (v[c] + d->lambda_dt * chi * d->us[c]) / (1 + d->lambda_dt * chi);
 }
@@ -201,7 +189,7 @@ static void penalized(const double *x, double *v, const void *p) {
 static void solid(const double *x, double *v, const void *p) {
   const pen_data *d = p;
   double chi;
-  vel3(x, v);
+  op_vel3(x, v);
   ball(x, &chi);
   if (chi == 1)
     for (int c = 0; c < 3; ++c) v[c] = d->us[c];
@@ -209,7 +197,7 @@ static void solid(const double *x, double *v, const void *p) {
 
 static void check_penalization(env *e, fcl_dtype dtype) {
   fcl_topology *t = op_box(3, 16, 0);
-  fcl_field *u = op_field(e, t, "u", 3, dtype, vel3);
+  fcl_field *u = op_field(e, t, "u", 3, dtype, op_vel3);
   fcl_field *chi = op_field(e, t, "chi", 1, dtype, ball);
   const double lambda = 1e8, dt = 0.01;
   pen_data d = {lambda * dt, {0.25, -0.5, 1}};
@@ -243,7 +231,7 @@ static void ball_only(const double *x, double *v) {
 
 static void check_penalization_inside(env *e) {
   fcl_topology *t = op_box(3, 16, 0);
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, vel3);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, op_vel3);
   fcl_field *chi = op_field(e, t, "chi", 1, FCL_FLOAT32, ball_only);
   pen_data d = {1e6 * 0.1, {0.25, -0.5, 1}};
   fcl_fd *op = NULL;

@@ -20,11 +20,6 @@
 
 typedef fcl_test_mpi_env env;
 
-static void vel3(const double *x, double *v) {
-  v[0] = sin(x[0]) * cos(x[1]) * cos(x[2]);
-  v[1] = -cos(x[0]) * sin(x[1]) * cos(x[2]);
-  v[2] = 0.3 * sin(x[2] + x[0]);
-}
 static void vort3(const double *x, double *w) {
   w[0] = cos(x[1]);
   w[1] = sin(x[2]);
@@ -79,7 +74,7 @@ static void check_graph(env *e) {
   graph_ops g[2] = {{0}};
   for (int r = 0; r < 2; ++r) {
     for (int i = 0; i < 4; ++i)
-      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64, i == 0 ? vel3 : i == 1 ? vort3 : NULL);
+      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64, i == 0 ? op_vel3 : i == 1 ? vort3 : NULL);
     graph_create(f[r][0], f[r][1], f[r][2], f[r][3], &g[r]);
   }
   fcl_problem *p = NULL;
@@ -151,7 +146,7 @@ static void expect_setup_error(fcl_field **fields, const bool *state, int nfield
 
 static void check_setup_errors(env *e) {
   fcl_topology *t = op_box(3, 8, 2);
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, vel3);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, op_vel3);
   fcl_field *w = op_field(e, t, "w", 3, FCL_FLOAT32, NULL);
   fcl_field *x = op_field(e, t, "x", 1, FCL_FLOAT64, NULL);
   fcl_operator op = {.name = "mover", .apply = noop_apply, .nuses = 2,
