@@ -19,16 +19,18 @@ static const char usage[] =
     "  --max-steps N         stop after N steps even before t-end (default: no limit)\n"
     "  --precision P         float or double (default float)\n"
     "  --formula F           remeshing kernel: L2_1 (M'4), L2_2, L4_2, L6_4, L8_4 (default L4_2)\n"
-    "  --splitting S         strang or first (default strang)\n"
+    "  --splitting S         directions of advection: strang or first (default strang)\n"
+    "  --time-splitting T    operators of a step: strang (velocity extrapolated to mid-step,\n"
+    "                        stretching in two halves around advection) or lie (u^n, one\n"
+    "                        after the other: first order) (default strang)\n"
     "  --advection-rk R      particle push: 2, 3 or 4 (default 2)\n"
     "  --stretching F        conservative or gradient (default conservative: the gradient\n"
     "                        form lets the vorticity drift from divergence-free and diverges\n"
     "                        on coarse grids)\n"
     "  --stretching-rk R     2 or 3 (default 3)\n"
     "  --cfl C               dt max|u_d| / dx <= C (default 1; advection is built for it)\n"
-    "  --lcfl L              dt max|grad u| <= L (default 0.0625)\n"
-    "  --dt-max D            largest dt (default 0.005: the operator splitting is first order\n"
-    "                        in time)\n"
+    "  --lcfl L              dt max|grad u| <= L (default 0.125)\n"
+    "  --dt-max D            largest dt (default 0.02)\n"
     "  --device SPEC         OpenCL device, platform:device (default FLOWCL_DEVICE, else the\n"
     "                        first GPU, else the first device)\n"
     "  --fft B               auto, vkfft or fftw (default auto)\n"
@@ -78,7 +80,7 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
   *o = (tgv_options){.resolution = 64, .z_periods = 1, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
                      .formula = FCL_REMESH_L4_2, .splitting = FCL_SPLIT_STRANG,
                      .advection_rk = 2, .stretching_rk = 3, .stretching = TGV_STRETCH_CONSERVATIVE,
-                     .cfl = 1, .lcfl = 0.0625, .dt_max = 0.005, .fft = FCL_FFT_AUTO,
+                     .cfl = 1, .lcfl = 0.125, .dt_max = 0.02, .fft = FCL_FFT_AUTO,
                      .output_dir = "tgv-output", .diagnostics_every = 1, .plot = true};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -122,6 +124,10 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       if (!strcmp(v, "strang")) o->splitting = FCL_SPLIT_STRANG;
       else if (!strcmp(v, "first")) o->splitting = FCL_SPLIT_FIRST_ORDER;
       else return fail(rank, "--splitting %s: strang or first%s", v, "");
+    } else if (!strcmp(a, "--time-splitting")) {
+      if (!strcmp(v, "strang")) o->lie = false;
+      else if (!strcmp(v, "lie")) o->lie = true;
+      else return fail(rank, "--time-splitting %s: strang or lie%s", v, "");
     } else if (!strcmp(a, "--advection-rk")) {
       if (!integer(v, &n) || n < 2 || n > 4) return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");
       o->advection_rk = (int)n;

@@ -16,6 +16,7 @@ typedef struct {
   fcl_splitting splitting;
   int advection_rk, stretching_rk;
   tgv_stretching stretching;
+  bool lie;                  /* first-order splitting (else: the second-order one) */
   double cfl, lcfl, dt_max;
   const char *device;        /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
   fcl_fft_backend fft;

@@ -25,6 +25,8 @@ struct tgv {
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_field *w, *u;
+  fcl_field *u_mid, *u_prev; /* second-order splitting: u^(n+1/2) ~ 3/2 u^n - 1/2 u^(n-1) */
+  fcl_fd *extrapolate;
   fcl_spectral *spectral;
   fcl_advection *adv;
   fcl_fd *stretch;
@@ -91,24 +93,71 @@ static fcl_status add(tgv *t, fcl_status described, const fcl_operator *op) {
   return fcl_problem_add_operator(t->problem, op);
 }
 
+/* u_mid = 3/2 u - 1/2 u_prev, then u_prev = u (reads before the writes: explicit deps). */
+static fcl_status make_extrapolation(tgv *t) {
+  TRY(fcl_field_create(t->topo, t->ctx, t->q, t->pool, "velocity_mid", 3, t->opt.dtype,
+                       &t->u_mid));
+  TRY(fcl_field_create(t->topo, t->ctx, t->q, t->pool, "velocity_prev", 3, t->opt.dtype,
+                       &t->u_prev));
+  static const char *const names[3][3] = {{"u0", "p0", "m0"}, {"u1", "p1", "m1"},
+                                          {"u2", "p2", "m2"}};
+  fcl_fd_binding b[9];
+  char text[1024];
+  int len = 0;
+  for (int c = 0; c < 3; ++c) {
+    b[3 * c] = (fcl_fd_binding){names[c][0], t->u, c, 0};
+    b[3 * c + 1] = (fcl_fd_binding){names[c][1], t->u_prev, c, 0};
+    b[3 * c + 2] = (fcl_fd_binding){names[c][2], t->u_mid, c, 0};
+    len += snprintf(text + len, sizeof text - (size_t)len,
+                    "m%d[k, j, i] = 1.5 * u%d[k, j, i] - 0.5 * p%d[k, j, i]  {id=mid%d, dep=}\n"
+                    "p%d[k, j, i] = u%d[k, j, i]  {dep=mid%d}\n", c, c, c, c, c, c, c);
+  }
+  return fcl_fd_kernel_create("extrapolate_velocity", 9, b, text, 36, &t->extrapolate);
+}
+
+/* Lie: A(dt) S(dt) D(dt) with u^n, then u = BS(w). Strang: u_mid extrapolated, S(dt/2) A(dt)
+ * S(dt/2) with u_mid, D(dt), u = BS(w): second order (README, "Validation"). */
 static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_spectral_create(t->w, t->opt.fft, t->pool, &t->spectral));
-  TRY(fcl_advection_create(t->u, 1, &t->w, ao, &t->adv));
+  if (!t->opt.lie) TRY(make_extrapolation(t));
+  fcl_field *ua = t->opt.lie ? t->u : t->u_mid;
+  TRY(fcl_advection_create(ua, 1, &t->w, ao, &t->adv));
   if (t->opt.stretching == TGV_STRETCH_GRADIENT)
-    TRY(fcl_fd_stretching_create(t->u, t->w, t->opt.stretching_rk, &t->stretch));
+    TRY(fcl_fd_stretching_create(ua, t->w, t->opt.stretching_rk, &t->stretch));
   else
-    TRY(fcl_fd_stretching_conservative_create(t->u, t->w, t->opt.stretching_rk, t->pool,
+    TRY(fcl_fd_stretching_conservative_create(ua, t->w, t->opt.stretching_rk, t->pool,
                                               &t->stretch));
   TRY(fcl_analytics_create(t->u, t->w, t->pool, &t->an));
   TRY(fcl_problem_create("taylor-green", &t->problem));
   TRY(fcl_problem_add_field(t->problem, t->w, true));
   TRY(fcl_problem_add_field(t->problem, t->u, true));
   fcl_operator op;
+  if (!t->opt.lie) {
+    TRY(fcl_problem_add_field(t->problem, t->u_mid, false));
+    TRY(fcl_problem_add_field(t->problem, t->u_prev, true));
+    TRY(add(t, fcl_fd_operator(t->extrapolate, &op), &op));
+    TRY(fcl_fd_operator(t->stretch, &op));
+    op.dt_fraction = 0.5;
+    TRY(fcl_problem_add_operator(t->problem, &op));
+  }
   TRY(add(t, fcl_advection_operator(t->adv, &op), &op));
-  TRY(add(t, fcl_fd_operator(t->stretch, &op), &op));
+  TRY(fcl_fd_operator(t->stretch, &op));
+  op.dt_fraction = t->opt.lie ? 1 : 0.5;
+  TRY(fcl_problem_add_operator(t->problem, &op));
   TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));
   TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
   return fcl_problem_setup(t->problem);
+}
+
+/* Copy u into u_prev (no history: the first step extrapolates nothing). */
+static fcl_status start_history(tgv *t) {
+  const size_t *p = fcl_field_padded_shape(t->u);
+  const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
+  for (int c = 0; c < 3; ++c)
+    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->u, c), fcl_field_buffer(t->u_prev, c), 0,
+                            0, bytes, 0, NULL, NULL) != CL_SUCCESS)
+      return FCL_ERR_INTERNAL;
+  return FCL_OK;
 }
 
 /* The initial vorticity, or the checkpoint's; then u from it. */
@@ -139,7 +188,8 @@ static fcl_status initial_state(tgv *t) {
   } else {
     for (int c = 0; c < 3; ++c) TRY(fcl_field_init_expr(t->w, c, w0[c]));
   }
-  return fcl_spectral_biot_savart(t->spectral, t->w, t->u);
+  TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
+  return t->u_prev ? start_history(t) : FCL_OK;
 }
 
 static fcl_status make_outputs(tgv *t) {
@@ -204,6 +254,9 @@ void tgv_destroy(tgv **tp) {
   fcl_fd_destroy(&t->stretch);
   fcl_advection_destroy(&t->adv);
   fcl_spectral_destroy(&t->spectral);
+  fcl_fd_destroy(&t->extrapolate);
+  fcl_field_destroy(&t->u_mid);
+  fcl_field_destroy(&t->u_prev);
   fcl_field_destroy(&t->u);
   fcl_field_destroy(&t->w);
   fcl_pool_release(&t->pool);

@@ -1,12 +1,15 @@
 /* flowcl-tgv: the vortex-method solver of the Taylor-Green vortex, its diagnostics and outputs.
  *
  * Fields on [0, 2 pi)^3, slabs along z (the FFTs' decomposition): the vorticity w (state) and
- * the velocity u = Biot-Savart(w). A step is the problem
- *     advection of w by u (remeshed particles, directional splitting)
- *     stretching (w . grad) u (4th-order differences, RK)
+ * the velocity u = Biot-Savart(w). A step is the problem (second-order splitting)
+ *     u_mid = 3/2 u^n - 1/2 u^(n-1)   (velocity extrapolated to mid-step)
+ *     stretching (w . grad) u_mid over dt/2 (4th-order differences, RK)
+ *     advection of w by u_mid (remeshed particles, directional splitting)
+ *     stretching over dt/2
  *     diffusion nu lap w (spectral, exact)
  *     u <- Biot-Savart(w)
- * with dt from the CFL and Lagrangian CFL bounds measured on u. */
+ * or, first order (--time-splitting lie), advection, stretching and diffusion with u^n. dt
+ * comes from the CFL and Lagrangian CFL bounds measured on u. */
 #ifndef FLOWCL_TGV_SOLVER_H
 #define FLOWCL_TGV_SOLVER_H
 

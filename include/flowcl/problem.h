@@ -62,6 +62,9 @@ typedef struct {
   double (*max_dt)(void *data);
   /* Frees data when the problem is destroyed; NULL: the caller keeps it. */
   void (*destroy)(void *data);
+  /* The share of each step's dt the operator advances (0: all of it): an operator listed twice
+   * with 0.5 around another makes a Strang splitting. */
+  double dt_fraction;
   int nuses;
   fcl_field_use uses[FCL_OPERATOR_MAX_USES];
 } fcl_operator;

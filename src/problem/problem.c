@@ -81,7 +81,10 @@ fcl_status fcl_problem_add_operator(fcl_problem *p, const fcl_operator *op) {
   if (!op->name || !op->apply)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (op): name and apply are required");
   fcl_status st = FCL_OK;
-  if (op->nuses < 0 || op->nuses > FCL_OPERATOR_MAX_USES)
+  if (!(op->dt_fraction >= 0 && op->dt_fraction <= 1))
+    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "operator '%s': dt_fraction %g (0 to 1)", op->name,
+                   op->dt_fraction);
+  if (st == FCL_OK && (op->nuses < 0 || op->nuses > FCL_OPERATOR_MAX_USES))
     st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "operator '%s': %d uses (0 to %d)", op->name,
                    op->nuses, FCL_OPERATOR_MAX_USES);
   fcl__op *ops = st == FCL_OK ? realloc(p->ops, (size_t)(p->nops + 1) * sizeof *ops) : NULL;
@@ -236,7 +239,9 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
       st = fcl_field_ghosts_update(p->fields[node->field]);
     } else {
       const fcl_operator *d = &p->ops[node->op].desc;
-      st = d->apply(d->data, info);
+      fcl_step_info part = *info;
+      if (d->dt_fraction > 0) part.dt *= d->dt_fraction;
+      st = d->apply(d->data, &part);
       if (st != FCL_OK) {
         char why[512]; /* the operator's message, kept under the problem's context */
         snprintf(why, sizeof why, "%s", fcl_last_error());
@@ -278,6 +283,7 @@ fcl_status fcl_problem_describe(const fcl_problem *p, char **text) {
       continue;
     }
     PUT("  %2d. %s", n + 1, d->name);
+    if (d->dt_fraction > 0 && d->dt_fraction != 1) PUT(" (dt x %g)", d->dt_fraction);
     const char *sep = " reads ";
     for (int u = 0; u < d->nuses; ++u)
       if (d->uses[u].read) {

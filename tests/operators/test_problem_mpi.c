@@ -6,6 +6,7 @@
  *   - setup errors name the operator and the field: read before written, a field the problem
  *     does not have, mixed precisions, too few ghosts; duplicate names;
  *   - the dt policy picks the smallest bound and names it; dt_min and bad policies are errors;
+ *   - an operator's dt_fraction advances it by that share of the step;
  *   - the time loop lands on every output time and on the end time (a kernel integrating 1
  *     over the run returns the elapsed time), calls the callbacks at their cadence, stops at
  *     max_steps;
@@ -294,6 +295,28 @@ static void check_time_loop(env *e) {
   CHECK(s.step == 6 && fabs(s.t - (3 + 2 * 0.5 * h)) < 1e-12 && s.limit == FCL_DT_CFL);
   o.measure = NULL;
   CHECK_STATUS(fcl_simulation_run(p, &o, &s), FCL_ERR_INVALID_ARGUMENT, "measure");
+  /* parts of a step: the clock ticks 1/2 then 1/4 of dt */
+  fcl_problem *parts = NULL;
+  CHECK_OK(fcl_problem_create("parts", &parts));
+  CHECK_OK(fcl_problem_add_field(parts, clock, true));
+  d.dt_fraction = 1.5;
+  CHECK_STATUS(fcl_problem_add_operator(parts, &d), FCL_ERR_INVALID_ARGUMENT, "dt_fraction 1.5");
+  d.dt_fraction = 0.5;
+  CHECK_OK(fcl_problem_add_operator(parts, &d));
+  d.dt_fraction = 0.25;
+  CHECK_OK(fcl_problem_add_operator(parts, &d));
+  CHECK_OK(fcl_problem_setup(parts));
+  double before, after;
+  CHECK_OK(fcl_field_reduce(clock, 0, FCL_REDUCE_MAX, &before));
+  CHECK_OK(fcl_problem_step(parts, &(fcl_step_info){.dt = 1}));
+  CHECK_OK(fcl_field_reduce(clock, 0, FCL_REDUCE_MAX, &after));
+  CHECKF(fabs(after - before - 0.75) < 1e-13, "parts of a step: the clock moved %.17g", after - before);
+  char *text = NULL;
+  CHECK_OK(fcl_problem_describe(parts, &text));
+  CHECKF(text && fcl_test_contains(text, "tick (dt x 0.5)") && fcl_test_contains(text, "tick (dt x 0.25)"),
+         "description: %s", text ? text : "");
+  free(text);
+  fcl_problem_destroy(&parts);
   fcl_analytics_destroy(&log.an);
   fcl_problem_destroy(&p);
   fcl_fd_destroy(&tick);
