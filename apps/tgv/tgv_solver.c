@@ -169,7 +169,9 @@ static fcl_status initial_state(tgv *t) {
       TRY(fcl_checkpoint_latest(t->opt.output_dir, "tgv", path, sizeof path));
     else snprintf(path, sizeof path, "%s", t->opt.restart);
     fcl_checkpoint_state s;
-    TRY(fcl_checkpoint_read(path, 1, &t->w, &s));
+    /* the second-order splitting also needs the previous velocity to continue exactly */
+    fcl_field *fields[2] = {t->w, t->u_prev};
+    TRY(fcl_checkpoint_read(path, t->u_prev ? 2 : 1, fields, &s));
     for (size_t p = 0; p < s.nparams; ++p)
       if ((!strcmp(s.names[p], "reynolds") && s.values[p] != t->opt.reynolds) ||
           (!strcmp(s.names[p], "resolution") && s.values[p] != (double)t->opt.resolution)) {
@@ -189,7 +191,7 @@ static fcl_status initial_state(tgv *t) {
     for (int c = 0; c < 3; ++c) TRY(fcl_field_init_expr(t->w, c, w0[c]));
   }
   TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
-  return t->u_prev ? start_history(t) : FCL_OK;
+  return t->u_prev && !t->opt.restart ? start_history(t) : FCL_OK;
 }
 
 static fcl_status make_outputs(tgv *t) {
@@ -318,7 +320,8 @@ static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
   fcl_checkpoint_state c = {.time = s->t, .dt = s->dt, .step = s->step, .nparams = 2,
                             .names = {"reynolds", "resolution"},
                             .values = {t->opt.reynolds, (double)t->opt.resolution}};
-  return fcl_checkpoint_write(t->opt.output_dir, "tgv", 2, 1, &t->w, &c, NULL, 0);
+  fcl_field *fields[2] = {t->w, t->u_prev};
+  return fcl_checkpoint_write(t->opt.output_dir, "tgv", 2, t->u_prev ? 2 : 1, fields, &c, NULL, 0);
 }
 #endif
 

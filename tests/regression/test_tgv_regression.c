@@ -13,7 +13,8 @@
  *   - the run equals a one-rank run of the same problem (rank 0 repeats it alone) to 1e-11
  *     relative: only the order of the sums in the reductions and FFTs differs;
  *   - a box of two periods along z (--z-periods 2, the weak-scaling runs) has the same
- *     averages as one period. */
+ *     averages as one period;
+ *   - a run restarted from its checkpoint at step 10 ends as the straight run, bit for bit. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,8 +31,14 @@ typedef struct {
   double t, energy, enstrophy;
 } result;
 
-static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max,
-                  double lcfl, double t_end, int z_periods, const char *tag) {
+typedef struct {
+  int64_t max_steps, checkpoint_every;
+  const char *restart;
+} run_extra;
+
+static result run_with(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max,
+                       double lcfl, double t_end, int z_periods, const char *tag,
+                       const run_extra *x) {
   char dir[600];
   snprintf(dir, sizeof dir, "%s/%s", e->dir, tag);
   char *argv[] = {"flowcl-tgv", NULL};
@@ -53,6 +60,11 @@ static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt
   CHECK_OK(fcl_device_get_info(dev, &info));
   snprintf(spec, sizeof spec, ":%s", info.name); /* the test's device, by name */
   o.device = spec;
+  if (x) {
+    o.max_steps = x->max_steps;
+    o.checkpoint_every = x->checkpoint_every;
+    o.restart = x->restart;
+  }
   tgv *t = NULL;
   result r = {NAN, NAN, NAN};
   fcl_sim_state s;
@@ -60,8 +72,13 @@ static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt
   if (t) CHECK_OK(tgv_run(t, &s));
   if (t) tgv_last_diagnostics(t, &r.t, &r.energy, &r.enstrophy);
   tgv_destroy(&t);
-  CHECKF(r.t == t_end, "the run ended at t = %.17g, not %g", r.t, t_end);
+  if (!x) CHECKF(r.t == t_end, "the run ended at t = %.17g, not %g", r.t, t_end);
   return r;
+}
+
+static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max,
+                  double lcfl, double t_end, int z_periods, const char *tag) {
+  return run_with(e, comm, dtype, dt_max, lcfl, t_end, z_periods, tag, NULL);
 }
 
 static void check(fcl_test_mpi_env *e) {
@@ -107,9 +124,26 @@ static void check_z_periods(fcl_test_mpi_env *e) {
          two.energy, one.enstrophy, two.enstrophy);
 }
 
+#if FLOWCL_ENABLE_HDF5
+/* 10 steps with checkpoints every 5, then 5 more from the latest: the same as 15 at once. */
+static void check_restart(fcl_test_mpi_env *e) {
+  const fcl_dtype dtype = e->fp64 ? FCL_FLOAT64 : FCL_FLOAT32;
+  const run_extra first = {10, 5, NULL}, again = {5, 0, "latest"}, straight = {15, 0, NULL};
+  run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "restart", &first);
+  const result r = run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "restart", &again);
+  const result s = run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "straight", &straight);
+  CHECKF(r.t == s.t && r.energy == s.energy && r.enstrophy == s.enstrophy,
+         "restarted at step 10: t %.17g, energy %.17g, enstrophy %.17g; straight: %.17g, "
+         "%.17g, %.17g", r.t, r.energy, r.enstrophy, s.t, s.energy, s.enstrophy);
+}
+#endif
+
 static void run_all(fcl_test_mpi_env *e) {
   check(e);
   check_z_periods(e);
+#if FLOWCL_ENABLE_HDF5
+  check_restart(e);
+#endif
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "tgv", run_all); }
