@@ -20,6 +20,10 @@ static const char *data_dir(void) {
 static void plot(const tgv_options *o) {
   char cmd[4096], png[1024];
   const char *dir = data_dir();
+  if (strpbrk(o->output_dir, "'\"\\$`") || strpbrk(dir, "'\"\\$`")) {
+    printf("plot: skipped (quotes or shell characters in '%s')\n", o->output_dir);
+    return;
+  }
   snprintf(png, sizeof png, "%s/tgv.png", o->output_dir);
   snprintf(cmd, sizeof cmd, "python3 -c 'import matplotlib' >/dev/null 2>&1 && python3 "
            "'%s/plot_tgv.py' '%s/diagnostics.csv' '%s/reference/tgv_re1600_dairay2017.csv' "
