@@ -87,7 +87,9 @@ fcl_status fcl_problem_setup(fcl_problem *problem);
 /* Largest stable dt of the operators (infinity when none bounds it). After setup. */
 double fcl_problem_max_dt(const fcl_problem *problem);
 /* Per-node timing: when on, every node of a step waits for the fields' queues, so that the
- * report's wall times are each node's true time (at the cost of overlap). Default off. */
+ * report's wall times are each node's true time (at the cost of overlap), and the device time
+ * of an operator listed twice is split between its nodes. Default off. Resets the per-node
+ * statistics (wall time, calls, device time) so that they cover one mode. */
 fcl_status fcl_problem_set_timing(fcl_problem *problem, bool synchronize);
 /* One step: the exchanges and operators in order, enqueued. The first step also refreshes the
  * ghosts of state fields read with ghosts. Collective. */

@@ -216,7 +216,13 @@ double fcl_problem_max_dt(const fcl_problem *p) {
 
 fcl_status fcl_problem_set_timing(fcl_problem *p, bool synchronize) {
   FCL_CHECK_NULL(p, 1);
+  /* earlier work completes first, so that no node is charged for it */
+  if (synchronize && !p->timing) FCL_TRY(fcl__problem_finish(p));
   p->timing = synchronize;
+  for (int n = 0; n < p->nnodes; ++n) { /* the statistics restart with the new mode */
+    p->nodes[n].wall_s = p->nodes[n].device_ns = p->nodes[n].bytes = 0;
+    p->nodes[n].calls = 0;
+  }
   return FCL_OK;
 }
 
@@ -234,11 +240,13 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
   for (int n = 0; n < p->nnodes; ++n) {
     fcl__node *node = &p->nodes[n];
     const double t0 = MPI_Wtime();
+    double ns0 = 0, bytes0 = 0; /* per-node timing: the launchers' totals before the node */
     fcl_status st;
     if (node->kind == FCL__NODE_GHOSTS) {
       st = fcl_field_ghosts_update(p->fields[node->field]);
     } else {
       const fcl_operator *d = &p->ops[node->op].desc;
+      if (p->timing) FCL_TRY(fcl__operator_device_stats(d, &ns0, &bytes0));
       fcl_step_info part = *info;
       if (d->dt_fraction > 0) part.dt *= d->dt_fraction;
       st = d->apply(d->data, &part);
@@ -251,6 +259,12 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
       }
     }
     if (st == FCL_OK && p->timing) st = fcl__problem_finish(p);
+    if (st == FCL_OK && p->timing && node->kind == FCL__NODE_OPERATOR) {
+      double ns1, bytes1;
+      st = fcl__operator_device_stats(&p->ops[node->op].desc, &ns1, &bytes1);
+      node->device_ns += ns1 - ns0;
+      node->bytes += bytes1 - bytes0;
+    }
     if (st != FCL_OK) return st;
     node->wall_s += MPI_Wtime() - t0;
     ++node->calls;

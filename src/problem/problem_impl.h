@@ -14,6 +14,9 @@ typedef struct {
   int width;   /* ghosts: the widest read that needs it */
   double wall_s; /* host wall time spent in this node (statistics) */
   int64_t calls;
+  /* with per-node timing: the device time and bytes of its launchers during its own calls
+   * (an operator listed twice shares launchers; this splits their statistics by node) */
+  double device_ns, bytes;
 } fcl__node;
 
 typedef struct {
@@ -39,6 +42,8 @@ struct fcl_problem {
 
 /* The communicator of the problem's fields (MPI_COMM_SELF without fields). */
 MPI_Comm fcl__problem_comm(const fcl_problem *problem);
+/* Device time (ns) and bytes of an operator's launchers so far. */
+fcl_status fcl__operator_device_stats(const fcl_operator *d, double *ns, double *bytes);
 /* Wait for every field's queue. */
 fcl_status fcl__problem_finish(const fcl_problem *problem);
 

@@ -7,8 +7,7 @@
 #include "check.h"
 #include "problem_impl.h"
 
-/* Device time (ns) and bytes of an operator's launchers. */
-static fcl_status device_stats(const fcl_operator *d, double *ns, double *bytes) {
+fcl_status fcl__operator_device_stats(const fcl_operator *d, double *ns, double *bytes) {
   *ns = *bytes = 0;
   for (int i = 0; d->launcher; ++i) {
     fcl_launcher *l = d->launcher(d->data, i);
@@ -36,7 +35,12 @@ fcl_status fcl_problem_node_statistics(fcl_problem *p, int index, fcl_node_stats
     return FCL_OK;
   }
   snprintf(out->name, sizeof out->name, "%s", p->ops[node->op].name);
-  return device_stats(&p->ops[node->op].desc, &out->device_ns, &out->bytes);
+  if (node->device_ns > 0) { /* timed node by node */
+    out->device_ns = node->device_ns;
+    out->bytes = node->bytes;
+    return FCL_OK;
+  }
+  return fcl__operator_device_stats(&p->ops[node->op].desc, &out->device_ns, &out->bytes);
 }
 
 fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {

@@ -6,7 +6,8 @@
  *   - setup errors name the operator and the field: read before written, a field the problem
  *     does not have, mixed precisions, too few ghosts; duplicate names;
  *   - the dt policy picks the smallest bound and names it; dt_min and bad policies are errors;
- *   - an operator's dt_fraction advances it by that share of the step;
+ *   - an operator's dt_fraction advances it by that share of the step; with per-node timing on
+ *     a profiling queue, an operator listed twice gets each node's share of its device time;
  *   - the time loop lands on every output time and on the end time (a kernel integrating 1
  *     over the run returns the elapsed time), calls the callbacks at their cadence, stops at
  *     max_steps;
@@ -325,6 +326,50 @@ static void check_time_loop(env *e) {
   fcl_topology_destroy(&t);
 }
 
+/* Per-node timing on a profiling queue: an operator listed twice gets each node's own share of
+ * its kernels' device time (the launchers' total is the sum), and the calls of the timed
+ * steps only. */
+static void check_node_timing(env *e) {
+  cl_device_id dev;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_queue_device(e->q, &dev));
+  CHECK_OK(fcl_queue_create(e->ctx, dev, FCL_QUEUE_PROFILING, &q));
+  fcl_topology *t = op_box(3, 32, 0);
+  fcl_field *clock = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, q, e->pool, "clock", 1, FCL_FLOAT64, &clock));
+  fcl_fd *tick = NULL;
+  fcl_fd_binding b[1] = {{"c", clock, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("tick", 1, b, "c[k, j, i] = c[k, j, i] + dt", 16, &tick));
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("timing", &p));
+  CHECK_OK(fcl_problem_add_field(p, clock, true));
+  fcl_operator d;
+  if (tick) CHECK_OK(fcl_fd_operator(tick, &d));
+  d.dt_fraction = 0.5;
+  CHECK_OK(fcl_problem_add_operator(p, &d));
+  CHECK_OK(fcl_problem_add_operator(p, &d));
+  CHECK_OK(fcl_problem_setup(p));
+  CHECK_OK(fcl_problem_step(p, &(fcl_step_info){.dt = 1})); /* untimed */
+  CHECK_OK(fcl_problem_set_timing(p, true));
+  for (int s = 1; s <= 3; ++s) CHECK_OK(fcl_problem_step(p, &(fcl_step_info){.step = s, .dt = 1}));
+  fcl_node_stats n0, n1;
+  fcl_launch_stats all;
+  CHECK_OK(fcl_problem_node_statistics(p, 0, &n0));
+  CHECK_OK(fcl_problem_node_statistics(p, 1, &n1));
+  CHECK_OK(fcl_launcher_statistics(fcl_fd_launcher(tick), &all));
+  CHECKF(n0.calls == 3 && n1.calls == 3 && n0.device_ns > 0 && n1.device_ns > 0 &&
+         n0.device_ns + n1.device_ns <= all.total_ns * (1 + 1e-9) &&
+         n0.device_ns < 0.75 * all.total_ns && n1.device_ns < 0.75 * all.total_ns,
+         "timed nodes: %lld and %lld calls, %.0f + %.0f ns of the launcher's %.0f ns (%zu "
+         "launches)", (long long)n0.calls, (long long)n1.calls, n0.device_ns, n1.device_ns,
+         all.total_ns, all.count);
+  fcl_problem_destroy(&p);
+  fcl_fd_destroy(&tick);
+  fcl_field_destroy(&clock);
+  fcl_topology_destroy(&t);
+  if (q) clReleaseCommandQueue(q);
+}
+
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
 /* ---------------- 2D Taylor-Green through the vorticity solver ---------------- */
 
@@ -405,6 +450,7 @@ static void run(env *e) {
   if (!e->fp64) return;
   check_graph(e);
   check_time_loop(e);
+  check_node_timing(e);
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
   check_taylor_green_2d(e);
 #endif
