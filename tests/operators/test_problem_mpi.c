@@ -246,18 +246,25 @@ static void unit_velocity(const double *x, double *v) {
   v[0] = 1, v[1] = -0.5, v[2] = 0.25;
 }
 
+/* A kernel adding dt to every point of clock, and its description for a problem. */
+static fcl_fd *clock_tick(fcl_field *clock, fcl_operator *d) {
+  fcl_fd *tick = NULL;
+  fcl_fd_binding b[1] = {{"c", clock, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("tick", 1, b, "c[k, j, i] = c[k, j, i] + dt", 16, &tick));
+  *d = (fcl_operator){0};
+  if (tick) CHECK_OK(fcl_fd_operator(tick, d));
+  return tick;
+}
+
 static void check_time_loop(env *e) {
   fcl_topology *t = op_box(3, 16, 2);
   fcl_field *clock = op_field(e, t, "clock", 1, FCL_FLOAT64, NULL);
   fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, unit_velocity);
-  fcl_fd *tick = NULL;
-  fcl_fd_binding b[1] = {{"c", clock, 0, 0}};
-  CHECK_OK(fcl_fd_kernel_create("tick", 1, b, "c[k, j, i] = c[k, j, i] + dt", 16, &tick));
+  fcl_operator d;
+  fcl_fd *tick = clock_tick(clock, &d);
   fcl_problem *p = NULL;
   CHECK_OK(fcl_problem_create("clock", &p));
   CHECK_OK(fcl_problem_add_field(p, clock, true));
-  fcl_operator d;
-  if (tick) CHECK_OK(fcl_fd_operator(tick, &d));
   CHECK_OK(fcl_problem_add_operator(p, &d));
   CHECK_OK(fcl_problem_setup(p));
   loop_log log = {0};
@@ -337,14 +344,11 @@ static void check_node_timing(env *e) {
   fcl_topology *t = op_box(3, 32, 0);
   fcl_field *clock = NULL;
   CHECK_OK(fcl_field_create(t, e->ctx, q, e->pool, "clock", 1, FCL_FLOAT64, &clock));
-  fcl_fd *tick = NULL;
-  fcl_fd_binding b[1] = {{"c", clock, 0, 0}};
-  CHECK_OK(fcl_fd_kernel_create("tick", 1, b, "c[k, j, i] = c[k, j, i] + dt", 16, &tick));
+  fcl_operator d = {0};
+  fcl_fd *tick = clock ? clock_tick(clock, &d) : NULL;
   fcl_problem *p = NULL;
   CHECK_OK(fcl_problem_create("timing", &p));
   CHECK_OK(fcl_problem_add_field(p, clock, true));
-  fcl_operator d;
-  if (tick) CHECK_OK(fcl_fd_operator(tick, &d));
   d.dt_fraction = 0.5;
   CHECK_OK(fcl_problem_add_operator(p, &d));
   CHECK_OK(fcl_problem_add_operator(p, &d));
