@@ -114,26 +114,29 @@ static fcl_kbuilder *make_stencil(void) {
   return kb;
 }
 
-static const int64_t st_tx[] = {64, 32, 128, 256}, st_ty[] = {4, 1, 2, 8}, st_vec[] = {1, 2, 4},
-                     st_pf[] = {0, 1}, st_kz[] = {1, 4, 8, 16, 32}, st_al[] = {0, 1};
-/* k_chunk: planes per work-item (1: one plane per work-group along g.2; more: an unrolled loop
- * over k inside each work-item, where the compiler reuses the loads of the planes shared by
- * consecutive k (u is const restrict)); align: start the i loop at 0 rather than 1 so that
- * vector loads and stores are aligned (the edges take a scalar path) */
-static const fcl_tune_axis stencil_axes[] = {{"tile_x", 4, st_tx}, {"tile_y", 4, st_ty},
-                                             {"vec", 3, st_vec},   {"prefetch", 2, st_pf},
-                                             {"k_chunk", 5, st_kz},  {"align", 2, st_al}};
+static const int64_t st_kz[] = {8, 1, 4, 16, 32, 64}, st_sm[] = {1, 0}, st_tx[] = {64, 32, 128, 256},
+                     st_ty[] = {4, 1, 2, 8}, st_vec[] = {1, 2, 4}, st_pf[] = {0, 1}, st_al[] = {0, 1};
+/* k_chunk: planes per work-item (1: one plane per work-group along g.2; more: a loop over k
+ * inside each work-item, unrolled up to 32 planes); stream: the planes of u are carried in
+ * registers along that loop (stream_iname), so each is loaded once per work-item; align: start
+ * the i loop at 0 rather than 1 so that vector loads and stores are aligned (the edges take a
+ * scalar path). The axes are searched in this order, from the first value of each. */
+static const fcl_tune_axis stencil_axes[] = {{"k_chunk", 6, st_kz}, {"stream", 2, st_sm},
+                                             {"tile_x", 4, st_tx},  {"tile_y", 4, st_ty},
+                                             {"vec", 3, st_vec},    {"prefetch", 2, st_pf},
+                                             {"align", 2, st_al}};
 
 /* A choice outside the device's limits: the tuner skips it. */
 static fcl_status refuse(void) { return FCL_ERR_NOT_SUPPORTED; }
 
 static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) {
   const env *e = user;
-  int64_t tx = c[0], ty = c[1], vec = c[2], pf = c[3], kz = c[4], al = c[5];
+  int64_t kz = c[0], sm = c[1], tx = c[2], ty = c[3], vec = c[4], pf = c[5], al = c[6];
   if ((size_t)(tx * ty) > e->max_wg) return refuse();
   if (pf && (cl_ulong)(3 * (ty + 2) * (tx * vec + 2) * 4) > e->local_mem)
     return refuse();
   if (al && vec == 1) return refuse(); /* nothing to align */
+  if (sm && (kz == 1 || pf)) return refuse(); /* no loop to stream along; or local memory */
   fcl_status st = al ? fcl_kbuilder_align_iname(kb, "i", vec) : FCL_OK;
   if (st == FCL_OK)
     st = vec == 1 ? fcl_kbuilder_split_iname(kb, "i", tx, "g.0", "l.0")
@@ -141,7 +144,9 @@ static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) 
   if (st == FCL_OK && vec > 1) st = fcl_kbuilder_split_iname(kb, "i_inner", vec, "l.0", "vec");
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "j", ty, "g.1", "l.1");
   if (st == FCL_OK)
-    st = kz == 1 ? fcl_kbuilder_tag_inames(kb, "k:g.2") : fcl_kbuilder_split_iname(kb, "k", kz, "g.2", "unr");
+    st = kz == 1 ? fcl_kbuilder_tag_inames(kb, "k:g.2")
+                 : fcl_kbuilder_split_iname(kb, "k", kz, "g.2", kz <= 32 ? "unr" : "for");
+  if (st == FCL_OK && sm) st = fcl_kbuilder_stream_iname(kb, "k_inner", "u");
   if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", NULL, 0);
   return st;
 }
@@ -265,7 +270,7 @@ int main(int argc, char **argv) {
   fcl_kbuilder *st = make_stencil(), *tr = make_transpose();
   if (!st || !tr) DIE("kernel builders");
   double t0 = bench_now();
-  if (tune_and_time(&e, st, stencil_axes, 6, apply_stencil, effort, "u", dev.device, &res[0]) != FCL_OK)
+  if (tune_and_time(&e, st, stencil_axes, 7, apply_stencil, effort, "u", dev.device, &res[0]) != FCL_OK)
     DIE("stencil");
   double t1 = bench_now();
   if (tune_and_time(&e, tr, transpose_axes, 4, apply_transpose, effort, "a", dev.device, &res[1]) != FCL_OK)

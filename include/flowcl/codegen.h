@@ -81,6 +81,15 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
  * iname then gives aligned vector accesses: lanes all inside the domain take one vector
  * statement, the few partial vectors at the edges a scalar path. */
 fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t alignment);
+/* Carry the loads of array along the sequential loop over iname (a leaf tagged for or unr) in
+ * private registers: accesses that differ by a constant step along the loop (u[k - 1, j, i],
+ * u[k, j, i], u[k + 1, j, i] along k) share a window of registers, loaded once each (a prologue
+ * before the loop, the newest offset each iteration) and rotated after their readers. The
+ * readers' other inames must be work-item inames, plus at most one vec or ilp iname (the
+ * registers then hold a value per lane). The array must not be written in the loop, and is not
+ * also prefetched; the iname is no longer split or retagged. An error when no accesses reuse
+ * each other. */
+fcl_status fcl_kbuilder_stream_iname(fcl_kbuilder *kb, const char *iname, const char *array);
 /* "n=128, m=64": the parameters become constants and leave the kernel's arguments. */
 fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values);
 /* "n mod 16 = 0 and n >= 1": facts about parameters (divisibility removes remainder guards). */

@@ -110,6 +110,7 @@ typedef struct {
   int64_t factor;
   fcl__expr *value;   /* derived: the value expression */
   int priority;       /* position in prioritize_loops (-1: none) */
+  bool streamed;      /* stream_iname: carries registers (no longer split or retagged) */
 } fcl__iname;
 
 typedef enum { V_PARAM, V_ARRAY, V_SCALAR, V_TEMP } fcl__var_kind;
@@ -142,6 +143,8 @@ typedef struct {
   char **conds;          /* if= */
   size_t nconds;
   int priority;
+  bool carried;          /* stream_iname's rotations: the value is for the next iteration, so
+                            the single-writer rule does not count them as writers */
 } fcl__insn;
 
 typedef struct {

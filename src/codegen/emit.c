@@ -349,10 +349,11 @@ static bool has_unvectorizable(const fcl__expr *e) {
   return false;
 }
 
-/* An access along v: v with coefficient 1 in the last index only, on memory vload can read. */
+/* An access along v: v with coefficient 1 in the last index only (vload and vstore take
+ * global, local and private pointers alike). */
 static bool vector_access(const emitter *em, const fcl__expr *e, const char *v) {
   const fcl__var *var = fcl__kb_var(em->kb, e->text);
-  if (!var || (var->kind == V_TEMP && var->scope == FCL_TEMP_PRIVATE)) return false;
+  if (!var || !e->nkids) return false;
   for (size_t d = 0; d < e->nkids; ++d) {
     fcl__affine f;
     if (!fcl__affine_of(e->kids[d], fcl__kb_expand, em->kb, &f)) return false;
@@ -527,6 +528,7 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   it->nleaves = nl;
   memcpy(it->leaves, leaves, nl * sizeof *leaves);
   it->vec = vec && can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
+  if (!it->vec) it->vec_lanes = false;
   item_loops(em, it, vec);
   return FCL_OK;
 }

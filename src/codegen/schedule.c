@@ -64,7 +64,8 @@ fcl_status fcl__items_resolve_deps(const fcl_kbuilder *kb, fcl__item *items, siz
       for (size_t r = 0; r < nr; ++r) {
         size_t writer = SIZE_MAX, writers = 0;
         for (size_t j = 0; j < n; ++j)
-          if (j != i && items[j].insn && !strcmp(items[j].insn->lhs->text, rd[r])) {
+          if (j != i && items[j].insn && !items[j].insn->carried &&
+              !strcmp(items[j].insn->lhs->text, rd[r])) {
             writer = j;
             writers++;
           }

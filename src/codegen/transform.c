@@ -1,5 +1,6 @@
 /* Transformations: tag_inames, split_iname, align_iname, fix_parameters, assume, prioritize_loops,
- * add_prefetch. Each checks its input fully before changing the builder. */
+ * add_prefetch (stream_iname is in stream.c). Each checks its input fully before changing the
+ * builder. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +77,11 @@ fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags) {
     char old[16], new[16];
     fcl__iname probe = {.tag = kind[n], .axis = axis[n]};
     fcl__tag_text(&probe, new, sizeof new);
-    if (in->tag != TAG_NONE && (in->tag != kind[n] || in->axis != axis[n]))
+    if (in->streamed && kind[n] != TAG_NONE && kind[n] != TAG_UNR)
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: iname '%s' carries "
+                     "registers (stream_iname); it stays a sequential loop (for, unr), not %s",
+                     kb->name, name, new);
+    else if (in->tag != TAG_NONE && (in->tag != kind[n] || in->axis != axis[n]))
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: iname '%s' is already "
                      "tagged %s; it cannot also be %s", kb->name, name,
                      fcl__tag_text(in, old, sizeof old), new);
@@ -109,6 +114,9 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
   if (in->derived)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname: '%s' was already split",
                      kb->name, iname);
+  if (in->streamed)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname: '%s' carries registers "
+                     "(stream_iname); split before streaming", kb->name, iname);
   if (in->tag != TAG_NONE)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname: '%s' is tagged %s; "
                      "split before tagging", kb->name, iname, fcl__tag_text(in, tag, sizeof tag));

@@ -120,6 +120,54 @@ static void tags(void) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* stream_iname: what it refuses, and what it leaves in the kernel. */
+static void streams(void) {
+  fcl_kbuilder *kb = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i - 1, j] + a[i + 1, j] {id=avg}"));
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "zz", "a"), FCL_ERR_INVALID_ARGUMENT,
+               "unknown iname 'zz'");
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "v"), FCL_ERR_INVALID_ARGUMENT,
+               "no accesses of 'v' reuse each other along 'i'");
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "n"), FCL_ERR_INVALID_ARGUMENT,
+               "'n' is not a global array");
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "j", "a"), FCL_ERR_INVALID_ARGUMENT,
+               "'j' was split");
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "j_inner", "a"), FCL_ERR_INVALID_ARGUMENT,
+               "'j_inner' is tagged l.0");
+  CHECK_OK(fcl_kbuilder_assume(kb, "m mod 16 = 0")); /* one body: no remainder to unswitch */
+  CHECK_OK(fcl_kbuilder_stream_iname(kb, "i", "a"));
+  CHECK_STATUS(fcl_kbuilder_split_iname(kb, "i", 4, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "'i' carries registers");
+  CHECK_STATUS(fcl_kbuilder_tag_inames(kb, "i:g.1"), FCL_ERR_INVALID_ARGUMENT,
+               "'i' carries registers");
+  /* a window of 3: a prologue of 2, one load per iteration, 2 rotations; the readers keep
+   * no global load of a */
+  char *src = NULL;
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  size_t loads = 0;
+  for (const char *p = src; p && (p = strstr(p, "a[")); ++p) loads++;
+  CHECKF(src && loads == 3 && strstr(src, "a_s0_0_rot") && strstr(src, "a_s0_1_rot") &&
+         !strstr(src, "a_s0_2_rot"), "expected 3 loads of a and 2 rotations:\n%s",
+         src ? src : "");
+  free(src);
+  fcl_kbuilder_destroy(&kb);
+
+  kb = base(); /* written in the loop */
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "a[i, j] = 2 * a[i, j] {id=scale}"));
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "a"), FCL_ERR_INVALID_ARGUMENT,
+               "insn 'scale'");
+  fcl_kbuilder_destroy(&kb);
+
+  kb = base(); /* prefetched */
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i - 1, j] + a[i + 1, j]"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "a", "j_inner", NULL, 0));
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "a"), FCL_ERR_INVALID_ARGUMENT,
+               "stream or prefetch it, not both");
+  fcl_kbuilder_destroy(&kb);
+}
+
 static void dependencies(void) {
   fcl_kbuilder *kb = base();
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "a[i, j] = b[i, j] + 1 {id=first, dep=second}\n"
@@ -273,6 +321,7 @@ int main(void) {
   declarations();
   instructions();
   tags();
+  streams();
   dependencies();
   parameters_and_prefetch();
   outputs();

@@ -199,6 +199,24 @@ static void v_s3_aligned_prefetch(fcl_kbuilder *kb) { /* barriers: lanes go scal
   CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u", "i_inner_outer, i_inner_inner, j_inner", NULL, 0));
 }
 
+/* Planes carried in registers along k: each plane loaded once per work-item. */
+static void v_s3_stream(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "k", 4, "g.2", NULL)); /* 11 planes: a partial chunk */
+  CHECK_OK(fcl_kbuilder_stream_iname(kb, "k_inner", "u"));
+}
+static void v_s3_stream_unr(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "k", 16, "g.2", "unr"));
+  CHECK_OK(fcl_kbuilder_stream_iname(kb, "k_inner", "u"));
+}
+static void v_s3_stream_vec(fcl_kbuilder *kb) { /* registers per vector lane */
+  v_s3_aligned(kb, 2);
+  CHECK_OK(fcl_kbuilder_stream_iname(kb, "k_inner", "u"));
+}
+
 static void stencil3d_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("laplace3d", &kb));
@@ -218,7 +236,10 @@ static void stencil3d_tests(kb_env *env, fcl_dtype t) {
                               {"tiles 16x8 marching in k, prefetch", v_s3_march},
                               {"aligned vec 2, 4 planes per item", v_s3_aligned2},
                               {"aligned vec 4, 4 planes per item", v_s3_aligned4},
-                              {"aligned vec 2, prefetch", v_s3_aligned_prefetch}};
+                              {"aligned vec 2, prefetch", v_s3_aligned_prefetch},
+                              {"streamed along k, 4 planes per item", v_s3_stream},
+                              {"streamed along k, 16 unrolled planes", v_s3_stream_unr},
+                              {"aligned vec 2, streamed along k", v_s3_stream_vec}};
   int64_t p[3] = {37, 21, 13};
   run_variants(env, kb, p, ref_stencil3d, v, sizeof v / sizeof *v);
   int64_t even[3] = {64, 9, 7}; /* whole vectors in the interior, partial ones at both edges */
