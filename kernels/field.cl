@@ -41,20 +41,22 @@ void reduce_stats(__global const T *u, const long px, const long pxy, const int 
                   const int bounded, __global acc_t *partial) {
   __local acc_t s[6][REDUCE_WG];
   acc_t mn = INFINITY, mx = -INFINITY, ab = 0, sum = 0, ws = 0, ws2 = 0;
-  const long total = (long)nx * ny * nz;
-  for (long t = get_global_id(0); t < total; t += get_global_size(0)) {
-    const int i = (int)(t % nx);
-    const long r = t / nx;
-    const int j = (int)(r % ny), k = (int)(r / ny);
-    const acc_t v = (acc_t)u[(k + gz) * pxy + (j + gy) * px + (i + gx)];
-    const acc_t w = wall_weight(ox + i, NX, bounded & 1) * wall_weight(oy + j, NY, bounded & 2) *
-                    wall_weight(oz + k, NZ, bounded & 4);
-    mn = fmin(mn, v);
-    mx = fmax(mx, v);
-    ab = fmax(ab, fabs(v));
-    sum += v;
-    ws += w * v;
-    ws2 += w * v * v;
+  /* a work-group per row at a time: one (32-bit) division per row, not per point */
+  const int rows = ny * nz;
+  for (int row = (int)get_group_id(0); row < rows; row += (int)get_num_groups(0)) {
+    const int j = row % ny, k = row / ny;
+    const acc_t wjk = wall_weight(oy + j, NY, bounded & 2) * wall_weight(oz + k, NZ, bounded & 4);
+    __global const T *line = u + (k + gz) * pxy + (j + gy) * px + gx;
+    for (int i = (int)get_local_id(0); i < nx; i += REDUCE_WG) {
+      const acc_t v = (acc_t)line[i];
+      const acc_t w = wjk * wall_weight(ox + i, NX, bounded & 1);
+      mn = fmin(mn, v);
+      mx = fmax(mx, v);
+      ab = fmax(ab, fabs(v));
+      sum += v;
+      ws += w * v;
+      ws2 += w * v * v;
+    }
   }
   const int l = (int)get_local_id(0);
   s[0][l] = mn, s[1][l] = mx, s[2][l] = ab, s[3][l] = sum, s[4][l] = ws, s[5][l] = ws2;

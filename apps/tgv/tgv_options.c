@@ -27,7 +27,7 @@ static const char usage[] =
     "  --stretching F        conservative or gradient (default conservative: the gradient\n"
     "                        form lets the vorticity drift from divergence-free and diverges\n"
     "                        on coarse grids)\n"
-    "  --stretching-rk R     2 or 3 (default 3)\n"
+    "  --stretching-rk R     2 or 3 (default 2)\n"
     "  --cfl C               dt max|u_d| / dx <= C (default 1; advection is built for it)\n"
     "  --lcfl L              dt max|grad u| <= L (default 0.125)\n"
     "  --dt-max D            largest dt (default 0.02)\n"
@@ -79,7 +79,7 @@ static bool integer(const char *s, int64_t *v) {
 int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
   *o = (tgv_options){.resolution = 64, .z_periods = 1, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
                      .formula = FCL_REMESH_L4_2, .splitting = FCL_SPLIT_STRANG,
-                     .advection_rk = 2, .stretching_rk = 3, .stretching = TGV_STRETCH_CONSERVATIVE,
+                     .advection_rk = 2, .stretching_rk = 2, .stretching = TGV_STRETCH_CONSERVATIVE,
                      .cfl = 1, .lcfl = 0.125, .dt_max = 0.02, .fft = FCL_FFT_AUTO,
                      .output_dir = "tgv-output", .diagnostics_every = 1, .plot = true};
   for (int i = 1; i < argc; ++i) {

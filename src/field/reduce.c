@@ -1,5 +1,6 @@
 /* Reductions of a field component over the domain: partial statistics per work-group on the
- * device (kernels/field.cl reduce_stats), combined on the host in double, then MPI_Allreduce. */
+ * device (kernels/field.cl reduce_stats: each work-group takes whole rows in turn), combined on
+ * the host in double, then MPI_Allreduce. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,8 @@
 #include "check.h"
 #include "field_impl.h"
 
-enum { WG = 256, MAX_GROUPS = 256, NSTAT = 6 };
+/* MAX_GROUPS: enough work-groups to fill a large GPU (2048 x 6 partials read back) */
+enum { WG = 256, MAX_GROUPS = 2048, NSTAT = 6 };
 
 typedef struct {
   fcl_launcher *launcher[3]; /* per component */
@@ -36,7 +38,7 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   if (!r) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
   r->acc_size = info.double_fp_config ? sizeof(double) : sizeof(float);
   size_t total = fcl__field_count(t->local);
-  r->groups = (total + WG - 1) / WG;
+  r->groups = (size_t)t->local[1] * (size_t)t->local[2]; /* rows */
   if (r->groups > MAX_GROUPS) r->groups = MAX_GROUPS;
   cl_int err;
   r->partial = clCreateBuffer(fcl_context_cl(f->context), CL_MEM_READ_WRITE,
