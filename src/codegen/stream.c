@@ -229,10 +229,10 @@ static fcl_status stream_group(stream_ctx *c, group *g, size_t gi, fcl_dtype dty
     else snprintf(idx, sizeof idx, "[%s]", g->lane);
   }
   for (int64_t j = 0; j <= D; ++j) {
-    int k = 0;
-    do snprintf(g->reg[j], sizeof g->reg[j], "%s_s%zu_%lld%s%.0d", c->array, gi, (long long)j,
-                k ? "_" : "", k);
-    while ((fcl__kb_var(kb, g->reg[j]) || fcl__kb_iname(kb, g->reg[j])) && ++k < 100);
+    /* <array>_s<group>_<offset>, with a numeric suffix if the kernel already has that name */
+    snprintf(g->reg[j], sizeof g->reg[j], "%s_s%zu_%lld", c->array, gi, (long long)j);
+    for (int k = 1; (fcl__kb_var(kb, g->reg[j]) || fcl__kb_iname(kb, g->reg[j])) && k < 100; ++k)
+      snprintf(g->reg[j], sizeof g->reg[j], "%s_s%zu_%lld_%d", c->array, gi, (long long)j, k);
     FCL_TRY(fcl_kbuilder_add_temporary(kb, g->reg[j], dtype, FCL_TEMP_PRIVATE,
                                        g->lane ? shape : NULL));
   }

@@ -9,8 +9,9 @@
 #include "check.h"
 #include "field_impl.h"
 
-/* MAX_GROUPS: enough work-groups to fill a large GPU (2048 x 6 partials read back) */
-enum { WG = 256, MAX_GROUPS = 2048, NSTAT = 6 };
+/* GROUPS_PER_CU work-groups per compute unit fill a GPU (2112 on an H200's 132 units) without
+ * burdening a CPU device, where each work-group is a loop over its work-items. */
+enum { WG = 256, GROUPS_PER_CU = 16, NSTAT = 6 };
 
 typedef struct {
   fcl_launcher *launcher[3]; /* per component */
@@ -39,7 +40,8 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   r->acc_size = info.double_fp_config ? sizeof(double) : sizeof(float);
   size_t total = fcl__field_count(t->local);
   r->groups = (size_t)t->local[1] * (size_t)t->local[2]; /* rows */
-  if (r->groups > MAX_GROUPS) r->groups = MAX_GROUPS;
+  const size_t most = GROUPS_PER_CU * (size_t)(info.max_compute_units ? info.max_compute_units : 1);
+  if (r->groups > most) r->groups = most;
   cl_int err;
   r->partial = clCreateBuffer(fcl_context_cl(f->context), CL_MEM_READ_WRITE,
                               r->groups * NSTAT * r->acc_size, NULL, &err);
