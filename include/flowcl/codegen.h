@@ -27,7 +27,12 @@
  * `vec` vectorizes an instruction (vloadN/vstoreN along the contiguous axis) when every access
  * allows it, and unrolls it otherwise (guards on its lanes: one branch on the work-item ids
  * between the vector statements and unrolled ones, unless the kernel has barriers, which a
- * branch on the local id may not contain); barriers are inserted between a local write and its
+ * branch on the local id may not contain). When the lanes' positions are known modulo the
+ * width (global arrays whose last extent is a multiple of it, by fix_parameters or assume, and
+ * an aligned vector iname, see align_iname), accesses read aligned blocks instead: a shifted
+ * access (u[i - 1]) is shuffled from two blocks, and guarded lanes take no scalar path: blocks
+ * that may leave the row are loaded under a test of their position and only the lanes inside
+ * are stored. Barriers are inserted between a local write and its
  * readers, around prefetches, and at the end of a loop that writes and reads local memory.
  *
  * Errors name the offending instruction ("insn 'mv' (out[i] = ...): unknown name 'q'") or
@@ -78,8 +83,9 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
                                     const char *outer_tag, const char *inner_tag);
 /* Start the loop over an unsplit iname at its constant lower bound rounded down to a multiple
  * of alignment; a guard keeps the domain's bound. Splitting it afterwards with a vec inner
- * iname then gives aligned vector accesses: lanes all inside the domain take one vector
- * statement, the few partial vectors at the edges a scalar path. */
+ * iname then gives aligned vector accesses (aligned blocks when the arrays' last extents are
+ * known multiples of the width; otherwise lanes all inside the domain take one vector
+ * statement, the few partial vectors at the edges a scalar path). */
 fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t alignment);
 /* Carry the loads of array along the sequential loop over iname (a leaf tagged for or unr) in
  * private registers: accesses that differ by a constant step along the loop (u[k - 1, j, i],

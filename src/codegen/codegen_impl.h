@@ -256,6 +256,7 @@ typedef struct {
   size_t ndeps;
   const char *vec;                     /* vectorized over this iname (NULL: not) */
   bool vec_lanes;                      /* vec: some guards depend on the lane */
+  bool vec_blocks;                     /* vec: accesses read aligned blocks (emit.c) */
 } fcl__item;
 /* Dependencies: explicit dep= patterns, the single-writer rule, prefetch copies before their
  * readers. Errors name the instruction and the pattern. */

@@ -20,8 +20,10 @@ typedef struct {
   /* printing a vectorized instruction */
   const char *vec;
   int vec_width;
-  bool vec_zero; /* print the vector iname as its lower bound */
-  bool vec_last; /* print the vector iname as its last lane */
+  int vec_lane;  /* >= 0: print the vector iname as this lane (its lower bound + lane) */
+  bool vec_blocks; /* print accesses along it from the aligned blocks below */
+  struct vblock *blocks;
+  size_t nblocks;
   int next_acc;
 } emitter;
 
@@ -176,6 +178,7 @@ fcl_status fcl__kb_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
 /* A working copy with l.auto resolved and the axes computed. */
 static fcl_status prepare(const fcl_kbuilder *kb, emitter *em) {
   memset(em, 0, sizeof *em);
+  em->vec_lane = -1;
   FCL_TRY(fcl_kbuilder_copy(kb, &em->kb));
   em->rank = calloc(em->kb->ninames ? em->kb->ninames : 1, sizeof *em->rank);
   if (!em->rank) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
@@ -238,6 +241,200 @@ static bool depends_on(const emitter *em, const fcl__expr *e, const char *leaf) 
   return in_list((const char *const *)leaves, n, leaf);
 }
 
+/* ---------------- aligned vector blocks ----------------
+ * A vector access reads lanes lane0 + l (l < w). When the array's last extent is a multiple of
+ * w and every term of the last index but the vector iname and constants is one too, lane0 sits
+ * r = (constant) mod w past an aligned position: the lanes are one aligned block (r = 0) or are
+ * shuffled from two. A block holding an element that some lane inside the domain reads lies in
+ * that lane's row (the extent is a multiple of w), so only blocks read by lanes that may be
+ * outside (r != 0 while lanes have guards) are loaded under a test of their position. */
+
+struct vblock {
+  char *key;   /* array name and linear index of the block's first element */
+  char *name;
+  char *guard; /* position test, or NULL */
+};
+
+static int64_t vec_width_of(const emitter *em, const char *v) {
+  const fcl__iname *vi = fcl__kb_iname(em->kb, v);
+  int64_t lo = 0, hi = 0;
+  fcl__kb_const(em->kb, vi->lo, &lo);
+  fcl__kb_const(em->kb, vi->hi, &hi);
+  return hi - lo;
+}
+
+/* r of an access along v of width w (false: not a block access). *f: its last index. */
+static bool block_offset(const emitter *em, const fcl__expr *e, const char *v, int64_t w,
+                         int64_t *r, fcl__affine *f) {
+  const fcl_kbuilder *kb = em->kb;
+  const fcl__var *a = fcl__kb_var(kb, e->text);
+  if (!a || a->kind != V_ARRAY || fcl__kb_prefetch_of(kb, a->name) != SIZE_MAX ||
+      e->nkids != a->ndim || !fcl__affine_of(e->kids[e->nkids - 1], fcl__kb_expand, (void *)kb, f))
+    return false;
+  fcl__expr *zero = fcl__expr_num(0);
+  bool rows = zero && fcl__kb_divisible(kb, zero, a->shape[a->ndim - 1], w);
+  fcl__expr_free(zero);
+  int64_t c = f->constant, lo = 0;
+  if (!rows || !fcl__kb_const(kb, fcl__kb_iname(kb, v)->lo, &lo)) return false;
+  for (size_t k = 0; k < f->n; ++k) {
+    const fcl__var *p = fcl__kb_var(kb, f->sym[k]);
+    if (!strcmp(f->sym[k], v)) c += f->coef[k] * lo;
+    else if (p && p->kind == V_PARAM && p->fixed) c += f->coef[k] * p->value;
+    else if (p && (p->kind != V_PARAM || !p->modulus || (f->coef[k] * p->modulus) % w)) return false;
+    else if (!p && f->coef[k] % w) return false; /* an iname */
+  }
+  *r = ((c % w) + w) % w;
+  return true;
+}
+
+/* The last index of block b of an access (lane0 - r + b * w), term by term. */
+static fcl__expr *block_start(const emitter *em, const fcl__affine *f, const char *v,
+                              int64_t delta) {
+  int64_t c = f->constant + delta, lo = 0;
+  fcl__kb_const(em->kb, fcl__kb_iname(em->kb, v)->lo, &lo);
+  fcl__expr *e = NULL;
+  for (size_t k = 0; k < f->n; ++k) {
+    const fcl__var *p = fcl__kb_var(em->kb, f->sym[k]);
+    if (!strcmp(f->sym[k], v) || (p && p->kind == V_PARAM && p->fixed)) {
+      c += f->coef[k] * (strcmp(f->sym[k], v) ? p->value : lo);
+      continue;
+    }
+    fcl__expr *t = fcl__expr_new(E_VAR, f->sym[k], 0);
+    if (f->coef[k] != 1) t = fcl__expr_binary("*", fcl__expr_num(f->coef[k]), t);
+    e = e ? fcl__expr_binary("+", e, t) : t;
+  }
+  if (!e || !c) return e ? e : fcl__expr_num(c);
+  return fcl__expr_binary(c > 0 ? "+" : "-", e, fcl__expr_num(c > 0 ? c : -c));
+}
+
+/* Text of e printed by the emitter. */
+static char *printed(emitter *em, fcl__expr *e, bool index) {
+  fcl__str saved = em->out;
+  em->out = (fcl__str){0};
+  if (index) print_index(em, e);
+  else print(em, e);
+  char *text = em->out.failed ? NULL : em->out.s;
+  if (!text) free(em->out.s);
+  em->out = saved;
+  return text;
+}
+
+/* Key, load and position test of block b of access e (whose r and last index are given). */
+static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, int64_t r,
+                        int b, char **key, char **pos) {
+  const fcl__var *a = fcl__kb_var(em->kb, e->text);
+  int64_t w = em->vec_width;
+  fcl__expr *access = fcl__expr_clone(e), *start = block_start(em, f, em->vec, b * w - r);
+  if (!access || !start) {
+    fcl__expr_free(access);
+    fcl__expr_free(start);
+    return false;
+  }
+  fcl__expr_free(access->kids[access->nkids - 1]);
+  access->kids[access->nkids - 1] = fcl__expr_clone(start);
+  char *index = printed(em, linear_index(a, access), true);
+  fcl__expr *last = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]),
+                                                    fcl__expr_num(w)));
+  char *s = printed(em, start, true), *l = last ? printed(em, last, false) : NULL;
+  fcl__expr_free(access);
+  fcl__expr_free(last);
+  fcl__str k = {0}, p = {0};
+  if (index) fcl__str_printf(&k, "%s + %s", a->name, index);
+  if (s && l) fcl__str_printf(&p, "%s >= 0 && %s <= %s", s, s, l);
+  free(index);
+  free(s);
+  free(l);
+  *key = k.failed ? NULL : k.s;
+  *pos = p.failed ? NULL : p.s;
+  return *key && *pos;
+}
+
+static struct vblock *find_block(emitter *em, const char *key) {
+  for (size_t b = 0; b < em->nblocks; ++b)
+    if (!strcmp(em->blocks[b].key, key)) return &em->blocks[b];
+  return NULL;
+}
+
+/* The blocks the accesses along the vector iname read (an unguarded use wins). */
+static bool collect_blocks(emitter *em, const fcl__expr *e, bool lanes) {
+  if (e->kind == E_SUBSCRIPT && depends_on(em, e, em->vec)) {
+    int64_t r;
+    fcl__affine f;
+    if (!block_offset(em, e, em->vec, em->vec_width, &r, &f)) return false;
+    for (int b = 0; b < (r ? 2 : 1); ++b) {
+      char *key = NULL, *pos = NULL;
+      if (!block_texts(em, e, &f, r, b, &key, &pos)) return false;
+      bool guarded = lanes && r;
+      struct vblock *x = find_block(em, key);
+      if (!x) {
+        struct vblock *nb = realloc(em->blocks, (em->nblocks + 1) * sizeof *nb);
+        if (!nb) return false;
+        em->blocks = nb;
+        x = &em->blocks[em->nblocks++];
+        *x = (struct vblock){.key = key, .name = NULL, .guard = guarded ? pos : NULL};
+        fcl__str nm = {0};
+        fcl__str_printf(&nm, "%s_blk%zu", e->text, em->nblocks - 1);
+        x->name = nm.s;
+        if (!x->name) return false;
+        if (!guarded) free(pos);
+      } else {
+        if (!guarded) {
+          free(x->guard);
+          x->guard = NULL;
+        }
+        free(key);
+        free(pos);
+      }
+    }
+    return true;
+  }
+  for (size_t i = 0; i < e->nkids; ++i)
+    if (!collect_blocks(em, e->kids[i], lanes)) return false;
+  return true;
+}
+
+static void free_blocks(emitter *em) {
+  for (size_t b = 0; b < em->nblocks; ++b) {
+    free(em->blocks[b].key);
+    free(em->blocks[b].name);
+    free(em->blocks[b].guard);
+  }
+  free(em->blocks);
+  em->blocks = NULL;
+  em->nblocks = 0;
+}
+
+/* The lanes of an access from its blocks: a block, or a shuffle of two. */
+static void print_block_lanes(emitter *em, const fcl__expr *e) {
+  static const char hex[] = "0123456789abcdef";
+  int64_t r, w = em->vec_width;
+  fcl__affine f;
+  const char *name[2] = {NULL, NULL};
+  if (!block_offset(em, e, em->vec, w, &r, &f)) {
+    em->out.failed = true;
+    return;
+  }
+  for (int b = 0; b < (r ? 2 : 1); ++b) {
+    char *key = NULL, *pos = NULL;
+    struct vblock *x = block_texts(em, e, &f, r, b, &key, &pos) ? find_block(em, key) : NULL;
+    free(key);
+    free(pos);
+    if (!x) {
+      em->out.failed = true;
+      return;
+    }
+    name[b] = x->name;
+  }
+  if (!r) {
+    fcl__str_printf(&em->out, "%s", name[0]);
+    return;
+  }
+  fcl__str_printf(&em->out, "(%s%lld)(", cl_type(fcl__kb_var(em->kb, e->text)->dtype), (long long)w);
+  for (int64_t l = 0; l < w; ++l)
+    fcl__str_printf(&em->out, "%s%s.s%c", l ? ", " : "", name[(r + l) / w], hex[(r + l) % w]);
+  fcl__str_printf(&em->out, ")");
+}
+
 /* Pointer to the element an access names (for vload/vstore). */
 static void print_pointer(emitter *em, const fcl__expr *e) {
   const fcl__var *v = fcl__kb_var(em->kb, e->text);
@@ -279,15 +476,12 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
       fcl__str_printf(out, ")");
       return true;
     }
-    if (in && em->vec_zero && em->vec && !strcmp(in->name, em->vec)) {
-      fcl__expr_print(out, in->lo, print_hook, em);
-      return true;
-    }
-    if (in && em->vec_last && em->vec && !strcmp(in->name, em->vec)) {
-      fcl__expr *last = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
-                                                        fcl__expr_num(1)));
-      fcl__expr_print(out, last, print_hook, em);
-      fcl__expr_free(last);
+    if (in && em->vec_lane >= 0 && em->vec && !strcmp(in->name, em->vec)) {
+      fcl__expr *lane = fcl__expr_fold(fcl__expr_binary("+", fcl__expr_clone(in->lo),
+                                                        fcl__expr_num(em->vec_lane)));
+      if (lane) fcl__expr_print(out, lane, print_hook, em);
+      else out->failed = true;
+      fcl__expr_free(lane);
       return true;
     }
     const fcl__var *v = fcl__kb_var(kb, e->text);
@@ -299,11 +493,15 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
   }
   case E_SUBSCRIPT: {
     const fcl__var *v = fcl__kb_var(kb, e->text);
-    if (em->vec && !em->vec_zero && depends_on(em, e, em->vec)) {
+    if (em->vec && em->vec_blocks && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
+      print_block_lanes(em, e);
+      return true;
+    }
+    if (em->vec && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
       fcl__str_printf(out, "vload%d(0, ", em->vec_width);
-      em->vec_zero = true;
+      em->vec_lane = 0;
       print_pointer(em, e);
-      em->vec_zero = false;
+      em->vec_lane = -1;
       fcl__str_printf(out, ")");
       return true;
     }
@@ -447,6 +645,8 @@ static void item_loops(const emitter *em, fcl__item *it, const char *vec_tagged)
   sort_loops(em, it->loops, it->nloops, it->vec ? NULL : vec_tagged);
 }
 
+static bool blocks_apply(emitter *em, const fcl__item *it);
+
 static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   fcl_kbuilder *kb = em->kb;
   const fcl__insn *in = &kb->insns[index];
@@ -529,6 +729,7 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   memcpy(it->leaves, leaves, nl * sizeof *leaves);
   it->vec = vec && can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
   if (!it->vec) it->vec_lanes = false;
+  it->vec_blocks = it->vec && blocks_apply(em, it);
   item_loops(em, it, vec);
   return FCL_OK;
 }
@@ -696,7 +897,136 @@ static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e
   for (size_t i = 0; i < e->nkids; ++i) emit_reductions(em, it, e->kids[i], red, nred);
 }
 
+/* The guards of iname d that involve the vector iname, printed with its upper bound tested at
+ * lane hi_lane and its lower one at lane lo_lane (guards grow with the lane: the last lane
+ * decides the upper bounds of all lanes, the first the lower ones), joined to cond. */
+static void lane_guard(emitter *em, const fcl__iname *d, int hi_lane, int lo_lane,
+                       fcl__str *cond) {
+  fcl__str saved = em->out;
+  fcl__expr v = {.kind = E_VAR, .text = d->name};
+  for (int bound = 0; bound < 2; ++bound) {
+    if (bound == 0 ? !guarded_derived(em, d) : !d->min) continue;
+    em->out = (fcl__str){0};
+    em->vec_lane = bound == 0 ? hi_lane : lo_lane;
+    print(em, &v);
+    fcl__str_printf(&em->out, bound == 0 ? " < " : " >= ");
+    print(em, bound == 0 ? d->hi : d->min);
+    em->vec_lane = -1;
+    if (em->out.s) fcl__str_printf(cond, "%s%s", cond->len ? " && " : "", em->out.s);
+    else cond->failed = true;
+    free(em->out.s);
+  }
+  em->out = saved;
+}
+
+/* An iname with guards on the lanes of item it (see can_vectorize). */
+static bool lane_guarded(const emitter *em, const fcl__item *it, const fcl__iname *d) {
+  char *lv[FCL__MAX_LEAVES];
+  size_t n = has_guard(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
+  if (!n || !in_list((const char *const *)lv, n, it->vec)) return false;
+  for (size_t k = 0; k < n; ++k)
+    if (!in_list(it->leaves, it->nleaves, lv[k])) return false;
+  return true;
+}
+
+static void lane_guards(emitter *em, const fcl__item *it, int hi_lane, int lo_lane,
+                        fcl__str *cond) {
+  for (size_t i = 0; i < em->kb->ninames; ++i)
+    if (lane_guarded(em, it, &em->kb->inames[i]))
+      lane_guard(em, &em->kb->inames[i], hi_lane, lo_lane, cond);
+}
+
+/* Every access along the vector iname reads aligned blocks, and the store is one. */
+static bool blocks_apply(emitter *em, const fcl__item *it) {
+  int64_t r;
+  fcl__affine f;
+  em->vec = it->vec;
+  em->vec_width = (int)vec_width_of(em, it->vec);
+  bool ok = block_offset(em, it->insn->lhs, it->vec, em->vec_width, &r, &f) && r == 0 &&
+            collect_blocks(em, it->insn->rhs, it->vec_lanes);
+  free_blocks(em);
+  em->vec = NULL;
+  return ok;
+}
+
+/* A vector instruction over aligned blocks. With guards on its lanes, one code path: it runs
+ * when some lane is inside, reads the blocks (those that may lie outside under a position
+ * test), and stores the whole vector or, at the edges, the lanes inside. */
+static void emit_block_insn(emitter *em, const fcl__item *it) {
+  const fcl__insn *in = it->insn;
+  const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
+  const char *t = cl_type(target->dtype);
+  int w = (int)vec_width_of(em, it->vec);
+  fcl__str cond = {0};
+  guards(em, it->leaves, it->nleaves, NULL, 0, true, it->vec, &cond);
+  for (size_t c = 0; c < in->nconds; ++c)
+    fcl__str_printf(&cond, "%s%s", cond.len ? " && " : "", in->conds[c]);
+  em->vec = it->vec;
+  em->vec_width = w;
+  if (it->vec_lanes) lane_guards(em, it, 0, w - 1, &cond); /* some lane inside */
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "/* %s: aligned %s%d blocks */\n", in->id, t, w);
+  fcl__str_indent(&em->out, em->depth);
+  if (cond.len) fcl__str_printf(&em->out, "if (%s) {\n", cond.s);
+  else fcl__str_printf(&em->out, "{\n");
+  free(cond.s);
+  em->depth++;
+  if (!collect_blocks(em, in->rhs, it->vec_lanes)) em->out.failed = true;
+  for (size_t b = 0; b < em->nblocks; ++b) {
+    const struct vblock *x = &em->blocks[b];
+    const char *at = strchr(x->key, ' '); /* "array + index" */
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "const %s%d %s = ", t, w, x->name);
+    if (x->guard) fcl__str_printf(&em->out, "(%s) ? ", x->guard);
+    fcl__str_printf(&em->out, "*(__global const %s%d *)(%.*s%s)", t, w,
+                    (int)(at ? at - x->key : 0), x->key, at ? at : "");
+    if (x->guard) fcl__str_printf(&em->out, " : (%s%d)0", t, w);
+    fcl__str_printf(&em->out, ";\n");
+  }
+  bool scalar_rhs = !depends_on(em, in->rhs, it->vec);
+  em->vec_blocks = true;
+  fcl__str_indent(&em->out, em->depth);
+  fcl__str_printf(&em->out, "const %s%d vec_result = ", t, w);
+  if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", t, w);
+  print(em, in->rhs);
+  fcl__str_printf(&em->out, "%s;\n", scalar_rhs ? ")" : "");
+  em->vec_blocks = false;
+  fcl__str all = {0};
+  if (it->vec_lanes) lane_guards(em, it, w - 1, 0, &all);
+  fcl__str_indent(&em->out, em->depth);
+  if (all.len) fcl__str_printf(&em->out, "if (%s) ", all.s);
+  fcl__str_printf(&em->out, "*(__global %s%d *)(", t, w);
+  em->vec_lane = 0;
+  print_pointer(em, in->lhs);
+  em->vec_lane = -1;
+  fcl__str_printf(&em->out, ") = vec_result;\n");
+  if (all.len) {
+    line(em, "else { /* the lanes inside */");
+    em->depth++;
+    for (int l = 0; l < w; ++l) {
+      fcl__str one = {0};
+      lane_guards(em, it, l, l, &one);
+      fcl__str_indent(&em->out, em->depth);
+      fcl__str_printf(&em->out, "if (%s) (", one.s ? one.s : "1");
+      em->vec_lane = 0;
+      print_pointer(em, in->lhs);
+      em->vec_lane = -1;
+      fcl__str_printf(&em->out, ")[%d] = vec_result.s%c;\n", l, "0123456789abcdef"[l]);
+      free(one.s);
+    }
+    close_block(em);
+  }
+  free(all.s);
+  free_blocks(em);
+  em->vec = NULL;
+  close_block(em);
+}
+
 static void emit_insn(emitter *em, const fcl__item *it) {
+  if (it->vec_blocks) {
+    emit_block_insn(em, it);
+    return;
+  }
   const fcl__insn *in = it->insn;
   fcl__str cond = {0};
   guards(em, it->leaves, it->nleaves, NULL, 0, true, it->vec, &cond);
@@ -728,9 +1058,9 @@ static void emit_insn(emitter *em, const fcl__item *it) {
     if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", cl_type(target->dtype), em->vec_width);
     print(em, in->rhs);
     fcl__str_printf(&em->out, "%s, 0, ", scalar_rhs ? ")" : "");
-    em->vec_zero = true;
+    em->vec_lane = 0;
     print_pointer(em, in->lhs);
-    em->vec_zero = false;
+    em->vec_lane = -1;
     fcl__str_printf(&em->out, ");\n");
     em->vec = NULL;
   } else {
@@ -883,37 +1213,16 @@ static void emit_body(emitter *em, const size_t *order) {
  * the lower ones. Each guard is printed once, from the first item it applies to. */
 static void lane_condition(emitter *em, fcl__str *cond) {
   const fcl_kbuilder *kb = em->kb;
-  fcl__str saved = em->out;
-  for (size_t i = 0; i < kb->ninames; ++i) {
-    const fcl__iname *d = &kb->inames[i];
-    char *lv[FCL__MAX_LEAVES];
-    size_t n = has_guard(em, d) ? leaves_of_name(kb, d->name, lv, 0) : 0;
+  for (size_t i = 0; i < kb->ninames; ++i)
     for (size_t t = 0; t < em->nitems; ++t) {
       const fcl__item *it = &em->items[t];
-      if (!it->vec_lanes || !n || !in_list((const char *const *)lv, n, it->vec)) continue;
-      bool inside = true;
-      for (size_t k = 0; k < n; ++k) inside = inside && in_list(it->leaves, it->nleaves, lv[k]);
-      if (!inside) continue;
-      fcl__expr v = {.kind = E_VAR, .text = d->name};
+      if (!it->vec_lanes || it->vec_blocks || !lane_guarded(em, it, &kb->inames[i])) continue;
       em->vec = it->vec;
-      for (int bound = 0; bound < 2; ++bound) {
-        if (bound == 0 ? !guarded_derived(em, d) : !d->min) continue;
-        em->out = (fcl__str){0};
-        em->vec_last = bound == 0;
-        em->vec_zero = bound == 1;
-        print(em, &v);
-        fcl__str_printf(&em->out, bound == 0 ? " < " : " >= ");
-        print(em, bound == 0 ? d->hi : d->min);
-        em->vec_last = em->vec_zero = false;
-        if (em->out.s) fcl__str_printf(cond, "%s%s", cond->len ? " && " : "", em->out.s);
-        else cond->failed = true;
-        free(em->out.s);
-      }
+      int w = (int)vec_width_of(em, it->vec);
+      lane_guard(em, &kb->inames[i], w - 1, 0, cond);
       em->vec = NULL;
       break; /* one item per guard: the same vector iname gives the same text */
     }
-  }
-  em->out = saved;
 }
 
 /* The body; when vector items have guards on their lanes, twice: vector statements when all
@@ -936,7 +1245,7 @@ static void emit_unswitched(emitter *em, const size_t *order) {
   em->depth++;
   for (size_t t = 0; t < em->nitems; ++t) {
     fcl__item *it = &em->items[t];
-    if (!it->vec_lanes) continue;
+    if (!it->vec_lanes || it->vec_blocks) continue;
     const char *v = it->vec;
     it->vec = NULL;
     item_loops(em, it, v);

@@ -68,14 +68,16 @@ static void map_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = make_map(t);
   int64_t n = 1000;
   run_variants(env, kb, &n, ref_map, v, sizeof v / sizeof *v);
-  /* divisible sizes: the vector variant really uses vload/vstore */
+  /* divisible sizes: the vector variant reads and writes whole aligned vectors */
   CHECK_OK(fcl_kbuilder_assume(kb, "n mod 256 = 0"));
   fcl_kbuilder *vk = NULL;
   CHECK_OK(fcl_kbuilder_copy(kb, &vk));
   v_map_vec(vk);
-  char *src = NULL;
+  char *src = NULL, load[64], store[64];
+  snprintf(load, sizeof load, "*(__global const %s4 *)(x + ", fcl_dtype_cl_name(t));
+  snprintf(store, sizeof store, "*(__global %s4 *)(out + ", fcl_dtype_cl_name(t));
   CHECK_OK(fcl_kbuilder_generate(vk, &src));
-  CHECKF(src && strstr(src, "vload4") && strstr(src, "vstore4") && !strstr(src, "if ("),
+  CHECKF(src && strstr(src, load) && strstr(src, store) && !strstr(src, "if ("),
          "divisible vec 4 kernel should be vectorized and unguarded:\n%s", src ? src : "");
   free(src);
   n = 1024;
@@ -217,6 +219,33 @@ static void v_s3_stream_vec(fcl_kbuilder *kb) { /* registers per vector lane */
   CHECK_OK(fcl_kbuilder_stream_iname(kb, "k_inner", "u"));
 }
 
+/* nx a multiple of the vector width: lanes read aligned blocks, i -+ 1 shuffled from two; the
+ * blocks left and right of a row are read under a position test, lanes outside the domain are
+ * not stored, and vectors wholly past nx (the last group's) do nothing. */
+static void block_tests(kb_env *env, const fcl_kbuilder *base) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_copy(base, &kb));
+  CHECK_OK(fcl_kbuilder_assume(kb, "nx mod 8 = 0"));
+  static const variant v[] = {{"aligned blocks, vec 2", v_s3_aligned2},
+                              {"aligned blocks, vec 4", v_s3_aligned4}};
+  int64_t p[2][3] = {{64, 9, 7}, {40, 6, 5}}; /* 40: groups of 16 and 32 run past the row */
+  for (int k = 0; k < 2; ++k) run_variants(env, kb, p[k], ref_stencil3d, v, 2);
+  for (int k = 0; k < 2; ++k) {
+    fcl_kbuilder *vk = NULL;
+    CHECK_OK(fcl_kbuilder_copy(kb, &vk));
+    v[k].apply(vk);
+    char *src = NULL;
+    CHECK_OK(fcl_kbuilder_generate(vk, &src));
+    CHECKF(src && strstr(src, "aligned") && strstr(src, ".s1, u_blk") && strstr(src, ") ? *(") &&
+           strstr(src, "the lanes inside") && !strstr(src, "vload"),
+           "%s: expected blocks, shuffles, tested edge blocks and masked stores:\n%s", v[k].name,
+           src ? src : "");
+    free(src);
+    fcl_kbuilder_destroy(&vk);
+  }
+  fcl_kbuilder_destroy(&kb);
+}
+
 static void stencil3d_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("laplace3d", &kb));
@@ -244,6 +273,7 @@ static void stencil3d_tests(kb_env *env, fcl_dtype t) {
   run_variants(env, kb, p, ref_stencil3d, v, sizeof v / sizeof *v);
   int64_t even[3] = {64, 9, 7}; /* whole vectors in the interior, partial ones at both edges */
   run_variants(env, kb, even, ref_stencil3d, v + 3, 2);
+  block_tests(env, kb);
   /* the aligned variant branches once between vector and scalar statements */
   fcl_kbuilder *ak = NULL;
   CHECK_OK(fcl_kbuilder_copy(kb, &ak));
