@@ -250,9 +250,10 @@ static bool depends_on(const emitter *em, const fcl__expr *e, const char *leaf) 
  * outside (r != 0 while lanes have guards) are loaded under a test of their position. */
 
 struct vblock {
-  char *key;   /* array name and linear index of the block's first element */
+  char *key;   /* pointer to the block's first element: "array + linear index" */
   char *name;
   char *guard; /* position test, or NULL */
+  fcl_dtype dtype;
 };
 
 static int64_t vec_width_of(const emitter *em, const char *v) {
@@ -319,7 +320,7 @@ static char *printed(emitter *em, fcl__expr *e, bool index) {
   return text;
 }
 
-/* Key, load and position test of block b of access e (whose r and last index are given). */
+/* Key and position test of block b of access e (whose r and last index are given). */
 static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, int64_t r,
                         int b, char **key, char **pos) {
   const fcl__var *a = fcl__kb_var(em->kb, e->text);
@@ -344,9 +345,14 @@ static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, i
   free(index);
   free(s);
   free(l);
-  *key = k.failed ? NULL : k.s;
-  *pos = p.failed ? NULL : p.s;
-  return *key && *pos;
+  if (k.failed || p.failed || !k.s || !p.s) {
+    free(k.s);
+    free(p.s);
+    return false;
+  }
+  *key = k.s;
+  *pos = p.s;
+  return true;
 }
 
 static struct vblock *find_block(emitter *em, const char *key) {
@@ -371,7 +377,8 @@ static bool collect_blocks(emitter *em, const fcl__expr *e, bool lanes) {
         if (!nb) return false;
         em->blocks = nb;
         x = &em->blocks[em->nblocks++];
-        *x = (struct vblock){.key = key, .name = NULL, .guard = guarded ? pos : NULL};
+        *x = (struct vblock){.key = key, .guard = guarded ? pos : NULL,
+                             .dtype = fcl__kb_var(em->kb, e->text)->dtype};
         fcl__str nm = {0};
         fcl__str_printf(&nm, "%s_blk%zu", e->text, em->nblocks - 1);
         x->name = nm.s;
@@ -944,6 +951,8 @@ static bool blocks_apply(emitter *em, const fcl__item *it) {
   em->vec_width = (int)vec_width_of(em, it->vec);
   bool ok = block_offset(em, it->insn->lhs, it->vec, em->vec_width, &r, &f) && r == 0 &&
             collect_blocks(em, it->insn->rhs, it->vec_lanes);
+  for (size_t b = 0; ok && b < em->nblocks; ++b) /* vector types do not convert implicitly */
+    ok = em->blocks[b].dtype == fcl__kb_var(em->kb, it->insn->lhs->text)->dtype;
   free_blocks(em);
   em->vec = NULL;
   return ok;
@@ -974,12 +983,10 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   if (!collect_blocks(em, in->rhs, it->vec_lanes)) em->out.failed = true;
   for (size_t b = 0; b < em->nblocks; ++b) {
     const struct vblock *x = &em->blocks[b];
-    const char *at = strchr(x->key, ' '); /* "array + index" */
     fcl__str_indent(&em->out, em->depth);
     fcl__str_printf(&em->out, "const %s%d %s = ", t, w, x->name);
     if (x->guard) fcl__str_printf(&em->out, "(%s) ? ", x->guard);
-    fcl__str_printf(&em->out, "*(__global const %s%d *)(%.*s%s)", t, w,
-                    (int)(at ? at - x->key : 0), x->key, at ? at : "");
+    fcl__str_printf(&em->out, "*(__global const %s%d *)(%s)", t, w, x->key);
     if (x->guard) fcl__str_printf(&em->out, " : (%s%d)0", t, w);
     fcl__str_printf(&em->out, ";\n");
   }
