@@ -68,6 +68,18 @@ static void map_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = make_map(t);
   int64_t n = 1000;
   run_variants(env, kb, &n, ref_map, v, sizeof v / sizeof *v);
+  /* n a multiple of 4 only: aligned blocks, the lanes past n in the last group not stored */
+  fcl_kbuilder *rk = NULL;
+  CHECK_OK(fcl_kbuilder_copy(kb, &rk));
+  CHECK_OK(fcl_kbuilder_assume(rk, "n mod 4 = 0"));
+  v_map_vec(rk);
+  char *rsrc = NULL;
+  CHECK_OK(fcl_kbuilder_generate(rk, &rsrc));
+  CHECKF(rsrc && strstr(rsrc, "the lanes inside") && !strstr(rsrc, "vload"),
+         "vec 4 with n mod 4 = 0 should read blocks and mask its tail:\n%s", rsrc ? rsrc : "");
+  free(rsrc);
+  kb_check(env, rk, &n, ref_map, "vec 4, n multiple of 4 (masked tail)");
+  fcl_kbuilder_destroy(&rk);
   /* divisible sizes: the vector variant reads and writes whole aligned vectors */
   CHECK_OK(fcl_kbuilder_assume(kb, "n mod 256 = 0"));
   fcl_kbuilder *vk = NULL;
