@@ -967,9 +967,8 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   const char *t = cl_type(target->dtype);
   int w = (int)vec_width_of(em, it->vec);
   fcl__str cond = {0};
+  /* its other guards (a vector instruction has no if=, see can_vectorize) */
   guards(em, it->leaves, it->nleaves, NULL, 0, true, it->vec, &cond);
-  for (size_t c = 0; c < in->nconds; ++c)
-    fcl__str_printf(&cond, "%s%s", cond.len ? " && " : "", in->conds[c]);
   em->vec = it->vec;
   em->vec_width = w;
   if (it->vec_lanes) lane_guards(em, it, 0, w - 1, &cond); /* some lane inside */
