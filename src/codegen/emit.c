@@ -308,12 +308,11 @@ static fcl__expr *block_start(const emitter *em, const fcl__affine *f, const cha
   return fcl__expr_binary(c > 0 ? "+" : "-", e, fcl__expr_num(c > 0 ? c : -c));
 }
 
-/* Text of e printed by the emitter. */
-static char *printed(emitter *em, fcl__expr *e, bool index) {
+/* Text of an expression built here, folded and printed by the emitter (e is consumed). */
+static char *printed(emitter *em, fcl__expr *e) {
   fcl__str saved = em->out;
   em->out = (fcl__str){0};
-  if (index) print_index(em, e);
-  else print(em, e);
+  print_index(em, e);
   char *text = em->out.failed ? NULL : em->out.s;
   if (!text) free(em->out.s);
   em->out = saved;
@@ -333,12 +332,10 @@ static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, i
   }
   fcl__expr_free(access->kids[access->nkids - 1]);
   access->kids[access->nkids - 1] = fcl__expr_clone(start);
-  char *index = printed(em, linear_index(a, access), true);
-  fcl__expr *last = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]),
-                                                    fcl__expr_num(w)));
-  char *s = printed(em, start, true), *l = last ? printed(em, last, false) : NULL;
+  char *index = printed(em, linear_index(a, access)), *s = printed(em, start);
+  char *l = printed(em, fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]),
+                                         fcl__expr_num(w)));
   fcl__expr_free(access);
-  fcl__expr_free(last);
   fcl__str k = {0}, p = {0};
   if (index) fcl__str_printf(&k, "%s + %s", a->name, index);
   if (s && l) fcl__str_printf(&p, "%s >= 0 && %s <= %s", s, s, l);
@@ -1052,12 +1049,8 @@ static void emit_insn(emitter *em, const fcl__item *it) {
   emit_reductions(em, it, in->rhs, red, &nred);
   fcl__str_indent(&em->out, em->depth);
   if (it->vec) {
-    const fcl__iname *vi = fcl__kb_iname(em->kb, it->vec);
-    int64_t lo = 0, hi = 0;
-    fcl__kb_const(em->kb, vi->lo, &lo);
-    fcl__kb_const(em->kb, vi->hi, &hi);
     em->vec = it->vec;
-    em->vec_width = (int)(hi - lo);
+    em->vec_width = (int)vec_width_of(em, it->vec);
     const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
     bool scalar_rhs = !fcl__expr_uses(in->rhs, it->vec) && !depends_on(em, in->rhs, it->vec);
     fcl__str_printf(&em->out, "vstore%d(", em->vec_width);
