@@ -76,6 +76,9 @@ fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices
                        "of the context", i);
     if (!binaries[i] || sizes[i] == 0)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (binaries): entry %u is empty", i);
+    const char *why;
+    if (!fcl__binary_complete(binaries[i], sizes[i], &why))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (binaries): entry %u: %s", i, why);
   }
   fcl_program *p;
   FCL_TRY(program_new(context, NULL, "<binaries>", &p));

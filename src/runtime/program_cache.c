@@ -173,6 +173,8 @@ bool fcl__cache_load(const char *key, fcl__cache_entry *entry) {
   unsigned char digest[32];
   payload_digest(data + HEADER_SIZE, size - HEADER_SIZE, digest);
   if (memcmp(digest, data + 36, 32) != 0) return reject(path, "checksum mismatch", data);
+  const char *why;
+  if (!fcl__binary_complete(data + HEADER_SIZE, nbin, &why)) return reject(path, why, data);
   const unsigned char *p = data + HEADER_SIZE;
   entry->binary = malloc(nbin);
   entry->log = malloc(nlog + 1);
@@ -201,6 +203,11 @@ void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
     return;
   }
   entry_path(dir, key, path, sizeof path);
+  const char *why;
+  if (!fcl__binary_complete(entry->binary, entry->binary_size, &why)) {
+    fcl_log(FCL_LOG_INFO, "program cache: not storing %s: %s", path, why);
+    return;
+  }
   size_t nlog = entry->log ? strlen(entry->log) : 0, nmeta = entry->meta ? strlen(entry->meta) : 0;
   size_t total = HEADER_SIZE + entry->binary_size + nlog + nmeta;
   unsigned char *data = malloc(total);

@@ -94,6 +94,9 @@ bool fcl__cache_load(const char *key, fcl__cache_entry *entry);
 /* Write-then-rename; failures are logged (the cache is an optimisation), never fatal. */
 void fcl__cache_store(const char *key, const fcl__cache_entry *entry);
 void fcl__cache_entry_free(fcl__cache_entry *entry);
+/* false (with the reason in *why) when a driver's binary is known to be incomplete: such a binary
+ * is neither cached nor loaded, since the driver may abort on it (program_binary_check.c). */
+bool fcl__binary_complete(const unsigned char *binary, size_t size, const char **why);
 
 /* Index of a device in the context, or -1. */
 int fcl__context_device_index(const fcl_context *context, cl_device_id device);
