@@ -3,6 +3,7 @@
 #ifndef FLOWCL_FFT_IMPL_H
 #define FLOWCL_FFT_IMPL_H
 
+#include "comm_impl.h"
 #include "field_impl.h"
 #include "flowcl/fft.h"
 
@@ -51,8 +52,8 @@ static inline void fcl__fft_split(int64_t n, int p, int r, int64_t *count, int64
 }
 
 /* The all-to-all transpose of the slab scheme between the pre-transpose complex array (whole
- * along the second-to-last axis) and the slot layout (whole along the last axis), staged in
- * pinned host memory (fft_slab_transpose.c). */
+ * along the second-to-last axis) and the slot layout (whole along the last axis), on the comm
+ * layer's transport (fft_slab_transpose.c). */
 typedef struct fcl__slab_transpose fcl__slab_transpose;
 fcl_status fcl__slab_transpose_create(const fcl_fft *fft, fcl__slab_transpose **out);
 void fcl__slab_transpose_destroy(fcl__slab_transpose **t);
@@ -60,5 +61,7 @@ void fcl__slab_transpose_destroy(fcl__slab_transpose **t);
 fcl_status fcl__slab_transpose_run(fcl__slab_transpose *t, cl_mem pre, cl_mem slot,
                                    bool forward);
 size_t fcl__slab_transpose_pre_bytes(const fcl__slab_transpose *t);
+/* Name of the transport the transpose runs on ("staged", "mpi"). */
+const char *fcl__slab_transpose_transport(const fcl__slab_transpose *t);
 
 #endif

@@ -23,6 +23,7 @@ typedef struct {
   bool have_whole, have_last, have_inplace;
   fcl_array *pre;          /* complex work array before the transpose (distributed) */
   fcl__slab_transpose *transpose;
+  char description[64];
 } vk_state;
 
 static void vk_destroy(void *state) {
@@ -139,6 +140,9 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
     size_t reals = bytes / fft->real_size;
     FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre));
     FCL_TRY(fcl__slab_transpose_create(fft, &s->transpose));
+    snprintf(s->description, sizeof s->description, "vkfft (slabs, %s transport)",
+             fcl__slab_transpose_transport(s->transpose));
+    fft->description = s->description;
   }
   cl_mem in_probe = NULL, buf_probe = NULL; /* VkFFT wants buffers at planning; any will do */
   VkFFTConfiguration c = {0};

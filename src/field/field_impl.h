@@ -2,6 +2,7 @@
 #ifndef FLOWCL_FIELD_IMPL_H
 #define FLOWCL_FIELD_IMPL_H
 
+#include "comm_impl.h" /* fcl__mpi_error, FCL_MPI_TRY */
 #include "flowcl/field.h"
 
 struct fcl_topology {
@@ -43,13 +44,5 @@ fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, fcl__ghost_
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
 void fcl__reduce_state_free(void *state);
 void fcl__transpose_cache_free(fcl_field *field);
-
-/* MPI failure -> FCL_ERR_MPI with MPI's own message. */
-fcl_status fcl__mpi_error(int code, const char *what);
-#define FCL_MPI_TRY(call, what)                                                                \
-  do {                                                                                         \
-    int mpi_rc_ = (call);                                                                      \
-    if (mpi_rc_ != MPI_SUCCESS) return fcl__mpi_error(mpi_rc_, what);                          \
-  } while (0)
 
 #endif

@@ -6,14 +6,6 @@
 #include "check.h"
 #include "field_impl.h"
 
-fcl_status fcl__mpi_error(int code, const char *what) {
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int len = 0;
-  MPI_Error_string(code, text, &len);
-  return fcl__error_set(FCL_ERR_MPI, code, __func__, __FILE__, __LINE__, "%s: %s (%d)", what,
-                        text, code);
-}
-
 /* Points of part c of n split in p: the first n mod p parts get one more. */
 static void split(int64_t n, int p, int c, int64_t *count, int64_t *offset) {
   int64_t base = n / p, extra = n % p;

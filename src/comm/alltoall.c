@@ -1,0 +1,133 @@
+/* The all-to-all of device blocks: checks, transport choice (FLOWCL_TRANSPORT), dispatch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "comm_impl.h"
+
+const char *fcl__transport_name(fcl__transport t) {
+  switch (t) {
+  case FCL__TRANSPORT_AUTO: return "auto";
+  case FCL__TRANSPORT_STAGED: return "staged";
+  case FCL__TRANSPORT_MPI: return "mpi";
+  }
+  return "?";
+}
+
+fcl_status fcl__transport_from_env(fcl__transport *out) {
+  const char *v = getenv("FLOWCL_TRANSPORT");
+  *out = FCL__TRANSPORT_AUTO;
+  if (!v || !*v) return FCL_OK;
+  for (int t = FCL__TRANSPORT_AUTO; t <= FCL__TRANSPORT_MPI; ++t)
+    if (strcmp(v, fcl__transport_name((fcl__transport)t)) == 0) {
+      *out = (fcl__transport)t;
+      return FCL_OK;
+    }
+  if (strcmp(v, "device") == 0)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "FLOWCL_TRANSPORT=device: no device-direct transport "
+                     "is built (the OpenCL drivers here offer no peer copy or importable "
+                     "memory); use auto, staged or mpi");
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_TRANSPORT='%s': unknown transport (auto, "
+                   "staged, mpi)", v);
+}
+
+void fcl__alltoall_destroy(fcl__alltoall **xp) {
+  if (!xp || !*xp) return;
+  fcl__alltoall *x = *xp;
+  if (x->ops && x->ops->destroy) x->ops->destroy(x);
+  if (x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+  free(x->send);
+  free(x->recv);
+  free(x->send_at);
+  free(x->recv_at);
+  free(x);
+  *xp = NULL;
+}
+
+static fcl_status layout(fcl__alltoall *x, const fcl__block *send, const fcl__block *recv) {
+  size_t P = (size_t)x->size;
+  x->send = malloc(P * sizeof *x->send);
+  x->recv = malloc(P * sizeof *x->recv);
+  x->send_at = calloc(P, sizeof *x->send_at);
+  x->recv_at = calloc(P, sizeof *x->recv_at);
+  if (!x->send || !x->recv || !x->send_at || !x->recv_at)
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "all-to-all plan for %zu ranks", P);
+  memcpy(x->send, send, P * sizeof *send);
+  memcpy(x->recv, recv, P * sizeof *recv);
+  for (int q = 0; q < x->size; ++q) {
+    size_t s = fcl__block_bytes(&send[q]), r = fcl__block_bytes(&recv[q]);
+    if (s % x->unit || r % x->unit)
+      return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: the blocks of rank %d are not multiples "
+                       "of %zu bytes", q, x->unit);
+    if (q == x->rank) {
+      if (s != r)
+        return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: own block of %zu bytes into %zu", s, r);
+      continue;
+    }
+    x->send_at[q] = x->send_total;
+    x->recv_at[q] = x->recv_total;
+    x->send_total += s;
+    x->recv_total += r;
+  }
+  /* Each pair must agree on the size of what crosses between them. */
+  unsigned long long *mine = malloc(2 * P * sizeof *mine);
+  if (!mine) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "all-to-all plan");
+  for (size_t q = 0; q < P; ++q) mine[q] = fcl__block_bytes(&send[q]);
+  int rc = MPI_Alltoall(mine, 1, MPI_UNSIGNED_LONG_LONG, mine + P, 1, MPI_UNSIGNED_LONG_LONG,
+                        x->comm);
+  bool agree = true;
+  for (size_t q = 0; rc == MPI_SUCCESS && q < P; ++q)
+    agree = agree && mine[P + q] == fcl__block_bytes(&recv[q]);
+  free(mine);
+  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "all-to-all plan: MPI_Alltoall");
+  if (!agree) return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: block sizes differ between ranks");
+  return FCL_OK;
+}
+
+fcl_status fcl__alltoall_create(cl_context context, cl_command_queue queue, MPI_Comm comm,
+                                size_t unit, const fcl__block *send, const fcl__block *recv,
+                                fcl__transport kind, fcl__alltoall **out) {
+  *out = NULL;
+  fcl__alltoall *x = calloc(1, sizeof *x);
+  if (!x) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "all-to-all plan");
+  x->context = context;
+  x->queue = queue;
+  x->unit = unit ? unit : 1;
+  x->comm = MPI_COMM_NULL;
+  fcl_status st = FCL_OK;
+  int rc = MPI_Comm_dup(comm, &x->comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(x->comm, &x->rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(x->comm, &x->size);
+  if (rc != MPI_SUCCESS) st = fcl__mpi_error(rc, "all-to-all plan: communicator");
+  if (st == FCL_OK) st = layout(x, send, recv);
+  if (st == FCL_OK && kind != FCL__TRANSPORT_MPI) {
+    x->ops = &fcl__transport_staged;
+    st = x->ops->setup(x);
+    if (st != FCL_OK) {
+      x->ops->destroy(x);
+      x->ops = NULL;
+      /* auto falls back to plain MPI; staged asked by name reports why it cannot run */
+      if (st == FCL_ERR_NOT_SUPPORTED && kind == FCL__TRANSPORT_AUTO) {
+        fcl_log(FCL_LOG_INFO, "transport: staged unavailable (%s); using mpi", fcl_last_error());
+        fcl_clear_error();
+        st = FCL_OK;
+      }
+    }
+  }
+  if (st == FCL_OK && !x->ops) {
+    x->ops = &fcl__transport_mpi;
+    st = x->ops->setup(x);
+  }
+  if (st != FCL_OK) {
+    fcl__alltoall_destroy(&x);
+    return st;
+  }
+  *out = x;
+  return FCL_OK;
+}
+
+fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
+  return x->ops->run(x, a, b, forward);
+}
+
+const char *fcl__alltoall_transport(const fcl__alltoall *x) { return x->ops->name; }

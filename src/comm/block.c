@@ -1,0 +1,84 @@
+/* Copies of rectangular blocks between device buffers and packed host memory. */
+#include "check.h"
+#include "comm_impl.h"
+
+static bool contiguous(const fcl__block *b) {
+  return (b->region[1] == 1 || b->row_pitch == b->region[0]) &&
+         (b->region[2] == 1 || b->slice_pitch == b->region[0] * b->region[1]);
+}
+
+/* b's shape laid out packed at byte offset `at`. */
+static fcl__block packed_like(const fcl__block *b, size_t at) {
+  fcl__block p = {at, {b->region[0], b->region[1], b->region[2]}, b->region[0],
+                  b->region[0] * b->region[1]};
+  return p;
+}
+
+/* OpenCL's (x bytes, y, z) origin of a block: the offset split by its pitches. */
+static void origin_of(const fcl__block *b, size_t origin[3]) {
+  origin[2] = b->offset / b->slice_pitch;
+  size_t rest = b->offset % b->slice_pitch;
+  origin[1] = rest / b->row_pitch;
+  origin[0] = rest % b->row_pitch;
+}
+
+fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block *s, cl_mem dst,
+                           const fcl__block *d) {
+  size_t n = fcl__block_bytes(s);
+  if (n == 0) return FCL_OK;
+  fcl__block ss = *s, dd = *d;
+  if (fcl__block_bytes(d) != n)
+    return FCL_ERROR(FCL_ERR_INTERNAL, "block copy: %zu bytes into a block of %zu", n,
+                     fcl__block_bytes(d));
+  if (contiguous(&ss) && contiguous(&dd)) {
+    FCL_CL_TRY(clEnqueueCopyBuffer(queue, src, dst, ss.offset, dd.offset, n, 0, NULL, NULL),
+               "block copy of %zu bytes", n);
+    return FCL_OK;
+  }
+  if (contiguous(&dd)) dd = packed_like(&ss, dd.offset);
+  else if (contiguous(&ss)) ss = packed_like(&dd, ss.offset);
+  else if (ss.region[0] != dd.region[0] || ss.region[1] != dd.region[1])
+    return FCL_ERROR(FCL_ERR_INTERNAL, "block copy between two strided blocks of other shapes");
+  size_t so[3], dor[3];
+  origin_of(&ss, so);
+  origin_of(&dd, dor);
+  FCL_CL_TRY(clEnqueueCopyBufferRect(queue, src, dst, so, dor, ss.region, ss.row_pitch,
+                                     ss.slice_pitch, dd.row_pitch, dd.slice_pitch, 0, NULL, NULL),
+             "block copy of %zu x %zu x %zu bytes", ss.region[0], ss.region[1], ss.region[2]);
+  return FCL_OK;
+}
+
+fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host) {
+  size_t n = fcl__block_bytes(b);
+  if (n == 0) return FCL_OK;
+  if (contiguous(b)) {
+    FCL_CL_TRY(clEnqueueReadBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
+               "block read of %zu bytes", n);
+    return FCL_OK;
+  }
+  size_t o[3], zero[3] = {0, 0, 0};
+  origin_of(b, o);
+  FCL_CL_TRY(clEnqueueReadBufferRect(queue, buf, CL_FALSE, o, zero, b->region, b->row_pitch,
+                                     b->slice_pitch, b->region[0], b->region[0] * b->region[1],
+                                     host, 0, NULL, NULL),
+             "block read of %zu x %zu x %zu bytes", b->region[0], b->region[1], b->region[2]);
+  return FCL_OK;
+}
+
+fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block *b,
+                            const void *host) {
+  size_t n = fcl__block_bytes(b);
+  if (n == 0) return FCL_OK;
+  if (contiguous(b)) {
+    FCL_CL_TRY(clEnqueueWriteBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
+               "block write of %zu bytes", n);
+    return FCL_OK;
+  }
+  size_t o[3], zero[3] = {0, 0, 0};
+  origin_of(b, o);
+  FCL_CL_TRY(clEnqueueWriteBufferRect(queue, buf, CL_FALSE, o, zero, b->region, b->row_pitch,
+                                      b->slice_pitch, b->region[0], b->region[0] * b->region[1],
+                                      host, 0, NULL, NULL),
+             "block write of %zu x %zu x %zu bytes", b->region[0], b->region[1], b->region[2]);
+  return FCL_OK;
+}

@@ -1,0 +1,104 @@
+/* The comm layer (src/comm): moving device data between MPI ranks. Below src/field; knows
+ * OpenCL buffers and MPI communicators, nothing of fields.
+ *
+ * One exchange, the all-to-all of device blocks (alltoall.c), runs on a transport chosen from a
+ * table of backends, one file each:
+ *   staged  transport_shm.c  ranks of one node: each rank copies its outgoing blocks from the
+ *                            device into its segment of an MPI-3 shared-memory window that the
+ *                            OpenCL driver wraps (CL_MEM_USE_HOST_PTR, pinned where the driver
+ *                            can), and its peers copy them straight from there into their
+ *                            devices: no host memcpy, no MPI copy of the data;
+ *   mpi     transport_mpi.c  any ranks: pinned host staging and MPI_Alltoallv (the reference).
+ * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|staged|mpi chooses;
+ * auto takes staged where every rank of the communicator shares one node and the driver accepts
+ * the window, mpi otherwise. */
+#ifndef FLOWCL_COMM_IMPL_H
+#define FLOWCL_COMM_IMPL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "flowcl/runtime.h"
+
+/* MPI failure -> FCL_ERR_MPI with MPI's own message. */
+fcl_status fcl__mpi_error(int code, const char *what);
+#define FCL_MPI_TRY(call, what)                                                                \
+  do {                                                                                         \
+    int mpi_rc_ = (call);                                                                      \
+    if (mpi_rc_ != MPI_SUCCESS) return fcl__mpi_error(mpi_rc_, what);                          \
+  } while (0)
+
+/* A 3D rectangle of bytes in a buffer, as OpenCL's *BufferRect calls take it: region[0] in
+ * bytes, rows of row_pitch bytes, slices of slice_pitch bytes, starting at byte offset. A block
+ * travels packed (region[0] * region[1] * region[2] contiguous bytes, rows in order). */
+typedef struct {
+  size_t offset;
+  size_t region[3];
+  size_t row_pitch, slice_pitch;
+} fcl__block;
+
+static inline size_t fcl__block_bytes(const fcl__block *b) {
+  return b->region[0] * b->region[1] * b->region[2];
+}
+
+/* A contiguous run of bytes as a block. */
+static inline fcl__block fcl__block_range(size_t offset, size_t bytes) {
+  fcl__block b = {offset, {bytes, 1, 1}, bytes, bytes};
+  return b;
+}
+
+/* Enqueue a copy of block s of src into block d of dst (same bytes; where the shapes differ, one
+ * of them must be contiguous). */
+fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block *s, cl_mem dst,
+                           const fcl__block *d);
+/* Enqueue a copy of block b of buf to or from packed host memory (not blocking). */
+fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host);
+fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block *b,
+                            const void *host);
+
+typedef enum { FCL__TRANSPORT_AUTO, FCL__TRANSPORT_STAGED, FCL__TRANSPORT_MPI } fcl__transport;
+
+/* FLOWCL_TRANSPORT (unset or empty: auto); an unknown value is an error naming it. */
+fcl_status fcl__transport_from_env(fcl__transport *out);
+const char *fcl__transport_name(fcl__transport t);
+
+/* The all-to-all between two buffers, A and B, of every rank of comm. send[q] is the block of A
+ * exchanged with rank q, recv[q] the block of B exchanged with rank q; forward moves each rank's
+ * send[q] into rank q's recv[me], backward the reverse. The byte counts must match pairwise and
+ * be multiples of unit (the element size); blocks may be empty. */
+typedef struct fcl__alltoall fcl__alltoall;
+
+typedef struct {
+  const char *name;
+  /* Collective. FCL_ERR_NOT_SUPPORTED (on every rank alike) when it cannot run here. */
+  fcl_status (*setup)(fcl__alltoall *x);
+  fcl_status (*run)(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward);
+  void (*destroy)(fcl__alltoall *x);
+} fcl__transport_ops;
+
+struct fcl__alltoall {
+  const fcl__transport_ops *ops;
+  cl_context context;
+  cl_command_queue queue;
+  MPI_Comm comm; /* duplicated: ours */
+  int rank, size;
+  size_t unit;
+  fcl__block *send, *recv; /* per peer */
+  size_t *send_at, *recv_at; /* packed offsets of the peers' blocks (own block excluded) */
+  size_t send_total, recv_total;
+  void *state;
+};
+
+extern const fcl__transport_ops fcl__transport_mpi;
+extern const fcl__transport_ops fcl__transport_staged;
+
+/* Plan (collective): copies the block lists; kind AUTO tries staged, then mpi. */
+fcl_status fcl__alltoall_create(cl_context context, cl_command_queue queue, MPI_Comm comm,
+                                size_t unit, const fcl__block *send, const fcl__block *recv,
+                                fcl__transport kind, fcl__alltoall **out);
+/* Collective; returns when a and b may be reused (the queue is finished). */
+fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward);
+const char *fcl__alltoall_transport(const fcl__alltoall *x);
+void fcl__alltoall_destroy(fcl__alltoall **x);
+
+#endif
