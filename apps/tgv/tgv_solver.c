@@ -371,6 +371,10 @@ fcl_status tgv_report(tgv *t, FILE *out) { return fcl_problem_report(t->problem,
 
 const char *tgv_device_name(const tgv *t) { return t->info.name; }
 
+const char *tgv_fft_description(const tgv *t) {
+  return fcl_fft_description(fcl_spectral_fft(t->spectral));
+}
+
 /* ---- benchmark ---- */
 
 static fcl_status time_step(void *user, const fcl_sim_state *s) {
@@ -439,10 +443,10 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
   MPI_Allreduce(&median, &all, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(t->topo));
   const double gbs = copy_gbs(t);
   if (t->rank == 0) {
-    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %d rank(s), device %s\n",
+    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %d rank(s), device %s, FFT %s\n",
            (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
-           fcl_dtype_cl_name(t->opt.dtype),
-           fcl_remesh_formula_name(t->opt.formula), t->size, t->info.name);
+           fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
+           t->info.name, tgv_fft_description(t));
     printf("  step (median of %lld, with the dt measure): %.3f ms; copy bandwidth %.1f GB/s\n",
            (long long)t->nstep_wall, 1e3 * all, gbs);
   }

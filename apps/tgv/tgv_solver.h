@@ -38,5 +38,8 @@ void tgv_last_diagnostics(const tgv *t, double *time, double *energy, double *en
 fcl_status tgv_report(tgv *t, FILE *out);
 /* The name of the device of this rank. */
 const char *tgv_device_name(const tgv *t);
+/* The FFT backend and, on several ranks, the transport of its transposes ("vkfft (slabs, staged
+ * transport)"). */
+const char *tgv_fft_description(const tgv *t);
 
 #endif

@@ -1,0 +1,192 @@
+/* exchange: the comm layer's all-to-all on each transport (mpi, staged), beside the raw figures
+ * of the same run on the same ranks: pinned device->host and host->device copies (all ranks at
+ * once), and MPI_Sendrecv of host memory between rank pairs. The pattern is the FFT slab
+ * transpose's: each rank's buffer of --mib MiB is split into one strided block of rows per rank
+ * (rows of 4 KiB in slices), received as contiguous runs. Times are medians over repeats of the
+ * slowest rank (host wall clock, everything completed). The bound of a host-staged exchange is
+ * the sequential time of its device->host and host->device halves at the measured pinned
+ * bandwidths; each transport is reported as that bound over its time (1 = at the link's speed).
+ * Usage: mpirun -n P exchange [--device SPEC] [--mib M] [--repeats R] [--json FILE] */
+#define _POSIX_C_SOURCE 200809L
+#include <flowcl/flowcl.h>
+
+#define BENCH_NAME "exchange"
+#include "comm_impl.h"
+#include "field_setup.h"
+
+enum { ROW = 4096 };
+
+typedef struct {
+  field_env e;
+  size_t bytes, out_bytes; /* per rank: the buffer, the part that leaves the rank */
+  int repeats;
+} bench;
+
+/* Median over repeats of the slowest rank's time of fn (after one warm-up). */
+static double timed(bench *b, int (*fn)(bench *, void *), void *arg) {
+  double *t = calloc((size_t)b->repeats, sizeof *t), med = -1;
+  if (!t) return -1;
+  for (int r = -1; r < b->repeats; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = bench_now();
+    int bad = fn(b, arg), anybad = 0;
+    double dt = bench_now() - t0, slowest = dt;
+    MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anybad) goto done;
+    if (r >= 0) t[r] = slowest;
+  }
+  med = bench_median(t, b->repeats);
+done:
+  free(t);
+  return med;
+}
+
+typedef struct {
+  cl_mem dev;
+  void *pinned;
+  bool to_host;
+} copy_arg;
+
+static int pinned_copy(bench *b, void *arg) {
+  copy_arg *c = arg;
+  cl_int err = c->to_host ? clEnqueueReadBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes,
+                                                c->pinned, 0, NULL, NULL)
+                          : clEnqueueWriteBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes,
+                                                 c->pinned, 0, NULL, NULL);
+  return err != CL_SUCCESS;
+}
+
+static int sendrecv(bench *b, void *arg) {
+  char *host = arg;
+  int peer = b->e.rank ^ 1;
+  if (peer >= b->e.size) return 0;
+  size_t half = b->out_bytes / 2; /* a MiB-multiple: the count fits an int of 1 KiB units */
+  MPI_Datatype kib;
+  MPI_Type_contiguous(1024, MPI_BYTE, &kib);
+  MPI_Type_commit(&kib);
+  int rc = MPI_Sendrecv(host, (int)(half / 1024), kib, peer, 0, host + half, (int)(half / 1024),
+                        kib, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Type_free(&kib);
+  return rc != MPI_SUCCESS;
+}
+
+typedef struct {
+  fcl__alltoall *x;
+  cl_mem a, b;
+} a2a_arg;
+
+static int alltoall(bench *b, void *arg) {
+  (void)b;
+  a2a_arg *x = arg;
+  return fcl__alltoall_run(x->x, x->a, x->b, true) != FCL_OK;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  long mib = 0;
+  char *rest[32];
+  int nrest = 0;
+  for (int i = 0; i < argc && nrest < 32; ++i) {
+    if (i > 0 && !strcmp(argv[i], "--mib") && i + 1 < argc) mib = atol(argv[++i]);
+    else rest[nrest++] = argv[i];
+  }
+  bench_options o = {NULL, NULL, 11, 1};
+  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--mib M] [--repeats R] [--json FILE]"))
+    return 2;
+  fcl_domain d = fcl_domain_periodic(3, 8, 1.0);
+  fcl_topology *t = NULL;
+  bench b = {.repeats = o.repeats};
+  if (fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t) != FCL_OK) DIE("topology");
+  if (field_env_open(&b.e, t, o.device) != FCL_OK) DIE("device");
+  const int P = b.e.size, me = b.e.rank;
+  bool gpu = (b.e.info.type & CL_DEVICE_TYPE_GPU) != 0;
+  if (mib <= 0) mib = gpu ? 256 : 16;
+  /* rows per slice: a multiple of P, so that every block is a whole number of rows */
+  size_t rows = (size_t)P * 8, slices = ((size_t)mib << 20) / (ROW * rows);
+  if (slices == 0) DIE("--mib %ld is too small for %d ranks", mib, P);
+  b.bytes = ROW * rows * slices;
+  size_t block = b.bytes / (size_t)P;
+  b.out_bytes = P > 1 ? block * (size_t)(P - 1) : b.bytes;
+  cl_context ctx = fcl_context_cl(b.e.ctx);
+  cl_int err;
+  cl_mem da = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b.bytes, NULL, &err);
+  cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b.bytes, NULL, &err);
+  cl_mem pin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, b.bytes, NULL, &err);
+  if (!da || !db || !pin) DIE("%zu bytes of buffers", b.bytes);
+  char zero = 1;
+  clEnqueueFillBuffer(b.e.q, da, &zero, 1, 0, b.bytes, 0, NULL, NULL);
+  void *host = clEnqueueMapBuffer(b.e.q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, b.bytes, 0,
+                                  NULL, NULL, &err);
+  if (!host) DIE("map the pinned buffer");
+
+  copy_arg down = {da, host, true}, up = {da, host, false};
+  double t_d2h = timed(&b, pinned_copy, &down), t_h2d = timed(&b, pinned_copy, &up);
+  double t_p2p = P > 1 ? timed(&b, sendrecv, host) : -1;
+  double d2h = (double)b.out_bytes / t_d2h / 1e9, h2d = (double)b.out_bytes / t_h2d / 1e9;
+  double p2p = t_p2p > 0 ? (double)(b.out_bytes / 2) / t_p2p / 1e9 : 0;
+  double bound = t_d2h + t_h2d; /* out_bytes down, then the same bytes up */
+
+  fcl__block *send = calloc((size_t)P, sizeof *send), *recv = calloc((size_t)P, sizeof *recv);
+  for (int q = 0; q < P; ++q) {
+    size_t n = rows / (size_t)P;
+    fcl__block s = {(size_t)q * n * ROW, {ROW, n, slices}, ROW, ROW * rows};
+    send[q] = s;
+    recv[q] = fcl__block_range((size_t)q * block, block);
+  }
+  const fcl__transport kinds[2] = {FCL__TRANSPORT_MPI, FCL__TRANSPORT_STAGED};
+  double t_x[2] = {-1, -1};
+  for (int k = 0; k < 2; ++k) {
+    a2a_arg x = {NULL, da, db};
+    if (fcl__alltoall_create(ctx, b.e.q, MPI_COMM_WORLD, ROW, send, recv, kinds[k], &x.x) !=
+        FCL_OK) {
+      if (me == 0) fprintf(stderr, "exchange: %s transport: %s\n",
+                           fcl__transport_name(kinds[k]), fcl_last_error());
+      continue;
+    }
+    t_x[k] = timed(&b, alltoall, &x);
+    fcl__alltoall_destroy(&x.x);
+  }
+  if (me == 0) {
+    printf("exchange on %s: %d rank(s), %zu MiB per rank, %zu MiB leave each rank, median of "
+           "%d\n", b.e.info.name, P, b.bytes >> 20, b.out_bytes >> 20, o.repeats);
+    printf("  pinned device->host (all ranks at once)  %8.2f GB/s per rank\n", d2h);
+    printf("  pinned host->device (all ranks at once)  %8.2f GB/s per rank\n", h2d);
+    if (p2p > 0) printf("  MPI_Sendrecv between rank pairs          %8.2f GB/s each way\n", p2p);
+    printf("  bound of a staged all-to-all             %8.2f ms\n", bound * 1e3);
+    for (int k = 0; k < 2; ++k)
+      if (t_x[k] > 0)
+        printf("  all-to-all, %-6s transport              %8.2f ms  %6.2f GB/s per rank  "
+               "%.2f of the bound\n", fcl__transport_name(kinds[k]), t_x[k] * 1e3,
+               (double)b.out_bytes / t_x[k] / 1e9, bound / t_x[k]);
+    if (o.json) {
+      FILE *jf = fopen(o.json, "w");
+      if (!jf) DIE("cannot write %s", o.json);
+      fprintf(jf, "{\"benchmark\": \"exchange\", \"device\": \"%s\", \"ranks\": %d, "
+                  "\"bytes_per_rank\": %zu, \"bytes_out_per_rank\": %zu, \"results\": [\n"
+                  "  {\"name\": \"pinned_d2h\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+                  "  {\"name\": \"pinned_h2d\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+                  "  {\"name\": \"mpi_sendrecv\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+                  "  {\"name\": \"staged_bound\", \"value\": %.3f, \"unit\": \"ms\"}",
+              b.e.info.name, P, b.bytes, b.out_bytes, d2h, h2d, p2p, bound * 1e3);
+      for (int k = 0; k < 2; ++k)
+        if (t_x[k] > 0)
+          fprintf(jf, ",\n  {\"name\": \"alltoall_%s\", \"value\": %.3f, \"unit\": \"ms\", "
+                      "\"fraction_of_bound\": %.3f}",
+                  fcl__transport_name(kinds[k]), t_x[k] * 1e3, bound / t_x[k]);
+      fprintf(jf, "\n]}\n");
+      fclose(jf);
+    }
+  }
+  free(send);
+  free(recv);
+  clEnqueueUnmapMemObject(b.e.q, pin, host, 0, NULL, NULL);
+  clFinish(b.e.q);
+  clReleaseMemObject(pin);
+  clReleaseMemObject(da);
+  clReleaseMemObject(db);
+  field_env_close(&b.e);
+  fcl_topology_destroy(&t);
+  MPI_Finalize();
+  return 0;
+}
