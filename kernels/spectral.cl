@@ -74,6 +74,34 @@ __kernel void spectral_biot_savart3(__global T2 *wx, __global T2 *wy, __global T
   wz[w.at] = times_i(k[0] * b - k[1] * a);
 }
 
+/* Diffusion over dt, then Biot-Savart of the diffused vorticity, in one pass (3D): omega^ *=
+ * exp(-nu dt |k|^2) in place; u^ = i k x omega^ / |k|^2 into three more slots. */
+__kernel void spectral_diffuse_biot_savart3(__global T2 *wx, __global T2 *wy, __global T2 *wz,
+                                            __global T2 *ux, __global T2 *uy, __global T2 *uz,
+                                            LAYOUT_ARGS, const T scale, const T nu_dt) {
+  wave w = WAVE_HERE();
+  T k2 = norm2(w.k), e = scale * exp(-nu_dt * k2), f = k2 > 0 ? (T)1 / k2 : (T)0;
+  T2 a = wx[w.at] * e, b = wy[w.at] * e, c = wz[w.at] * e;
+  wx[w.at] = a;
+  wy[w.at] = b;
+  wz[w.at] = c;
+  const T *k = w.kodd;
+  ux[w.at] = times_i(k[1] * c - k[2] * b) * f;
+  uy[w.at] = times_i(k[2] * a - k[0] * c) * f;
+  uz[w.at] = times_i(k[0] * b - k[1] * a) * f;
+}
+
+/* The same in 2D: omega^ diffused in place, (ux^, uy^) = (i ky, -i kx) psi^ into two slots. */
+__kernel void spectral_diffuse_biot_savart2(__global T2 *w_, __global T2 *ux, __global T2 *uy,
+                                            LAYOUT_ARGS, const T scale, const T nu_dt) {
+  wave w = WAVE_HERE();
+  T k2 = norm2(w.k), f = k2 > 0 ? (T)1 / k2 : (T)0;
+  T2 om = w_[w.at] * (scale * exp(-nu_dt * k2)), psi = om * f;
+  w_[w.at] = om;
+  ux[w.at] = times_i(psi * w.kodd[1]);
+  uy[w.at] = -times_i(psi * w.kodd[0]);
+}
+
 /* Biot-Savart in 2D: psi^ = omega^ / |k|^2, u = (d psi / dy, -d psi / dx); ux into w's slot. */
 __kernel void spectral_biot_savart2(__global T2 *w_ux, __global T2 *uy, LAYOUT_ARGS,
                                     const T scale) {

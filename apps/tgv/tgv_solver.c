@@ -144,8 +144,8 @@ static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_fd_operator(t->stretch, &op));
   op.dt_fraction = t->opt.lie ? 1 : 0.5;
   TRY(fcl_problem_add_operator(t->problem, &op));
-  TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));
-  TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
+  /* diffusion and Biot-Savart share the forward transforms of the vorticity */
+  TRY(add(t, fcl_spectral_diffuse_biot_savart_operator(t->spectral, t->w, t->u, t->nu, &op), &op));
   return fcl_problem_setup(t->problem);
 }
 
@@ -160,7 +160,7 @@ static fcl_status start_history(tgv *t) {
   return FCL_OK;
 }
 
-/* The initial vorticity, or the checkpoint's; then u from it. */
+/* The initial vorticity and u from it, or both from the checkpoint. */
 static fcl_status initial_state(tgv *t) {
   if (t->opt.restart) {
 #if FLOWCL_ENABLE_HDF5
@@ -169,9 +169,20 @@ static fcl_status initial_state(tgv *t) {
       TRY(fcl_checkpoint_latest(t->opt.output_dir, "tgv", path, sizeof path));
     else snprintf(path, sizeof path, "%s", t->opt.restart);
     fcl_checkpoint_state s;
-    /* the second-order splitting also needs the previous velocity to continue exactly */
-    fcl_field *fields[2] = {t->w, t->u_prev};
-    TRY(fcl_checkpoint_read(path, t->u_prev ? 2 : 1, fields, &s));
+    /* the velocity (it came from the spectral pass, not from the stored vorticity) and, for the
+     * second-order splitting, the previous velocity: the run continues bit for bit */
+    fcl_field *fields[3] = {t->w, t->u, t->u_prev};
+    fcl_status st = fcl_checkpoint_read(path, t->u_prev ? 3 : 2, fields, &s);
+    if (st == FCL_ERR_INVALID_ARGUMENT) { /* a checkpoint of an older flowcl-tgv: no velocity */
+      fields[1] = t->u_prev;
+      if (fcl_checkpoint_read(path, t->u_prev ? 2 : 1, fields, &s) != FCL_OK) return st;
+      TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
+      if (t->rank == 0)
+        printf("%s holds no velocity (older flowcl-tgv): recomputed from the vorticity, the "
+               "run continues up to rounding\n", path);
+    } else if (st != FCL_OK) {
+      return st;
+    }
     for (size_t p = 0; p < s.nparams; ++p)
       if ((!strcmp(s.names[p], "reynolds") && s.values[p] != t->opt.reynolds) ||
           (!strcmp(s.names[p], "resolution") && s.values[p] != (double)t->opt.resolution)) {
@@ -189,8 +200,8 @@ static fcl_status initial_state(tgv *t) {
 #endif
   } else {
     for (int c = 0; c < 3; ++c) TRY(fcl_field_init_expr(t->w, c, w0[c]));
+    TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
   }
-  TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
   return t->u_prev && !t->opt.restart ? start_history(t) : FCL_OK;
 }
 
@@ -320,8 +331,8 @@ static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
   fcl_checkpoint_state c = {.time = s->t, .dt = s->dt, .step = s->step, .nparams = 2,
                             .names = {"reynolds", "resolution"},
                             .values = {t->opt.reynolds, (double)t->opt.resolution}};
-  fcl_field *fields[2] = {t->w, t->u_prev};
-  return fcl_checkpoint_write(t->opt.output_dir, "tgv", 2, t->u_prev ? 2 : 1, fields, &c, NULL, 0);
+  fcl_field *fields[3] = {t->w, t->u, t->u_prev};
+  return fcl_checkpoint_write(t->opt.output_dir, "tgv", 2, t->u_prev ? 3 : 2, fields, &c, NULL, 0);
 }
 #endif
 

@@ -17,8 +17,9 @@ extern "C" {
 
 typedef struct fcl_spectral fcl_spectral;
 
-/* Plan the spectral operators for fields like `like` (its dim sets the slots: 2 in 2D, 3 in
- * 3D), on the given FFT backend (FCL_FFT_AUTO: see fft.h); slots come from pool. */
+/* Plan the spectral operators for fields like `like` (its dim sets the slots: 3 in 2D, 6 in
+ * 3D, room for the vorticity and the velocity of the fused pass below), on the given FFT
+ * backend (FCL_FFT_AUTO: see fft.h); slots come from pool. */
 fcl_status fcl_spectral_create(const fcl_field *like, fcl_fft_backend backend, fcl_pool *pool,
                                fcl_spectral **out);
 void fcl_spectral_destroy(fcl_spectral **spectral); /* accepts NULL */
@@ -33,6 +34,12 @@ fcl_status fcl_spectral_poisson(fcl_spectral *spectral, const fcl_field *rhs, fc
  * and u a 2-vector. */
 fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *omega,
                                     fcl_field *u);
+/* Exact diffusion of omega over dt (in place), then u = Biot-Savart of the diffused omega, in
+ * one spectral pass: the forward transforms of omega serve both, so a 3D call does 3 forward
+ * and 6 backward transforms where fcl_spectral_diffuse then fcl_spectral_biot_savart do 12
+ * (on several ranks, 9 all-to-all transposes instead of 12). Same result up to rounding. */
+fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega,
+                                            fcl_field *u, double nu, double dt);
 /* Leray projection of a vector field onto divergence-free fields, in place. */
 fcl_status fcl_spectral_project(fcl_spectral *spectral, fcl_field *u);
 /* Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */
@@ -53,6 +60,10 @@ fcl_status fcl_spectral_diffusion_operator(fcl_spectral *spectral, fcl_field *f,
                                            fcl_operator *out);
 fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u,
                                          fcl_operator *out);
+/* The fused pass (fcl_spectral_diffuse_biot_savart) over each step's dt: reads and writes omega,
+ * writes u. */
+fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,
+                                                     fcl_field *u, double nu, fcl_operator *out);
 
 #ifdef __cplusplus
 }

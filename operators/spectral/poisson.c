@@ -1,5 +1,8 @@
-/* Poisson, Biot-Savart and the divergence-free projection: forward transforms, one pointwise
- * kernel over the slots, backward transforms. */
+/* Poisson, Biot-Savart (alone, or after the diffusion of the vorticity in the same spectral
+ * pass) and the divergence-free projection: forward transforms, one pointwise kernel over the
+ * slots, backward transforms. */
+#include <math.h>
+
 #include "check.h"
 #include "spectral_impl.h"
 
@@ -28,6 +31,27 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl
   for (int c = 0; c < fcl_field_ncomp(omega); ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
   FCL_TRY(fcl__spectral_run(s, s->biot_savart, NULL));
   for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
+  return FCL_OK;
+}
+
+fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, fcl_field *u,
+                                            double nu, double dt) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(omega, 2);
+  FCL_CHECK_NULL(u, 3);
+  FCL_CHECK_ARG(isfinite(nu) && nu >= 0, 4, "nu", "must be finite and >= 0");
+  FCL_CHECK_ARG(isfinite(dt) && dt >= 0, 5, "dt", "must be finite and >= 0");
+  const int nw = s->dim == 3 ? 3 : 1;
+  FCL_TRY(fcl__spectral_check_ncomp(omega, nw, 2, "vorticity"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "velocity"));
+  if (omega == u)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (u): must not be the vorticity "
+                     "field '%s'", fcl_field_name(omega));
+  FCL_TRY(fcl__spectral_set_real(s, s->diffuse_biot_savart_params, "nu_dt", nu * dt));
+  for (int c = 0; c < nw; ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
+  FCL_TRY(fcl__spectral_run(s, s->diffuse_biot_savart, s->diffuse_biot_savart_params));
+  for (int c = 0; c < nw; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, omega, c));
+  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, nw + c, u, c));
   return FCL_OK;
 }
 

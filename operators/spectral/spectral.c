@@ -73,12 +73,15 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   FCL_TRY(make_launcher(s, "spectral_project", 3, 1, &dim_arg, 0, NULL, &s->project));
   fcl_param_spec nu = {"nu_dt", 0, real};
   FCL_TRY(make_launcher(s, "spectral_diffuse", 1, 0, NULL, 1, &nu, &s->diffuse));
+  FCL_TRY(make_launcher(s, three ? "spectral_diffuse_biot_savart3" : "spectral_diffuse_biot_savart2",
+                        three ? 6 : 3, 0, NULL, 1, &nu, &s->diffuse_biot_savart));
   fcl_param_spec deriv[2] = {{"axis", 0, FCL_TYPE_I32}, {"order", 0, FCL_TYPE_I32}};
   FCL_TRY(make_launcher(s, "spectral_derivative", 1, 0, NULL, 2, deriv, &s->derivative));
   FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2, 0, NULL,
                         0, NULL, &s->curl));
   FCL_TRY(fcl_param_set_create(s->diffuse, &s->diffuse_params));
   FCL_TRY(fcl_param_set_create(s->derivative, &s->derivative_params));
+  FCL_TRY(fcl_param_set_create(s->diffuse_biot_savart, &s->diffuse_biot_savart_params));
   return FCL_OK;
 }
 
@@ -94,7 +97,9 @@ fcl_status fcl_spectral_create(const fcl_field *like, fcl_fft_backend backend, f
   s->topo = fcl_field_topology(like);
   s->dim = fcl_topology_domain(s->topo)->dim;
   s->dtype = fcl_field_dtype(like);
-  fcl_status st = fcl_fft_create(like, backend, s->dim, pool, &s->fft);
+  /* slots: one per component, and as many again for the velocity of the fused
+   * diffusion + Biot-Savart pass (3D: omega and u, 3 each; 2D: omega, then ux and uy) */
+  fcl_status st = fcl_fft_create(like, backend, s->dim == 3 ? 6 : 3, pool, &s->fft);
   if (st == FCL_OK) {
     s->queue = fcl_field_queue(like);
     s->empty = fcl_fft_layout_of(s->fft)->count == 0;
@@ -113,8 +118,9 @@ void fcl_spectral_destroy(fcl_spectral **spectral) {
   fcl_spectral *s = *spectral;
   fcl_param_set_destroy(&s->diffuse_params);
   fcl_param_set_destroy(&s->derivative_params);
+  fcl_param_set_destroy(&s->diffuse_biot_savart_params);
   fcl_launcher *all[] = {s->poisson, s->biot_savart, s->project, s->diffuse, s->derivative,
-                         s->curl};
+                         s->curl, s->diffuse_biot_savart};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i) fcl_launcher_destroy(&all[i]);
   fcl_program_release(&s->program);
   fcl_fft_destroy(&s->fft);

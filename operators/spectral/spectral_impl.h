@@ -14,7 +14,8 @@ struct fcl_spectral {
   fcl_dtype dtype;
   bool empty; /* this rank holds no spectral values (fftw-mpi's split can leave none) */
   fcl_launcher *poisson, *biot_savart, *project, *diffuse, *derivative, *curl;
-  fcl_param_set *diffuse_params, *derivative_params;
+  fcl_launcher *diffuse_biot_savart; /* omega in slots 0..dim-1 (2D: 0), u in the next dim */
+  fcl_param_set *diffuse_params, *derivative_params, *diffuse_biot_savart_params;
 };
 
 /* Run a launcher over the slots (nothing on an empty rank). */

@@ -21,6 +21,11 @@ static fcl_status diffusion_apply(void *data, const fcl_step_info *info) {
   return fcl_spectral_diffuse(o->spectral, o->out, o->nu, info->dt);
 }
 
+static fcl_status diffuse_biot_savart_apply(void *data, const fcl_step_info *info) {
+  spectral_op *o = data;
+  return fcl_spectral_diffuse_biot_savart(o->spectral, o->in, o->out, o->nu, info->dt);
+}
+
 static fcl_status project_apply(void *data, const fcl_step_info *info) {
   (void)info;
   spectral_op *o = data;
@@ -58,6 +63,21 @@ fcl_status fcl_spectral_diffusion_operator(fcl_spectral *s, fcl_field *f, double
   if (!(nu >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be >= 0)", nu);
   return describe("spectral_diffusion", s, NULL, f, nu, diffusion_apply, out);
+}
+
+fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *s, fcl_field *omega,
+                                                     fcl_field *u, double nu, fcl_operator *out) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(omega, 2);
+  FCL_CHECK_NULL(u, 3);
+  FCL_CHECK_NULL(out, 5);
+  if (!(nu >= 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (nu): %g (must be >= 0)", nu);
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "diffusion + biot-savart"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "diffusion + biot-savart"));
+  FCL_TRY(describe("diffusion_biot_savart", s, omega, u, nu, diffuse_biot_savart_apply, out));
+  out->uses[0].written = true; /* the vorticity is diffused in place */
+  return FCL_OK;
 }
 
 fcl_status fcl_spectral_project_operator(fcl_spectral *s, fcl_field *u, fcl_operator *out) {

@@ -51,6 +51,28 @@ static void wave3_diffused(const double *t, double *v) {
   v[0] *= exp(-NU * DT * lap3());
 }
 
+/* velocity3 and vorticity3 after diffusion over DT: each mode decays by its own |k|^2 (A: the
+ * mode of v[0], B: of v[1], C: of v[2]; curl keeps each mode). */
+static void decays3(double d[3]) {
+  d[0] = exp(-NU * DT * (K[1] * K[1] + 4 * K[2] * K[2]));
+  d[1] = exp(-NU * DT * (K[0] * K[0] + K[2] * K[2]));
+  d[2] = exp(-NU * DT * (4 * K[0] * K[0] + K[1] * K[1]));
+}
+static void velocity3_diffused(const double *t, double *v) {
+  double d[3];
+  decays3(d);
+  velocity3(t, v);
+  for (int c = 0; c < 3; ++c) v[c] *= d[c];
+}
+static void vorticity3_diffused(const double *t, double *w) {
+  double d[3];
+  decays3(d);
+  w[0] = -K[1] * sin(2 * t[0] + 0.2) * sin(t[1]) * d[2] - K[2] * cos(t[0]) * cos(t[2] + 0.5) * d[1];
+  w[1] = -2 * K[2] * sin(t[1] + 0.3) * sin(2 * t[2]) * d[0] -
+         2 * K[0] * cos(2 * t[0] + 0.2) * cos(t[1]) * d[2];
+  w[2] = -K[0] * sin(t[0]) * sin(t[2] + 0.5) * d[1] - K[1] * cos(t[1] + 0.3) * cos(2 * t[2]) * d[0];
+}
+
 static void psi2(const double *t, double *v) { v[0] = sin(t[0] + 0.4) * cos(2 * t[1]); }
 static void vorticity2(const double *t, double *w) {
   psi2(t, w);
@@ -59,6 +81,16 @@ static void vorticity2(const double *t, double *w) {
 static void velocity2(const double *t, double *v) {
   v[0] = -2 * K[1] * sin(t[0] + 0.4) * sin(2 * t[1]);
   v[1] = -K[0] * cos(t[0] + 0.4) * cos(2 * t[1]);
+}
+static double decay2(void) { return exp(-NU * DT * (K[0] * K[0] + 4 * K[1] * K[1])); }
+static void vorticity2_diffused(const double *t, double *w) {
+  vorticity2(t, w);
+  w[0] *= decay2();
+}
+static void velocity2_diffused(const double *t, double *v) {
+  velocity2(t, v);
+  v[0] *= decay2();
+  v[1] *= decay2();
 }
 static void velocity2_plus_gradient(const double *t, double *v) {
   velocity2(t, v);
@@ -129,6 +161,14 @@ static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     EXPECT("Biot-Savart", u, velocity3);
     CHECK_OK(fcl_spectral_curl(s, u, w));
     EXPECT("curl", w, vorticity3);
+    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, u, NU, DT));
+    EXPECT("diffused vorticity (fused pass)", w, vorticity3_diffused);
+    EXPECT("Biot-Savart (fused pass)", u, velocity3_diffused);
+    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, w, NU, DT), FCL_ERR_INVALID_ARGUMENT,
+                 "vorticity");
+    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, u, NU, -1), FCL_ERR_INVALID_ARGUMENT,
+                 "dt");
+    CHECK_OK(fcl_field_init(w, init_analytic, (void *)vorticity3));
     CHECK_OK(fcl_field_init(u, init_analytic, (void *)velocity3_plus_gradient));
     CHECK_OK(fcl_spectral_project(s, u));
     EXPECT("projection", u, velocity3);
@@ -171,6 +211,9 @@ static void check_2d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     EXPECT("Biot-Savart", u, velocity2);
     CHECK_OK(fcl_spectral_curl(s, u, w));
     EXPECT("curl", w, vorticity2);
+    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, u, NU, DT));
+    EXPECT("diffused vorticity (fused pass)", w, vorticity2_diffused);
+    EXPECT("Biot-Savart (fused pass)", u, velocity2_diffused);
     CHECK_OK(fcl_field_init(u, init_analytic, (void *)velocity2_plus_gradient));
     CHECK_OK(fcl_spectral_project(s, u));
     EXPECT("projection", u, velocity2);
