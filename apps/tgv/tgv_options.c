@@ -23,6 +23,9 @@ static const char usage[] =
     "  --time-splitting T    operators of a step: strang (velocity extrapolated to mid-step,\n"
     "                        stretching in two halves around advection) or lie (u^n, one\n"
     "                        after the other: first order) (default strang)\n"
+    "  --spectral-pass P     fused (diffusion and Biot-Savart share the forward transforms\n"
+    "                        of the vorticity: 9 FFTs) or separate (two passes: 12 FFTs)\n"
+    "                        (default fused)\n"
     "  --advection-rk R      particle push: 2, 3 or 4 (default 2)\n"
     "  --stretching F        conservative or gradient (default conservative: the gradient\n"
     "                        form lets the vorticity drift from divergence-free and diverges\n"
@@ -128,6 +131,10 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       if (!strcmp(v, "strang")) o->lie = false;
       else if (!strcmp(v, "lie")) o->lie = true;
       else return fail(rank, "--time-splitting %s: strang or lie%s", v, "");
+    } else if (!strcmp(a, "--spectral-pass")) {
+      if (!strcmp(v, "fused")) o->separate_spectral = false;
+      else if (!strcmp(v, "separate")) o->separate_spectral = true;
+      else return fail(rank, "--spectral-pass %s: fused or separate%s", v, "");
     } else if (!strcmp(a, "--advection-rk")) {
       if (!integer(v, &n) || n < 2 || n > 4) return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");
       o->advection_rk = (int)n;

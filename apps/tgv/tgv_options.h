@@ -17,6 +17,7 @@ typedef struct {
   int advection_rk, stretching_rk;
   tgv_stretching stretching;
   bool lie;                  /* first-order splitting (else: the second-order one) */
+  bool separate_spectral;    /* diffusion and Biot-Savart as two passes (else one, fused) */
   double cfl, lcfl, dt_max;
   const char *device;        /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
   fcl_fft_backend fft;

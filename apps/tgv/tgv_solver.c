@@ -144,8 +144,13 @@ static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_fd_operator(t->stretch, &op));
   op.dt_fraction = t->opt.lie ? 1 : 0.5;
   TRY(fcl_problem_add_operator(t->problem, &op));
-  /* diffusion and Biot-Savart share the forward transforms of the vorticity */
-  TRY(add(t, fcl_spectral_diffuse_biot_savart_operator(t->spectral, t->w, t->u, t->nu, &op), &op));
+  if (t->opt.separate_spectral) {
+    TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));
+    TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
+  } else { /* diffusion and Biot-Savart share the forward transforms of the vorticity */
+    TRY(add(t, fcl_spectral_diffuse_biot_savart_operator(t->spectral, t->w, t->u, t->nu, &op),
+            &op));
+  }
   return fcl_problem_setup(t->problem);
 }
 
