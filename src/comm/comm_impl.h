@@ -56,6 +56,25 @@ fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block 
 fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block *b,
                             const void *host);
 
+/* Host staging shared by the ranks of one node (shm_stage.c): each rank's segment of an MPI-3
+ * shared-memory window, wrapped by the driver for every rank. */
+typedef struct fcl__shm_stage fcl__shm_stage;
+/* Collective: bytes per rank (the largest asked by any rank is given to all);
+ * FCL_ERR_NOT_SUPPORTED on every rank when the ranks span nodes or the driver refuses. */
+fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes,
+                                 fcl__shm_stage **out);
+void fcl__shm_stage_destroy(fcl__shm_stage **stage);
+/* The driver's buffer over rank's segment. */
+cl_mem fcl__shm_stage_buffer(const fcl__shm_stage *stage, int rank);
+/* After device copies into the own segment: they are in host memory when this returns (the
+ * queue is finished). Then tell the peers (a barrier or a message). */
+fcl_status fcl__shm_stage_publish(fcl__shm_stage *stage, cl_command_queue queue, int me,
+                                  size_t offset, size_t bytes);
+/* Before device copies out of rank's segment, once told it was published: the driver reads
+ * the host memory, not an older copy. */
+fcl_status fcl__shm_stage_refresh(fcl__shm_stage *stage, cl_command_queue queue, int rank,
+                                  size_t offset, size_t bytes);
+
 typedef enum { FCL__TRANSPORT_AUTO, FCL__TRANSPORT_STAGED, FCL__TRANSPORT_MPI } fcl__transport;
 
 /* FLOWCL_TRANSPORT (unset or empty: auto); an unknown value is an error naming it. */

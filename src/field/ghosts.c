@@ -1,6 +1,9 @@
 /* Ghost exchange plans: built once per field as two list launchers (begin, end) of device box
- * operations (kernels/field.cl box_axpy), copies to and from pinned host staging, and host
- * steps that post and complete the MPI messages. Calling them allocates nothing. */
+ * operations (kernels/field.cl box_axpy), copies to and from host staging, and host steps that
+ * post and complete the messages. Two transports (FLOWCL_TRANSPORT): on one node, staged (the
+ * comm layer's shared staging: a face goes from the device into the sender's window segment
+ * and from there into the receiver's device; messages carry no data, only "ready" and "read");
+ * otherwise mpi (pinned staging, MPI_Isend/Irecv of the data). Calling them allocates nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +17,21 @@ typedef struct {
   void *buf;
   int bytes, peer, tag;
   bool send;
+  size_t at;      /* offset in this rank's staging */
+  size_t peer_at; /* staged, received: offset of the data in the peer's segment */
 } message;
 
+enum { TAG_DONE = 16, TAG_OFFSET = 32 };
+
+typedef struct fcl__ghost_plan fcl__ghost_plan;
+
 typedef struct {
+  fcl__ghost_plan *plan;
   MPI_Comm comm;
   message msg[MAX_MSG];
   MPI_Request req[MAX_MSG];
+  MPI_Request done[MAX_MSG]; /* staged: "read" messages of the last exchange */
+  bool done_pending;
   int nmsg;
 } axis_messages;
 
@@ -29,6 +41,7 @@ struct fcl__ghost_plan {
   fcl_launcher *begin, *end;
   cl_mem device_stage, host_stage;
   void *host;
+  fcl__shm_stage *shm; /* staged transport; NULL: mpi */
   size_t stage_bytes, stage_used;
   axis_messages axes[9]; /* per component and axis */
 };
@@ -66,7 +79,7 @@ static fcl_status push_box(fcl__ghost_plan *p, fcl_launcher *list, const char *w
   return fcl_launcher_list_push(list, l);
 }
 
-/* Host steps: post every message of an axis / complete them. */
+/* Host steps of the mpi transport: post every message of an axis / complete them. */
 static fcl_status post(void *user, cl_command_queue queue) {
   (void)queue;
   axis_messages *m = user;
@@ -90,6 +103,81 @@ static fcl_status complete(void *user, cl_command_queue queue) {
   axis_messages *m = user;
   int rc = MPI_Waitall(m->nmsg, m->req, MPI_STATUSES_IGNORE);
   if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Waitall");
+  return FCL_OK;
+}
+
+/* Host steps of the staged transport. Before a face is copied into this rank's segment: the
+ * peers have read what the last exchange left there. */
+static fcl_status staged_reuse(void *user, cl_command_queue queue) {
+  (void)queue;
+  axis_messages *m = user;
+  if (!m->done_pending) return FCL_OK;
+  m->done_pending = false;
+  int rc = MPI_Waitall(m->nmsg, m->done, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Waitall (read)");
+  return FCL_OK;
+}
+
+/* The faces are in the segment: make them visible, tell the peers, listen for theirs. */
+static fcl_status staged_post(void *user, cl_command_queue queue) {
+  axis_messages *m = user;
+  fcl__ghost_plan *p = m->plan;
+  int me = fcl_topology_rank(p->f->topo);
+  for (int i = 0; i < m->nmsg; ++i)
+    if (m->msg[i].send)
+      FCL_TRY(fcl__shm_stage_publish(p->shm, queue, me, m->msg[i].at, (size_t)m->msg[i].bytes));
+  for (int i = 0; i < m->nmsg; ++i) {
+    message *x = &m->msg[i];
+    int rc = x->send ? MPI_Isend(NULL, 0, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i])
+                     : MPI_Irecv(NULL, 0, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i]);
+    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: ready message");
+  }
+  return FCL_OK;
+}
+
+/* The peers' faces are ready: the driver must read them from host memory. */
+static fcl_status staged_complete(void *user, cl_command_queue queue) {
+  axis_messages *m = user;
+  FCL_TRY(complete(user, queue));
+  for (int i = 0; i < m->nmsg; ++i)
+    if (!m->msg[i].send)
+      FCL_TRY(fcl__shm_stage_refresh(m->plan->shm, queue, m->msg[i].peer, m->msg[i].peer_at,
+                                     (size_t)m->msg[i].bytes));
+  return FCL_OK;
+}
+
+/* The faces were copied out of the peers' segments: tell them; listen for the same of ours. */
+static fcl_status staged_release(void *user, cl_command_queue queue) {
+  axis_messages *m = user;
+  FCL_CL_TRY(clFinish(queue), "ghost exchange: copies out of the shared staging");
+  for (int i = 0; i < m->nmsg; ++i) {
+    message *x = &m->msg[i];
+    int tag = x->tag + TAG_DONE;
+    int rc = x->send ? MPI_Irecv(NULL, 0, MPI_BYTE, x->peer, tag, m->comm, &m->done[i])
+                     : MPI_Isend(NULL, 0, MPI_BYTE, x->peer, tag, m->comm, &m->done[i]);
+    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: read message");
+  }
+  m->done_pending = true;
+  return FCL_OK;
+}
+
+/* Staged: where each peer keeps, in its segment, the face it sends here (plan time; the peers
+ * of an axis build it in the same order). */
+static fcl_status exchange_offsets(axis_messages *m) {
+  MPI_Request req[MAX_MSG];
+  unsigned long long at[MAX_MSG];
+  for (int i = 0; i < m->nmsg; ++i) {
+    message *x = &m->msg[i];
+    at[i] = x->at;
+    int tag = x->tag + TAG_OFFSET;
+    int rc = x->send ? MPI_Isend(&at[i], 1, MPI_UNSIGNED_LONG_LONG, x->peer, tag, m->comm, &req[i])
+                     : MPI_Irecv(&at[i], 1, MPI_UNSIGNED_LONG_LONG, x->peer, tag, m->comm, &req[i]);
+    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: staging offsets");
+  }
+  int rc = MPI_Waitall(m->nmsg, req, MPI_STATUSES_IGNORE);
+  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: staging offsets");
+  for (int i = 0; i < m->nmsg; ++i)
+    if (!m->msg[i].send) m->msg[i].peer_at = (size_t)at[i];
   return FCL_OK;
 }
 
@@ -162,43 +250,65 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *
     }
   }
   axis_messages *m = &p->axes[3 * comp + a];
+  m->plan = p;
   m->comm = t->comm;
   m->nmsg = 0;
+  const char *kind = p->accumulate ? "accumulate" : "ghosts";
+  fcl_launcher *l = NULL;
+  if (nfaces && p->shm) {
+    snprintf(what, sizeof what, "%s.reuse.%c", kind, "xyz"[a]);
+    FCL_TRY(fcl_launcher_create_host(what, staged_reuse, m, &l));
+    FCL_TRY(fcl_launcher_list_push(pre, l));
+  }
   size_t recv_at[2];
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
     face_box(f, a, faces[i].send_start, g, origin, ext);
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
     size_t at = take_stage(p, bytes);
     box stage = {p->device_stage, (long)(at / f->itemsize), {1, (long)ext[0], (long)(ext[0] * ext[1])}};
-    snprintf(what, sizeof what, "%s.pack.%c%d", p->accumulate ? "accumulate" : "ghosts", "xyz"[a], i);
+    snprintf(what, sizeof what, "%s.pack.%c%d", kind, "xyz"[a], i);
     FCL_TRY(push_box(p, pre, what, stage, padded_box(f, buf, origin), ext, 1.0, false));
-    fcl_launcher *l = NULL;
-    FCL_TRY(fcl_launcher_create_copy_d2h(what, p->device_stage, at, (char *)p->host + at, bytes, &l));
+    if (p->shm)
+      FCL_TRY(fcl_launcher_create_copy_d2d(what, p->device_stage, at,
+                                           fcl__shm_stage_buffer(p->shm, t->rank), at, bytes, &l));
+    else
+      FCL_TRY(fcl_launcher_create_copy_d2h(what, p->device_stage, at, (char *)p->host + at, bytes,
+                                           &l));
     FCL_TRY(fcl_launcher_list_push(pre, l));
-    m->msg[m->nmsg++] = (message){(char *)p->host + at, (int)bytes, faces[i].peer,
-                                  faces[i].send_tag, true};
+    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + at : NULL, (int)bytes,
+                                  faces[i].peer, faces[i].send_tag, true, at, 0};
     recv_at[i] = take_stage(p, bytes);
-    m->msg[m->nmsg++] = (message){(char *)p->host + recv_at[i], (int)bytes, faces[i].peer,
-                                  faces[i].recv_tag, false};
+    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + recv_at[i] : NULL, (int)bytes,
+                                  faces[i].peer, faces[i].recv_tag, false, recv_at[i], 0};
   }
   if (!nfaces) return FCL_OK;
-  fcl_launcher *l = NULL;
-  snprintf(what, sizeof what, "%s.mpi_post.%c", p->accumulate ? "accumulate" : "ghosts", "xyz"[a]);
-  FCL_TRY(fcl_launcher_create_host(what, post, m, &l));
+  if (p->shm) FCL_TRY(exchange_offsets(m));
+  snprintf(what, sizeof what, "%s.post.%c", kind, "xyz"[a]);
+  FCL_TRY(fcl_launcher_create_host(what, p->shm ? staged_post : post, m, &l));
   FCL_TRY(fcl_launcher_list_push(pre, l));
-  snprintf(what, sizeof what, "%s.mpi_wait.%c", p->accumulate ? "accumulate" : "ghosts", "xyz"[a]);
-  FCL_TRY(fcl_launcher_create_host(what, complete, m, &l));
+  snprintf(what, sizeof what, "%s.wait.%c", kind, "xyz"[a]);
+  FCL_TRY(fcl_launcher_create_host(what, p->shm ? staged_complete : complete, m, &l));
   FCL_TRY(fcl_launcher_list_push(postl, l));
   for (int i = 0; i < nfaces; ++i) { /* copy up and unpack */
     face_box(f, a, faces[i].recv_start, g, origin, ext);
     size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
-    snprintf(what, sizeof what, "%s.unpack.%c%d", p->accumulate ? "accumulate" : "ghosts", "xyz"[a], i);
-    FCL_TRY(fcl_launcher_create_copy_h2d(what, (char *)p->host + recv_at[i], p->device_stage,
-                                         recv_at[i], bytes, &l));
+    snprintf(what, sizeof what, "%s.unpack.%c%d", kind, "xyz"[a], i);
+    message *r = &m->msg[2 * i + 1];
+    if (p->shm)
+      FCL_TRY(fcl_launcher_create_copy_d2d(what, fcl__shm_stage_buffer(p->shm, r->peer),
+                                           r->peer_at, p->device_stage, recv_at[i], bytes, &l));
+    else
+      FCL_TRY(fcl_launcher_create_copy_h2d(what, (char *)p->host + recv_at[i], p->device_stage,
+                                           recv_at[i], bytes, &l));
     FCL_TRY(fcl_launcher_list_push(postl, l));
     box stage = {p->device_stage, (long)(recv_at[i] / f->itemsize),
                  {1, (long)ext[0], (long)(ext[0] * ext[1])}};
     FCL_TRY(push_box(p, postl, what, padded_box(f, buf, origin), stage, ext, 1.0, p->accumulate));
+  }
+  if (p->shm) {
+    snprintf(what, sizeof what, "%s.release.%c", kind, "xyz"[a]);
+    FCL_TRY(fcl_launcher_create_host(what, staged_release, m, &l));
+    FCL_TRY(fcl_launcher_list_push(postl, l));
   }
   return FCL_OK;
 }
@@ -221,15 +331,24 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
   p->f = f;
   p->accumulate = accumulate;
   p->stage_bytes = stage_size(f);
-  fcl_status st = FCL_OK;
+  fcl__transport kind;
+  fcl_status st = fcl__transport_from_env(&kind);
   cl_int err = CL_SUCCESS;
-  if (p->stage_bytes) {
-    cl_context ctx = fcl_context_cl(f->context);
+  cl_context ctx = fcl_context_cl(f->context);
+  if (st == FCL_OK && f->topo->size > 1 && kind != FCL__TRANSPORT_MPI) {
+    st = fcl__shm_stage_create(ctx, f->topo->comm, p->stage_bytes, &p->shm);
+    if (st == FCL_ERR_NOT_SUPPORTED && kind == FCL__TRANSPORT_AUTO) {
+      fcl_log(FCL_LOG_INFO, "field '%s': ghosts over mpi (%s)", f->name, fcl_last_error());
+      fcl_clear_error();
+      st = FCL_OK;
+    }
+  }
+  if (st == FCL_OK && p->stage_bytes) {
     p->device_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE, p->stage_bytes, NULL, &err);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS && !p->shm)
       p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
                                      p->stage_bytes, NULL, &err);
-    if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
+    if (err == CL_SUCCESS && !p->shm) /* mapped for the plan's lifetime: pinned host memory */
       p->host = clEnqueueMapBuffer(f->queue, p->host_stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                    p->stage_bytes, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS)
@@ -270,6 +389,8 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   if (!plan || !*plan) return;
   fcl__ghost_plan *p = *plan;
+  for (int i = 0; i < 9; ++i) /* staged: the last exchange's "read" messages */
+    if (p->axes[i].done_pending) MPI_Waitall(p->axes[i].nmsg, p->axes[i].done, MPI_STATUSES_IGNORE);
   fcl_launcher_destroy(&p->begin);
   fcl_launcher_destroy(&p->end);
   if (p->host) {
@@ -278,6 +399,10 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   }
   if (p->host_stage) clReleaseMemObject(p->host_stage);
   if (p->device_stage) clReleaseMemObject(p->device_stage);
+  if (p->shm) {
+    clFinish(p->f->queue);
+    fcl__shm_stage_destroy(&p->shm);
+  }
   free(p);
   *plan = NULL;
 }
