@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
   double t_x[2] = {-1, -1};
   for (int k = 0; k < 2; ++k) {
     a2a_arg x = {NULL, da, db};
-    if (fcl__alltoall_create(ctx, b.e.q, MPI_COMM_WORLD, ROW, send, recv, kinds[k], &x.x) !=
+    if (fcl__alltoall_create(b.e.ctx, b.e.q, MPI_COMM_WORLD, ROW, send, recv, kinds[k], &x.x) !=
         FCL_OK) {
       if (me == 0) fprintf(stderr, "exchange: %s transport: %s\n",
                            fcl__transport_name(kinds[k]), fcl_last_error());

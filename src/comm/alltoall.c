@@ -84,7 +84,7 @@ static fcl_status layout(fcl__alltoall *x, const fcl__block *send, const fcl__bl
   return FCL_OK;
 }
 
-fcl_status fcl__alltoall_create(cl_context context, cl_command_queue queue, MPI_Comm comm,
+fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
                                 size_t unit, const fcl__block *send, const fcl__block *recv,
                                 fcl__transport kind, fcl__alltoall **out) {
   *out = NULL;

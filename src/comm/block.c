@@ -2,7 +2,7 @@
 #include "check.h"
 #include "comm_impl.h"
 
-static bool contiguous(const fcl__block *b) {
+bool fcl__block_contiguous(const fcl__block *b) {
   return (b->region[1] == 1 || b->row_pitch == b->region[0]) &&
          (b->region[2] == 1 || b->slice_pitch == b->region[0] * b->region[1]);
 }
@@ -30,13 +30,13 @@ fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block 
   if (fcl__block_bytes(d) != n)
     return FCL_ERROR(FCL_ERR_INTERNAL, "block copy: %zu bytes into a block of %zu", n,
                      fcl__block_bytes(d));
-  if (contiguous(&ss) && contiguous(&dd)) {
+  if (fcl__block_contiguous(&ss) && fcl__block_contiguous(&dd)) {
     FCL_CL_TRY(clEnqueueCopyBuffer(queue, src, dst, ss.offset, dd.offset, n, 0, NULL, NULL),
                "block copy of %zu bytes", n);
     return FCL_OK;
   }
-  if (contiguous(&dd)) dd = packed_like(&ss, dd.offset);
-  else if (contiguous(&ss)) ss = packed_like(&dd, ss.offset);
+  if (fcl__block_contiguous(&dd)) dd = packed_like(&ss, dd.offset);
+  else if (fcl__block_contiguous(&ss)) ss = packed_like(&dd, ss.offset);
   else if (ss.region[0] != dd.region[0] || ss.region[1] != dd.region[1])
     return FCL_ERROR(FCL_ERR_INTERNAL, "block copy between two strided blocks of other shapes");
   size_t so[3], dor[3];
@@ -51,7 +51,7 @@ fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block 
 fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host) {
   size_t n = fcl__block_bytes(b);
   if (n == 0) return FCL_OK;
-  if (contiguous(b)) {
+  if (fcl__block_contiguous(b)) {
     FCL_CL_TRY(clEnqueueReadBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
                "block read of %zu bytes", n);
     return FCL_OK;
@@ -69,7 +69,7 @@ fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block
                             const void *host) {
   size_t n = fcl__block_bytes(b);
   if (n == 0) return FCL_OK;
-  if (contiguous(b)) {
+  if (fcl__block_contiguous(b)) {
     FCL_CL_TRY(clEnqueueWriteBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
                "block write of %zu bytes", n);
     return FCL_OK;
@@ -81,4 +81,23 @@ fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block
                                       host, 0, NULL, NULL),
              "block write of %zu x %zu x %zu bytes", b->region[0], b->region[1], b->region[2]);
   return FCL_OK;
+}
+
+size_t fcl__block_grain(const fcl__block *b, size_t unit) {
+  if (fcl__block_contiguous(b)) return unit;
+  return b->region[2] > 1 ? b->region[0] * b->region[1] : b->region[0];
+}
+
+fcl__block fcl__block_part(const fcl__block *b, size_t lo, size_t hi) {
+  if (fcl__block_contiguous(b)) return fcl__block_range(b->offset + lo, hi - lo);
+  fcl__block p = *b;
+  if (b->region[2] > 1) { /* whole slices */
+    size_t slice = b->region[0] * b->region[1];
+    p.offset += lo / slice * b->slice_pitch;
+    p.region[2] = (hi - lo) / slice;
+  } else { /* whole rows of one slice */
+    p.offset += lo / b->region[0] * b->row_pitch;
+    p.region[1] = (hi - lo) / b->region[0];
+  }
+  return p;
 }

@@ -47,6 +47,14 @@ static inline fcl__block fcl__block_range(size_t offset, size_t bytes) {
   return b;
 }
 
+/* Whether a block is one contiguous run of bytes. */
+bool fcl__block_contiguous(const fcl__block *b);
+/* The finest split of a block into contiguous parts of its packed bytes: unit for a contiguous
+ * block, else a slice (or a row, for a single slice). */
+size_t fcl__block_grain(const fcl__block *b, size_t unit);
+/* Packed bytes [lo, hi) of a block as a block (lo and hi multiples of its grain). */
+fcl__block fcl__block_part(const fcl__block *b, size_t lo, size_t hi);
+
 /* Enqueue a copy of block s of src into block d of dst (same bytes; where the shapes differ, one
  * of them must be contiguous). */
 fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block *s, cl_mem dst,
@@ -71,9 +79,12 @@ cl_mem fcl__shm_stage_buffer(const fcl__shm_stage *stage, int rank);
 fcl_status fcl__shm_stage_publish(fcl__shm_stage *stage, cl_command_queue queue, int me,
                                   size_t offset, size_t bytes);
 /* Before device copies out of rank's segment, once told it was published: the driver reads
- * the host memory, not an older copy. */
+ * the host memory, not an older copy (enqueued, not blocking; copies enqueued after it on the
+ * same queue see the data). */
 fcl_status fcl__shm_stage_refresh(fcl__shm_stage *stage, cl_command_queue queue, int rank,
                                   size_t offset, size_t bytes);
+/* MPI_Win_sync of the window: between host stores or loads and the messages that order them. */
+fcl_status fcl__shm_stage_sync(fcl__shm_stage *stage);
 
 typedef enum { FCL__TRANSPORT_AUTO, FCL__TRANSPORT_STAGED, FCL__TRANSPORT_MPI } fcl__transport;
 
@@ -97,7 +108,7 @@ typedef struct {
 
 struct fcl__alltoall {
   const fcl__transport_ops *ops;
-  cl_context context;
+  fcl_context *context;
   cl_command_queue queue;
   MPI_Comm comm; /* duplicated: ours */
   int rank, size;
@@ -112,7 +123,7 @@ extern const fcl__transport_ops fcl__transport_mpi;
 extern const fcl__transport_ops fcl__transport_staged;
 
 /* Plan (collective): copies the block lists; kind AUTO tries staged, then mpi. */
-fcl_status fcl__alltoall_create(cl_context context, cl_command_queue queue, MPI_Comm comm,
+fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
                                 size_t unit, const fcl__block *send, const fcl__block *recv,
                                 fcl__transport kind, fcl__alltoall **out);
 /* Collective; returns when a and b may be reused (the queue is finished). */

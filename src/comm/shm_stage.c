@@ -124,10 +124,15 @@ fcl_status fcl__shm_stage_refresh(fcl__shm_stage *s, cl_command_queue queue, int
   if (!bytes) return FCL_OK;
   FCL_MPI_TRY(MPI_Win_sync(s->win), "shared staging: MPI_Win_sync");
   cl_int err;
-  void *p = clEnqueueMapBuffer(queue, s->wrap[rank], CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
+  void *p = clEnqueueMapBuffer(queue, s->wrap[rank], CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION,
                                offset, bytes, 0, NULL, NULL, &err);
   FCL_CL_TRY(err, "shared staging: map the segment of rank %d", rank);
   FCL_CL_TRY(clEnqueueUnmapMemObject(queue, s->wrap[rank], p, 0, NULL, NULL),
              "shared staging: unmap the segment of rank %d", rank);
+  return FCL_OK;
+}
+
+fcl_status fcl__shm_stage_sync(fcl__shm_stage *s) {
+  FCL_MPI_TRY(MPI_Win_sync(s->win), "shared staging: MPI_Win_sync");
   return FCL_OK;
 }

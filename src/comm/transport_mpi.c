@@ -55,7 +55,7 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
   for (int i = 0; i < 2; ++i) {
     if (!bytes[i]) continue;
     cl_int err;
-    s->stage[i] = clCreateBuffer(x->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i],
+    s->stage[i] = clCreateBuffer(fcl_context_cl(x->context), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i],
                                  NULL, &err);
     if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
       s->host[i] = clEnqueueMapBuffer(x->queue, s->stage[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,

@@ -1,28 +1,56 @@
-/* The staged transport for ranks of one node, on shared staging (shm_stage.c). A run: each rank
- * copies its outgoing blocks from its device into its segment and publishes them, the node
- * synchronizes, each rank copies the blocks addressed to it from its peers' segments into its
- * device, and the node synchronizes again before any segment is reused. The data crosses PCIe
- * once each way and is never copied by the host; the own block stays on the device. */
+/* The staged transport for ranks of one node, on shared staging (shm_stage.c). The blocks
+ * travel in K chunks, pipelined: while a chunk goes from the device into this rank's segment
+ * (the caller's queue), the peers' previous chunk comes from their segments into the device (a
+ * second queue), so device->host and host->device run at once, the two directions of the link.
+ * A chunk is announced to a peer by an empty message once it is in host memory; the node
+ * synchronizes before any segment is reused. The data crosses PCIe once each way and is never
+ * copied by the host; the own block stays on the device. */
 #include <stdlib.h>
 
 #include "check.h"
 #include "comm_impl.h"
 
+enum { TAG_CHUNK = 7000, MAX_CHUNKS = 16 };
+#define CHUNK_BYTES ((size_t)8 << 20) /* FLOWCL_TRANSPORT_CHUNK overrides */
+
 typedef struct {
   fcl__shm_stage *stage;
+  cl_command_queue upload; /* host -> device copies, beside the caller's queue */
+  int chunks;
   size_t *peer_send_at; /* where rank q keeps, in its segment, its send block for me */
   size_t *peer_recv_at; /* likewise for its recv block (backward runs) */
+  size_t *grain_send;   /* chunk grain of the pair (my send[q], q's recv[me]) */
+  size_t *grain_recv;   /* chunk grain of the pair (my recv[q], q's send[me]) */
+  MPI_Request *req;
+  cl_event *mapped;     /* per peer: the map of the chunk in flight */
+  void **mapped_at;
 } shm_state;
 
 static void shm_destroy(fcl__alltoall *x) {
   shm_state *s = x->state;
   if (!s) return;
   clFinish(x->queue);
+  if (s->upload) {
+    clFinish(s->upload);
+    clReleaseCommandQueue(s->upload);
+  }
   fcl__shm_stage_destroy(&s->stage);
   free(s->peer_send_at);
   free(s->peer_recv_at);
+  free(s->grain_send);
+  free(s->grain_recv);
+  free(s->req);
+  free(s->mapped);
+  free(s->mapped_at);
   free(s);
   x->state = NULL;
+}
+
+/* The grain of a pair: the coarser of the two sides', if it is a multiple of the finer; else
+ * the whole block travels in the last chunk (0). */
+static size_t pair_grain(size_t a, size_t b) {
+  size_t hi = a > b ? a : b, lo = a > b ? b : a;
+  return lo && hi % lo == 0 ? hi : 0;
 }
 
 static fcl_status shm_setup(fcl__alltoall *x) {
@@ -31,60 +59,163 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   x->state = s;
   const int P = x->size;
   size_t need = x->send_total > x->recv_total ? x->send_total : x->recv_total;
-  FCL_TRY(fcl__shm_stage_create(x->context, x->comm, need, &s->stage));
+  FCL_TRY(fcl__shm_stage_create(fcl_context_cl(x->context), x->comm, need, &s->stage));
+  cl_device_id dev;
+  FCL_CL_TRY(clGetCommandQueueInfo(x->queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL),
+             "staged transport: the queue's device");
+  FCL_TRY(fcl_queue_create(x->context, dev, 0, &s->upload)); /* host-to-device copies */
   s->peer_send_at = calloc((size_t)P, sizeof *s->peer_send_at);
   s->peer_recv_at = calloc((size_t)P, sizeof *s->peer_recv_at);
-  unsigned long long *at = malloc(4 * (size_t)P * sizeof *at);
-  if (!s->peer_send_at || !s->peer_recv_at || !at) {
-    free(at);
+  s->grain_send = calloc((size_t)P, sizeof *s->grain_send);
+  s->grain_recv = calloc((size_t)P, sizeof *s->grain_recv);
+  s->req = calloc(2 * (size_t)P, sizeof *s->req);
+  s->mapped = calloc((size_t)P, sizeof *s->mapped);
+  s->mapped_at = calloc((size_t)P, sizeof *s->mapped_at);
+  unsigned long long *v = malloc(8 * (size_t)P * sizeof *v);
+  if (!s->peer_send_at || !s->peer_recv_at || !s->grain_send || !s->grain_recv || !s->req ||
+      !s->mapped || !s->mapped_at || !v) {
+    free(v);
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "staged transport");
   }
+  /* to each peer: my offsets and grains for it; back: the peer's for me */
   for (int q = 0; q < P; ++q) {
-    at[q] = x->send_at[q];
-    at[P + q] = x->recv_at[q];
+    v[4 * q] = x->send_at[q];
+    v[4 * q + 1] = x->recv_at[q];
+    v[4 * q + 2] = fcl__block_grain(&x->send[q], x->unit);
+    v[4 * q + 3] = fcl__block_grain(&x->recv[q], x->unit);
   }
-  int rc = MPI_Alltoall(at, 1, MPI_UNSIGNED_LONG_LONG, at + 2 * P, 1, MPI_UNSIGNED_LONG_LONG, x->comm);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Alltoall(at + P, 1, MPI_UNSIGNED_LONG_LONG, at + 3 * P, 1, MPI_UNSIGNED_LONG_LONG,
-                      x->comm);
-  for (int q = 0; q < P; ++q) {
-    s->peer_send_at[q] = (size_t)at[2 * P + q];
-    s->peer_recv_at[q] = (size_t)at[3 * P + q];
+  int rc = MPI_Alltoall(v, 4, MPI_UNSIGNED_LONG_LONG, v + 4 * P, 4, MPI_UNSIGNED_LONG_LONG, x->comm);
+  for (int q = 0; rc == MPI_SUCCESS && q < P; ++q) {
+    const unsigned long long *peer = v + 4 * P + 4 * q;
+    s->peer_send_at[q] = (size_t)peer[0];
+    s->peer_recv_at[q] = (size_t)peer[1];
+    s->grain_send[q] = pair_grain((size_t)v[4 * q + 2], (size_t)peer[3]);
+    s->grain_recv[q] = pair_grain((size_t)v[4 * q + 3], (size_t)peer[2]);
   }
-  free(at);
+  free(v);
   if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "staged transport: MPI_Alltoall");
+  /* chunks of about CHUNK_BYTES of the largest exchange, the same count on every rank */
+  unsigned long long most = need, all = 0;
+  FCL_MPI_TRY(MPI_Allreduce(&most, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x->comm),
+              "staged transport: chunks");
+  size_t chunk_bytes = CHUNK_BYTES;
+  const char *env = getenv("FLOWCL_TRANSPORT_CHUNK");
+  if (env && *env) {
+    char *end;
+    unsigned long long asked = strtoull(env, &end, 10);
+    if (*end || asked == 0)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_TRANSPORT_CHUNK='%s': not a positive "
+                       "byte count", env);
+    chunk_bytes = (size_t)asked;
+  }
+  size_t k = (size_t)all / chunk_bytes;
+  s->chunks = k < 1 ? 1 : k > MAX_CHUNKS ? MAX_CHUNKS : (int)k;
+  return FCL_OK;
+}
+
+/* Packed bytes [lo, hi) of chunk j of n bytes split on grain g (0: all of it in the last). */
+static void chunk(size_t n, size_t g, int j, int k, size_t *lo, size_t *hi) {
+  if (!g || n % g) {
+    *lo = j == k - 1 ? 0 : n;
+    *hi = n;
+    return;
+  }
+  size_t m = n / g;
+  *lo = m * (size_t)j / (size_t)k * g;
+  *hi = m * (size_t)(j + 1) / (size_t)k * g;
+}
+
+/* Chunk j of every outgoing block into my segment, each range mapped (not waited for). */
+static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size_t *out_at,
+                             const size_t *grain, cl_mem from, int j) {
+  shm_state *s = x->state;
+  cl_mem mine = fcl__shm_stage_buffer(s->stage, x->rank);
+  for (int q = 0; q < x->size; ++q) {
+    s->mapped[q] = NULL;
+    size_t lo, hi;
+    chunk(fcl__block_bytes(&out[q]), grain[q], j, s->chunks, &lo, &hi);
+    if (q == x->rank || hi == lo) continue;
+    fcl__block part = fcl__block_part(&out[q], lo, hi), packed = fcl__block_range(out_at[q] + lo, hi - lo);
+    FCL_TRY(fcl__block_copy(x->queue, from, &part, mine, &packed));
+    cl_int err;
+    s->mapped_at[q] = clEnqueueMapBuffer(x->queue, mine, CL_FALSE, CL_MAP_READ, out_at[q] + lo,
+                                         hi - lo, 0, NULL, &s->mapped[q], &err);
+    FCL_CL_TRY(err, "staged transport: map a chunk of the own segment");
+  }
+  return FCL_OK;
+}
+
+/* Chunk j is in host memory: unmap it and tell each peer that has a part of it. */
+static fcl_status announce_chunk(fcl__alltoall *x, int j) {
+  shm_state *s = x->state;
+  int n = 0;
+  for (int q = 0; q < x->size; ++q) {
+    if (!s->mapped[q]) continue;
+    FCL_CL_TRY(clWaitForEvents(1, &s->mapped[q]), "staged transport: chunk to host");
+    clReleaseEvent(s->mapped[q]);
+    s->mapped[q] = NULL;
+    FCL_CL_TRY(clEnqueueUnmapMemObject(x->queue, fcl__shm_stage_buffer(s->stage, x->rank),
+                                       s->mapped_at[q], 0, NULL, NULL),
+               "staged transport: unmap a chunk");
+  }
+  FCL_TRY(fcl__shm_stage_sync(s->stage));
+  for (int q = 0; q < x->size; ++q) {
+    if (q == x->rank) continue;
+    FCL_MPI_TRY(MPI_Isend(NULL, 0, MPI_BYTE, q, TAG_CHUNK + j, x->comm, &s->req[n++]),
+                "staged transport: announce a chunk");
+  }
+  FCL_MPI_TRY(MPI_Waitall(n, s->req, MPI_STATUSES_IGNORE), "staged transport: announce a chunk");
+  return FCL_OK;
+}
+
+/* Once each peer announced chunk j: its parts into the device, on the upload queue. */
+static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const size_t *peer_at,
+                                const size_t *grain, cl_mem to, int j, cl_event after) {
+  shm_state *s = x->state;
+  for (int q = 0; q < x->size; ++q) {
+    if (q == x->rank) continue;
+    FCL_MPI_TRY(MPI_Recv(NULL, 0, MPI_BYTE, q, TAG_CHUNK + j, x->comm, MPI_STATUS_IGNORE),
+                "staged transport: wait for a chunk");
+  }
+  FCL_TRY(fcl__shm_stage_sync(s->stage));
+  for (int q = 0; q < x->size; ++q) {
+    size_t lo, hi;
+    chunk(fcl__block_bytes(&in[q]), grain[q], j, s->chunks, &lo, &hi);
+    if (q == x->rank || hi == lo) continue;
+    if (after) FCL_CL_TRY(clEnqueueBarrierWithWaitList(s->upload, 1, &after, NULL),
+                          "staged transport: order the upload queue");
+    after = NULL;
+    FCL_TRY(fcl__shm_stage_refresh(s->stage, s->upload, q, peer_at[q] + lo, hi - lo));
+    fcl__block part = fcl__block_part(&in[q], lo, hi), packed = fcl__block_range(peer_at[q] + lo, hi - lo);
+    FCL_TRY(fcl__block_copy(s->upload, fcl__shm_stage_buffer(s->stage, q), &packed, to, &part));
+  }
   return FCL_OK;
 }
 
 static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   shm_state *s = x->state;
-  const int P = x->size, me = x->rank;
-  const fcl__block *out_blocks = forward ? x->send : x->recv, *in_blocks = forward ? x->recv : x->send;
+  const int me = x->rank, K = s->chunks;
+  const fcl__block *out = forward ? x->send : x->recv, *in = forward ? x->recv : x->send;
   const size_t *out_at = forward ? x->send_at : x->recv_at;
   const size_t *peer_at = forward ? s->peer_send_at : s->peer_recv_at;
+  /* grains: my outgoing pairs are (send, recv) forward, (recv, send) backward */
+  const size_t *out_grain = forward ? s->grain_send : s->grain_recv;
+  const size_t *in_grain = forward ? s->grain_recv : s->grain_send;
   cl_mem from = forward ? a : b, to = forward ? b : a;
-  cl_mem mine = fcl__shm_stage_buffer(s->stage, me);
-  /* 1. outgoing blocks into my segment; the own block stays on the device */
-  for (int q = 0; q < P; ++q) {
-    if (q == me) continue;
-    fcl__block packed = fcl__block_range(out_at[q], fcl__block_bytes(&out_blocks[q]));
-    FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[q], mine, &packed));
+  /* the upload queue starts after the caller's earlier work on `to` */
+  cl_event start = NULL;
+  FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &start), "staged transport: marker");
+  fcl_status st = fcl__block_copy(x->queue, from, &out[me], to, &in[me]);
+  for (int j = 0; st == FCL_OK && j <= K; ++j) {
+    if (j < K) st = send_chunk(x, out, out_at, out_grain, from, j);
+    if (st == FCL_OK && j > 0) st = announce_chunk(x, j - 1);
+    if (st == FCL_OK && j > 0) st = receive_chunk(x, in, peer_at, in_grain, to, j - 1, j == 1 ? start : NULL);
   }
-  FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[me], to, &in_blocks[me]));
-  FCL_TRY(fcl__shm_stage_publish(s->stage, x->queue, me, 0,
-                                 forward ? x->send_total : x->recv_total));
-  FCL_MPI_TRY(MPI_Barrier(x->comm), "staged transport: barrier");
-  /* 2. incoming blocks from the peers' segments into the device */
-  for (int q = 0; q < P; ++q) {
-    size_t n = fcl__block_bytes(&in_blocks[q]);
-    if (q == me || !n) continue;
-    FCL_TRY(fcl__shm_stage_refresh(s->stage, x->queue, q, peer_at[q], n));
-    fcl__block packed = fcl__block_range(peer_at[q], n);
-    FCL_TRY(fcl__block_copy(x->queue, fcl__shm_stage_buffer(s->stage, q), &packed, to,
-                            &in_blocks[q]));
-  }
-  FCL_CL_TRY(clFinish(x->queue), "staged transport: window to device");
-  /* 3. no segment is rewritten before every peer has read it */
+  clReleaseEvent(start);
+  FCL_TRY(st);
+  FCL_CL_TRY(clFinish(s->upload), "staged transport: window to device");
+  FCL_CL_TRY(clFinish(x->queue), "staged transport: device to window");
+  /* no segment is rewritten before every peer has read it */
   FCL_MPI_TRY(MPI_Barrier(x->comm), "staged transport: barrier");
   return FCL_OK;
 }

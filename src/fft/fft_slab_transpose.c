@@ -69,7 +69,7 @@ fcl_status fcl__slab_transpose_create(const fcl_fft *fft, fcl__slab_transpose **
     slot[q] = fcl__block_range(slot_at, slot_bytes);
     slot_at += slot_bytes;
   }
-  fcl_status st = fcl__alltoall_create(fcl_context_cl(fft->context), fft->queue, topo->comm,
+  fcl_status st = fcl__alltoall_create(fft->context, fft->queue, topo->comm,
                                        cbytes, pre, slot, kind, &t->exchange);
   free(pre);
   free(slot);

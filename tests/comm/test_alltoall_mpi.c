@@ -8,7 +8,7 @@
 #include "comm_impl.h"
 #include "fcl_test_mpi.h"
 
-enum { NX = 5, NZ = 3 };
+enum { NX = 5, NZ = 7 };
 
 /* Rows of ny split over P ranks: the first ny mod P get one more. */
 static void rows(int ny, int P, int q, int *n, int *lo) {
@@ -45,7 +45,7 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
   cl_mem da = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a_bytes, a, &err);
   cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b_bytes, NULL, &err);
   fcl__alltoall *x = NULL;
-  CHECK_OK(fcl__alltoall_create(ctx, e->q, MPI_COMM_WORLD, sizeof(int32_t), send, recv, kind,
+  CHECK_OK(fcl__alltoall_create(e->ctx, e->q, MPI_COMM_WORLD, sizeof(int32_t), send, recv, kind,
                                 &x));
   if (x) {
     /* auto on one node: staged; one rank alone keeps its block on the device either way */
@@ -85,6 +85,10 @@ static void run(fcl_test_mpi_env *e) {
   check_transport(e, FCL__TRANSPORT_MPI, "mpi");
   check_transport(e, FCL__TRANSPORT_STAGED, "staged");
   check_transport(e, FCL__TRANSPORT_AUTO, "staged");
+  /* the staged transport's pipeline: many chunks (of 2 slices or rows here) */
+  setenv("FLOWCL_TRANSPORT_CHUNK", "200", 1);
+  check_transport(e, FCL__TRANSPORT_STAGED, "staged");
+  unsetenv("FLOWCL_TRANSPORT_CHUNK");
 
   fcl__transport t;
   setenv("FLOWCL_TRANSPORT", "carrier-pigeon", 1);
