@@ -48,39 +48,37 @@ fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block 
   return FCL_OK;
 }
 
-fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host) {
+/* A block to or from packed host memory (not blocking). */
+static fcl_status transfer(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host,
+                           bool to_host) {
   size_t n = fcl__block_bytes(b);
   if (n == 0) return FCL_OK;
+  const char *what = to_host ? "read" : "write";
   if (fcl__block_contiguous(b)) {
-    FCL_CL_TRY(clEnqueueReadBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
-               "block read of %zu bytes", n);
+    FCL_CL_TRY(to_host ? clEnqueueReadBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL)
+                       : clEnqueueWriteBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
+               "block %s of %zu bytes", what, n);
     return FCL_OK;
   }
-  size_t o[3], zero[3] = {0, 0, 0};
+  size_t o[3], zero[3] = {0, 0, 0}, hrow = b->region[0], hslice = b->region[0] * b->region[1];
   origin_of(b, o);
-  FCL_CL_TRY(clEnqueueReadBufferRect(queue, buf, CL_FALSE, o, zero, b->region, b->row_pitch,
-                                     b->slice_pitch, b->region[0], b->region[0] * b->region[1],
-                                     host, 0, NULL, NULL),
-             "block read of %zu x %zu x %zu bytes", b->region[0], b->region[1], b->region[2]);
+  FCL_CL_TRY(to_host ? clEnqueueReadBufferRect(queue, buf, CL_FALSE, o, zero, b->region,
+                                               b->row_pitch, b->slice_pitch, hrow, hslice, host,
+                                               0, NULL, NULL)
+                     : clEnqueueWriteBufferRect(queue, buf, CL_FALSE, o, zero, b->region,
+                                                b->row_pitch, b->slice_pitch, hrow, hslice, host,
+                                                0, NULL, NULL),
+             "block %s of %zu x %zu x %zu bytes", what, b->region[0], b->region[1], b->region[2]);
   return FCL_OK;
+}
+
+fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host) {
+  return transfer(queue, buf, b, host, true);
 }
 
 fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block *b,
                             const void *host) {
-  size_t n = fcl__block_bytes(b);
-  if (n == 0) return FCL_OK;
-  if (fcl__block_contiguous(b)) {
-    FCL_CL_TRY(clEnqueueWriteBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
-               "block write of %zu bytes", n);
-    return FCL_OK;
-  }
-  size_t o[3], zero[3] = {0, 0, 0};
-  origin_of(b, o);
-  FCL_CL_TRY(clEnqueueWriteBufferRect(queue, buf, CL_FALSE, o, zero, b->region, b->row_pitch,
-                                      b->slice_pitch, b->region[0], b->region[0] * b->region[1],
-                                      host, 0, NULL, NULL),
-             "block write of %zu x %zu x %zu bytes", b->region[0], b->region[1], b->region[2]);
-  return FCL_OK;
+  return transfer(queue, buf, b, (void *)host, false);
 }
 
 size_t fcl__block_grain(const fcl__block *b, size_t unit) {

@@ -102,6 +102,16 @@ void fcl_test_remove_dir(const char *path) {
 
 int fcl_test_exit_code(void) { return fcl_test_failures ? 1 : 0; }
 
+void fcl_test_find_file(const char *dir, const char *text, char *path, size_t size) {
+  DIR *d = opendir(dir);
+  path[0] = '\0';
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (strstr(e->d_name, text) && !strstr(e->d_name, ".tmp"))
+      snprintf(path, size, "%s/%s", dir, e->d_name);
+  closedir(d);
+}
+
 int fcl_test_count_files(const char *dir, const char *text) {
   DIR *d = opendir(dir);
   int n = 0;

@@ -63,6 +63,8 @@ char *fcl_test_temp_dir(const char *tag);
 void fcl_test_remove_dir(const char *path);
 /* Number of entries of directory dir whose name contains text (0 when dir is missing). */
 int fcl_test_count_files(const char *dir, const char *text);
+/* Path of an entry of dir whose name contains text and not ".tmp" (the last one read), or "". */
+void fcl_test_find_file(const char *dir, const char *text, char *path, size_t size);
 /* Exit code for main: 0 or 1 from fcl_test_failures. */
 int fcl_test_exit_code(void);
 

@@ -10,7 +10,6 @@
 #include "fcl_test.h"
 #include "sha256.h"
 
-#include <dirent.h>
 
 static const char *src = "__kernel void k(__global int *out) { out[0] = 4321; }\n";
 static char log_text[16384];
@@ -106,16 +105,6 @@ static void plant_binary(const char *path, const unsigned char *bin, size_t nbin
   free(entry);
 }
 
-static void entry_path(const char *dir, char *path, size_t size) {
-  DIR *d = opendir(dir);
-  path[0] = '\0';
-  if (!d) return;
-  for (struct dirent *e; (e = readdir(d)) != NULL;)
-    if (strstr(e->d_name, ".clbin") && !strstr(e->d_name, ".tmp"))
-      snprintf(path, size, "%.4000s/%.255s", dir, e->d_name);
-  closedir(d);
-}
-
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
   char *dir = fcl_test_temp_dir("bincheck");
@@ -149,7 +138,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
                  FCL_ERR_INVALID_ARGUMENT, "kernel");
 
     char path[4400];
-    entry_path(dir, path, sizeof path);
+    fcl_test_find_file(dir, ".clbin", path, sizeof path);
     plant_binary(path, bad, bad_size);
     log_text[0] = '\0';
     fcl_log_set_handler(capture_log, NULL);

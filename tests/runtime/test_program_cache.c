@@ -30,20 +30,6 @@ static void capture_log(fcl_log_level level, const char *message, void *user) {
   snprintf(log_text + used, sizeof log_text - used, "%s\n", message);
 }
 
-/* Number of files in dir whose name contains text. */
-
-/* Path of the single cache entry in dir. */
-static void only_entry(const char *dir, char *path, size_t size) {
-  if (size < 4096 + 300) return;
-  DIR *d = opendir(dir);
-  path[0] = '\0';
-  if (!d) return;
-  for (struct dirent *e; (e = readdir(d)) != NULL;)
-    if (strstr(e->d_name, ".clbin") && !strstr(e->d_name, ".tmp"))
-      snprintf(path, size, "%.4000s/%.255s", dir, e->d_name);
-  closedir(d);
-}
-
 /* Build src, run kernel k(out) with one work-item, return out[0] (-1 on failure). */
 static int build_and_run(fcl_context *ctx, const char *src, const char *options, bool *from_cache) {
   fcl_program *p = NULL;
@@ -131,7 +117,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   setenv("FLOWCL_CACHE_DIR", sub, 1);
   CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
   char entry[4400];  /* dir (< 4096) + name */
-  only_entry(sub, entry, sizeof entry);
+  fcl_test_find_file(sub, ".clbin", entry, sizeof entry);
   CHECK(entry[0] != '\0');
   for (int truncate = 0; truncate <= 1; ++truncate) {
     corrupt(entry, truncate);
@@ -143,7 +129,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && hit); /* rewritten and valid */
   }
   /* An entry with a valid checksum whose binary the driver refuses: logged, built from source. */
-  only_entry(sub, entry, sizeof entry);
+  fcl_test_find_file(sub, ".clbin", entry, sizeof entry);
   char key[65] = "";
   const char *base = strrchr(entry, '/');
   if (base && strlen(base + 1) > 64) memcpy(key, base + 1, 64);
