@@ -6,6 +6,7 @@
  * (barriers or messages); publish and refresh keep the driver's view and the host memory in
  * step on either side. */
 #include <stdlib.h>
+#include <sys/statvfs.h>
 
 #include "check.h"
 #include "comm_impl.h"
@@ -41,6 +42,20 @@ static fcl_status agree(MPI_Comm comm, fcl_status mine, const char *step) {
   return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "shared staging: %s failed on another rank", step);
 }
 
+/* Open MPI backs shared windows with files in /dev/shm (osc_sm_backing_directory): a window
+ * larger than the space there is mapped all the same and faults (SIGBUS) when touched, so the
+ * space is checked first. Other MPIs: no check. */
+static fcl_status check_backing(size_t node_bytes) {
+  const char *dir = getenv("OMPI_MCA_osc_sm_backing_directory");
+  if (!dir || !*dir) dir = "/dev/shm";
+  struct statvfs v;
+  if (statvfs(dir, &v) != 0) return FCL_OK;
+  unsigned long long avail = (unsigned long long)v.f_bavail * v.f_frsize;
+  if (avail >= node_bytes + node_bytes / 8) return FCL_OK;
+  return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "shared staging: %zu MiB of windows for this node, "
+                   "%llu MiB free in %s", node_bytes >> 20, avail >> 20, dir);
+}
+
 static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, size_t bytes) {
   MPI_Comm node;
   FCL_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
@@ -58,6 +73,7 @@ static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, s
               "shared staging: segment size");
   s->segment = ((size_t)most + SEGMENT_ALIGN - 1) / SEGMENT_ALIGN * SEGMENT_ALIGN;
   if (!s->segment) s->segment = SEGMENT_ALIGN;
+  FCL_TRY(agree(comm, check_backing(s->segment * (size_t)s->size), "space for the window"));
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
