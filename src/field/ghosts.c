@@ -43,7 +43,7 @@ struct fcl__ghost_plan {
   void *host;
   fcl__shm_stage *shm; /* staged transport; NULL: mpi */
   size_t stage_bytes, stage_used;
-  axis_messages axes[9]; /* per component and axis */
+  axis_messages axes[3]; /* per axis */
 };
 
 /* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
@@ -208,12 +208,13 @@ typedef struct {
   int peer, send_tag, recv_tag;
 } mpi_face;
 
-static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *pre,
-                             fcl_launcher *postl) {
+/* Every component's steps of axis a; across ranks, one message per face carries all the
+ * components (packed one after the other). */
+static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_launcher *postl) {
   fcl_field *f = p->f;
   const fcl_topology *t = f->topo;
   const int64_t g = t->ghosts[a], n = t->local[a];
-  cl_mem buf = fcl_field_buffer(f, comp);
+  const int nc = f->ncomp;
   const bool self = t->procs[a] == 1 && t->domain.bc[a][0] == FCL_BC_PERIODIC;
   int64_t origin[3], ext[3], src_origin[3], dummy[3];
   char what[64];
@@ -231,25 +232,31 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *
       int64_t partner = side == 0 ? n : g; /* interior slab the ghost copies */
       face_box(f, a, p->accumulate ? partner : ghost, g, origin, ext);
       face_box(f, a, p->accumulate ? ghost : partner, g, src_origin, dummy);
-      FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin), padded_box(f, buf, src_origin),
-                       ext, 1.0, p->accumulate));
+      for (int c = 0; c < nc; ++c) {
+        cl_mem buf = fcl_field_buffer(f, c);
+        FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin),
+                         padded_box(f, buf, src_origin), ext, 1.0, p->accumulate));
+      }
     } else if (peer == MPI_PROC_NULL) {
       /* a wall: mirror about the wall point w (ghost w -/+ 1 + m <-> interior w +/- 1 + m) */
       double sign = t->domain.bc[a][side] == FCL_BC_DIRICHLET ? -1.0 : 1.0;
       int64_t w = side == 0 ? g : g + n - 1, step = side == 0 ? -1 : 1;
       face_box(f, a, w + step, g, origin, ext); /* ghost run, walking away from the wall */
       face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
-      box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
-      gb.s[a] *= step;
-      ib.s[a] *= -step;
-      FCL_TRY(push_box(p, pre, what, p->accumulate ? ib : gb, p->accumulate ? gb : ib, ext, sign,
-                       p->accumulate));
+      for (int c = 0; c < nc; ++c) {
+        cl_mem buf = fcl_field_buffer(f, c);
+        box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
+        gb.s[a] *= step;
+        ib.s[a] *= -step;
+        FCL_TRY(push_box(p, pre, what, p->accumulate ? ib : gb, p->accumulate ? gb : ib, ext,
+                         sign, p->accumulate));
+      }
     } else {
       faces[nfaces++] = (mpi_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
                                    peer, 2 * a + side, 2 * a + 1 - side};
     }
   }
-  axis_messages *m = &p->axes[3 * comp + a];
+  axis_messages *m = &p->axes[a];
   m->plan = p;
   m->comm = t->comm;
   m->nmsg = 0;
@@ -263,11 +270,15 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *
   size_t recv_at[2];
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
     face_box(f, a, faces[i].send_start, g, origin, ext);
-    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
+    size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
     size_t at = take_stage(p, bytes);
-    box stage = {p->device_stage, (long)(at / f->itemsize), {1, (long)ext[0], (long)(ext[0] * ext[1])}};
     snprintf(what, sizeof what, "%s.pack.%c%d", kind, "xyz"[a], i);
-    FCL_TRY(push_box(p, pre, what, stage, padded_box(f, buf, origin), ext, 1.0, false));
+    for (int c = 0; c < nc; ++c) {
+      box stage = {p->device_stage, (long)((at + (size_t)c * one) / f->itemsize),
+                   {1, (long)ext[0], (long)(ext[0] * ext[1])}};
+      FCL_TRY(push_box(p, pre, what, stage, padded_box(f, fcl_field_buffer(f, c), origin), ext,
+                       1.0, false));
+    }
     if (p->shm)
       FCL_TRY(fcl_launcher_create_copy_d2d(what, p->device_stage, at,
                                            fcl__shm_stage_buffer(p->shm, t->rank), at, bytes, &l));
@@ -291,7 +302,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *
   FCL_TRY(fcl_launcher_list_push(postl, l));
   for (int i = 0; i < nfaces; ++i) { /* copy up and unpack */
     face_box(f, a, faces[i].recv_start, g, origin, ext);
-    size_t bytes = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
+    size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
     snprintf(what, sizeof what, "%s.unpack.%c%d", kind, "xyz"[a], i);
     message *r = &m->msg[2 * i + 1];
     if (p->shm)
@@ -301,9 +312,12 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, int comp, fcl_launcher *
       FCL_TRY(fcl_launcher_create_copy_h2d(what, (char *)p->host + recv_at[i], p->device_stage,
                                            recv_at[i], bytes, &l));
     FCL_TRY(fcl_launcher_list_push(postl, l));
-    box stage = {p->device_stage, (long)(recv_at[i] / f->itemsize),
-                 {1, (long)ext[0], (long)(ext[0] * ext[1])}};
-    FCL_TRY(push_box(p, postl, what, padded_box(f, buf, origin), stage, ext, 1.0, p->accumulate));
+    for (int c = 0; c < nc; ++c) {
+      box stage = {p->device_stage, (long)((recv_at[i] + (size_t)c * one) / f->itemsize),
+                   {1, (long)ext[0], (long)(ext[0] * ext[1])}};
+      FCL_TRY(push_box(p, postl, what, padded_box(f, fcl_field_buffer(f, c), origin), stage, ext,
+                       1.0, p->accumulate));
+    }
   }
   if (p->shm) {
     snprintf(what, sizeof what, "%s.release.%c", kind, "xyz"[a]);
@@ -361,23 +375,20 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->end);
   /* every axis but the last completes inside begin; the last one's messages complete in end */
   const int dim = f->topo->domain.dim;
-  for (int c = 0; st == FCL_OK && c < f->ncomp; ++c) {
-    fcl_launcher *tail = NULL;
-    for (int i = 0; st == FCL_OK && i < dim; ++i) {
-      int a = accumulate ? dim - 1 - i : i;
-      if (!f->topo->ghosts[a]) continue;
-      if (tail) st = fcl_launcher_list_push(p->begin, tail);
-      tail = NULL;
-      if (st == FCL_OK) st = fcl_launcher_create_list("axis", &tail);
-      if (st == FCL_OK) st = axis_steps(p, a, c, p->begin, tail);
-    }
-    if (st == FCL_OK && tail) {
-      if (c + 1 < f->ncomp) st = fcl_launcher_list_push(p->begin, tail);
-      else st = fcl_launcher_list_push(p->end, tail);
-      tail = NULL;
-    }
-    fcl_launcher_destroy(&tail);
+  fcl_launcher *tail = NULL;
+  for (int i = 0; st == FCL_OK && i < dim; ++i) {
+    int a = accumulate ? dim - 1 - i : i;
+    if (!f->topo->ghosts[a]) continue;
+    if (tail) st = fcl_launcher_list_push(p->begin, tail);
+    tail = NULL;
+    if (st == FCL_OK) st = fcl_launcher_create_list("axis", &tail);
+    if (st == FCL_OK) st = axis_steps(p, a, p->begin, tail);
   }
+  if (st == FCL_OK && tail) {
+    st = fcl_launcher_list_push(p->end, tail);
+    tail = NULL;
+  }
+  fcl_launcher_destroy(&tail);
   if (st != FCL_OK) {
     fcl__ghost_plan_destroy(&p);
     return st;
@@ -389,7 +400,7 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   if (!plan || !*plan) return;
   fcl__ghost_plan *p = *plan;
-  for (int i = 0; i < 9; ++i) /* staged: the last exchange's "read" messages */
+  for (int i = 0; i < 3; ++i) /* staged: the last exchange's "read" messages */
     if (p->axes[i].done_pending) MPI_Waitall(p->axes[i].nmsg, p->axes[i].done, MPI_STATUSES_IGNORE);
   fcl_launcher_destroy(&p->begin);
   fcl_launcher_destroy(&p->end);
