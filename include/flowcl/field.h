@@ -76,8 +76,9 @@ int64_t fcl_topology_global_index(const fcl_topology *topo, int axis, int64_t lo
 int fcl_topology_owner(const fcl_topology *topo, const int64_t *global);
 
 /* One device per rank: ranks of one node take distinct GPUs in node-local rank order (modulo
- * their number); without a GPU, the first CPU device (PoCL). spec non-NULL and non-empty
- * overrides the choice (fcl_device_select). Collective. */
+ * their number); without a GPU, the first CPU device (PoCL). spec non-NULL and non-empty, else
+ * FLOWCL_DEVICE when set, overrides the choice (fcl_device_select: a spec naming no device is
+ * FCL_ERR_NOT_FOUND with the list of devices). Collective. */
 fcl_status fcl_topology_select_device(const fcl_topology *topo, const char *spec,
                                       fcl_device_entry *out);
 

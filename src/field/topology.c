@@ -144,6 +144,7 @@ fcl_status fcl_topology_select_device(const fcl_topology *t, const char *spec,
               "select device: node communicator");
   MPI_Comm_rank(node, &local_rank);
   MPI_Comm_free(&node);
+  if (!spec || !*spec) spec = getenv("FLOWCL_DEVICE"); /* the documented default */
   if (spec && *spec) return fcl_device_select(spec, out);
   fcl_device_entry *all = NULL;
   size_t n = 0;

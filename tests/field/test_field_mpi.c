@@ -367,6 +367,14 @@ static void errors(env *e) {
   CHECK_OK(fcl_device_get_info(mine.device, &mi));
   CHECKF(gpus ? (mi.type & CL_DEVICE_TYPE_GPU) != 0 : (mi.type & CL_DEVICE_TYPE_CPU) != 0,
          "rank %d was given %s with %zu GPU(s) present", rank_, mi.name, gpus);
+  /* FLOWCL_DEVICE is the default spec (it was ignored here once) */
+  const char *was = getenv("FLOWCL_DEVICE");
+  char *saved = was ? strdup(was) : NULL;
+  setenv("FLOWCL_DEVICE", "no-such-device-xyz", 1);
+  CHECK_STATUS(fcl_topology_select_device(t, NULL, &mine), FCL_ERR_NOT_FOUND, "no-such-device-xyz");
+  if (saved) setenv("FLOWCL_DEVICE", saved, 1);
+  else unsetenv("FLOWCL_DEVICE");
+  free(saved);
   fcl_field *f = NULL;
   CHECK_STATUS(fcl_field_create(t, e->ctx, e->q, e->pool, "u", 4, FCL_FLOAT32, &f),
                FCL_ERR_INVALID_ARGUMENT, "ncomp");
