@@ -210,26 +210,49 @@ static fcl_status initial_state(tgv *t) {
   return t->u_prev && !t->opt.restart ? start_history(t) : FCL_OK;
 }
 
-static fcl_status make_outputs(tgv *t) {
-  if (t->opt.benchmark) return FCL_OK;
-  if (t->rank == 0 && mkdir(t->opt.output_dir, 0777) && errno != EEXIST) {
-    fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s'\n", t->opt.output_dir);
-    return FCL_ERR_IO;
+/* Rank 0's verdict on a step every rank must agree on (no rank left waiting for the others). */
+static fcl_status agreed(tgv *t, bool ok) {
+  int all = ok;
+  MPI_Bcast(&all, 1, MPI_INT, 0, fcl_topology_comm(t->topo));
+  return all ? FCL_OK : FCL_ERR_IO;
+}
+
+/* The --json file can be written: checked before the run, not after it (opened to append, so an
+ * existing file is kept as it is until the results replace it). */
+static fcl_status check_json(tgv *t) {
+  bool ok = true;
+  if (t->rank == 0 && t->opt.json) {
+    FILE *f = fopen(t->opt.json, "a");
+    if (!f) fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
+    else fclose(f);
+    ok = f != NULL;
   }
-  MPI_Barrier(fcl_topology_comm(t->topo));
+  return agreed(t, ok);
+}
+
+static fcl_status make_outputs(tgv *t) {
+  if (t->opt.benchmark) return check_json(t);
+  bool ok = true;
+  if (t->rank == 0 && mkdir(t->opt.output_dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s': %s\n",
+            t->opt.output_dir, strerror(errno));
+    ok = false;
+  }
+  TRY(agreed(t, ok));
   if (t->rank == 0) {
     char path[1024];
     snprintf(path, sizeof path, "%s/diagnostics.csv", t->opt.output_dir);
     /* a restart appends to the rows of the run it continues */
     t->csv = fopen(path, t->opt.restart ? "a" : "w");
     if (!t->csv) {
-      fprintf(stderr, "flowcl-tgv: cannot write %s\n", path);
-      return FCL_ERR_IO;
-    }
-    if (!t->opt.restart)
+      fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", path, strerror(errno));
+      ok = false;
+    } else if (!t->opt.restart) {
       fprintf(t->csv, "step,t,dt,energy,enstrophy,t_mid,dissipation_dEdt,dissipation_2nu_enstrophy,"
                       "max_vorticity,divergence_rms\n");
+    }
   }
+  TRY(agreed(t, ok));
 #if FLOWCL_ENABLE_HDF5
   if (t->opt.snapshot_every > 0)
     TRY(fcl_io_series_create(t->opt.output_dir, "vorticity", &t->series));
@@ -470,7 +493,7 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
   if (t->opt.json && t->rank == 0) {
     FILE *f = fopen(t->opt.json, "w");
     if (!f) {
-      fprintf(stderr, "flowcl-tgv: cannot write %s\n", t->opt.json);
+      fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
       return FCL_ERR_IO;
     }
     fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"

@@ -1,0 +1,16 @@
+# flowcl-tgv with outputs it cannot write: each fails at once (before computing 100000 steps)
+# with the system's reason. cmake -DTGV=... -P tgv_bad_outputs.cmake
+function(expect_failure expect)
+  string(REPLACE ";" " " shown "${ARGN}")
+  execute_process(COMMAND ${TGV} --resolution 16 --quiet --no-plot --max-steps 100000 ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "flowcl-tgv ${shown}: succeeded")
+  endif()
+  if(NOT err MATCHES "${expect}.*: No such file or directory")
+    message(FATAL_ERROR "flowcl-tgv ${shown} (${rc}): no '${expect}' with the reason in: ${err}")
+  endif()
+  message(STATUS "flowcl-tgv ${shown}: ${err}")
+endfunction()
+expect_failure("cannot create the output directory" --output /proc/flowcl-no-such/out)
+expect_failure("cannot write" --benchmark --json /proc/flowcl-no-such/bench.json)
