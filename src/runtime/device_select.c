@@ -13,6 +13,7 @@ fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count) {
   FCL_CHECK_NULL(count, 2);
   *entries = NULL;
   *count = 0;
+  (void)fcl_log_get_level(); /* every program lists devices first: a bad FLOWCL_LOG_LEVEL shows now */
   cl_uint np = 0;
   FCL_TRY(fcl_platform_count(&np));
   if (np == 0) return FCL_OK;
