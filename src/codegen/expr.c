@@ -2,7 +2,9 @@
  * (a[i, j]) parsed into small trees, printed back with the fewest parentheses that keep the
  * meaning, evaluated as integers, and read as affine forms for the index analysis. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,7 +233,18 @@ static fcl__expr *parse_primary(parser *p) {
     char *text = strndup(p->s + start, p->pos - start);
     fcl__expr *e = text ? fcl__expr_new(E_NUM, text, 0) : NULL;
     free(text);
-    return e ? e : fail(p, "out of memory");
+    if (!e) return fail(p, "out of memory");
+    if (!fcl__expr_is_float_literal(e)) { /* the evaluator's int64_t must hold it */
+      errno = 0;
+      char *end;
+      unsigned long long v = strtoull(e->text, &end, 0);
+      if (errno == ERANGE || v > INT64_MAX) {
+        fcl__expr_free(e);
+        p->pos = start;
+        return fail(p, "integer literal out of range (more than 2^63 - 1)");
+      }
+    }
+    return e;
   }
   if (accept(p, "(")) {
     fcl__expr *e = parse_ternary(p);
@@ -463,15 +476,17 @@ bool fcl__expr_eval(const fcl__expr *e, fcl__lookup lookup, void *user, int64_t 
   case E_NUM: {
     if (fcl__expr_is_float_literal(e)) return false;
     char *end;
+    errno = 0;
     long long v = strtoll(e->text, &end, 0);
     while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') end++;
-    if (*end) return false;
+    if (*end || errno == ERANGE) return false;
     *value = v;
     return true;
   }
   case E_VAR: return lookup && lookup(user, e->text, value);
   case E_UNARY:
     if (!fcl__expr_eval(e->kids[0], lookup, user, &a)) return false;
+    if (e->text[0] == '-' && a == INT64_MIN) return false; /* no value: it overflows */
     *value = e->text[0] == '-' ? -a : e->text[0] == '+' ? a : e->text[0] == '!' ? !a : ~a;
     return true;
   case E_CAST: return fcl__expr_eval(e->kids[0], lookup, user, value);
@@ -490,11 +505,15 @@ bool fcl__expr_eval(const fcl__expr *e, fcl__lookup lookup, void *user, int64_t 
         !fcl__expr_eval(e->kids[1], lookup, user, &b))
       return false;
     const char *op = e->text;
-    if (!strcmp(op, "+")) c = a + b;
-    else if (!strcmp(op, "-")) c = a - b;
-    else if (!strcmp(op, "*")) c = a * b;
-    else if (!strcmp(op, "/") || !strcmp(op, "%")) {
-      if (b == 0) return false;
+    /* an operation that overflows int64_t has no value here (C leaves it undefined) */
+    if (!strcmp(op, "+")) {
+      if (__builtin_add_overflow(a, b, &c)) return false;
+    } else if (!strcmp(op, "-")) {
+      if (__builtin_sub_overflow(a, b, &c)) return false;
+    } else if (!strcmp(op, "*")) {
+      if (__builtin_mul_overflow(a, b, &c)) return false;
+    } else if (!strcmp(op, "/") || !strcmp(op, "%")) {
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
       c = op[0] == '/' ? a / b : a % b;
     } else if (!strcmp(op, "<")) c = a < b;
     else if (!strcmp(op, "<=")) c = a <= b;
@@ -504,8 +523,13 @@ bool fcl__expr_eval(const fcl__expr *e, fcl__lookup lookup, void *user, int64_t 
     else if (!strcmp(op, "!=")) c = a != b;
     else if (!strcmp(op, "&&")) c = a && b;
     else if (!strcmp(op, "||")) c = a || b;
-    else if (!strcmp(op, "<<")) c = a << b;
-    else if (!strcmp(op, ">>")) c = a >> b;
+    else if (!strcmp(op, "<<")) {
+      if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b)) return false;
+      c = a << b;
+    } else if (!strcmp(op, ">>")) {
+      if (b < 0 || b > 63) return false;
+      c = a >> b;
+    }
     else if (!strcmp(op, "&")) c = a & b;
     else if (!strcmp(op, "|")) c = a | b;
     else if (!strcmp(op, "^")) c = a ^ b;

@@ -188,6 +188,8 @@ static fcl_status split_list(const char *value, char ***out, size_t *n) {
 
 static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *inames_plus,
                               char ***inames, size_t *ninames) {
+  static const char *const keys[] = {"id", "dep", "inames", "if", "priority"};
+  bool seen[sizeof keys / sizeof *keys] = {false};
   for (char *save = NULL, *tok = strtok_r(attrs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     tok = fcl__trim(tok);
     if (!*tok) continue;
@@ -195,6 +197,11 @@ static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *in
     if (!eq) return STMT_ERROR(c, "attribute '%s' needs a value (key=value)", tok);
     *eq = '\0';
     char *key = fcl__trim(tok), *value = fcl__trim(eq + 1);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; ++k)
+      if (!strcmp(key, keys[k])) {
+        if (seen[k]) return STMT_ERROR(c, "attribute '%s' given twice (one list: a:b:c)", key);
+        seen[k] = true;
+      }
     if (!strcmp(key, "id")) {
       free(in->id);
       if (!(in->id = strdup(value))) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "id");

@@ -59,6 +59,31 @@ static void instructions(void) {
                FCL_ERR_INVALID_ARGUMENT, "needs an iname");
   CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = a[i, j] {color=red}"),
                FCL_ERR_INVALID_ARGUMENT, "unknown attribute 'color'");
+  /* found by fuzzing the parser: a repeated list attribute leaked the first list, a literal past
+   * INT64_MAX was clamped */
+  static const char *twice[] = {"v[i] = 1 {dep=x, dep=y}", "v[i] = 1 {inames=i, inames=+i}",
+                                "v[i] = 1 {if=n, if=n}", "v[i] = 1 {id=a, id=b}"};
+  for (size_t t = 0; t < sizeof twice / sizeof *twice; ++t)
+    CHECK_STATUS(fcl_kbuilder_add_instructions(kb, twice[t]), FCL_ERR_INVALID_ARGUMENT,
+                 "given twice");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = 9223372036854775808"),
+               FCL_ERR_INVALID_ARGUMENT, "out of range");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = 99999999999999999999999"),
+               FCL_ERR_INVALID_ARGUMENT, "out of range");
+  /* bounds whose folding overflows int64_t stay unfolded (they were undefined behaviour: the
+   * asan preset's UBSan stops here on the old evaluator) */
+  fcl_kbuilder *big = NULL;
+  CHECK_OK(fcl_kbuilder_create("big", &big));
+  CHECK_OK(fcl_kbuilder_add_array(big, "w", FCL_FLOAT32, "8"));
+  CHECK_OK(fcl_kbuilder_add_domain(big, "{ [i]: 0 <= i < 9223372036854775807 + 1 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(big, "w[(i << 62) * 4 + (-9223372036854775807 - 1) / -1] = 1"));
+  char *big_src = NULL;
+  fcl_status big_st = fcl_kbuilder_generate(big, &big_src);
+  CHECKF(big_st == FCL_OK || big_st == FCL_ERR_INVALID_ARGUMENT, "generate: %s",
+         fcl_status_name(big_st));
+  free(big_src);
+  fcl_clear_error();
+  fcl_kbuilder_destroy(&big);
   CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "f(x) := g(x)\nv[i] = f(1) {id=a1}\n"
                                                  "v[i] = 2 {id=a1}"),
                FCL_ERR_INVALID_ARGUMENT, "id 'a1' is already used");
