@@ -271,7 +271,8 @@ const char *fcl_program_build_log(const fcl_program *program, cl_device_id devic
 fcl_status fcl_program_binary(fcl_program *program, cl_device_id device,
                               const unsigned char **binary, size_t *size);
 
-/* Where the binary cache lives now ("" when disabled), into buf. */
+/* Where the binary cache lives now, into buf: "" when disabled, or when the directory belongs to
+ * another user or others may write to it (a warning says so, once per run). */
 fcl_status fcl_program_cache_dir(char *buf, size_t size);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -21,6 +21,21 @@ int fcl__make_dirs(const char *path) {
   return 0;
 }
 
+bool fcl__dir_trusted(const char *dir, char *why, size_t size) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return true;
+  if (st.st_uid != geteuid()) {
+    snprintf(why, size, "owned by uid %u, not by this user (uid %u)", (unsigned)st.st_uid,
+             (unsigned)geteuid());
+    return false;
+  }
+  if (st.st_mode & S_IWOTH) {
+    snprintf(why, size, "writable by other users (mode %03o)", (unsigned)(st.st_mode & 0777));
+    return false;
+  }
+  return true;
+}
+
 char *fcl__file_read(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;

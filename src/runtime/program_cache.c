@@ -3,9 +3,12 @@
  * One file per (source, options, headers, device, driver, flowcl version) key, named by the
  * key's SHA-256. A file is written under a unique temporary name and renamed into place, so
  * concurrent writers (many MPI ranks) need no lock and readers never see half a file. Each
- * entry carries a checksum of its payload; a corrupt or truncated entry is logged, removed and
- * rebuilt. */
+ * entry carries its key and a checksum of its payload; an entry that is corrupt, truncated or
+ * filed under another key is logged, removed and rebuilt. A directory of another user, or one
+ * others may write to, is not used (code is loaded from it). Warnings about the directory come
+ * once per run. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +21,25 @@
 #include "sha256.h"
 
 #define CACHE_MAGIC "FCLCACHE"
-#define CACHE_FORMAT 1u
-#define HEADER_SIZE (8 + 4 + 3 * 8 + 32)
+#define CACHE_FORMAT 2u /* 2: the key follows the checksum */
+#define KEY_AT (8 + 4 + 3 * 8 + 32)
+#define HEADER_SIZE (KEY_AT + 64)
+
+/* A warning about the cache directory, once per run for each text. */
+static void warn_once(const char *text) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static char said[8][256];
+  static int nsaid;
+  pthread_mutex_lock(&lock);
+  bool fresh = true;
+  for (int i = 0; i < nsaid && fresh; ++i) fresh = strncmp(said[i], text, sizeof said[i] - 1) != 0;
+  if (fresh) {
+    snprintf(said[nsaid % 8], sizeof said[0], "%s", text);
+    if (nsaid < 8) nsaid++;
+  }
+  pthread_mutex_unlock(&lock);
+  if (fresh) fcl_log(FCL_LOG_WARNING, "%s", text);
+}
 
 bool fcl__cache_enabled(void) {
   const char *off = getenv("FLOWCL_NO_CACHE");
@@ -42,6 +62,12 @@ fcl_status fcl_program_cache_dir(char *buf, size_t size) {
   if (n < 0 || (size_t)n >= size)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (size): %zu bytes cannot hold the "
                      "cache directory path", size);
+  char why[128], text[4400];
+  if (!fcl__dir_trusted(buf, why, sizeof why)) {
+    snprintf(text, sizeof text, "program cache: not using %s: %s", buf, why);
+    warn_once(text);
+    buf[0] = '\0';
+  }
   return FCL_OK;
 }
 
@@ -115,7 +141,7 @@ fcl_status fcl__cache_key(const char *source, const char *options, cl_device_id 
   fcl__sha256 h;
   fcl__sha256_init(&h);
   hash_string(&h, "flowcl", FLOWCL_VERSION_STRING);
-  hash_string(&h, "format", "1");
+  hash_string(&h, "format", "2");
   hash_device(&h, device);
   hash_string(&h, "options", options);
   hash_string(&h, "source", source);
@@ -148,9 +174,15 @@ static void payload_digest(const unsigned char *payload, size_t size, unsigned c
 
 static bool reject(const char *path, const char *why, unsigned char *data) {
   free(data);
-  fcl_log(FCL_LOG_WARNING, "program cache entry %s is corrupted (%s): removed, rebuilding", path,
-          why);
-  remove(path);
+  char text[4600];
+  if (remove(path) == 0) {
+    fcl_log(FCL_LOG_WARNING, "program cache entry %s is corrupted (%s): removed, rebuilding", path,
+            why);
+  } else {
+    snprintf(text, sizeof text, "program cache entry %s is corrupted (%s) and cannot be removed "
+             "(%s): rebuilding without it", path, why, strerror(errno));
+    warn_once(text);
+  }
   return false;
 }
 
@@ -173,6 +205,9 @@ bool fcl__cache_load(const char *key, fcl__cache_entry *entry) {
   unsigned char digest[32];
   payload_digest(data + HEADER_SIZE, size - HEADER_SIZE, digest);
   if (memcmp(digest, data + 36, 32) != 0) return reject(path, "checksum mismatch", data);
+  if (memcmp(data + KEY_AT, key, 64) != 0)
+    return reject(path, "filed under another key: built for other sources, options or device",
+                  data);
   const char *why;
   if (!fcl__binary_complete(data + HEADER_SIZE, nbin, &why)) return reject(path, why, data);
   const unsigned char *p = data + HEADER_SIZE;
@@ -198,8 +233,10 @@ void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
   char dir[4096], path[4200];
   if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK || !dir[0]) return;
   if (fcl__make_dirs(dir) != 0) {
-    fcl_log(FCL_LOG_WARNING, "program cache: cannot create %s: %s (not caching)", dir,
-            strerror(errno));
+    char text[4400];
+    snprintf(text, sizeof text, "program cache: cannot create %s: %s (not caching)", dir,
+             strerror(errno));
+    warn_once(text);
     return;
   }
   entry_path(dir, key, path, sizeof path);
@@ -224,9 +261,13 @@ void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
   if (nlog) memcpy(p + entry->binary_size, entry->log, nlog);
   if (nmeta) memcpy(p + entry->binary_size + nlog, entry->meta, nmeta);
   payload_digest(data + HEADER_SIZE, total - HEADER_SIZE, data + 36);
-  if (fcl__file_write_atomic(path, data, total) != 0)
-    fcl_log(FCL_LOG_WARNING, "program cache: cannot write %s: %s (not caching)", path,
-            strerror(errno));
+  memcpy(data + KEY_AT, key, 64);
+  if (fcl__file_write_atomic(path, data, total) != 0) {
+    char text[4400];
+    snprintf(text, sizeof text, "program cache: cannot write in %s: %s (not caching)", dir,
+             strerror(errno));
+    warn_once(text);
+  }
   free(data);
 }
 

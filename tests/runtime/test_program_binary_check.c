@@ -73,8 +73,8 @@ static int build_and_run(fcl_context *ctx, bool *from_cache) {
   return value;
 }
 
-/* Replace the binary of the cache entry at path, keeping its log and metadata, with a valid
- * checksum (the entry layout of program_cache.c: magic, format, three sizes, SHA-256). */
+/* Replace the binary of the cache entry at path, keeping its key, log and metadata, with a valid
+ * checksum (the entry layout of program_cache.c: magic, format, three sizes, SHA-256, key). */
 static void plant_binary(const char *path, const unsigned char *bin, size_t nbin) {
   FILE *f = fopen(path, "rb");
   CHECKF(f != NULL, "cannot read %s", path);
@@ -82,7 +82,7 @@ static void plant_binary(const char *path, const unsigned char *bin, size_t nbin
   unsigned char old[1 << 20];
   size_t n = fread(old, 1, sizeof old, f);
   fclose(f);
-  const size_t header = 8 + 4 + 3 * 8 + 32;
+  const size_t header = 8 + 4 + 3 * 8 + 32 + 64;
   CHECK(n > header && n < sizeof old);
   size_t old_bin = (size_t)get_le(old + 12, 8), tail = n - header - old_bin;
   unsigned char *entry = malloc(header + nbin + tail);

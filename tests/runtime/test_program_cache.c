@@ -145,6 +145,43 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && hit); /* replaced by a good entry */
   fcl_log_set_handler(NULL, NULL);
 
+  /* A valid entry filed under another key (here: another program's) is never executed. */
+  char keyed[4200], entry_a[4400], entry_b[4400];
+  snprintf(keyed, sizeof keyed, "%s/keyed", dir);
+  setenv("FLOWCL_CACHE_DIR", keyed, 1);
+  const char *src_a = "__kernel void k(__global int *out) { out[0] = 5; }\n";
+  const char *src_b = "__kernel void k(__global int *out) { out[0] = 6; }\n";
+  CHECK(build_and_run(ctx, src_a, NULL, &hit) == 5 && !hit);
+  fcl_test_find_file(keyed, ".clbin", entry_a, sizeof entry_a);
+  char moved[4500];
+  snprintf(moved, sizeof moved, "%s/entry-a", dir);
+  CHECK(rename(entry_a, moved) == 0);
+  CHECK(build_and_run(ctx, src_b, NULL, &hit) == 6 && !hit);
+  fcl_test_find_file(keyed, ".clbin", entry_b, sizeof entry_b);
+  CHECK(rename(moved, entry_b) == 0); /* program a's entry under program b's name */
+  log_text[0] = '\0';
+  fcl_log_set_handler(capture_log, NULL);
+  CHECKF(build_and_run(ctx, src_b, NULL, &hit) == 6 && !hit, "ran another program's binary");
+  CHECKF(fcl_test_contains(log_text, "another key"), "no warning: %s", log_text);
+  CHECK(build_and_run(ctx, src_b, NULL, &hit) == 6 && hit); /* rewritten */
+
+  /* A directory others may write to is not used, with one warning. */
+  char open_dir[4200];
+  snprintf(open_dir, sizeof open_dir, "%s/open", dir);
+  CHECK(mkdir_p(open_dir) == 0 && chmod(open_dir, 0777) == 0);
+  setenv("FLOWCL_CACHE_DIR", open_dir, 1);
+  log_text[0] = '\0';
+  CHECK_OK(fcl_program_cache_dir(where, sizeof where));
+  CHECK(where[0] == '\0');
+  CHECK(build_and_run(ctx, src_b, NULL, &hit) == 6 && !hit);
+  CHECK(build_and_run(ctx, src_b, NULL, &hit) == 6 && !hit);
+  CHECK(fcl_test_count_files(open_dir, ".clbin") == 0);
+  CHECKF(fcl_test_contains(log_text, "writable by other users"), "no warning: %s", log_text);
+  const char *second = strstr(log_text, "writable by other users");
+  CHECKF(second && !strstr(second + 1, "writable by other users"), "warned twice: %s", log_text);
+  fcl_log_set_handler(NULL, NULL);
+  setenv("FLOWCL_CACHE_DIR", dir, 1);
+
   /* Editing an included header changes the key. */
   char incdir[4200], header[4300], options[4300];
   snprintf(incdir, sizeof incdir, "%s/include", dir);
