@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -149,6 +151,28 @@ fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fiel
   return fcl__io_write_file(path, nfields, fields, time, step, NULL, NULL);
 }
 
+/* fsync of a file or directory by path: 0, or -1 with errno. */
+static int sync_path(const char *p) {
+  int fd = open(p, O_RDONLY);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return rc;
+}
+
+/* The directory entry of a renamed file, best effort (some filesystems refuse it). */
+static void sync_directory_of(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  (void)sync_path(dir);
+}
+
 fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
                               double time, int64_t step, fcl__io_extra_fn extra, void *user) {
   FCL_CHECK_NULL(path, 1);
@@ -210,8 +234,15 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
   st = fcl__io_agree(comm, st);
   int rank = t->rank;
   if (rank == 0) {
+    /* the data reaches the disk before the name does, and the name before the call returns:
+     * a power loss leaves the old file or the new one, never a new name over no data */
+    if (st == FCL_OK && sync_path(tmp) != 0)
+      st = FCL_ERROR(FCL_ERR_IO, "write '%s': fsync of '%s' failed: %s", path, tmp,
+                     strerror(errno));
     if (st == FCL_OK && rename(tmp, path) != 0)
-      st = FCL_ERROR(FCL_ERR_IO, "write '%s': rename from '%s' failed", path, tmp);
+      st = FCL_ERROR(FCL_ERR_IO, "write '%s': rename from '%s' failed: %s", path, tmp,
+                     strerror(errno));
+    if (st == FCL_OK) sync_directory_of(path);
     if (st != FCL_OK) unlink(tmp);
   }
   free(tmp);
