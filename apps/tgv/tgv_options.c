@@ -48,6 +48,9 @@ static const char usage[] =
     "  --json FILE           benchmark results as JSON\n"
     "  --no-plot             do not draw the PNG at the end\n"
     "  --quiet               no progress line\n"
+    "  --overwrite           replace the outputs of an earlier run in the output directory\n"
+    "                        (without it, such a directory is refused: its checkpoints\n"
+    "                        would mix with this run's)\n"
     "  --help                this text\n"
     "\n"
     "Writes OUTPUT/diagnostics.csv (t, dt, energy, enstrophy, -dE/dt, 2 nu enstrophy, max|w|,\n"
@@ -94,6 +97,7 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
     if (!strcmp(a, "--benchmark")) { o->benchmark = true; continue; }
     if (!strcmp(a, "--no-plot")) { o->plot = false; continue; }
     if (!strcmp(a, "--quiet")) { o->quiet = true; continue; }
+    if (!strcmp(a, "--overwrite")) { o->overwrite = true; continue; }
     if (strncmp(a, "--", 2)) return fail(rank, "unexpected argument '%s'%s", a, "");
     if (i + 1 >= argc) return fail(rank, "option %s needs a value%s", a, "");
     const char *v = argv[++i];

@@ -30,6 +30,7 @@ typedef struct {
   const char *json;          /* benchmark results (NULL: none) */
   bool plot;                 /* draw the PNG at the end */
   bool quiet;                /* no progress line */
+  bool overwrite;            /* replace an earlier run's outputs in output_dir */
 } tgv_options;
 
 /* Defaults, then the command line. Returns 0 to run, 1 after --help, 2 on an error (the

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #define PI 3.14159265358979323846
@@ -230,6 +231,41 @@ static fcl_status check_json(tgv *t) {
   return agreed(t, ok);
 }
 
+/* A fresh run owns its output directory: an earlier run's diagnostics or checkpoints there are
+ * refused (its checkpoints would outnumber and outlive this run's, and --restart latest would
+ * take them), or removed with --overwrite. Rank 0; false after saying why. */
+static bool claim_output_dir(const tgv *t) {
+  DIR *d = opendir(t->opt.output_dir);
+  if (!d) return true;
+  int checkpoints = 0, removed = 0;
+  bool csv = false, ok = true;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t n = strlen(e->d_name);
+    bool chk = !strncmp(e->d_name, "tgv_", 4) && n > 7 && !strcmp(e->d_name + n - 7, ".chk.h5");
+    csv = csv || !strcmp(e->d_name, "diagnostics.csv");
+    checkpoints += chk;
+    if (chk && t->opt.overwrite) {
+      char path[2048];
+      snprintf(path, sizeof path, "%s/%s", t->opt.output_dir, e->d_name);
+      if (remove(path) == 0) removed++;
+      else {
+        fprintf(stderr, "flowcl-tgv: --overwrite: cannot remove %s: %s\n", path, strerror(errno));
+        ok = false;
+      }
+    }
+  }
+  closedir(d);
+  if ((csv || checkpoints) && !t->opt.overwrite) {
+    fprintf(stderr, "flowcl-tgv: the output directory '%s' holds an earlier run (%s%s%d "
+            "checkpoint(s)): --restart latest continues it, --overwrite replaces it, or choose "
+            "another --output\n", t->opt.output_dir, csv ? "diagnostics.csv" : "",
+            csv ? ", " : "", checkpoints);
+    return false;
+  }
+  if (removed) printf("--overwrite: removed %d checkpoint(s) of an earlier run\n", removed);
+  return ok;
+}
+
 static fcl_status make_outputs(tgv *t) {
   if (t->opt.benchmark) return check_json(t);
   bool ok = true;
@@ -238,6 +274,7 @@ static fcl_status make_outputs(tgv *t) {
             t->opt.output_dir, strerror(errno));
     ok = false;
   }
+  if (ok && t->rank == 0 && !t->opt.restart) ok = claim_output_dir(t);
   TRY(agreed(t, ok));
   if (t->rank == 0) {
     char path[1024];

@@ -12,7 +12,7 @@ n=${1:-256}
 bin=${FLOWCL_TGV:-build/release/apps/tgv/flowcl-tgv}
 dir=${CHECK_ONLY:-tgv-validate-$n}
 if [ -z "${CHECK_ONLY:-}" ]; then
-  "$bin" --resolution "$n" --t-end 20 --output "$dir" --quiet "$@"
+  "$bin" --resolution "$n" --t-end 20 --output "$dir" --overwrite --quiet "$@"
 fi
 tol=0.03
 [ "$n" -ge 512 ] && tol=0.01
