@@ -1,6 +1,7 @@
 /* Checkpoints: a field file (hdf5_write.c, temporary name + rename) with the run's state as
  * root attributes, rotation of old checkpoints, and restart with format and checksum checks. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,42 @@
 
 #include "check.h"
 #include "io_impl.h"
+#include "sha256.h"
+
+/* A checksum of the run's state (time, dt, step and the named parameters, in any order), so a
+ * damaged attribute is caught like damaged data. */
+static uint64_t state_checksum(const fcl_checkpoint_state *s) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i <= s->nparams; ++i) {
+    fcl__sha256 h;
+    unsigned char d[32];
+    fcl__sha256_init(&h);
+    if (i == s->nparams) { /* the state itself */
+      fcl__sha256_update(&h, "state", 6);
+      fcl__sha256_update(&h, &s->time, sizeof s->time);
+      fcl__sha256_update(&h, &s->dt, sizeof s->dt);
+      fcl__sha256_update(&h, &s->step, sizeof s->step);
+      uint64_t n = s->nparams;
+      fcl__sha256_update(&h, &n, sizeof n);
+    } else {
+      fcl__sha256_update(&h, s->names[i], strlen(s->names[i]) + 1);
+      fcl__sha256_update(&h, &s->values[i], sizeof s->values[i]);
+    }
+    fcl__sha256_final(&h, d);
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) v |= (uint64_t)d[b] << (8 * b);
+    sum += v; /* a sum: the parameters come back sorted by name */
+  }
+  return sum;
+}
 
 static fcl_status write_state(void *user, hid_t file) {
   const fcl_checkpoint_state *s = user;
   int format = FCL_CHECKPOINT_FORMAT;
   int64_t nparams = (int64_t)s->nparams;
+  uint64_t sum = state_checksum(s);
   int rc = fcl__io_attr(file, "checkpoint_format", H5T_NATIVE_INT, 1, &format);
+  if (rc == 0) rc = fcl__io_attr(file, "state_checksum", H5T_NATIVE_UINT64, 1, &sum);
   if (rc == 0) rc = fcl__io_attr(file, "dt", H5T_NATIVE_DOUBLE, 1, &s->dt);
   if (rc == 0) rc = fcl__io_attr(file, "nparams", H5T_NATIVE_INT64, 1, &nparams);
   for (size_t i = 0; rc == 0 && i < s->nparams; ++i) {
@@ -160,6 +191,16 @@ fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *cons
       st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': parameter '%s' unreadable", path, key + 6);
     s.nparams++;
   }
+  uint64_t stored = 0; /* checkpoints of older flowcl versions carry none */
+  if (st == FCL_OK &&
+      fcl__io_attr_read(file, "state_checksum", H5T_NATIVE_UINT64, 1, &stored) == 0 &&
+      stored != state_checksum(&s))
+    st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': the state (time %g, dt %g, step %lld, %zu "
+                   "parameter(s)) does not match its checksum", path, s.time, s.dt,
+                   (long long)s.step, s.nparams);
+  if (st == FCL_OK && (!isfinite(s.time) || !isfinite(s.dt) || s.dt < 0 || s.step < 0))
+    st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': impossible state (time %g, dt %g, step %lld)",
+                   path, s.time, s.dt, (long long)s.step);
   if (file >= 0) H5Fclose(file);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
   if (st == FCL_OK) *state = s;
