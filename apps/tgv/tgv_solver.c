@@ -275,6 +275,17 @@ static fcl_status make_outputs(tgv *t) {
     ok = false;
   }
   if (ok && t->rank == 0 && !t->opt.restart) ok = claim_output_dir(t);
+#if FLOWCL_ENABLE_HDF5
+  /* the longest file it will write through MPI-IO: a snapshot's temporary name */
+  size_t longest = strlen(t->opt.output_dir) + strlen("/vorticity_000000000.h5.tmp");
+  if (ok && t->rank == 0 && (t->opt.snapshot_every > 0 || t->opt.checkpoint_every > 0) &&
+      longest > FCL_IO_MAX_PATH) {
+    fprintf(stderr, "flowcl-tgv: --output '%s' is too long for snapshots and checkpoints: their "
+            "paths would reach %zu characters, MPI-IO takes at most %d\n", t->opt.output_dir,
+            longest, FCL_IO_MAX_PATH);
+    ok = false;
+  }
+#endif
   TRY(agreed(t, ok));
   if (t->rank == 0) {
     char path[1024];

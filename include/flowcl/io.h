@@ -20,6 +20,12 @@
 extern "C" {
 #endif
 
+/* The longest path of a file opened through MPI-IO, temporary name included: Open MPI 4.1's
+ * shared file pointer component overflows a buffer (the process aborts) on longer ones, seen
+ * from 245 characters. Longer paths are refused (FCL_ERR_INVALID_ARGUMENT) before anything is
+ * written; a code can check its output paths with it before computing. */
+#define FCL_IO_MAX_PATH 224
+
 /* Write every component of fields[nfields] (one topology) to path. */
 fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
                         int64_t step);

@@ -101,7 +101,8 @@ fcl_status fcl_io_read(const char *path, const char *dataset, fcl_field *f, int 
   void *old_data;
   H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fcl_status st = probe(path, t->comm, t->rank);
+  fcl_status st = fcl__io_check_path(path, 0);
+  if (st == FCL_OK) st = probe(path, t->comm, t->rank);
   hid_t file = -1;
   if (st == FCL_OK) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

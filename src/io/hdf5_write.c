@@ -173,9 +173,19 @@ static void sync_directory_of(const char *path) {
   (void)sync_path(dir);
 }
 
+fcl_status fcl__io_check_path(const char *path, size_t extra) {
+  size_t n = strlen(path) + extra;
+  if (n > FCL_IO_MAX_PATH)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "'%s': a path of %zu characters%s; MPI-IO (Open "
+                     "MPI's shared file pointers) takes at most %d: use a shorter directory",
+                     path, n, extra ? " with its temporary name" : "", FCL_IO_MAX_PATH);
+  return FCL_OK;
+}
+
 fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
                               double time, int64_t step, fcl__io_extra_fn extra, void *user) {
   FCL_CHECK_NULL(path, 1);
+  FCL_TRY(fcl__io_check_path(path, 4)); /* ".tmp" */
   FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
   FCL_CHECK_NULL(fields, 3);
   const fcl_topology *t = fields[0]->topo;

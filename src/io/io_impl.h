@@ -23,6 +23,9 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
 /* The worst status over the ranks of comm, so that all ranks take the same branch; a rank that
  * succeeded gets an error saying another rank failed. Collective. */
 fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st);
+/* FCL_ERR_INVALID_ARGUMENT when path (plus extra characters of a temporary name) is longer than
+ * FCL_IO_MAX_PATH. */
+fcl_status fcl__io_check_path(const char *path, size_t extra);
 /* Root attribute helpers (0 on success). */
 int fcl__io_attr(hid_t obj, const char *name, hid_t type, int n, const void *value);
 int fcl__io_attr_read(hid_t obj, const char *name, hid_t type, int n, void *value);

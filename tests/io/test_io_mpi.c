@@ -201,6 +201,11 @@ static void bad_input(env *e) {
   CHECK_STATUS(fcl_io_read(good, "u", u6, 0), FCL_ERR_INVALID_ARGUMENT,
                "has shape 8 x 8 x 8 (3-D); field 'u' expects 6 x 6 x 6");
   CHECK_STATUS(fcl_io_write(nodir, 1, one, 0, 0), FCL_ERR_IO, "cannot create");
+  /* a path MPI-IO cannot take (Open MPI aborted the process) is refused before anything */
+  char longpath[sizeof e->dir + FCL_IO_MAX_PATH + 8];
+  snprintf(longpath, sizeof longpath, "%s/%0*d.h5", e->dir, FCL_IO_MAX_PATH, 0);
+  CHECK_STATUS(fcl_io_write(longpath, 1, one, 0, 0), FCL_ERR_INVALID_ARGUMENT, "MPI-IO");
+  CHECK_STATUS(fcl_io_read(longpath, "u", u, 0), FCL_ERR_INVALID_ARGUMENT, "MPI-IO");
   /* nothing partial is left behind: no temporary files anywhere */
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank_ == 0) CHECKF(fcl_test_count_files(e->dir, ".tmp") == 0, "temporary files left");

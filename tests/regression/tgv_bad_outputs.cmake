@@ -40,3 +40,14 @@ if(NOT rc EQUAL 0 OR NOT second MATCHES "tgv_000000001.chk.h5;.*tgv_000000002.ch
 endif()
 file(REMOVE_RECURSE ${dir})
 message(STATUS "a second run refused, --overwrite kept only its own checkpoints: ${second}")
+
+# An output directory whose checkpoint paths MPI-IO cannot take (Open MPI aborted the run with a
+# buffer overflow at the first checkpoint) is refused before computing.
+string(REPEAT "d" 230 long)
+execute_process(COMMAND ${TGV} --resolution 16 --quiet --no-plot --max-steps 4 --checkpoint-every 1
+                        --output ${work}/${long} RESULT_VARIABLE rc ERROR_VARIABLE err)
+file(REMOVE_RECURSE ${work}/${long})
+if(rc EQUAL 0 OR NOT err MATCHES "is too long for snapshots and checkpoints")
+  message(FATAL_ERROR "a ${long} output directory (${rc}): ${err}")
+endif()
+message(STATUS "a long output directory: ${err}")
