@@ -39,6 +39,7 @@ struct tgv {
   fcl_io_series *series;
 #endif
   bool have_prev;
+  bool row_written; /* a restart's first row is the checkpoint's, already in the file */
   double prev_energy, prev_enstrophy, prev_t;
   double peak_eps, peak_t;
   double *step_wall; /* benchmark: wall seconds per step */
@@ -171,17 +172,19 @@ static fcl_status initial_state(tgv *t) {
   if (t->opt.restart) {
 #if FLOWCL_ENABLE_HDF5
     char path[1024];
-    if (!strcmp(t->opt.restart, "latest"))
-      TRY(fcl_checkpoint_latest(t->opt.output_dir, "tgv", path, sizeof path));
-    else snprintf(path, sizeof path, "%s", t->opt.restart);
     fcl_checkpoint_state s;
     /* the velocity (it came from the spectral pass, not from the stored vorticity) and, for the
      * second-order splitting, the previous velocity: the run continues bit for bit */
     fcl_field *fields[3] = {t->w, t->u, t->u_prev};
-    fcl_status st = fcl_checkpoint_read(path, t->u_prev ? 3 : 2, fields, &s);
-    if (st == FCL_ERR_INVALID_ARGUMENT) { /* a checkpoint of an older flowcl-tgv: no velocity */
+    const size_t nf = t->u_prev ? 3 : 2;
+    bool latest = !strcmp(t->opt.restart, "latest");
+    snprintf(path, sizeof path, "%s", t->opt.restart);
+    fcl_status st = latest ? fcl_checkpoint_read_latest(t->opt.output_dir, "tgv", nf, fields, &s,
+                                                       path, sizeof path)
+                           : fcl_checkpoint_read(path, nf, fields, &s);
+    if (st == FCL_ERR_INVALID_ARGUMENT && !latest) { /* an older flowcl-tgv's: no velocity */
       fields[1] = t->u_prev;
-      if (fcl_checkpoint_read(path, t->u_prev ? 2 : 1, fields, &s) != FCL_OK) return st;
+      if (fcl_checkpoint_read(path, nf - 1, fields, &s) != FCL_OK) return st;
       TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
       if (t->rank == 0)
         printf("%s holds no velocity (older flowcl-tgv): recomputed from the vorticity, the "
@@ -266,6 +269,36 @@ static bool claim_output_dir(const tgv *t) {
   return ok;
 }
 
+/* Drop the rows of diagnostics.csv after step (a restart from an older checkpoint would repeat
+ * them), rewriting the file under a temporary name. Rank 0; false after saying why. */
+static bool keep_rows_until(const char *path, int64_t step) {
+  FILE *in = fopen(path, "r");
+  if (!in) return true; /* no rows yet */
+  char tmp[1100], line[1024];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *out = fopen(tmp, "w");
+  bool ok = out != NULL;
+  int dropped = 0;
+  while (ok && fgets(line, sizeof line, in)) {
+    char *end;
+    long long row = strtoll(line, &end, 10);
+    bool data = end != line && *end == ',';
+    if (data && row > step) dropped++;
+    else ok = fputs(line, out) >= 0;
+  }
+  fclose(in);
+  if (out && fclose(out) != 0) ok = false;
+  if (ok && rename(tmp, path) != 0) ok = false;
+  if (!ok) {
+    fprintf(stderr, "flowcl-tgv: cannot rewrite %s: %s\n", path, strerror(errno));
+    remove(tmp);
+  } else if (dropped) {
+    printf("%s: dropped %d row(s) after step %lld, the restart computes them again\n", path,
+           dropped, (long long)step);
+  }
+  return ok;
+}
+
 static fcl_status make_outputs(tgv *t) {
   if (t->opt.benchmark) return check_json(t);
   bool ok = true;
@@ -290,8 +323,9 @@ static fcl_status make_outputs(tgv *t) {
   if (t->rank == 0) {
     char path[1024];
     snprintf(path, sizeof path, "%s/diagnostics.csv", t->opt.output_dir);
-    /* a restart appends to the rows of the run it continues */
-    t->csv = fopen(path, t->opt.restart ? "a" : "w");
+    /* a restart appends to the rows of the run it continues, up to the step it resumes from */
+    if (t->opt.restart && !keep_rows_until(path, t->start.step)) ok = false;
+    t->csv = ok ? fopen(path, t->opt.restart ? "a" : "w") : NULL;
     if (!t->csv) {
       fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", path, strerror(errno));
       ok = false;
@@ -360,6 +394,8 @@ void tgv_destroy(tgv **tp) {
 
 /* ---- the time loop's callbacks ---- */
 
+#define TGV_ENERGY0 0.125 /* <u.u>/2 of the initial velocity */
+
 static fcl_status measure(void *user, fcl_dt_inputs *in) {
   tgv *t = user;
   return fcl_analytics_dt_inputs(t->an, t->opt.lcfl > 0, in);
@@ -383,13 +419,15 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *s) {
   t->prev_energy = d.energy;
   t->prev_enstrophy = d.enstrophy;
   t->prev_t = s->t;
-  if (!isfinite(d.energy) || !isfinite(d.enstrophy)) {
+  if (!isfinite(d.energy) || !isfinite(d.enstrophy) || d.energy > 2 * TGV_ENERGY0) {
     if (t->rank == 0)
       fprintf(stderr, "flowcl-tgv: the flow diverged at step %lld, t = %g (energy %g, enstrophy "
               "%g); lower --cfl or --lcfl\n", (long long)s->step, s->t, d.energy, d.enstrophy);
     return FCL_ERR_INVALID_ARGUMENT;
   }
-  if (t->csv)
+  bool repeat = t->opt.restart && !t->row_written;
+  t->row_written = true;
+  if (t->csv && !repeat)
     fprintf(t->csv, "%lld,%.9g,%.6g,%.12g,%.12g,%.9g,%.9g,%.9g,%.9g,%.3g\n", (long long)s->step,
             s->t, s->dt, d.energy, d.enstrophy, t_mid, eps, 2 * t->nu * d.enstrophy,
             d.max_vorticity, d.divergence);
@@ -404,6 +442,18 @@ static fcl_status snapshot(void *user, const fcl_sim_state *s) {
 
 static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
   tgv *t = user;
+  /* a diverged state is never kept: it would replace the good checkpoints a restart needs (the
+   * kinetic energy of the vortex only decays from its initial 1/8) */
+  fcl_diagnostics d = {0};
+  TRY(fcl_analytics_compute(t->an, FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY, &d));
+  if (!isfinite(d.energy) || !isfinite(d.enstrophy) || d.energy > 2 * TGV_ENERGY0) {
+    if (t->rank == 0)
+      fprintf(stderr, "flowcl-tgv: not checkpointing step %lld, t = %g: the flow diverged "
+              "(energy %g, enstrophy %g); the earlier checkpoints are kept\n",
+              (long long)s->step, s->t, d.energy, d.enstrophy);
+    return FCL_ERR_INVALID_STATE;
+  }
+  if (t->csv) fflush(t->csv); /* the rows up to this checkpoint survive a kill */
   fcl_checkpoint_state c = {.time = s->t, .dt = s->dt, .step = s->step, .nparams = 2,
                             .names = {"reynolds", "resolution"},
                             .values = {t->opt.reynolds, (double)t->opt.resolution}};

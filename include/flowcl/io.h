@@ -77,6 +77,13 @@ fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *
  * file. The parameters come back sorted by name. */
 fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *const *fields,
                                fcl_checkpoint_state *state);
+/* Restore from the newest checkpoint of name in directory that reads back whole: a damaged or
+ * unreadable newer one is skipped with a warning naming it and why, and the next older one is
+ * tried. path (may be NULL, size bytes) receives the file used. FCL_ERR_NOT_FOUND when there is
+ * none; when every one fails, the error of the oldest. Collective. */
+fcl_status fcl_checkpoint_read_latest(const char *directory, const char *name, size_t nfields,
+                                      fcl_field *const *fields, fcl_checkpoint_state *state,
+                                      char *path, size_t size);
 
 #ifdef __cplusplus
 }

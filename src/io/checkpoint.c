@@ -206,3 +206,31 @@ fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *cons
   if (st == FCL_OK) *state = s;
   return st;
 }
+
+fcl_status fcl_checkpoint_read_latest(const char *directory, const char *name, size_t nfields,
+                                      fcl_field *const *fields, fcl_checkpoint_state *state,
+                                      char *path, size_t size) {
+  FCL_CHECK_NULL(directory, 1);
+  FCL_CHECK_NULL(name, 2);
+  FCL_CHECK_NULL(fields, 4);
+  FCL_CHECK_NULL(state, 5);
+  size_t n = 0;
+  int64_t *steps = list_steps(directory, name, &n);
+  fcl_status st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name,
+                            directory);
+  for (size_t i = n; i-- > 0;) { /* newest first */
+    char file[1024];
+    file_name(file, sizeof file, directory, name, steps[i]);
+    st = fcl_checkpoint_read(file, nfields, fields, state);
+    if (st == FCL_OK) {
+      if (path) snprintf(path, size, "%s", file);
+      break;
+    }
+    if (st == FCL_ERR_OUT_OF_MEMORY) break;
+    if (i > 0 && fields[0]->topo->rank == 0)
+      fcl_log(FCL_LOG_WARNING, "restart: skipping %s (%s): trying the one before", file,
+              fcl_last_error());
+  }
+  free(steps);
+  return st;
+}

@@ -51,3 +51,33 @@ if(rc EQUAL 0 OR NOT err MATCHES "is too long for snapshots and checkpoints")
   message(FATAL_ERROR "a ${long} output directory (${rc}): ${err}")
 endif()
 message(STATUS "a long output directory: ${err}")
+
+# --restart latest with a damaged newest checkpoint falls back to the one before (it failed).
+set(dir ${work}/tgv-restart-fallback)
+file(REMOVE_RECURSE ${dir})
+execute_process(COMMAND ${TGV} --resolution 16 --quiet --no-plot --max-steps 4 --checkpoint-every 1
+                        --output ${dir} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${dir}/tgv_000000004.chk.h5)
+  message(FATAL_ERROR "checkpointing run (${rc}): ${err}")
+endif()
+execute_process(COMMAND truncate -s 3000 ${dir}/tgv_000000004.chk.h5)
+execute_process(COMMAND ${TGV} --resolution 16 --quiet --no-plot --max-steps 6 --output ${dir}
+                        --restart latest RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# diagnostics.csv: each step once, in order (the rows after the checkpoint were dropped, the
+# restart's first row not repeated)
+file(STRINGS ${dir}/diagnostics.csv rows)
+list(POP_FRONT rows)
+set(expect 0)
+foreach(row IN LISTS rows)
+  string(REGEX MATCH "^[0-9]+" got "${row}")
+  if(NOT got EQUAL expect)
+    message(FATAL_ERROR "diagnostics.csv after the restart: step ${got} where ${expect} was due")
+  endif()
+  math(EXPR expect "${expect} + 1")
+endforeach()
+file(REMOVE_RECURSE ${dir})
+if(NOT rc EQUAL 0 OR NOT out MATCHES "restarting from [^\n]*tgv_000000003.chk.h5"
+   OR NOT err MATCHES "skipping [^\n]*tgv_000000004.chk.h5")
+  message(FATAL_ERROR "restart from a damaged newest checkpoint (${rc}): ${out} ${err}")
+endif()
+message(STATUS "a damaged newest checkpoint was skipped: ${err}")
