@@ -1,4 +1,5 @@
 /* Allocators: deferred, immediate, host-pinned and SVM, behind one ops table. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -16,6 +17,8 @@ typedef struct {
   cl_mem_flags flags;
   cl_command_queue queue; /* immediate allocator only */
   cl_svm_mem_flags svm_flags;
+  cl_ulong device_bytes;  /* the device's global memory */
+  atomic_size_t live;     /* bytes of this allocator's buffers */
 } builtin;
 
 static fcl_status buffer_failed(const builtin *b, cl_int err, size_t size) {
@@ -36,9 +39,21 @@ static fcl_status buffer_failed(const builtin *b, cl_int err, size_t size) {
 
 static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
   builtin *b = impl;
+  /* Drivers that allocate on first use (PoCL aborts then, NVIDIA faults later) must not be
+   * handed more than the device holds: refused here, with the figures. */
+  size_t live = atomic_fetch_add(&b->live, size);
+  if (b->device_bytes && (cl_ulong)live + size > b->device_bytes) {
+    atomic_fetch_sub(&b->live, size);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "buffer of %zu bytes: this allocator holds %zu bytes "
+                     "and the device memory is %llu bytes", size, live,
+                     (unsigned long long)b->device_bytes);
+  }
   cl_int err;
   cl_mem m = clCreateBuffer(b->context->cl, b->flags, size, NULL, &err);
-  if (err != CL_SUCCESS) return buffer_failed(b, err, size);
+  if (err != CL_SUCCESS) {
+    atomic_fetch_sub(&b->live, size);
+    return buffer_failed(b, err, size);
+  }
   if (b->queue) { /* immediate: make the memory exist now */
     cl_event ev = NULL;
     err = clEnqueueMigrateMemObjects(b->queue, 1, &m, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0,
@@ -52,6 +67,7 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
     if (err == CL_SUCCESS && status < 0) err = status;
     if (err != CL_SUCCESS) {
       clReleaseMemObject(m);
+      atomic_fetch_sub(&b->live, size);
       if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
       return buffer_failed(b, err, size);
     }
@@ -61,8 +77,11 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
 }
 
 static void buffer_free(void *impl, fcl_allocation *a) {
-  (void)impl;
-  if (a->buffer) clReleaseMemObject(a->buffer);
+  builtin *b = impl;
+  if (a->buffer) {
+    clReleaseMemObject(a->buffer);
+    atomic_fetch_sub(&b->live, a->size);
+  }
   a->buffer = NULL;
 }
 
@@ -111,6 +130,9 @@ static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, cl_co
   b->context = fcl_context_retain(context);
   b->flags = flags ? flags : CL_MEM_READ_WRITE;
   b->svm_flags = svm_flags;
+  atomic_init(&b->live, 0);
+  clGetDeviceInfo(context->devices[0], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof b->device_bytes,
+                  &b->device_bytes, NULL);
   if (queue) {
     clRetainCommandQueue(queue);
     b->queue = queue;
