@@ -24,6 +24,17 @@ typedef struct {
   fcl_param_set *ps;
 } run;
 
+/* Write value into the file's "time" attribute; the old value. */
+static double swap_time(const char *path, double value) {
+  double was = 0;
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), a = H5Aopen(f, "time", H5P_DEFAULT);
+  CHECK(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &was) >= 0 &&
+        H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0);
+  H5Aclose(a);
+  H5Fclose(f);
+  return was;
+}
+
 static void init_wave(void *user, const double *x, double *v) {
   (void)user;
   v[0] = sin(x[0]) * cos(2 * x[1]) + 0.5 * sin(3 * x[2]);
@@ -175,25 +186,14 @@ static void restart_cases(env *e, fcl_dtype dt) {
     MPI_Comm_free(&half);
   }
   /* a changed state attribute is corruption (it was read silently): time 0.5 -> 7.6e-6 */
-  double time_was = 0, changed = 7.6e-6;
-  if (rank_ == 0) {
-    hid_t f = H5Fopen(latest, H5F_ACC_RDWR, H5P_DEFAULT), a = H5Aopen(f, "time", H5P_DEFAULT);
-    CHECK(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &time_was) >= 0 &&
-          H5Awrite(a, H5T_NATIVE_DOUBLE, &changed) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-  }
+  double time_was = 0;
+  if (rank_ == 0) time_was = swap_time(latest, 7.6e-6);
   MPI_Barrier(MPI_COMM_WORLD);
   run_open(e, &second, MPI_COMM_WORLD, dt);
   CHECK_STATUS(fcl_checkpoint_read(latest, 1, &second.u, &got), FCL_ERR_CORRUPT,
                "does not match its checksum");
   run_close(&second);
-  if (rank_ == 0) { /* put it back */
-    hid_t f = H5Fopen(latest, H5F_ACC_RDWR, H5P_DEFAULT), a = H5Aopen(f, "time", H5P_DEFAULT);
-    CHECK(a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &time_was) >= 0);
-    H5Aclose(a);
-    H5Fclose(f);
-  }
+  if (rank_ == 0) swap_time(latest, time_was); /* put it back */
   MPI_Barrier(MPI_COMM_WORLD);
   /* a flipped byte in the data is corruption */
   if (rank_ == 0) {
