@@ -46,13 +46,17 @@ static cl_program vk_create_program(cl_context ctx, cl_uint count, const char **
     }
   }
   fcl__cache_entry entry;
+  int lock = keyed ? fcl__cache_lock(key) : -1; /* see program_cache.c */
   if (keyed && fcl__cache_load(key, &entry)) {
     const unsigned char *bin = entry.binary;
     cl_int status;
     cl_program p = clCreateProgramWithBinary(ctx, 1, &dev, &entry.binary_size, &bin, &status, err);
     fcl__cache_entry_free(&entry);
+    fcl__cache_unlock(lock);
     if (p && *err == CL_SUCCESS) return p;
     if (p) clReleaseProgram(p);
+  } else {
+    fcl__cache_unlock(lock);
   }
   cl_program p = clCreateProgramWithSource(ctx, count, strings, lengths, err);
   if (p && keyed) {
@@ -71,7 +75,6 @@ static cl_program vk_create_program(cl_context ctx, cl_uint count, const char **
 static cl_int vk_build_program(cl_program p, cl_uint n, const cl_device_id *devs,
                                const char *options, void(CL_CALLBACK *notify)(cl_program, void *),
                                void *user) {
-  cl_int rc = clBuildProgram(p, n, devs, options, notify, user);
   char key[65] = "";
   pthread_mutex_lock(&vk_pending.lock);
   for (int i = 0; i < VK_PENDING; ++i)
@@ -80,16 +83,21 @@ static cl_int vk_build_program(cl_program p, cl_uint n, const cl_device_id *devs
       vk_pending.program[i] = NULL;
     }
   pthread_mutex_unlock(&vk_pending.lock);
+  int lock = key[0] ? fcl__cache_lock(key) : -1; /* the build and its serialization */
+  cl_int rc = clBuildProgram(p, n, devs, options, notify, user);
   size_t size = 0;
   if (rc != CL_SUCCESS || !key[0] ||
       clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
-      !size)
+      !size) {
+    fcl__cache_unlock(lock);
     return rc;
+  }
   fcl__cache_entry entry = {.binary = malloc(size), .binary_size = size};
   if (entry.binary &&
       clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof entry.binary, &entry.binary, NULL) ==
           CL_SUCCESS)
     fcl__cache_store(key, &entry);
+  fcl__cache_unlock(lock);
   free(entry.binary);
   return rc;
 }

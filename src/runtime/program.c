@@ -316,11 +316,14 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   cl_uint n = p->context->num_devices;
   char (*keys)[65] = NULL;
   bool cache = p->source && fcl__cache_enabled();
+  int lock = -1;
   if (cache) {
     keys = malloc(n * sizeof *keys);
     if (!keys) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "cache keys");
     for (cl_uint i = 0; i < n; ++i) fcl__cache_key(p->source, opts, p->context->devices[i], keys[i]);
+    lock = fcl__cache_lock(keys[0]); /* until stored: see program_cache.c */
     if (build_from_cache(p, opts, keys)) {
+      fcl__cache_unlock(lock);
       p->from_cache = true;
       free(keys);
       show_warnings(p, " (from the program cache)");
@@ -329,6 +332,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   }
   cl_int err = clBuildProgram(p->cl, n, p->context->devices, opts, NULL, NULL);
   if (err != CL_SUCCESS) {
+    fcl__cache_unlock(lock);
     free(keys);
     return build_failure(p, err, "build", opts);
   }
@@ -336,6 +340,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   show_warnings(p, "");
   fcl_status st = fcl__program_load_meta(p, NULL);
   if (st == FCL_OK && cache) store_in_cache(p, keys);
+  fcl__cache_unlock(lock);
   free(keys);
   return st;
 }

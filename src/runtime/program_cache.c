@@ -4,11 +4,16 @@
  * key's SHA-256. A file is written under a unique temporary name and renamed into place, so
  * concurrent writers (many MPI ranks) need no lock and readers never see half a file. Each
  * entry carries its key and a checksum of its payload; an entry that is corrupt, truncated or
- * filed under another key is logged, removed and rebuilt. A directory of another user, or one
+ * filed under another key is logged, removed and rebuilt. A build takes the key's lock file
+ * (flock), so that processes building one program wait for the first and load its entry:
+ * PoCL 3.1 crashes when it serializes a program (CL_PROGRAM_BINARIES) while another process
+ * rewrites the same program in PoCL's own cache, and the ranks compile it once, not N times. A directory of another user, or one
  * others may write to, is not used (code is loaded from it). Warnings about the directory come
  * once per run. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +274,27 @@ void fcl__cache_store(const char *key, const fcl__cache_entry *entry) {
     warn_once(text);
   }
   free(data);
+}
+
+int fcl__cache_lock(const char *key) {
+  char dir[4096], path[4200];
+  if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK || !dir[0] || fcl__make_dirs(dir) != 0) {
+    fcl_clear_error();
+    return -1;
+  }
+  snprintf(path, sizeof path, "%s/%s.lock", dir, key);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -1; /* a read-only cache: no entry will be written either */
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      close(fd);
+      return -1;
+    }
+  return fd;
+}
+
+void fcl__cache_unlock(int fd) {
+  if (fd >= 0) close(fd); /* releases the flock */
 }
 
 void fcl__cache_entry_free(fcl__cache_entry *entry) {

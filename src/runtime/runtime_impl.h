@@ -94,6 +94,11 @@ bool fcl__cache_load(const char *key, fcl__cache_entry *entry);
 /* Write-then-rename; failures are logged (the cache is an optimisation), never fatal. */
 void fcl__cache_store(const char *key, const fcl__cache_entry *entry);
 void fcl__cache_entry_free(fcl__cache_entry *entry);
+/* Wait for the cross-process lock of key (a lock file beside the entries); its descriptor, or
+ * -1 when the cache has no directory to hold it (then nothing is locked). Hold it from the
+ * cache lookup until the entry is stored. */
+int fcl__cache_lock(const char *key);
+void fcl__cache_unlock(int fd);
 /* false (with the reason in *why) when a driver's binary is known to be incomplete: such a binary
  * is neither cached nor loaded, since the driver may abort on it (program_binary_check.c). */
 bool fcl__binary_complete(const unsigned char *binary, size_t size, const char **why);

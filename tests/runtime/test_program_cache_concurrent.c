@@ -1,6 +1,7 @@
-/* Two processes fill one program cache at once (as MPI ranks do): both succeed, and afterwards
- * every entry is valid (served from the cache with correct results) and no temporary file is
- * left. */
+/* Two processes fill one program cache at once (as MPI ranks do): both succeed, each program is
+ * compiled once between them (the second waits on the key's lock and loads the first's entry),
+ * and afterwards every entry is valid (served from the cache with correct results) and no
+ * temporary file is left. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,28 +50,42 @@ int main(void) {
   char *dir = fcl_test_temp_dir("cache-concurrent");
   if (!dir) return 1;
   setenv("FLOWCL_CACHE_DIR", dir, 1);
-  pid_t children[2];
-  for (int c = 0; c < 2; ++c) {
-    children[c] = fork();
-    if (children[c] == 0) {
-      int hits = 0;
-      int code = 0;
-      for (int r = 0; r < ROUNDS && code == 0; ++r) code = fcl_test_run_on_devices(build_all, &hits);
-      _exit(code);
-    }
-    CHECK(children[c] > 0);
-  }
-  for (int c = 0; c < 2; ++c) {
-    int status = 0;
-    if (children[c] > 0) waitpid(children[c], &status, 0);
-    CHECKF(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == FCL_TEST_SKIP),
-           "child %d failed (status 0x%x)", c, status);
-  }
-  int hits = 0;
-  int code = fcl_test_run_on_devices(build_all, &hits);
   int devices = 1;
   const char *list = getenv("FLOWCL_TEST_DEVICES");
   for (const char *s = list; s && *s; ++s) devices += *s == ';';
+  int pipes[2][2];
+  pid_t children[2];
+  for (int c = 0; c < 2; ++c) {
+    CHECK(pipe(pipes[c]) == 0);
+    children[c] = fork();
+    if (children[c] == 0) { /* the first round's cache hits go to the parent */
+      int hits = 0, first = 0;
+      int code = 0;
+      for (int r = 0; r < ROUNDS && code == 0; ++r) {
+        code = fcl_test_run_on_devices(build_all, &hits);
+        if (r == 0) first = hits;
+      }
+      if (write(pipes[c][1], &first, sizeof first) != (ssize_t)sizeof first) code = 1;
+      _exit(code);
+    }
+    CHECK(children[c] > 0);
+    close(pipes[c][1]);
+  }
+  int first_hits = 0, skipped = 0;
+  for (int c = 0; c < 2; ++c) {
+    int status = 0, hits = 0;
+    if (read(pipes[c][0], &hits, sizeof hits) == (ssize_t)sizeof hits) first_hits += hits;
+    close(pipes[c][0]);
+    if (children[c] > 0) waitpid(children[c], &status, 0);
+    CHECKF(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == FCL_TEST_SKIP),
+           "child %d failed (status 0x%x)", c, status);
+    skipped += WIFEXITED(status) && WEXITSTATUS(status) == FCL_TEST_SKIP;
+  }
+  CHECKF(skipped || first_hits == PROGRAMS * devices,
+         "the two processes compiled %d programs between them, expected each of the %d once",
+         2 * PROGRAMS * devices - first_hits, PROGRAMS * devices);
+  int hits = 0;
+  int code = fcl_test_run_on_devices(build_all, &hits);
   CHECKF(code == FCL_TEST_SKIP || hits == PROGRAMS * devices,
          "%d of %d programs served from the cache after the concurrent fill", hits,
          PROGRAMS * devices);
