@@ -33,7 +33,9 @@ fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fiel
 /* Read dataset (e.g. "u_x") of path into component comp of field. The dataset must hold the
  * field's global resolution in the field's precision; a missing file, a file that is not HDF5
  * (or is truncated), a missing dataset, another shape or precision is FCL_ERR_IO /
- * FCL_ERR_INVALID_ARGUMENT naming the file and what was expected. Files from h5py work. */
+ * FCL_ERR_INVALID_ARGUMENT naming the file and what was expected. Files from h5py work. The
+ * file's structure is parsed by HDF5, which may crash on a damaged file (HDF5 1.10 does on some
+ * fuzzed ones): read a file of unknown integrity as a checkpoint, whose seal is checked first. */
 fcl_status fcl_io_read(const char *path, const char *dataset, fcl_field *field, int comp);
 
 /* An output series: directory/<name>_<step>.h5 per output and directory/<name>.xdmf listing
@@ -50,7 +52,7 @@ void fcl_io_series_destroy(fcl_io_series **series);
 /* ---------------- checkpoint and restart ---------------- */
 
 #define FCL_CHECKPOINT_MAX_PARAMS 16
-#define FCL_CHECKPOINT_FORMAT 1
+#define FCL_CHECKPOINT_FORMAT 2
 
 /* What a run needs to continue besides its fields. */
 typedef struct {
@@ -62,19 +64,22 @@ typedef struct {
 } fcl_checkpoint_state;
 
 /* Write directory/<name>_<step>.chk.h5 holding every field component (global data, so any rank
- * count can restart from it), the state, the format version and a checksum per dataset. It is
- * written under a temporary name and renamed when complete, so a crash during writing leaves
+ * count can restart from it), the state, the format version and a checksum per dataset. Its
+ * first 512 bytes (an HDF5 user block, which h5py and ParaView skip) hold a seal: a digest of
+ * every byte after them, so a damaged file is refused before HDF5 parses it. It is written
+ * under a temporary name, synced and renamed when complete, so a crash during writing leaves
  * the previous checkpoints intact; then all but the newest keep checkpoints of this name are
- * removed (keep <= 0: none). path (may be NULL, size bytes) receives the file written. */
+ * removed (keep <= 0: none), with any temporary file of this name that a killed writer left.
+ * path (may be NULL, size bytes) receives the file written. */
 fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep,
                                 size_t nfields, fcl_field *const *fields,
                                 const fcl_checkpoint_state *state, char *path, size_t size);
 /* The newest complete checkpoint of name in directory (by step), or FCL_ERR_NOT_FOUND. */
 fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *path,
                                  size_t size);
-/* Restore fields (matched by name, any decomposition) and the state from a checkpoint. A wrong
- * format version, a missing field, a checksum mismatch (FCL_ERR_CORRUPT) are errors naming the
- * file. The parameters come back sorted by name. */
+/* Restore fields (matched by name, any decomposition) and the state from a checkpoint. A file
+ * that does not match its seal (or has none: written before format 2), a wrong format
+ * version, a missing field, a checksum mismatch (FCL_ERR_CORRUPT) are errors naming the file. The parameters come back sorted by name. */
 fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *const *fields,
                                fcl_checkpoint_state *state);
 /* Restore from the newest checkpoint of name in directory that reads back whole: a damaged or

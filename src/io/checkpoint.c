@@ -55,8 +55,9 @@ static fcl_status write_state(void *user, hid_t file) {
   return rc == 0 ? FCL_OK : FCL_ERROR(FCL_ERR_HDF5, "checkpoint: writing the state failed");
 }
 
-/* Steps of the checkpoints of name in directory (sorted, newest last); *n entries. */
-static int64_t *list_steps(const char *directory, const char *name, size_t *n) {
+/* Steps of the files <name>_<step><suffix> in directory (sorted, newest last); *n entries. */
+static int64_t *list_steps(const char *directory, const char *name, const char *suffix,
+                           size_t *n) {
   *n = 0;
   DIR *d = opendir(directory);
   if (!d) return NULL;
@@ -67,7 +68,7 @@ static int64_t *list_steps(const char *directory, const char *name, size_t *n) {
     long long step;
     char tail[16];
     if (strncmp(e->d_name, name, len) || e->d_name[len] != '_') continue;
-    if (sscanf(e->d_name + len + 1, "%lld%15s", &step, tail) != 2 || strcmp(tail, ".chk.h5")) continue;
+    if (sscanf(e->d_name + len + 1, "%lld%15s", &step, tail) != 2 || strcmp(tail, suffix)) continue;
     if (*n == cap) {
       int64_t *grown = realloc(steps, 2 * cap * sizeof *steps);
       if (!grown) break;
@@ -88,6 +89,19 @@ static void file_name(char *buf, size_t size, const char *dir, const char *name,
   snprintf(buf, size, "%s/%s_%09lld.chk.h5", dir, name, (long long)step);
 }
 
+/* Remove the temporary files of checkpoints of name whose writer was killed. */
+static void remove_stale_temporaries(const char *directory, const char *name) {
+  size_t n = 0;
+  int64_t *steps = list_steps(directory, name, ".chk.h5.tmp", &n);
+  for (size_t i = 0; steps && i < n; ++i) {
+    char old[1024];
+    file_name(old, sizeof old - 4, directory, name, steps[i]);
+    strcat(old, ".tmp");
+    unlink(old);
+  }
+  free(steps);
+}
+
 fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep,
                                 size_t nfields, fcl_field *const *fields,
                                 const fcl_checkpoint_state *state, char *path, size_t size) {
@@ -106,11 +120,12 @@ fcl_status fcl_checkpoint_write(const char *directory, const char *name, int kee
   char file[1024];
   file_name(file, sizeof file, directory, name, state->step);
   FCL_TRY(fcl__io_write_file(file, nfields, fields, state->time, state->step, write_state,
-                             (void *)state));
+                             (void *)state, true));
   if (path) snprintf(path, size, "%s", file);
+  if (fields[0]->topo->rank == 0) remove_stale_temporaries(directory, name);
   if (keep > 0 && fields[0]->topo->rank == 0) {
     size_t n = 0;
-    int64_t *steps = list_steps(directory, name, &n);
+    int64_t *steps = list_steps(directory, name, ".chk.h5", &n);
     for (size_t i = 0; steps && i + (size_t)keep < n; ++i) {
       char old[1024];
       file_name(old, sizeof old, directory, name, steps[i]);
@@ -128,7 +143,7 @@ fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *
   FCL_CHECK_NULL(name, 2);
   FCL_CHECK_NULL(path, 3);
   size_t n = 0;
-  int64_t *steps = list_steps(directory, name, &n);
+  int64_t *steps = list_steps(directory, name, ".chk.h5", &n);
   fcl_status st = FCL_OK;
   if (!n) st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name, directory);
   else file_name(path, size, directory, name, steps[n - 1]);
@@ -141,7 +156,10 @@ fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *cons
   FCL_CHECK_NULL(path, 1);
   FCL_CHECK_NULL(fields, 3);
   FCL_CHECK_NULL(state, 4);
-  /* the fields first: their reads check the file, the datasets and the checksums */
+  FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
+  /* the seal first, before HDF5 parses the file; then the fields: their reads check the
+   * datasets and their checksums */
+  FCL_TRY(fcl__io_verify_seal(path, fields[0]->topo->comm));
   for (size_t i = 0; i < nfields; ++i)
     for (int c = 0; c < fields[i]->ncomp; ++c) {
       char ds[256];
@@ -215,7 +233,7 @@ fcl_status fcl_checkpoint_read_latest(const char *directory, const char *name, s
   FCL_CHECK_NULL(fields, 4);
   FCL_CHECK_NULL(state, 5);
   size_t n = 0;
-  int64_t *steps = list_steps(directory, name, &n);
+  int64_t *steps = list_steps(directory, name, ".chk.h5", &n);
   fcl_status st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name,
                             directory);
   for (size_t i = n; i-- > 0;) { /* newest first */

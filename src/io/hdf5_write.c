@@ -25,14 +25,6 @@ int fcl__io_global_dims(const fcl_topology *t, hsize_t *dims) {
 
 static herr_t attr(hid_t obj, const char *name, hid_t type, int n, const void *value);
 
-static uint64_t mix(uint64_t x) { /* splitmix64's finalizer */
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 uint64_t fcl__io_checksum(const fcl_field *f, const void *host) {
   const fcl_topology *t = f->topo;
   const int64_t *n = t->local, *o = t->offset, *N = t->domain.resolution;
@@ -45,7 +37,7 @@ uint64_t fcl__io_checksum(const fcl_field *f, const void *host) {
         if (f->dtype == FCL_FLOAT64) memcpy(&bits, (const double *)host + at, 8);
         else memcpy(&bits, (const float *)host + at, 4);
         uint64_t g = (uint64_t)(((o[2] + k) * N[1] + o[1] + j) * N[0] + o[0] + i);
-        sum += mix(g * 0x9e3779b97f4a7c15ull ^ bits);
+        sum += fcl__io_mix(g * 0x9e3779b97f4a7c15ull ^ bits);
       }
   uint64_t total = sum;
   MPI_Allreduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, t->comm);
@@ -148,7 +140,7 @@ fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st) {
 
 fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
                         int64_t step) {
-  return fcl__io_write_file(path, nfields, fields, time, step, NULL, NULL);
+  return fcl__io_write_file(path, nfields, fields, time, step, NULL, NULL, false);
 }
 
 /* fsync of a file or directory by path: 0, or -1 with errno. */
@@ -183,7 +175,8 @@ fcl_status fcl__io_check_path(const char *path, size_t extra) {
 }
 
 fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
-                              double time, int64_t step, fcl__io_extra_fn extra, void *user) {
+                              double time, int64_t step, fcl__io_extra_fn extra, void *user,
+                              bool sealed) {
   FCL_CHECK_NULL(path, 1);
   FCL_TRY(fcl__io_check_path(path, 4)); /* ".tmp" */
   FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
@@ -207,7 +200,10 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our messages say what failed */
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (sealed) H5Pset_userblock(fcpl, FCL__IO_SEAL_SIZE);
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+  H5Pclose(fcpl);
   H5Pclose(fapl);
   fcl_status st = file < 0 ? FCL_ERROR(FCL_ERR_IO, "write '%s': cannot create '%s' (does the "
                                        "directory exist and is it writable?)", path, tmp)
@@ -242,6 +238,7 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
     st = FCL_ERROR(FCL_ERR_HDF5, "write '%s': closing the file failed", path);
   H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
   st = fcl__io_agree(comm, st);
+  if (st == FCL_OK && sealed) st = fcl__io_seal(tmp, comm);
   int rank = t->rank;
   if (rank == 0) {
     /* the data reaches the disk before the name does, and the name before the call returns:

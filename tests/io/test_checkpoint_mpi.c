@@ -2,12 +2,15 @@
  * a checkpoint, a restart into fresh fields and N/2 more, bit for bit; a restart on half the
  * ranks continues identically; the state comes back; rotation keeps the newest K; a write that
  * fails half-way leaves the previous checkpoint valid and no temporary file; a flipped byte is
- * reported as corruption; a plain HDF5 file (as h5py writes) reads into any decomposition. The step is a ghost exchange and a generated 7-point update, the same
- * operations per point on any decomposition. */
+ * reported as corruption (by the file's seal, and behind it by the data's and the state's
+ * checksums); a damaged seal, a truncated file, a file without seal are refused; a plain HDF5
+ * file (as h5py writes) reads into any decomposition. The step is a ghost exchange and a
+ * generated 7-point update, the same operations per point on any decomposition. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fcl_test_mpi.h"
 
@@ -79,6 +82,60 @@ static void run_close(run *r) {
   fcl_topology_destroy(&r->topo);
 }
 
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* Seal path again after a change, as the documented format says (src/io/seal.c: the sum of
+ * mix(w_i ^ i * golden) over the 8-byte words after the 512-byte header, plus mix(length)), so
+ * that the checks behind the seal can be reached. */
+static void reseal(const char *path) {
+  FILE *f = fopen(path, "r+b");
+  CHECK(f != NULL);
+  if (!f) return;
+  fseek(f, 0, SEEK_END);
+  uint64_t size = (uint64_t)ftell(f), sum = 0, w = 0;
+  fseek(f, 512, SEEK_SET);
+  unsigned char word[8];
+  size_t got;
+  while (memset(word, 0, 8), (got = fread(word, 1, 8, f)) > 0) {
+    uint64_t v;
+    memcpy(&v, word, 8);
+    sum += mix(v ^ w++ * 0x9e3779b97f4a7c15ull);
+  }
+  char header[512] = {0};
+  snprintf(header, sizeof header, "flowcl-seal 1\nlength %llu\ndigest %016llx\n",
+           (unsigned long long)size, (unsigned long long)(sum + mix(size)));
+  fseek(f, 0, SEEK_SET);
+  CHECK(fwrite(header, 1, sizeof header, f) == sizeof header);
+  fclose(f);
+}
+
+/* Replace n bytes at offset of path; the old bytes in old (may be NULL). */
+static void poke(const char *path, long offset, const void *bytes, size_t n, void *old) {
+  FILE *f = fopen(path, "r+b");
+  CHECK(f != NULL);
+  if (!f) return;
+  fseek(f, offset, SEEK_SET);
+  if (old) CHECK(fread(old, 1, n, f) == n);
+  fseek(f, offset, SEEK_SET);
+  CHECK(fwrite(bytes, 1, n, f) == n);
+  fclose(f);
+}
+
+static void expect_corrupt(env *e, run *r, fcl_dtype dt, const char *path, const char *why) {
+  fcl_checkpoint_state got;
+  MPI_Barrier(MPI_COMM_WORLD);
+  run_open(e, r, MPI_COMM_WORLD, dt);
+  CHECK_STATUS(fcl_checkpoint_read(path, 1, &r->u, &got), FCL_ERR_CORRUPT, why);
+  run_close(r);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void steps(env *e, run *r, int count) {
   size_t bytes = fcl_field_padded_shape(r->u)[0] * fcl_field_padded_shape(r->u)[1] *
                  fcl_field_padded_shape(r->u)[2] * fcl_dtype_size(fcl_field_dtype(r->u));
@@ -121,6 +178,16 @@ static void restart_cases(env *e, fcl_dtype dt) {
   /* half, checkpoint (three, keeping two), fresh fields, restart, the other half */
   run_open(e, &first, MPI_COMM_WORLD, dt);
   CHECK_OK(fcl_field_init(first.u, init_wave, NULL));
+  /* temporary files that killed writers left: this name's go with the next write, others stay */
+  char stale[1100], foreign[1100];
+  snprintf(stale, sizeof stale, "%s/run_000000007.chk.h5.tmp", e->dir);
+  snprintf(foreign, sizeof foreign, "%s/other_000000007.chk.h5.tmp", e->dir);
+  if (rank_ == 0) {
+    FILE *f1 = fopen(stale, "w"), *f2 = fopen(foreign, "w");
+    CHECK(f1 && f2);
+    if (f1) fclose(f1);
+    if (f2) fclose(f2);
+  }
   char path[1024] = "";
   for (int s = 1; s <= STEPS / 2; ++s) {
     steps(e, &first, 1);
@@ -128,9 +195,13 @@ static void restart_cases(env *e, fcl_dtype dt) {
     CHECK_OK(fcl_checkpoint_write(e->dir, "run", 2, 1, &first.u, &st, path, sizeof path));
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank_ == 0)
+  if (rank_ == 0) {
+    CHECKF(access(stale, F_OK) != 0, "%s was left", stale);
+    CHECKF(access(foreign, F_OK) == 0, "%s (another name) was removed", foreign);
+    remove(foreign);
     CHECKF(fcl_test_count_files(e->dir, ".chk.h5") == 2, "%d checkpoints kept, expected 2",
            fcl_test_count_files(e->dir, ".chk.h5"));
+  }
   /* a write failing half-way (the second field's dataset cannot be created) */
   fcl_field *bad = NULL;
   CHECK_OK(fcl_field_create(first.topo, e->ctx, e->q, e->pool, "no/such/group", 1, dt, &bad));
@@ -185,37 +256,52 @@ static void restart_cases(env *e, fcl_dtype dt) {
     }
     MPI_Comm_free(&half);
   }
-  /* a changed state attribute is corruption (it was read silently): time 0.5 -> 7.6e-6 */
+  /* a changed state attribute (it was read silently: time 0.5 -> 7.6e-6) is refused by the
+   * seal, and by the state's checksum when the file is sealed again */
   double time_was = 0;
   if (rank_ == 0) time_was = swap_time(latest, 7.6e-6);
-  MPI_Barrier(MPI_COMM_WORLD);
-  run_open(e, &second, MPI_COMM_WORLD, dt);
-  CHECK_STATUS(fcl_checkpoint_read(latest, 1, &second.u, &got), FCL_ERR_CORRUPT,
-               "does not match its checksum");
-  run_close(&second);
-  if (rank_ == 0) swap_time(latest, time_was); /* put it back */
-  MPI_Barrier(MPI_COMM_WORLD);
-  /* a flipped byte in the data is corruption */
-  if (rank_ == 0) {
-    hid_t f = H5Fopen(latest, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "u", H5P_DEFAULT);
-    haddr_t offset = H5Dget_offset(d);
-    H5Dclose(d);
-    H5Fclose(f);
-    FILE *fp = fopen(latest, "r+b");
-    CHECK(fp && offset != HADDR_UNDEF);
-    if (fp) {
-      fseek(fp, (long)offset + 17, SEEK_SET);
-      int c = fgetc(fp);
-      fseek(fp, (long)offset + 17, SEEK_SET);
-      fputc(c ^ 0x10, fp);
-      fclose(fp);
-    }
+  expect_corrupt(e, &second, dt, latest, "does not match its seal");
+  if (rank_ == 0) reseal(latest);
+  expect_corrupt(e, &second, dt, latest, "does not match its checksum");
+  if (rank_ == 0) { /* put it back */
+    swap_time(latest, time_was);
+    reseal(latest);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   run_open(e, &second, MPI_COMM_WORLD, dt);
-  CHECK_STATUS(fcl_checkpoint_read(latest, 1, &second.u, &got), FCL_ERR_CORRUPT,
-               "does not match its checksum");
+  CHECK_OK(fcl_checkpoint_read(latest, 1, &second.u, &got));
   run_close(&second);
+  /* a flipped bit in the data: the seal, then the data's checksum */
+  long offset = 0;
+  if (rank_ == 0) {
+    hid_t f = H5Fopen(latest, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "u", H5P_DEFAULT);
+    haddr_t at = H5Dget_offset(d); /* from the HDF5 base address: after the user block */
+    H5Dclose(d);
+    H5Fclose(f);
+    CHECK(at != HADDR_UNDEF);
+    offset = 512 + (long)at + 17;
+    unsigned char c = 0;
+    poke(latest, offset, "\0", 1, &c);
+    c ^= 0x10;
+    poke(latest, offset, &c, 1, NULL);
+  }
+  expect_corrupt(e, &second, dt, latest, "does not match its seal");
+  if (rank_ == 0) reseal(latest);
+  expect_corrupt(e, &second, dt, latest, "does not match its checksum");
+  /* a damaged seal, a truncated file, a file with no seal */
+  if (rank_ == 0) { /* the first digit of the length ("flowcl-seal 1\nlength ...") */
+    char digit = 0;
+    poke(latest, 21, "1", 1, &digit);
+    if (digit == '1') poke(latest, 21, "2", 1, NULL);
+  }
+  expect_corrupt(e, &second, dt, latest, "truncated or appended to");
+  if (rank_ == 0) {
+    reseal(latest);
+    CHECK(truncate(latest, offset) == 0);
+  }
+  expect_corrupt(e, &second, dt, latest, "sealed at");
+  if (rank_ == 0) poke(latest, 0, "hdf5", 4, NULL);
+  expect_corrupt(e, &second, dt, latest, "carries no flowcl seal");
   run_close(&straight);
   free(want);
   MPI_Barrier(MPI_COMM_WORLD);
