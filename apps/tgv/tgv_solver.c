@@ -299,10 +299,23 @@ static bool keep_rows_until(const char *path, int64_t step) {
   return ok;
 }
 
+/* mkdir -p: the output directory with its missing parents. 0, or -1 with errno. */
+static int make_dirs(const char *path) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, -1;
+  for (char *p = tmp + 1; *p; ++p)
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 static fcl_status make_outputs(tgv *t) {
   if (t->opt.benchmark) return check_json(t);
   bool ok = true;
-  if (t->rank == 0 && mkdir(t->opt.output_dir, 0777) && errno != EEXIST) {
+  if (t->rank == 0 && make_dirs(t->opt.output_dir) != 0) {
     fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s': %s\n",
             t->opt.output_dir, strerror(errno));
     ok = false;
@@ -465,7 +478,9 @@ static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
 static fcl_simulation_options loop_options(tgv *t) {
   fcl_simulation_options o = {
       .t_start = t->start.t, .t_end = t->opt.t_end, .step_start = t->start.step,
-      .max_steps = t->opt.max_steps,
+      /* --max-steps is the last step, as --t-end is the last time: a restart ends where the
+       * run it continues would have */
+      .max_steps = t->opt.max_steps > 0 ? t->opt.max_steps - t->start.step : 0,
       .dt = {.dt_max = t->opt.dt_max, .cfl = t->opt.cfl, .lcfl = t->opt.lcfl},
       .measure = measure, .diagnostics = diagnostics,
       .diagnostics_every = t->opt.diagnostics_every, .user = t,
@@ -485,6 +500,10 @@ static fcl_simulation_options loop_options(tgv *t) {
 
 fcl_status tgv_run(tgv *t, fcl_sim_state *final) {
   fcl_simulation_options o = loop_options(t);
+  if (t->opt.max_steps > 0 && o.max_steps <= 0) { /* restarted at or past the last step */
+    *final = t->start;
+    return FCL_OK;
+  }
 #if FLOWCL_ENABLE_HDF5
   if (t->series && !t->opt.restart) TRY(snapshot(t, &t->start));
 #endif
