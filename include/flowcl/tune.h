@@ -6,7 +6,10 @@
  * function turns one choice (one value per axis) into a variant by transforming a copy of the
  * base builder; it may refuse a choice (return an error) and the variant is skipped.
  *
- * Effort, as FFTW's planner flags, from the options or FLOWCL_TUNE:
+ * Effort, as FFTW's planner flags, from the options or FLOWCL_TUNE (flowcl's operators ask for
+ * FCL_TUNE_AUTO: measure on GPUs and accelerators, the first time a kernel and size class is
+ * seen there, then remembered; estimate on CPUs, where building the variants costs more than
+ * they save):
  *   none        the default choice, nothing built or timed, nothing remembered;
  *   estimate    a remembered result if there is one, else the first choice (from the default
  *               on) that builds, without timing;
@@ -32,6 +35,7 @@ extern "C" {
 #endif
 
 typedef enum {
+  FCL_TUNE_AUTO = -2,    /* FLOWCL_TUNE, else measure on GPUs and accelerators, estimate on CPUs */
   FCL_TUNE_DEFAULT = -1, /* FLOWCL_TUNE, else measure */
   FCL_TUNE_NONE = 0,
   FCL_TUNE_ESTIMATE,
@@ -82,6 +86,12 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
                     fcl_tune_apply_fn apply, void *user, fcl_context *context,
                     cl_device_id device, const fcl_tune_options *options,
                     fcl_tune_result *result, fcl_kbuilder **best);
+
+/* What fcl_tune timed in this process so far: the tunings that measured variants (not those
+ * served by a remembered result or done at estimate) and the wall seconds they took. A main
+ * job prints it once, so a user sees what the first run on a device paid and a later run
+ * does not. Either pointer may be NULL. */
+void fcl_tune_totals(size_t *tunings, double *seconds);
 
 #ifdef __cplusplus
 }

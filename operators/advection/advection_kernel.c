@@ -319,7 +319,7 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
   const int ncand = s->axis == 0 ? 1 : gpu ? 8 : 4;
   static const int64_t gpu_items[] = {128, 256, 64, 32}, cpu_items[] = {64, 16, 128, 256};
   const fcl_tune_axis axes[] = {{"items", 4, gpu ? gpu_items : cpu_items}};
-  fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
+  fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
   fcl_kbuilder *best = NULL;
   double best_ns = 0;
   fcl_status first_error = FCL_OK;

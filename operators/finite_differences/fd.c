@@ -168,7 +168,7 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
                        cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4};
   const fcl_tune_axis axes[] = {{"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
-  fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
+  fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
   mapping m = {info.max_work_group_size};
   fcl_kbuilder *base = NULL, *best = NULL;
   fcl_tune_result r;

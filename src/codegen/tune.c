@@ -1,6 +1,7 @@
 /* The autotuner: generate variants, check them against the first, time them, keep the fastest. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,9 +370,41 @@ static fcl_status check_args(const fcl_kbuilder *base, size_t num_axes, const fc
   FCL_CHECK_NULL(context, 6);
   FCL_CHECK_NULL(device, 7);
   FCL_CHECK_NULL(options, 8);
+  FCL_CHECK_ARG(options->effort >= FCL_TUNE_AUTO && options->effort <= FCL_TUNE_EXHAUSTIVE, 8,
+                "options", "effort is not an fcl_tune_effort");
   FCL_CHECK_ARG(options->param_values || fcl_kbuilder_num_params(base) == 0, 8, "options",
                 "param_values must give the problem size");
   FCL_CHECK_NULL(result, 9);
+  return FCL_OK;
+}
+
+static struct {
+  pthread_mutex_t lock;
+  size_t tunings;
+  double seconds;
+} totals = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
+
+void fcl_tune_totals(size_t *tunings, double *seconds) {
+  pthread_mutex_lock(&totals.lock);
+  if (tunings) *tunings = totals.tunings;
+  if (seconds) *seconds = totals.seconds;
+  pthread_mutex_unlock(&totals.lock);
+}
+
+/* The effort that FCL_TUNE_DEFAULT or FCL_TUNE_AUTO stand for on device. */
+static fcl_status resolve_effort(fcl_tune_effort asked, cl_device_id device,
+                                 fcl_tune_effort *effort) {
+  *effort = asked;
+  if (asked != FCL_TUNE_DEFAULT && asked != FCL_TUNE_AUTO) return FCL_OK;
+  const char *env = getenv("FLOWCL_TUNE");
+  if (env && *env) return fcl_tune_effort_parse(env, effort);
+  *effort = FCL_TUNE_MEASURE;
+  if (asked == FCL_TUNE_AUTO) {
+    cl_device_type type = CL_DEVICE_TYPE_CPU;
+    FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL),
+               "clGetDeviceInfo(CL_DEVICE_TYPE)");
+    if (type & CL_DEVICE_TYPE_CPU) *effort = FCL_TUNE_ESTIMATE;
+  }
   return FCL_OK;
 }
 
@@ -383,12 +416,8 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
   FCL_TRY(check_args(base, num_axes, axes, apply, context, device, options, result));
   memset(result, 0, sizeof *result);
   result->num_axes = num_axes;
-  fcl_tune_effort effort = options->effort;
-  if (effort == FCL_TUNE_DEFAULT) {
-    const char *env = getenv("FLOWCL_TUNE");
-    effort = FCL_TUNE_MEASURE;
-    if (env && *env) FCL_TRY(fcl_tune_effort_parse(env, &effort));
-  }
+  fcl_tune_effort effort;
+  FCL_TRY(resolve_effort(options->effort, device, &effort));
   result->effort = effort;
   search s = {.base = base, .num_axes = num_axes, .axes = axes, .apply = apply, .user = user,
               .res = result, .start = now_s(), .budget = options->budget_s};
@@ -421,6 +450,12 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
                           __FILE__, __LINE__, "tune '%s': no valid variant among %zu tried; the "
                           "first failed with: %s", fcl_kbuilder_name(base), result->tried,
                           s.first_message);
+    if (effort >= FCL_TUNE_MEASURE) {
+      pthread_mutex_lock(&totals.lock);
+      totals.tunings++;
+      totals.seconds += now_s() - s.start;
+      pthread_mutex_unlock(&totals.lock);
+    }
     if (st == FCL_OK && effort >= FCL_TUNE_MEASURE) {
       result->median_ns = s.best_ns;
       fcl__tune_entry e = {.effort = effort, .median_ns = s.best_ns};

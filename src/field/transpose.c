@@ -109,9 +109,7 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
   bool gpu = st == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU);
   const fcl_tune_axis axes[] = {{"tile", 3, tiles}, {"rows", 4, rows},
                                 {"staged", 2, gpu ? gpu_staged : cpu_staged}};
-  /* tuning times variants only when asked for (FLOWCL_TUNE); otherwise a remembered result or
-   * the default */
-  fcl_tune_options opt = {.effort = getenv("FLOWCL_TUNE") ? FCL_TUNE_DEFAULT : FCL_TUNE_ESTIMATE};
+  fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
   fcl_tune_result r;
   if (st == FCL_OK) st = fcl_tune(base, 3, axes, apply, &m, dst->context, dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, dst->context, NULL, dst->queue, &e->launcher);

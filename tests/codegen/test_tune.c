@@ -1,7 +1,7 @@
 /* The autotuner: it picks a valid variant (checked against a C loop), rejects a variant whose
  * results disagree and one the apply function refuses, remembers the result, reloads it
- * without timing, re-tunes at a higher effort, ignores and rewrites a corrupted entry, and
- * honours FLOWCL_TUNE. */
+ * without timing, re-tunes at a higher effort, ignores and rewrites a corrupted entry, honours
+ * FLOWCL_TUNE, measures at FCL_TUNE_AUTO on GPUs only and counts what it timed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +118,32 @@ static void on_device(const fcl_device_entry *device, void *user) {
   opt.effort = FCL_TUNE_ESTIMATE;
   CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
   CHECK(!r.from_cache && r.timed == 0 && r.choice[0] == 32);
+  /* auto (what the operators ask for): measure on a GPU, estimate on a CPU, FLOWCL_TUNE over
+   * both; a tuning that measured counts in the totals once, its reuse does not */
+  size_t before = 0, after = 0, reused = 0;
+  double seconds = 0;
+  fcl_tune_totals(&before, NULL);
+  n = 1 << 9; /* a size class not seen yet */
+  opt.effort = FCL_TUNE_AUTO;
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device->device, &info));
+  const bool cpu = info.type & CL_DEVICE_TYPE_CPU;
+  CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
+  CHECKF(r.effort == (cpu ? FCL_TUNE_ESTIMATE : FCL_TUNE_MEASURE), "auto on a %s: %s",
+         cpu ? "CPU" : "GPU", fcl_tune_effort_name(r.effort));
+  setenv("FLOWCL_TUNE", "measure", 1);
+  n = 1 << 8;
+  CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
+  CHECK(r.effort == FCL_TUNE_MEASURE && !r.from_cache && r.timed > 0);
+  fcl_tune_totals(&after, &seconds);
+  CHECKF(after == before + 1 + !cpu && seconds > 0, "totals: %zu tunings before, %zu after (%g s)",
+         before, after, seconds);
+  CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
+  fcl_tune_totals(&reused, NULL);
+  CHECKF(r.from_cache && r.timed == 0 && reused == after, "the second tuning of a size class "
+         "timed %zu variants (from the cache: %d), totals %zu -> %zu", r.timed, r.from_cache,
+         after, reused);
+  unsetenv("FLOWCL_TUNE");
   fcl_kbuilder_destroy(&kb);
   kb_env_close(&env);
 }
