@@ -35,13 +35,18 @@ extern "C" {
 #endif
 
 typedef enum {
-  FCL_TUNE_AUTO = -2,    /* FLOWCL_TUNE, else measure on GPUs and accelerators, estimate on CPUs */
+  FCL_TUNE_AUTO = -2,    /* FLOWCL_TUNE, else measure (within FCL_TUNE_AUTO_BUDGET_S unless the
+                          * options give a budget) on GPUs and accelerators, estimate on CPUs */
   FCL_TUNE_DEFAULT = -1, /* FLOWCL_TUNE, else measure */
   FCL_TUNE_NONE = 0,
   FCL_TUNE_ESTIMATE,
   FCL_TUNE_MEASURE,
   FCL_TUNE_EXHAUSTIVE
 } fcl_tune_effort;
+
+/* Seconds that FCL_TUNE_AUTO spends measuring one kernel's variants before it keeps the best so
+ * far (FLOWCL_TUNE=measure has no such limit). */
+#define FCL_TUNE_AUTO_BUDGET_S 3.0
 
 /* "none", "estimate", "measure", "exhaustive". */
 const char *fcl_tune_effort_name(fcl_tune_effort effort);

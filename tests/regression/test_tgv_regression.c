@@ -125,10 +125,11 @@ static void check_z_periods(fcl_test_mpi_env *e) {
 }
 
 #if FLOWCL_ENABLE_HDF5
-/* 10 steps with checkpoints every 5, then 5 more from the latest: the same as 15 at once. */
+/* 10 steps with checkpoints every 5, then on from the latest to step 15 (max_steps is the last
+ * step, as flowcl-tgv's --max-steps): the same as 15 at once. */
 static void check_restart(fcl_test_mpi_env *e) {
   const fcl_dtype dtype = e->fp64 ? FCL_FLOAT64 : FCL_FLOAT32;
-  const run_extra first = {10, 5, NULL}, again = {5, 0, "latest"}, straight = {15, 0, NULL};
+  const run_extra first = {10, 5, NULL}, again = {15, 0, "latest"}, straight = {15, 0, NULL};
   run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "restart", &first);
   const result r = run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "restart", &again);
   const result s = run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "straight", &straight);
