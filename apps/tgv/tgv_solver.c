@@ -598,6 +598,12 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
   double median = t->nstep_wall ? t->step_wall[t->nstep_wall / 2] : 0, all;
   MPI_Allreduce(&median, &all, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(t->topo));
   const double gbs = copy_gbs(t);
+  /* capacity: the device memory that the run's pool holds at its peak, per local grid point */
+  fcl_pool_stats ps;
+  TRY(fcl_pool_get_stats(t->pool, &ps));
+  const int64_t *nl = fcl_topology_local_resolution(t->topo);
+  const double points = (double)nl[0] * (double)nl[1] * (double)nl[2];
+  const double per_point = (double)ps.high_water_bytes / points;
   if (t->rank == 0) {
     printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %d rank(s), device %s, FFT %s\n",
            (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
@@ -605,6 +611,9 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
            t->info.name, tgv_fft_description(t));
     printf("  step (median of %lld, with the dt measure): %.3f ms; copy bandwidth %.1f GB/s\n",
            (long long)t->nstep_wall, 1e3 * all, gbs);
+    printf("  device memory (rank 0's pool at its peak): %.3f GiB, %.1f bytes per grid point "
+           "(the FFT library's own work buffers not counted)\n",
+           (double)ps.high_water_bytes / (1 << 30), per_point);
   }
   TRY(fcl_problem_report(p, stdout));
   if (t->opt.json && t->rank == 0) {
@@ -616,10 +625,12 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
     fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
                "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
                "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d},\n"
-               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
+               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+               "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
+               "\"bytes_per_point\": %.2f}",
             t->info.name, 1e3 * all, (long long)t->opt.resolution, t->opt.z_periods,
             fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
-            gbs);
+            gbs, (double)ps.high_water_bytes, per_point);
     /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
      * time and bandwidth against the copy bandwidth when the node has launchers */
     for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {
