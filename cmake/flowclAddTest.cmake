@@ -1,3 +1,15 @@
+# Sanitized builds run several times slower (the advection tests took over 600 s under ASan on
+# 2 cores): every test's time limit is flowcl_test_timeout(seconds) of its plain-build value.
+if(FLOWCL_SANITIZE)
+  set(FLOWCL_TEST_SLOWDOWN 6)
+else()
+  set(FLOWCL_TEST_SLOWDOWN 1)
+endif()
+function(flowcl_test_timeout var seconds)
+  math(EXPR t "${seconds} * ${FLOWCL_TEST_SLOWDOWN}")
+  set(${var} ${t} PARENT_SCOPE)
+endfunction()
+
 # flowcl_add_test(NAME SOURCES files... LABELS labels... [ARGS args...] [ENVIRONMENT vars...])
 # One executable per test, linked with the library and the shared test helpers; exit code 77
 # means "skipped: hardware absent" (never a silent pass). Tests use a binary cache of their own.
@@ -6,10 +18,11 @@ function(flowcl_add_test name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE flowcl::flowcl flowcl_test_common flowcl_warnings)
   add_test(NAME ${name} COMMAND ${name} ${T_ARGS})
+  flowcl_test_timeout(limit 600)
   set_tests_properties(${name} PROPERTIES
     LABELS "${T_LABELS}"
     SKIP_RETURN_CODE 77
-    TIMEOUT 600
+    TIMEOUT ${limit}
     ENVIRONMENT "FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;${T_ENVIRONMENT}")
 endfunction()
 
@@ -20,6 +33,7 @@ function(flowcl_add_mpi_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS;RANKS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE flowcl::flowcl flowcl_test_mpi flowcl_warnings)
+  flowcl_test_timeout(limit 600)
   foreach(n IN LISTS T_RANKS)
     add_test(NAME ${name}_${n}ranks
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} --oversubscribe
@@ -27,7 +41,7 @@ function(flowcl_add_mpi_test name)
     set_tests_properties(${name}_${n}ranks PROPERTIES
       LABELS "${T_LABELS};mpi"
       SKIP_RETURN_CODE 77
-      TIMEOUT 600
+      TIMEOUT ${limit}
       PROCESSORS ${n}
       ENVIRONMENT "FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
   endforeach()
