@@ -441,6 +441,19 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
     for (size_t a = 0; a < num_axes; ++a)
       for (size_t k = 0; k < axes[a].count; ++k)
         if (axes[a].values[k] == entry.choice[a]) s.best[a] = k;
+    /* a choice remembered for another size of the class (another rank's block) may not apply
+     * to this one: then search as if nothing were remembered */
+    fcl_kbuilder *check = NULL;
+    if (make_variant(&s, s.best, &check) != FCL_OK) {
+      fcl_log(FCL_LOG_INFO, "tune '%s': the remembered choice does not apply here (%s): "
+              "searching", fcl_kbuilder_name(base), fcl_last_error());
+      fcl_clear_error();
+      cached = false;
+      memset(s.best, 0, sizeof s.best);
+    }
+    fcl_kbuilder_destroy(&check);
+  }
+  if (st == FCL_OK && cached) {
     s.have_best = true;
     result->from_cache = true;
     result->median_ns = entry.median_ns;

@@ -13,8 +13,11 @@ static const int64_t widths[] = {1, 2, 4};
 static const int64_t bugs[] = {0, 1};
 static const fcl_tune_axis axes[] = {{"tile", 4, tiles}, {"vec", 3, widths}, {"bug", 2, bugs}};
 
+static int64_t refused_tile = -1; /* a tile the apply function refuses (another size) */
+
 static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *c) {
   (void)user;
+  if (c[0] == refused_tile) return FCL_ERR_NOT_SUPPORTED;
   if (c[0] == 128 && c[1] == 4) /* a choice the space does not allow */
     return fcl_kbuilder_assume(kb, "n mod 0 = 1");
   if (c[2]) { /* a wrong variant: the tuner must notice */
@@ -143,6 +146,14 @@ static void on_device(const fcl_device_entry *device, void *user) {
   CHECKF(r.from_cache && r.timed == 0 && reused == after, "the second tuning of a size class "
          "timed %zu variants (from the cache: %d), totals %zu -> %zu", r.timed, r.from_cache,
          after, reused);
+  /* a remembered choice that this size refuses (remembered by a rank with another block of
+   * the same size class): searched again, not an error */
+  refused_tile = r.choice[0];
+  n = (1 << 8) - 3; /* the same size class */
+  CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
+  CHECKF(!r.from_cache && r.choice[0] != refused_tile, "a refused remembered choice: tile %lld "
+         "(from the cache: %d)", (long long)r.choice[0], r.from_cache);
+  refused_tile = -1;
   unsetenv("FLOWCL_TUNE");
   fcl_kbuilder_destroy(&kb);
   kb_env_close(&env);
