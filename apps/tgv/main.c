@@ -43,6 +43,7 @@ static void plot(const tgv_options *o) {
  * tunes them, later runs reuse the remembered choices and print nothing. */
 static void report_tuning(int rank) {
   static size_t shown;
+  static double shown_s;
   size_t n = 0;
   double s = 0;
   fcl_tune_totals(&n, &s);
@@ -50,8 +51,10 @@ static void report_tuning(int rank) {
   char dir[1024] = "";
   if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK) fcl_clear_error();
   printf("tuning: %zu kernel(s) measured in %.1f s, remembered in %s/tune: later runs reuse "
-         "them (FLOWCL_TUNE=estimate: no tuning)\n", n - shown, s, dir[0] ? dir : "(no cache)");
+         "them (FLOWCL_TUNE=estimate: no tuning)\n", n - shown, s - shown_s,
+         dir[0] ? dir : "(no cache)");
   shown = n;
+  shown_s = s;
 }
 
 static int run(const tgv_options *o, int rank) {

@@ -124,5 +124,5 @@ fcl_status fcl__io_verify_seal(const char *path, MPI_Comm comm) {
     st = FCL_ERROR(FCL_ERR_CORRUPT, "'%s' does not match its seal (digest %016" PRIx64 ", "
                    "sealed %016" PRIx64 "): damaged after it was written", path, digest, stored);
   if (fd >= 0) close(fd);
-  return st;
+  return fcl__io_agree(comm, st); /* each rank read the header itself: one answer for all */
 }

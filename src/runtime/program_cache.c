@@ -7,7 +7,9 @@
  * filed under another key is logged, removed and rebuilt. A build takes the key's lock file
  * (flock), so that processes building one program wait for the first and load its entry:
  * PoCL 3.1 crashes when it serializes a program (CL_PROGRAM_BINARIES) while another process
- * rewrites the same program in PoCL's own cache, and the ranks compile it once, not N times. A directory of another user, or one
+ * rewrites the same program in PoCL's own cache, and the ranks compile it once, not N times.
+ * (VkFFT's programs are created and built in two calls: there the lock covers the load, and the
+ * build with its store, separately; the ranks may then each compile them.) A directory of another user, or one
  * others may write to, is not used (code is loaded from it). Warnings about the directory come
  * once per run. */
 #include <errno.h>

@@ -275,11 +275,11 @@ static void restart_cases(env *e, fcl_dtype dt) {
   long offset = 0;
   if (rank_ == 0) {
     hid_t f = H5Fopen(latest, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "u", H5P_DEFAULT);
-    haddr_t at = H5Dget_offset(d); /* from the HDF5 base address: after the user block */
+    haddr_t at = H5Dget_offset(d); /* in the file: the user block included */
     H5Dclose(d);
     H5Fclose(f);
     CHECK(at != HADDR_UNDEF);
-    offset = 512 + (long)at + 17;
+    offset = (long)at + 17;
     unsigned char c = 0;
     poke(latest, offset, "\0", 1, &c);
     c ^= 0x10;
