@@ -45,7 +45,8 @@ typedef enum {
 } fcl_tune_effort;
 
 /* Seconds that FCL_TUNE_AUTO spends measuring one kernel's variants before it keeps the best so
- * far (FLOWCL_TUNE=measure has no such limit). */
+ * far (FLOWCL_TUNE=measure has no such limit). A search cut short so is remembered at estimate
+ * effort: auto reuses it, an explicit measure searches in full. */
 #define FCL_TUNE_AUTO_BUDGET_S 3.0
 
 /* "none", "estimate", "measure", "exhaustive". */

@@ -435,7 +435,7 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
     st = fcl__tune_key(base, num_axes, axes, options->build_options, device,
                        options->param_values, key);
     cached = st == FCL_OK && fcl__tune_cache_load(key, num_axes, axes, &entry) &&
-             entry.effort >= effort;
+             entry.effort >= (auto_measure ? FCL_TUNE_ESTIMATE : effort);
   }
   if (st == FCL_OK && cached) {
     for (size_t a = 0; a < num_axes; ++a)
@@ -477,7 +477,10 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
     }
     if (st == FCL_OK && effort >= FCL_TUNE_MEASURE) {
       result->median_ns = s.best_ns;
-      fcl__tune_entry e = {.effort = effort, .median_ns = s.best_ns};
+      /* a search that auto's budget cut short is remembered below measure: auto reuses it,
+       * an explicit FLOWCL_TUNE=measure searches in full */
+      fcl__tune_entry e = {.effort = auto_measure && s.budget_hit ? FCL_TUNE_ESTIMATE : effort,
+                           .median_ns = s.best_ns};
       for (size_t a = 0; a < num_axes; ++a) e.choice[a] = axes[a].values[s.best[a]];
       fcl__tune_cache_store(key, fcl_kbuilder_name(base), num_axes, &e);
     }
