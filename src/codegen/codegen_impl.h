@@ -140,6 +140,9 @@ typedef struct {
   char **deps;           /* dep= patterns, then resolved ids */
   size_t ndeps;
   bool deps_given;
+  char **after;          /* ids a transformation orders it after, on top of its deps (given or
+                            inferred): stream_iname keeps a loop whole after its prologue */
+  size_t nafter;
   char **conds;          /* if= */
   size_t nconds;
   int priority;

@@ -72,6 +72,10 @@ fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text) {
       fcl__str_printf(&b, ", dep=");
       for (size_t k = 0; k < in->ndeps; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->deps[k]);
     }
+    if (in->nafter) {
+      fcl__str_printf(&b, ", after=");
+      for (size_t k = 0; k < in->nafter; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->after[k]);
+    }
     if (in->nconds) {
       fcl__str_printf(&b, ", if=");
       for (size_t k = 0; k < in->nconds; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->conds[k]);

@@ -45,6 +45,7 @@ static void insn_free(fcl__insn *in) {
   fcl__expr_free(in->rhs);
   free_strings(in->inames, in->ninames);
   free_strings(in->deps, in->ndeps);
+  free_strings(in->after, in->nafter);
   free_strings(in->conds, in->nconds);
 }
 
@@ -149,6 +150,7 @@ fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out) {
     d->rhs = dup_expr(s->rhs, &ok);
     d->inames = dup_strings(s->inames, s->ninames, &ok);
     d->deps = dup_strings(s->deps, s->ndeps, &ok);
+    d->after = dup_strings(s->after, s->nafter, &ok);
     d->conds = dup_strings(s->conds, s->nconds, &ok);
   }
   c->rules = dup_array(kb->rules, kb->nrules, sizeof *kb->rules, &ok);

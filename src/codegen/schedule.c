@@ -72,6 +72,10 @@ fcl_status fcl__items_resolve_deps(const fcl_kbuilder *kb, fcl__item *items, siz
         if (writers == 1) FCL_TRY(add_dep(it, writer));
       }
     }
+    for (size_t d = 0; d < it->insn->nafter; ++d)
+      for (size_t j = 0; j < n; ++j)
+        if (j != i && items[j].insn && !strcmp(it->insn->after[d], items[j].id))
+          FCL_TRY(add_dep(it, j));
     /* prefetch copies come before every reader of their array */
     for (size_t j = 0; j < n; ++j)
       if (!items[j].insn && (fcl__expr_uses(it->insn->rhs, items[j].plan->array->name) ||

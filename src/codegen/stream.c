@@ -309,6 +309,22 @@ static fcl_status link_group(stream_ctx *c, const group *g) {
     snprintf(id, sizeof id, "%s_rot", g->reg[j]);
     fcl__kb_insn(kb, id)->carried = true;
   }
+  /* everything in the loop comes after the prologue: otherwise the scheduler may run the
+   * instructions that do not read the registers in a loop of their own before it, and a
+   * private value they pass to the others would leave that loop with its last iteration's */
+  for (size_t i = 0; i < kb->ninsns; ++i) {
+    fcl__insn *in = &kb->insns[i];
+    char *leaves[FCL__MAX_LEAVES];
+    const size_t nl = insn_leaves(kb, in, leaves);
+    if (!in_list(leaves, nl, c->iname)) continue;
+    for (int64_t j = 0; j < g->window; ++j) {
+      char **grown = realloc(in->after, (in->nafter + 1) * sizeof *grown);
+      if (!grown) return oom();
+      in->after = grown;
+      if (!(in->after[in->nafter] = malloc(strlen(g->reg[j]) + 5))) return oom();
+      sprintf(in->after[in->nafter++], "%s_pre", g->reg[j]);
+    }
+  }
   return FCL_OK;
 }
 

@@ -299,6 +299,53 @@ static void stencil3d_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* ---------------- two arrays streamed along k, and a private value ---------------- */
+
+/* out = a + (u[k-1] - u[k+1]) + v[k-1] v[k+1], a read into a private value first: streaming u
+ * and v must keep that value's writer in the same loop as its reader (scheduled apart, the
+ * reader saw the last plane's value). */
+static void ref_stream2(kb_data *d, const int64_t *p) {
+  int64_t nx = p[0], ny = p[1], nz = p[2];
+  const double *a = d->data[0], *u = d->data[1], *v = d->data[2];
+  for (int64_t k = 1; k < nz - 1; ++k)
+    for (int64_t j = 0; j < ny; ++j)
+      for (int64_t i = 0; i < nx; ++i) {
+        int64_t at = (k * ny + j) * nx + i, up = at + nx * ny, down = at - nx * ny;
+        d->data[3][at] = a[at] + (u[down] - u[up]) + v[down] * v[up];
+      }
+}
+static void v_stream2(fcl_kbuilder *kb, int64_t planes) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "k", planes, "g.2", NULL));
+  CHECK_OK(fcl_kbuilder_stream_iname(kb, "k_inner", "u"));
+  CHECK_OK(fcl_kbuilder_stream_iname(kb, "k_inner", "v"));
+}
+static void v_stream2_4(fcl_kbuilder *kb) { v_stream2(kb, 4); }
+static void v_stream2_16(fcl_kbuilder *kb) { v_stream2(kb, 16); }
+
+static void stream2_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("stream2", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "nx"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "ny"));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "nz"));
+  static const char *names[] = {"a", "u", "v", "out"};
+  for (int i = 0; i < 4; ++i) CHECK_OK(fcl_kbuilder_add_array(kb, names[i], t, "nz, ny, nx"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < nz - 1 and 0 <= j < ny and "
+                                       "0 <= i < nx }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb,
+      "<> c = a[k, j, i]  {id=center, dep=}\n"
+      "out[k, j, i] = c + (u[k - 1, j, i] - u[k + 1, j, i]) + v[k - 1, j, i] * v[k + 1, j, i]"
+      "  {dep=center}"));
+  static const variant v[] = {{"sequential", v_none},
+                              {"u, v streamed, 4 planes per group", v_stream2_4},
+                              {"u, v streamed, 16 planes per group (partial)", v_stream2_16}};
+  int64_t p[3] = {21, 9, 13};
+  run_variants(env, kb, p, ref_stream2, v, sizeof v / sizeof *v);
+  fcl_kbuilder_destroy(&kb);
+}
+
 /* ---------------- transpose ---------------- */
 
 static void ref_transpose(kb_data *d, const int64_t *p) {
@@ -484,6 +531,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
     rules_tests(&env, types[k]);
     stencil2d_tests(&env, types[k]);
     stencil3d_tests(&env, types[k]);
+    stream2_tests(&env, types[k]);
     transpose_tests(&env, types[k]);
     reduction_tests(&env, types[k]);
     matvec_tests(&env, types[k]);
