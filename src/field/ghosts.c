@@ -3,7 +3,9 @@
  * post and complete the messages. Two transports (FLOWCL_TRANSPORT): on one node, staged (the
  * comm layer's shared staging: a face goes from the device into the sender's window segment
  * and from there into the receiver's device; messages carry no data, only "ready" and "read");
- * otherwise mpi (pinned staging, MPI_Isend/Irecv of the data). Calling them allocates nothing. */
+ * otherwise mpi (pinned staging, MPI_Isend/Irecv of the data). The leading axes that are
+ * periodic on this rank fill their ghosts in one kernel per component (ghosts_wrap); a plan with
+ * nothing else has no host step and returns without waiting. Calling them allocates nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,7 @@ struct fcl__ghost_plan {
   fcl__shm_stage *shm; /* staged transport; NULL: mpi */
   size_t stage_bytes, stage_used;
   axis_messages axes[3]; /* per axis */
+  bool device_only;      /* no host step: the queue's order is enough */
 };
 
 /* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
@@ -327,6 +330,54 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   return FCL_OK;
 }
 
+/* The number of leading axes whose forward ghosts one ghosts_wrap pass fills: periodic, held
+ * whole by this rank, and at least as long as their ghosts (a wrapped index lands inside). */
+static int wrapped_axes(const fcl_field *f) {
+  const fcl_topology *t = f->topo;
+  int m = 0;
+  while (m < t->domain.dim && t->procs[m] == 1 && t->domain.bc[m][0] == FCL_BC_PERIODIC &&
+         t->local[m] >= t->ghosts[m])
+    ++m;
+  return m;
+}
+
+/* One kernel per component fills the ghosts of the first m axes (see ghosts_wrap in field.cl). */
+static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
+  const fcl_field *f = p->f;
+  const fcl_topology *t = f->topo;
+  int64_t n[3], g[3], first[4] = {0};
+  for (int b = 0; b < 3; ++b) {
+    n[b] = t->local[b];
+    g[b] = t->ghosts[b];
+  }
+  for (int a = 0; a < 3; ++a) {
+    int64_t size = a < m ? 2 * g[a] : 0;
+    for (int b = 0; b < 3; ++b)
+      if (b != a) size *= b < a ? n[b] + 2 * g[b] : n[b];
+    first[a + 1] = first[a] + size;
+  }
+  if (!first[3]) return FCL_OK;
+  enum { WG = 256 };
+  fcl_launch_config cfg = {.queue = f->queue, .work_dim = 1,
+                           .global = {(size_t)((first[3] + WG - 1) / WG * WG)}, .local = {WG},
+                           .bytes_per_launch = (size_t)first[3] * f->itemsize * 2};
+  char name[160];
+  snprintf(name, sizeof name, "%s.ghosts.wrap", f->name);
+  for (int c = 0; c < f->ncomp; ++c) {
+    fcl_arg args[11] = {fcl_arg_buffer(0, fcl_field_buffer(f, c)), fcl_arg_i32(1, m),
+                        fcl_arg_i64(2, n[0]),      fcl_arg_i64(3, n[1]),
+                        fcl_arg_i64(4, n[2]),      fcl_arg_i64(5, g[0]),
+                        fcl_arg_i64(6, g[1]),      fcl_arg_i64(7, g[2]),
+                        fcl_arg_i64(8, first[1]),  fcl_arg_i64(9, first[2]),
+                        fcl_arg_i64(10, first[3])};
+    fcl_launcher *l = NULL;
+    FCL_TRY(fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 11, args, 0, NULL, &cfg,
+                                       &l));
+    FCL_TRY(fcl_launcher_list_push(p->begin, l));
+  }
+  return FCL_OK;
+}
+
 /* Staging bytes: two messages per face of each axis, for the largest face box. */
 static size_t stage_size(const fcl_field *f) {
   size_t total = 0;
@@ -373,10 +424,13 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->begin);
   snprintf(name, sizeof name, "%s.%s.end", f->name, accumulate ? "accumulate" : "ghosts");
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->end);
-  /* every axis but the last completes inside begin; the last one's messages complete in end */
-  const int dim = f->topo->domain.dim;
+  /* the leading axes that wrap on this rank in one pass; every other axis but the last
+   * completes inside begin, the last one's messages complete in end */
+  const int dim = f->topo->domain.dim, wrapped = accumulate ? 0 : wrapped_axes(f);
+  if (st == FCL_OK && wrapped) st = push_wrap(p, wrapped);
+  p->device_only = wrapped == dim;
   fcl_launcher *tail = NULL;
-  for (int i = 0; st == FCL_OK && i < dim; ++i) {
+  for (int i = wrapped; st == FCL_OK && i < dim; ++i) {
     int a = accumulate ? dim - 1 - i : i;
     if (!f->topo->ghosts[a]) continue;
     if (tail) st = fcl_launcher_list_push(p->begin, tail);
@@ -427,7 +481,10 @@ static fcl_status run(fcl_launcher *l, cl_command_queue q) {
   return st;
 }
 
-static fcl_status plan_begin(fcl__ghost_plan *p) { return run(p->begin, p->f->queue); }
+static fcl_status plan_begin(fcl__ghost_plan *p) {
+  if (p->device_only) return fcl_launcher_call(p->begin, p->f->queue, 0, NULL, NULL, NULL);
+  return run(p->begin, p->f->queue);
+}
 static fcl_status plan_end(fcl__ghost_plan *p) { return run(p->end, p->f->queue); }
 
 fcl_status fcl_field_ghosts_begin(fcl_field *f) {
