@@ -123,13 +123,18 @@ typedef struct {
   size_t max_wg;
 } mapping;
 
-/* choice: work-items along x, rows of y per work-group. */
+/* choice: planes of k per work-group (a sequential loop when more than one: a work-group walking
+ * k finds the planes its neighbours along k just read in its own cache rather than the device's
+ * shared one), work-items along x, rows of y per work-group. Planes come first: the search
+ * varies the first axis first, and on the H200 at 512^3 it is the one that pays (the dt
+ * measure's gradient norm 1.21 -> 0.89 ms; work-group shapes within 5 %). */
 static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   const mapping *m = user;
-  if ((size_t)(choice[0] * choice[1]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
-  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", choice[0], "g.0", "l.0"));
-  FCL_TRY(fcl_kbuilder_split_iname(kb, "j", choice[1], "g.1", "l.1"));
-  return fcl_kbuilder_tag_inames(kb, "k:g.2");
+  if ((size_t)(choice[1] * choice[2]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", choice[1], "g.0", "l.0"));
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "j", choice[2], "g.1", "l.1"));
+  if (choice[0] == 1) return fcl_kbuilder_tag_inames(kb, "k:g.2");
+  return fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", NULL);
 }
 
 static fcl_status describe(const char *name, const fcl_field *shape, size_t narrays,
@@ -165,17 +170,18 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
-                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4};
-  const fcl_tune_axis axes[] = {{"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
+                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4}, planes[] = {1, 8, 32};
+  const fcl_tune_axis axes[] = {{"planes", 3, planes},
+                                {"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
-  mapping m = {info.max_work_group_size};
+  mapping m = {.max_wg = info.max_work_group_size};
   fcl_kbuilder *base = NULL, *best = NULL;
   fcl_tune_result r;
   fcl_launcher *k = NULL;
   fcl_status st = describe(name, shape, narrays, arrays, op->dt_param, text, &base);
   if (st == FCL_OK)
-    st = fcl_tune(base, 2, axes, apply_choice, &m, fcl_field_context(shape), dev, &opt, &r, &best);
+    st = fcl_tune(base, 3, axes, apply_choice, &m, fcl_field_context(shape), dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, fcl_field_context(shape), NULL, q, &k);
   fcl_kbuilder_destroy(&base);
   fcl_kbuilder_destroy(&best);
