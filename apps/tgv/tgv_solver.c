@@ -1,5 +1,5 @@
-/* flowcl-tgv solver: set-up, the time loop's callbacks, benchmark. */
-#include "tgv_solver.h"
+/* flowcl-tgv solver: set-up and the time loop's callbacks. */
+#include "tgv_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,43 +9,6 @@
 #include <sys/stat.h>
 
 #define PI 3.14159265358979323846
-#define TRY(call)                                                                              \
-  do {                                                                                         \
-    fcl_status s_ = (call);                                                                    \
-    if (s_ != FCL_OK) return s_;                                                               \
-  } while (0)
-
-struct tgv {
-  tgv_options opt;
-  double nu;
-  int rank, size;
-  fcl_topology *topo;
-  fcl_device_info info;
-  fcl_context *ctx;
-  cl_command_queue q;
-  fcl_allocator *alloc;
-  fcl_pool *pool;
-  fcl_field *w, *u;
-  fcl_field *u_mid, *u_prev; /* second-order splitting: u^(n+1/2) ~ 3/2 u^n - 1/2 u^(n-1) */
-  fcl_fd *extrapolate;
-  fcl_spectral *spectral;
-  fcl_advection *adv;
-  fcl_fd *stretch;
-  fcl_analytics *an;
-  fcl_problem *problem;
-  fcl_sim_state start; /* t and step of the first step (restart) */
-  FILE *csv;           /* rank 0 */
-#if FLOWCL_ENABLE_HDF5
-  fcl_io_series *series;
-#endif
-  bool have_prev;
-  bool row_written; /* a restart's first row is the checkpoint's, already in the file */
-  double prev_energy, prev_enstrophy, prev_t;
-  double peak_eps, peak_t;
-  double *step_wall; /* benchmark: wall seconds per step */
-  int64_t nstep_wall, cap_step_wall;
-  double last_wall;
-};
 
 /* The initial vorticity: curl of u = (sin x cos y cos z, -cos x sin y cos z, 0). */
 static const char *const w0[3] = {"-cos(x) * sin(y) * sin(z)", "-sin(x) * cos(y) * sin(z)",
@@ -475,7 +438,7 @@ static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
 }
 #endif
 
-static fcl_simulation_options loop_options(tgv *t) {
+fcl_simulation_options tgv__loop_options(tgv *t) {
   fcl_simulation_options o = {
       .t_start = t->start.t, .t_end = t->opt.t_end, .step_start = t->start.step,
       /* --max-steps is the last step, as --t-end is the last time: a restart ends where the
@@ -499,7 +462,7 @@ static fcl_simulation_options loop_options(tgv *t) {
 }
 
 fcl_status tgv_run(tgv *t, fcl_sim_state *final) {
-  fcl_simulation_options o = loop_options(t);
+  fcl_simulation_options o = tgv__loop_options(t);
   if (t->opt.max_steps > 0 && o.max_steps <= 0) { /* restarted at or past the last step */
     *final = t->start;
     return FCL_OK;
@@ -529,123 +492,4 @@ const char *tgv_device_name(const tgv *t) { return t->info.name; }
 
 const char *tgv_fft_description(const tgv *t) {
   return fcl_fft_description(fcl_spectral_fft(t->spectral));
-}
-
-/* ---- benchmark ---- */
-
-static fcl_status time_step(void *user, const fcl_sim_state *s) {
-  (void)s;
-  tgv *t = user;
-  TRY(fcl_queue_finish(t->q));
-  const double now = MPI_Wtime();
-  if (t->nstep_wall < t->cap_step_wall) t->step_wall[t->nstep_wall++] = now - t->last_wall;
-  t->last_wall = now;
-  return FCL_OK;
-}
-
-static int compare(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* GB/s of a device copy of the vorticity's first component (read and write), median of 11. */
-static double copy_gbs(tgv *t) {
-  const size_t *p = fcl_field_padded_shape(t->w);
-  const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
-  double ns[11];
-  int n = 0;
-  for (int r = -1; r < 11; ++r) {
-    cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->w, 0), fcl_field_buffer(t->w, 1), 0, 0,
-                            bytes, 0, NULL, &ev) != CL_SUCCESS)
-      break;
-    clWaitForEvents(1, &ev);
-    fcl_event_times times;
-    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK) ns[n++] = (double)(times.end - times.start);
-    clReleaseEvent(ev);
-  }
-  if (!n) return 0;
-  qsort(ns, (size_t)n, sizeof *ns, compare);
-  return 2.0 * (double)bytes / ns[n / 2];
-}
-
-fcl_status tgv_benchmark(tgv *t, int64_t steps) {
-  fcl_simulation_options o = loop_options(t);
-  o.diagnostics = time_step;
-  o.diagnostics_every = 1;
-  o.output = o.checkpoint = NULL;
-  o.output_every_t = 0;
-  o.checkpoint_every = 0;
-  o.progress = NULL;
-  o.t_end = 1e9;
-  o.max_steps = 3; /* warm-up: the first steps fill caches and pools */
-  fcl_sim_state s;
-  t->cap_step_wall = steps;
-  t->step_wall = calloc((size_t)steps, sizeof *t->step_wall);
-  if (!t->step_wall) return FCL_ERR_OUT_OF_MEMORY;
-  t->last_wall = MPI_Wtime();
-  TRY(fcl_simulation_run(t->problem, &o, &s));
-  /* the timed steps, with per-node timing (each node waits for the queue) */
-  fcl_problem *p = t->problem;
-  TRY(fcl_problem_set_timing(p, true));
-  t->nstep_wall = 0;
-  o.t_start = s.t;
-  o.step_start = s.step;
-  o.max_steps = steps;
-  t->last_wall = MPI_Wtime();
-  TRY(fcl_simulation_run(p, &o, &s));
-  qsort(t->step_wall, (size_t)t->nstep_wall, sizeof *t->step_wall, compare);
-  double median = t->nstep_wall ? t->step_wall[t->nstep_wall / 2] : 0, all;
-  MPI_Allreduce(&median, &all, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(t->topo));
-  const double gbs = copy_gbs(t);
-  /* capacity: the device memory that the run's pool holds at its peak, per local grid point */
-  fcl_pool_stats ps;
-  TRY(fcl_pool_get_stats(t->pool, &ps));
-  const int64_t *nl = fcl_topology_local_resolution(t->topo);
-  const double points = (double)nl[0] * (double)nl[1] * (double)nl[2];
-  const double per_point = (double)ps.high_water_bytes / points;
-  if (t->rank == 0) {
-    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %d rank(s), device %s, FFT %s\n",
-           (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
-           fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
-           t->info.name, tgv_fft_description(t));
-    printf("  step (median of %lld, with the dt measure): %.3f ms; copy bandwidth %.1f GB/s\n",
-           (long long)t->nstep_wall, 1e3 * all, gbs);
-    printf("  device memory (rank 0's pool at its peak): %.3f GiB, %.1f bytes per grid point "
-           "(the FFT library's own work buffers not counted)\n",
-           (double)ps.high_water_bytes / (1 << 30), per_point);
-  }
-  TRY(fcl_problem_report(p, stdout));
-  if (t->opt.json && t->rank == 0) {
-    FILE *f = fopen(t->opt.json, "w");
-    if (!f) {
-      fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
-      return FCL_ERR_IO;
-    }
-    fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
-               "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
-               "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d},\n"
-               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
-               "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
-               "\"bytes_per_point\": %.2f}",
-            t->info.name, 1e3 * all, (long long)t->opt.resolution, t->opt.z_periods,
-            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
-            gbs, (double)ps.high_water_bytes, per_point);
-    /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
-     * time and bandwidth against the copy bandwidth when the node has launchers */
-    for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {
-      fcl_node_stats ns;
-      if (fcl_problem_node_statistics(p, n, &ns) != FCL_OK) break;
-      const double calls = ns.calls ? (double)ns.calls : 1;
-      fprintf(f, ",\n  {\"name\": \"%s\", \"value\": %.6f, \"unit\": \"ms\"", ns.name,
-              1e3 * ns.wall_s / calls);
-      if (ns.device_ns > 0 && ns.bytes > 0)
-        fprintf(f, ", \"device_ms\": %.6f, \"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.4f",
-                1e-6 * ns.device_ns / calls, ns.bytes / ns.device_ns, ns.bytes / ns.device_ns / gbs);
-      fprintf(f, "}");
-    }
-    fprintf(f, "\n]}\n");
-    fclose(f);
-  }
-  return FCL_OK;
 }

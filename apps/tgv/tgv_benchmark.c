@@ -1,0 +1,210 @@
+/* flowcl-tgv --benchmark: timed steps, the per-operator report, the copy bandwidth, the step's
+ * floor, the JSON. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgv_impl.h"
+
+
+static fcl_status time_step(void *user, const fcl_sim_state *s) {
+  (void)s;
+  tgv *t = user;
+  TRY(fcl_queue_finish(t->q));
+  const double now = MPI_Wtime();
+  if (t->nstep_wall < t->cap_step_wall) t->step_wall[t->nstep_wall++] = now - t->last_wall;
+  t->last_wall = now;
+  return FCL_OK;
+}
+
+static int compare(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* GB/s of a device copy of the vorticity's first component (read and write), median of 11. */
+static double copy_gbs(tgv *t) {
+  const size_t *p = fcl_field_padded_shape(t->w);
+  const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
+  double ns[11];
+  int n = 0;
+  for (int r = -1; r < 11; ++r) {
+    cl_event ev = NULL;
+    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->w, 0), fcl_field_buffer(t->w, 1), 0, 0,
+                            bytes, 0, NULL, &ev) != CL_SUCCESS)
+      break;
+    clWaitForEvents(1, &ev);
+    fcl_event_times times;
+    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK) ns[n++] = (double)(times.end - times.start);
+    clReleaseEvent(ev);
+  }
+  if (!n) return 0;
+  qsort(ns, (size_t)n, sizeof *ns, compare);
+  return 2.0 * (double)bytes / ns[n / 2];
+}
+
+/* Milliseconds of one forward and one backward transform of one component by the FFT alone (in
+ * place in slot 0, whose contents the benchmark no longer needs), medians of 11. Collective. */
+static fcl_status fft_ms(tgv *t, double *forward, double *backward) {
+  fcl_fft *fft = fcl_spectral_fft(t->spectral);
+  double f[11], b[11];
+  for (int r = -1; r < 11; ++r) {
+    TRY(fcl_queue_finish(t->q));
+    double t0 = MPI_Wtime();
+    TRY(fcl_fft_forward_inplace(fft, 0));
+    TRY(fcl_queue_finish(t->q));
+    double t1 = MPI_Wtime();
+    TRY(fcl_fft_backward_inplace(fft, 0));
+    TRY(fcl_queue_finish(t->q));
+    if (r >= 0) {
+      f[r] = t1 - t0;
+      b[r] = MPI_Wtime() - t1;
+    }
+  }
+  qsort(f, 11, sizeof *f, compare);
+  qsort(b, 11, sizeof *b, compare);
+  double local[2] = {1e3 * f[5], 1e3 * b[5]}, all[2];
+  MPI_Allreduce(local, all, 2, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(t->topo));
+  *forward = all[0];
+  *backward = all[1];
+  return FCL_OK;
+}
+
+/* The transforms per call of the spectral operators this app adds (by their names). */
+static void transforms(const char *node, int *forward, int *backward) {
+  static const struct {
+    const char *name;
+    int forward, backward;
+  } table[] = {{"diffusion_biot_savart", 3, 6}, {"biot_savart", 3, 3},
+               {"spectral_diffusion", 3, 3}};
+  *forward = *backward = 0;
+  for (size_t i = 0; i < sizeof table / sizeof *table; ++i)
+    if (!strcmp(node, table[i].name)) {
+      *forward = table[i].forward;
+      *backward = table[i].backward;
+    }
+}
+
+/* A node's floor in ms: its kernels' bytes at the copy bandwidth, its transforms at the bare
+ * FFT's time; 0 for the rest (ghost exchanges: on one rank the kernels could wrap instead). */
+static double node_floor_ms(const fcl_node_stats *ns, double gbs, double fwd_ms, double bwd_ms) {
+  const double calls = ns->calls ? (double)ns->calls : 1;
+  int nf, nb;
+  transforms(ns->name, &nf, &nb);
+  double ms = nf * fwd_ms + nb * bwd_ms;
+  if (ns->device_ns > 0 && ns->bytes > 0 && gbs > 0) ms += 1e3 * ns->bytes / calls / (gbs * 1e9);
+  return ms;
+}
+
+/* Rank 0's nodes: floor, wall time per call, their ratio; the step against the sum. */
+static double print_floor(tgv *t, double step_ms, double gbs, double fwd_ms, double bwd_ms) {
+  fcl_problem *p = t->problem;
+  printf("floor: each node's kernel bytes at the copy bandwidth, its transforms at the bare "
+         "FFT's time (forward %.3f ms, backward %.3f ms per component); ghosts 0\n", fwd_ms,
+         bwd_ms);
+  printf("  %-36s %9s %9s %10s\n", "node", "floor ms", "wall ms", "wall/floor");
+  double total = 0;
+  for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {
+    fcl_node_stats ns;
+    if (fcl_problem_node_statistics(p, n, &ns) != FCL_OK) break;
+    const double floor = node_floor_ms(&ns, gbs, fwd_ms, bwd_ms),
+                 wall = 1e3 * ns.wall_s / (ns.calls ? (double)ns.calls : 1);
+    total += floor;
+    if (floor > 0) printf("  %-36s %9.3f %9.3f %10.2f\n", ns.name, floor, wall, wall / floor);
+    else printf("  %-36s %9.3f %9.3f %10s\n", ns.name, floor, wall, "-");
+  }
+  printf("  %-36s %9.3f %9.3f %10.2f\n", "step (with the dt measure)", total, step_ms,
+         total > 0 ? step_ms / total : 0);
+  return total;
+}
+
+fcl_status tgv_benchmark(tgv *t, int64_t steps) {
+  fcl_simulation_options o = tgv__loop_options(t);
+  o.diagnostics = time_step;
+  o.diagnostics_every = 1;
+  o.output = o.checkpoint = NULL;
+  o.output_every_t = 0;
+  o.checkpoint_every = 0;
+  o.progress = NULL;
+  o.t_end = 1e9;
+  o.max_steps = 3; /* warm-up: the first steps fill caches and pools */
+  fcl_sim_state s;
+  t->cap_step_wall = steps;
+  t->step_wall = calloc((size_t)steps, sizeof *t->step_wall);
+  if (!t->step_wall) return FCL_ERR_OUT_OF_MEMORY;
+  t->last_wall = MPI_Wtime();
+  TRY(fcl_simulation_run(t->problem, &o, &s));
+  /* the timed steps, with per-node timing (each node waits for the queue) */
+  fcl_problem *p = t->problem;
+  TRY(fcl_problem_set_timing(p, true));
+  t->nstep_wall = 0;
+  o.t_start = s.t;
+  o.step_start = s.step;
+  o.max_steps = steps;
+  t->last_wall = MPI_Wtime();
+  TRY(fcl_simulation_run(p, &o, &s));
+  qsort(t->step_wall, (size_t)t->nstep_wall, sizeof *t->step_wall, compare);
+  double median = t->nstep_wall ? t->step_wall[t->nstep_wall / 2] : 0, all;
+  MPI_Allreduce(&median, &all, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(t->topo));
+  const double gbs = copy_gbs(t);
+  /* capacity: the device memory that the run's pool holds at its peak, per local grid point */
+  fcl_pool_stats ps;
+  TRY(fcl_pool_get_stats(t->pool, &ps));
+  const int64_t *nl = fcl_topology_local_resolution(t->topo);
+  const double points = (double)nl[0] * (double)nl[1] * (double)nl[2];
+  const double per_point = (double)ps.high_water_bytes / points;
+  if (t->rank == 0) {
+    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %d rank(s), device %s, FFT %s\n",
+           (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
+           fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
+           t->info.name, tgv_fft_description(t));
+    printf("  step (median of %lld, with the dt measure): %.3f ms; copy bandwidth %.1f GB/s\n",
+           (long long)t->nstep_wall, 1e3 * all, gbs);
+    printf("  device memory (rank 0's pool at its peak): %.3f GiB, %.1f bytes per grid point "
+           "(the FFT library's own work buffers not counted)\n",
+           (double)ps.high_water_bytes / (1 << 30), per_point);
+  }
+  TRY(fcl_problem_report(p, stdout));
+  double fwd_ms, bwd_ms, floor_ms = 0;
+  TRY(fft_ms(t, &fwd_ms, &bwd_ms));
+  if (t->rank == 0) floor_ms = print_floor(t, 1e3 * all, gbs, fwd_ms, bwd_ms);
+  if (t->opt.json && t->rank == 0) {
+    FILE *f = fopen(t->opt.json, "w");
+    if (!f) {
+      fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
+      return FCL_ERR_IO;
+    }
+    fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
+               "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
+               "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d},\n"
+               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+               "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
+               "\"bytes_per_point\": %.2f},\n"
+               "  {\"name\": \"floor\", \"value\": %.6f, \"unit\": \"ms\", \"step_over_floor\": "
+               "%.4f, \"fft_forward_ms\": %.6f, \"fft_backward_ms\": %.6f}",
+            t->info.name, 1e3 * all, (long long)t->opt.resolution, t->opt.z_periods,
+            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
+            gbs, (double)ps.high_water_bytes, per_point, floor_ms,
+            floor_ms > 0 ? 1e3 * all / floor_ms : 0, fwd_ms, bwd_ms);
+    /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
+     * time and bandwidth against the copy bandwidth when the node has launchers */
+    for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {
+      fcl_node_stats ns;
+      if (fcl_problem_node_statistics(p, n, &ns) != FCL_OK) break;
+      const double calls = ns.calls ? (double)ns.calls : 1;
+      fprintf(f, ",\n  {\"name\": \"%s\", \"value\": %.6f, \"unit\": \"ms\"", ns.name,
+              1e3 * ns.wall_s / calls);
+      if (ns.device_ns > 0 && ns.bytes > 0)
+        fprintf(f, ", \"device_ms\": %.6f, \"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.4f",
+                1e-6 * ns.device_ns / calls, ns.bytes / ns.device_ns, ns.bytes / ns.device_ns / gbs);
+      const double floor = node_floor_ms(&ns, gbs, fwd_ms, bwd_ms);
+      if (floor > 0)
+        fprintf(f, ", \"floor_ms\": %.6f, \"over_floor\": %.4f", floor,
+                1e3 * ns.wall_s / calls / floor);
+      fprintf(f, "}");
+    }
+    fprintf(f, "\n]}\n");
+    fclose(f);
+  }
+  return FCL_OK;
+}

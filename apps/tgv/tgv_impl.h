@@ -1,0 +1,49 @@
+/* flowcl-tgv's solver state, shared by its set-up and time loop (tgv_solver.c) and its
+ * benchmark (tgv_benchmark.c). */
+#ifndef FLOWCL_TGV_IMPL_H
+#define FLOWCL_TGV_IMPL_H
+
+#include "tgv_solver.h"
+
+#define TRY(call)                                                                              \
+  do {                                                                                         \
+    fcl_status s_ = (call);                                                                    \
+    if (s_ != FCL_OK) return s_;                                                               \
+  } while (0)
+
+struct tgv {
+  tgv_options opt;
+  double nu;
+  int rank, size;
+  fcl_topology *topo;
+  fcl_device_info info;
+  fcl_context *ctx;
+  cl_command_queue q;
+  fcl_allocator *alloc;
+  fcl_pool *pool;
+  fcl_field *w, *u;
+  fcl_field *u_mid, *u_prev; /* second-order splitting: u^(n+1/2) ~ 3/2 u^n - 1/2 u^(n-1) */
+  fcl_fd *extrapolate;
+  fcl_spectral *spectral;
+  fcl_advection *adv;
+  fcl_fd *stretch;
+  fcl_analytics *an;
+  fcl_problem *problem;
+  fcl_sim_state start; /* t and step of the first step (restart) */
+  FILE *csv;           /* rank 0 */
+#if FLOWCL_ENABLE_HDF5
+  fcl_io_series *series;
+#endif
+  bool have_prev;
+  bool row_written; /* a restart's first row is the checkpoint's, already in the file */
+  double prev_energy, prev_enstrophy, prev_t;
+  double peak_eps, peak_t;
+  double *step_wall; /* benchmark: wall seconds per step */
+  int64_t nstep_wall, cap_step_wall;
+  double last_wall;
+};
+
+/* The time loop's options for a run (end, cadences and callbacks from the options). */
+fcl_simulation_options tgv__loop_options(tgv *t);
+
+#endif
