@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
   for (int r = -1; r < o.repeats; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = bench_now();
-    if (fcl_field_ghosts_update(f) != FCL_OK) DIE("exchange");
+    if (fcl_field_ghosts_update(f) != FCL_OK || fcl_queue_finish(e.q) != FCL_OK) DIE("exchange");
     double dt = bench_now() - t0, slowest = dt;
     MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (r >= 0) times[r] = slowest;

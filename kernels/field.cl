@@ -19,36 +19,29 @@ __kernel void box_axpy(__global T *dst, const long dst_off, const long d0, const
   dst[d] = add ? dst[d] + v : v;
 }
 
-/* ghosts_wrap: on the leading axes 0..m-1 (periodic and held whole by this rank), every ghost
- * takes the interior value it stands for (its indices wrapped into [g, g + n)), in one pass over
- * the ghost shell; the axes from m on stay interior (a later exchange fills them). Group a < m
- * of the shell holds the points whose index a is a ghost, indices below a anywhere in the padded
- * extent and indices above a interior; the groups are laid end to end (first[a] is where group
- * a starts, first[m] the total). Each point reads an interior point only, so the order of the
- * points does not matter. */
-static long wrap_index(const long c, const long n, const long g) {
+/* ghosts_wrap: on the leading axes periodic and held whole by this rank, every ghost takes the
+ * interior value it stands for (its indices wrapped into [g, g + n)); the other axes stay
+ * interior (a later exchange fills them). One launch per such axis a: the points whose index a
+ * is a ghost (2 g_a of them), indices below a anywhere in the padded extent (wrapped too),
+ * indices above a interior (which wrapping leaves alone). Each point reads an interior point
+ * only, so the launches and points may run in any order. */
+static int wrap_index(const int c, const int n, const int g) {
   return c < g ? c + n : c >= n + g ? c - n : c;
 }
 
-__kernel void ghosts_wrap(__global T *u, const int m, const long n0, const long n1, const long n2,
-                          const long g0, const long g1, const long g2, const long first1,
-                          const long first2, const long total) {
-  long id = (long)get_global_id(0);
-  if (id >= total) return;
-  const int a = id < first1 ? 0 : id < first2 ? 1 : 2;
-  id -= a == 0 ? 0 : a == 1 ? first1 : first2;
-  const long n[3] = {n0, n1, n2}, g[3] = {g0, g1, g2};
-  long c[3];
-  for (int b = 0; b < 3; ++b) { /* index b of the point within its group, then padded */
-    const long e = b < a ? n[b] + 2 * g[b] : b == a ? 2 * g[b] : n[b];
-    const long t = id % e;
-    id /= e;
-    c[b] = b < a ? t : b == a ? (t < g[b] ? t : n[b] + t) : t + g[b];
-  }
-  const long px = n0 + 2 * g0, pxy = px * (n1 + 2 * g1);
-  long s[3];
-  for (int b = 0; b < 3; ++b) s[b] = b < m ? wrap_index(c[b], n[b], g[b]) : c[b];
-  u[c[0] + c[1] * px + c[2] * pxy] = u[s[0] + s[1] * px + s[2] * pxy];
+__kernel void ghosts_wrap(__global T *u, const int a, const int n0, const int n1, const int n2,
+                          const int g0, const int g1, const int g2) {
+  const int ti = (int)get_global_id(0), tj = (int)get_global_id(1), tk = (int)get_global_id(2);
+  const int p0 = n0 + 2 * g0, p1 = n1 + 2 * g1;
+  const int e0 = a == 0 ? 2 * g0 : p0, e1 = a == 0 ? n1 : a == 1 ? 2 * g1 : p1,
+            e2 = a == 2 ? 2 * g2 : n2;
+  if (ti >= e0 || tj >= e1 || tk >= e2) return;
+  const int i = a == 0 ? (ti < g0 ? ti : n0 + ti) : ti;
+  const int j = a == 1 ? (tj < g1 ? tj : n1 + tj) : a == 0 ? tj + g1 : tj;
+  const int k = a == 2 ? (tk < g2 ? tk : n2 + tk) : tk + g2;
+  const long px = p0, pxy = (long)p0 * p1;
+  u[i + j * px + k * pxy] =
+      u[wrap_index(i, n0, g0) + wrap_index(j, n1, g1) * px + wrap_index(k, n2, g2) * pxy];
 }
 
 /* Partial statistics of the interior of a padded array, one row of 6 per work-group: min, max,

@@ -122,9 +122,12 @@ fcl_status fcl_field_read(const fcl_field *field, int comp, bool with_ghosts, vo
 fcl_status fcl_field_write(fcl_field *field, int comp, bool with_ghosts, const void *host);
 
 /* Ghost exchange, split in two for overlap: begin completes every axis but the last and posts
- * the last one's messages; end receives them and unpacks (blocking on return). Axes are chained
- * (x, then y over x's ghosts, then z over both), which fills edges and corners. Periodic axes
- * held by one rank copy on the device without MPI; walls fill their ghosts by mirroring.
+ * the last one's messages; end receives them and unpacks. Axes are chained (x, then y over x's
+ * ghosts, then z over both), which fills edges and corners. Periodic axes held by one rank are
+ * filled on the device by wrapping, in one kernel per axis and component; walls fill their
+ * ghosts by mirroring. On return, the messages are complete and the device work is enqueued on
+ * the field's queue (what is enqueued after it there sees the ghosts); an exchange with no
+ * message does not wait for the queue, so finish it before reading the buffer by other means.
  * Nothing is allocated by these calls. Collective. */
 fcl_status fcl_field_ghosts_begin(fcl_field *field);
 fcl_status fcl_field_ghosts_end(fcl_field *field);
