@@ -24,18 +24,23 @@ __kernel void box_axpy(__global T *dst, const long dst_off, const long d0, const
  * interior (a later exchange fills them). One launch per such axis a: the points whose index a
  * is a ghost (2 g_a of them), indices below a anywhere in the padded extent (wrapped too),
  * indices above a interior (which wrapping leaves alone). Each point reads an interior point
- * only, so the launches and points may run in any order. */
+ * only, so the launches and points may run in any order. A launch takes up to three
+ * components (nc), their points one after the other along the third index. */
 static int wrap_index(const int c, const int n, const int g) {
   return c < g ? c + n : c >= n + g ? c - n : c;
 }
 
-__kernel void ghosts_wrap(__global T *u, const int a, const int n0, const int n1, const int n2,
-                          const int g0, const int g1, const int g2) {
-  const int ti = (int)get_global_id(0), tj = (int)get_global_id(1), tk = (int)get_global_id(2);
+__kernel void ghosts_wrap(__global T *u0, __global T *u1, __global T *u2, const int nc,
+                          const int a, const int n0, const int n1, const int n2, const int g0,
+                          const int g1, const int g2) {
+  const int ti = (int)get_global_id(0), tj = (int)get_global_id(1);
   const int p0 = n0 + 2 * g0, p1 = n1 + 2 * g1;
   const int e0 = a == 0 ? 2 * g0 : p0, e1 = a == 0 ? n1 : a == 1 ? 2 * g1 : p1,
             e2 = a == 2 ? 2 * g2 : n2;
-  if (ti >= e0 || tj >= e1 || tk >= e2) return;
+  /* nc components (up to 3) along the third index, one after the other */
+  const int c = nc == 1 ? 0 : (int)get_global_id(2) / e2, tk = (int)get_global_id(2) - c * e2;
+  if (ti >= e0 || tj >= e1 || c >= nc) return;
+  __global T *u = c == 0 ? u0 : c == 1 ? u1 : u2;
   const int i = a == 0 ? (ti < g0 ? ti : n0 + ti) : ti;
   const int j = a == 1 ? (tj < g1 ? tj : n1 + tj) : a == 0 ? tj + g1 : tj;
   const int k = a == 2 ? (tk < g2 ? tk : n2 + tk) : tk + g2;

@@ -348,8 +348,8 @@ static size_t pow2_at_least(int64_t v, size_t cap) {
   return p;
 }
 
-/* The ghosts of the first m axes, one launch per axis and component (see ghosts_wrap in
- * field.cl). On a GPU, work-groups of up to 64 points along x and 256 in all, the global range
+/* The ghosts of the first m axes, one launch per axis and three components on a GPU, per axis and
+ * component on a CPU (see ghosts_wrap in field.cl). On a GPU, work-groups of up to 64 points along x and 256 in all, the global range
  * rounded up to them (the kernel drops the points past the group): left to the driver, the x
  * faces (4 points along x) may get work-groups of a few items. A CPU device (PoCL) does best
  * with its own choice (64^3, one rank: 66-89 us an exchange against 92-96 us). */
@@ -361,6 +361,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
   FCL_TRY(fcl_queue_device(f->queue, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  const int batch = gpu ? 3 : 1; /* components per launch (finding its component divides) */
   int64_t n[3], g[3];
   for (int b = 0; b < 3; ++b) {
     n[b] = t->local[b];
@@ -379,13 +380,21 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
                              .bytes_per_launch = (size_t)(e[0] * e[1] * e[2]) * f->itemsize * 2};
     char name[160];
     snprintf(name, sizeof name, "%s.ghosts.wrap.%c", f->name, "xyz"[a]);
-    for (int c = 0; c < f->ncomp; ++c) {
-      fcl_arg args[8] = {fcl_arg_buffer(0, fcl_field_buffer(f, c)), fcl_arg_i32(1, a),
-                         fcl_arg_i32(2, (int32_t)n[0]), fcl_arg_i32(3, (int32_t)n[1]),
-                         fcl_arg_i32(4, (int32_t)n[2]), fcl_arg_i32(5, (int32_t)g[0]),
-                         fcl_arg_i32(6, (int32_t)g[1]), fcl_arg_i32(7, (int32_t)g[2])};
+    for (int c = 0; c < f->ncomp; c += batch) {
+      const int nc = f->ncomp - c < batch ? f->ncomp - c : batch;
+      cl_mem u[3];
+      for (int i = 0; i < 3; ++i) u[i] = fcl_field_buffer(f, c + (i < nc ? i : 0));
+      fcl_launch_config one = cfg;
+      one.global[2] *= (size_t)nc;
+      one.bytes_per_launch *= (size_t)nc;
+      fcl_arg args[11] = {fcl_arg_buffer(0, u[0]),       fcl_arg_buffer(1, u[1]),
+                          fcl_arg_buffer(2, u[2]),       fcl_arg_i32(3, nc),
+                          fcl_arg_i32(4, a),             fcl_arg_i32(5, (int32_t)n[0]),
+                          fcl_arg_i32(6, (int32_t)n[1]), fcl_arg_i32(7, (int32_t)n[2]),
+                          fcl_arg_i32(8, (int32_t)g[0]), fcl_arg_i32(9, (int32_t)g[1]),
+                          fcl_arg_i32(10, (int32_t)g[2])};
       fcl_launcher *l = NULL;
-      FCL_TRY(fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 8, args, 0, NULL, &cfg,
+      FCL_TRY(fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 11, args, 0, NULL, &one,
                                          &l));
       FCL_TRY(fcl_launcher_list_push(p->begin, l));
     }
