@@ -195,7 +195,7 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
       fprintf(f, ",\n  {\"name\": \"%s\", \"value\": %.6f, \"unit\": \"ms\"", ns.name,
               1e3 * ns.wall_s / calls);
       if (ns.device_ns > 0 && ns.bytes > 0)
-        fprintf(f, ", \"device_ms\": %.6f, \"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.4f",
+        fprintf(f, ", \"device_ms\": %.6f, \"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.6g",
                 1e-6 * ns.device_ns / calls, ns.bytes / ns.device_ns, ns.bytes / ns.device_ns / gbs);
       const double floor = node_floor_ms(&ns, gbs, fwd_ms, bwd_ms);
       if (floor > 0)

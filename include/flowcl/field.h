@@ -123,12 +123,13 @@ fcl_status fcl_field_write(fcl_field *field, int comp, bool with_ghosts, const v
 
 /* Ghost exchange, split in two for overlap: begin completes every axis but the last and posts
  * the last one's messages; end receives them and unpacks. Axes are chained (x, then y over x's
- * ghosts, then z over both), which fills edges and corners. Periodic axes held by one rank are
- * filled on the device by wrapping, in one kernel per axis and component; walls fill their
- * ghosts by mirroring. On return, the messages are complete and the device work is enqueued on
- * the field's queue (what is enqueued after it there sees the ghosts); an exchange with no
- * message does not wait for the queue, so finish it before reading the buffer by other means.
- * Nothing is allocated by these calls. Collective. */
+ * ghosts, then z over both), which fills edges and corners. The leading axes that are periodic
+ * and held by one rank are filled on the device by wrapping indices (other periodic axes held
+ * by one rank by copies on the device); walls fill their ghosts by mirroring. On return, the
+ * messages are complete and the device work is enqueued on the field's queue: what is enqueued
+ * after it there sees the ghosts. When every axis wraps (one rank, periodic) and the queue is
+ * in order, the calls do not wait for the queue: finish it before reading the buffer by other
+ * means than the field's queue. Nothing is allocated by these calls. Collective. */
 fcl_status fcl_field_ghosts_begin(fcl_field *field);
 fcl_status fcl_field_ghosts_end(fcl_field *field);
 fcl_status fcl_field_ghosts_update(fcl_field *field); /* begin + end */

@@ -29,6 +29,7 @@ fcl_status fcl_kbuilder_create(const char *name, fcl_kbuilder **out) {
 }
 
 static void free_strings(char **s, size_t n) {
+  if (!s) return; /* a copy that ran out of memory */
   for (size_t i = 0; i < n; ++i) free(s[i]);
   free(s);
 }

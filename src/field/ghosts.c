@@ -4,9 +4,10 @@
  * comm layer's shared staging: a face goes from the device into the sender's window segment
  * and from there into the receiver's device; messages carry no data, only "ready" and "read");
  * otherwise mpi (pinned staging, MPI_Isend/Irecv of the data). The leading axes that are
- * periodic on this rank fill their ghosts by wrapping, edges and corners included, one kernel
- * per axis and component (ghosts_wrap); a plan with nothing else has no host step and returns
- * without waiting. Calling them allocates nothing. */
+ * periodic on this rank fill their ghosts by wrapping, edges and corners included (ghosts_wrap:
+ * one launch per axis and up to three components on a GPU, per axis and component on a CPU);
+ * a plan that wraps every axis, on an in-order queue, has no host step and returns without
+ * waiting. Calling them allocates nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,8 +332,9 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   return FCL_OK;
 }
 
-/* The number of leading axes whose forward ghosts one ghosts_wrap pass fills: periodic, held
- * whole by this rank, and at least as long as their ghosts (a wrapped index lands inside). */
+/* The number of leading axes whose forward ghosts ghosts_wrap fills: periodic, held whole by
+ * this rank, and at least as long as their ghosts (a wrapped index lands inside). A periodic
+ * axis held whole after a split one keeps the per-side box copies (axes chain in order). */
 static int wrapped_axes(const fcl_field *f) {
   const fcl_topology *t = f->topo;
   int m = 0;
@@ -396,7 +398,11 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
       fcl_launcher *l = NULL;
       FCL_TRY(fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 11, args, 0, NULL, &one,
                                          &l));
-      FCL_TRY(fcl_launcher_list_push(p->begin, l));
+      fcl_status st = fcl_launcher_list_push(p->begin, l);
+      if (st != FCL_OK) {
+        fcl_launcher_destroy(&l);
+        return st;
+      }
     }
   }
   return FCL_OK;
@@ -452,7 +458,12 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
    * completes inside begin, the last one's messages complete in end */
   const int dim = f->topo->domain.dim, wrapped = accumulate ? 0 : wrapped_axes(f);
   if (st == FCL_OK && wrapped) st = push_wrap(p, wrapped);
-  p->device_only = wrapped == dim;
+  /* nothing but kernels: an in-order queue orders them before what follows, no wait needed */
+  cl_command_queue_properties props = 0;
+  if (st == FCL_OK && wrapped == dim &&
+      clGetCommandQueueInfo(f->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) ==
+          CL_SUCCESS)
+    p->device_only = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   fcl_launcher *tail = NULL;
   for (int i = wrapped; st == FCL_OK && i < dim; ++i) {
     int a = accumulate ? dim - 1 - i : i;

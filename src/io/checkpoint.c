@@ -85,6 +85,34 @@ static int64_t *list_steps(const char *directory, const char *name, const char *
   return steps;
 }
 
+/* Rank 0's list of the checkpoints' steps, on every rank: ranks that listed the directory
+ * themselves could see different files (one written in between) and try different ones. */
+static fcl_status shared_steps(const fcl_topology *t, const char *directory, const char *name,
+                               int64_t **steps, size_t *n) {
+  long long count = 0;
+  if (t->rank == 0) {
+    *steps = list_steps(directory, name, ".chk.h5", n);
+    count = *steps || !*n ? (long long)*n : -1;
+  }
+  FCL_MPI_TRY(MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, t->comm), "restart: the checkpoint list");
+  if (count < 0) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "restart: the checkpoint list");
+  if (t->rank != 0) {
+    *n = (size_t)count;
+    *steps = count ? malloc((size_t)count * sizeof **steps) : NULL;
+  }
+  int ok = !count || *steps, all;
+  FCL_MPI_TRY(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t->comm), "restart: the list");
+  if (!all) {
+    free(*steps);
+    *steps = NULL;
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "restart: %lld checkpoint steps", count);
+  }
+  if (count)
+    FCL_MPI_TRY(MPI_Bcast(*steps, (int)count, MPI_INT64_T, 0, t->comm),
+                "restart: the checkpoint list");
+  return FCL_OK;
+}
+
 static void file_name(char *buf, size_t size, const char *dir, const char *name, int64_t step) {
   snprintf(buf, size, "%s/%s_%09lld.chk.h5", dir, name, (long long)step);
 }
@@ -233,9 +261,13 @@ fcl_status fcl_checkpoint_read_latest(const char *directory, const char *name, s
   FCL_CHECK_NULL(fields, 4);
   FCL_CHECK_NULL(state, 5);
   size_t n = 0;
-  int64_t *steps = list_steps(directory, name, ".chk.h5", &n);
-  fcl_status st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name,
-                            directory);
+  int64_t *steps = NULL;
+  fcl_status st = shared_steps(fields[0]->topo, directory, name, &steps, &n);
+  if (st != FCL_OK) {
+    free(steps);
+    return st;
+  }
+  st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name, directory);
   for (size_t i = n; i-- > 0;) { /* newest first */
     char file[1024];
     file_name(file, sizeof file, directory, name, steps[i]);

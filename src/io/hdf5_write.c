@@ -132,10 +132,16 @@ static fcl_status write_component(hid_t file, const fcl_field *f, int c, void *h
 fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st) {
   int mine = st, worst = st;
   MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, comm);
-  if (worst != FCL_OK && st == FCL_OK)
+  if (worst == st) return st;
+  if (st == FCL_OK)
     return FCL_ERROR((fcl_status)worst, "another rank failed (status %s); see its message",
                      fcl_status_name((fcl_status)worst));
-  return st;
+  /* this rank failed otherwise: every rank returns one status (callers branch on it, and
+   * ranks that branched apart would wait on each other's collectives), its own words kept */
+  char own[768];
+  snprintf(own, sizeof own, "%s", fcl_last_error());
+  return FCL_ERROR((fcl_status)worst, "%s (status %s here, %s on another rank: all ranks return "
+                   "the latter)", own, fcl_status_name(st), fcl_status_name((fcl_status)worst));
 }
 
 fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
