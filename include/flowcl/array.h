@@ -1,5 +1,5 @@
-/* flowcl device arrays: typed n-dimensional views over pool blocks or buffers (seed 001's
- * DeviceMemoryView).
+/* flowcl device arrays: typed n-dimensional views over pool blocks or buffers (a device memory
+ * view).
  *
  * An array is a dtype, a shape, strides in bytes and a byte offset into shared storage (a pool
  * block or a caller's buffer / sub-buffer). Slicing and reshaping give new arrays that share the
