@@ -27,7 +27,12 @@ static void check_device(const fcl_device_entry *e, void *user) {
   } else {
     CHECK(c.nv_compute_capability_major == -1);
   }
-  CHECK(c.local_mem_bank_count == (d.local_mem_type == CL_LOCAL ? c.local_mem_bank_count : 0));
+  /* dedicated local memory has banks (a power of two); global-backed local memory has none */
+  if (d.local_mem_type == CL_LOCAL)
+    CHECK(c.local_mem_bank_count > 0 &&
+          (c.local_mem_bank_count & (c.local_mem_bank_count - 1)) == 0);
+  else
+    CHECK(c.local_mem_bank_count == 0);
   unsigned out = 0;
   CHECK_STATUS(fcl_device_simd_group_size(e->device, 3, &out), FCL_ERR_INVALID_ARGUMENT, "type_size");
   /* Fast options are accepted by the compiler. */
