@@ -23,6 +23,7 @@ struct fcl_io_series {
   char *grid; /* topology + geometry of the first output, reused (one domain per series) */
   char **datasets;
   char **precision;
+  char **vector;   /* per dataset: the name of the 3-component field it starts, else NULL */
   size_t ndatasets;
   char dims[96];
 };
@@ -52,7 +53,9 @@ void fcl_io_series_destroy(fcl_io_series **series) {
   if (!series || !*series) return;
   fcl_io_series *s = *series;
   for (size_t i = 0; i < s->n; ++i) free(s->outputs[i].file);
-  for (size_t i = 0; i < s->ndatasets; ++i) free(s->datasets[i]), free(s->precision[i]);
+  for (size_t i = 0; i < s->ndatasets; ++i)
+    free(s->datasets[i]), free(s->precision[i]), free(s->vector[i]);
+  free(s->vector);
   free(s->datasets);
   free(s->precision);
   free(s->outputs);
@@ -107,7 +110,25 @@ static fcl_status write_xdmf(const fcl_io_series *s) {
     n += (size_t)snprintf(x + n, cap - n, "    <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n"
                           "      <Time Value=\"%.17g\"/>\n%s", (long long)s->outputs[o].step,
                           s->outputs[o].time, s->grid);
-    for (size_t d = 0; d < s->ndatasets && n < cap; ++d)
+    for (size_t d = 0; d < s->ndatasets && n < cap; ++d) {
+      if (s->vector[d]) { /* one vector attribute: its three datasets joined (XDMF 2 JOIN) */
+        n += (size_t)snprintf(x + n, cap - n,
+                              "      <Attribute Name=\"%s\" AttributeType=\"Vector\" "
+                              "Center=\"Node\">\n"
+                              "        <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, "
+                              "$2)\" Dimensions=\"%s 3\">\n",
+                              s->vector[d], s->dims);
+        for (size_t c = 0; c < 3 && n < cap; ++c)
+          n += (size_t)snprintf(x + n, cap - n,
+                                "          <DataItem Dimensions=\"%s\" NumberType=\"Float\" "
+                                "Precision=\"%s\" Format=\"HDF\">%s:/%s</DataItem>\n",
+                                s->dims, s->precision[d + c], s->outputs[o].file,
+                                s->datasets[d + c]);
+        if (n < cap)
+          n += (size_t)snprintf(x + n, cap - n, "        </DataItem>\n      </Attribute>\n");
+        d += 2;
+        continue;
+      }
       n += (size_t)snprintf(x + n, cap - n,
                             "      <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n"
                             "        <DataItem Dimensions=\"%s\" NumberType=\"Float\" "
@@ -115,6 +136,7 @@ static fcl_status write_xdmf(const fcl_io_series *s) {
                             "      </Attribute>\n",
                             s->datasets[d], s->dims, s->precision[d], s->outputs[o].file,
                             s->datasets[d]);
+    }
     if (n < cap) n += (size_t)snprintf(x + n, cap - n, "    </Grid>\n");
   }
   if (n < cap) n += (size_t)snprintf(x + n, cap - n, "    </Grid>\n  </Domain>\n</Xdmf>\n");
@@ -133,13 +155,18 @@ static fcl_status remember_layout(fcl_io_series *s, size_t nfields, fcl_field *c
   for (size_t i = 0; i < nfields; ++i) total += (size_t)fields[i]->ncomp;
   s->datasets = calloc(total, sizeof *s->datasets);
   s->precision = calloc(total, sizeof *s->precision);
-  if (!s->datasets || !s->precision) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "series");
+  s->vector = calloc(total, sizeof *s->vector);
+  if (!s->datasets || !s->precision || !s->vector)
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "series");
   for (size_t i = 0; i < nfields; ++i)
     for (int c = 0; c < fields[i]->ncomp; ++c) {
       char name[256];
       fcl__io_dataset_name(fields[i], c, name, sizeof name);
       s->datasets[s->ndatasets] = strdup(name);
       s->precision[s->ndatasets] = strdup(fields[i]->dtype == FCL_FLOAT64 ? "8" : "4");
+      /* a 3-component field is one vector for ParaView and VisIt */
+      if (c == 0 && fields[i]->ncomp == 3 && !(s->vector[s->ndatasets] = strdup(fields[i]->name)))
+        return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "series");
       if (!s->datasets[s->ndatasets++] || !s->precision[s->ndatasets - 1])
         return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "series");
     }

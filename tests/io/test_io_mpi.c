@@ -153,6 +153,15 @@ static void round_trip(env *e) {
     }
     CHECKF(items == 8, "XDMF lists %d datasets, expected 2 outputs x 4", items);
     CHECKF(strstr(text, "<Time Value=\"0.25\"/>") != NULL, "XDMF misses the time 0.25");
+    /* w (3 components) is one vector of its three datasets joined, p a scalar */
+    const char *vec = strstr(text, "<Attribute Name=\"w\" AttributeType=\"Vector\"");
+    CHECKF(vec && strstr(vec, "Function=\"JOIN($0, $1, $2)\" Dimensions=\"10 9 11 3\"") &&
+               strstr(vec, ":/w_x<") < strstr(vec, ":/w_y<") &&
+               strstr(vec, ":/w_y<") < strstr(vec, ":/w_z<"),
+           "XDMF does not describe w as a vector of w_x, w_y, w_z:\n%s", text);
+    CHECKF(strstr(text, "<Attribute Name=\"p\" AttributeType=\"Scalar\"") != NULL,
+           "XDMF does not describe p as a scalar");
+    CHECKF(!strstr(text, "Name=\"w_x\""), "XDMF still lists w_x as an attribute of its own");
   }
   fcl_io_series_destroy(&s);
   fcl_field_destroy(&w);
