@@ -91,8 +91,13 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
       if (dev > 0) fprintf(out, " %12.3f %10.1f\n", 1e-6 * dev / calls, bytes > 0 ? bytes / dev : 0);
       else fprintf(out, " %12s %10s\n", "-", "-");
     }
-    fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "
-                 "per call, when the queue profiles)\n");
+    if (p->timing)
+      fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "
+                   "per call, when the queue profiles)\n");
+    else
+      fprintf(out, "  (per-node timing is off: wall is the host's time to enqueue each node, not "
+                   "its run time; fcl_problem_set_timing times each node; device: profiled "
+                   "kernel time per call, when the queue profiles)\n");
   }
   free(v);
   free(names);

@@ -14,6 +14,7 @@
  *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
  *     Biot-Savart, remeshed advection, spectral diffusion, adaptive CFL step) converges to the
  *     exact decaying solution at second order as the grid and step are refined together. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,21 @@ static void check_graph(env *e) {
   CHECK_OK(fcl_problem_node_statistics(p, 0, &ns));
   CHECK(!strcmp(ns.name, "fd.curl") && ns.calls == 2);
   CHECK_STATUS(fcl_problem_node_statistics(p, 5, &ns), FCL_ERR_INVALID_ARGUMENT, "node 5");
+  /* the report says when its wall times are enqueue times (timing off), and not otherwise */
+  for (int timed = 0; timed < 2; ++timed) {
+    if (timed) CHECK_OK(fcl_problem_set_timing(p, true));
+    char *report = NULL;
+    size_t report_len = 0;
+    FILE *mem = open_memstream(&report, &report_len);
+    CHECK_OK(fcl_problem_report(p, mem));
+    fclose(mem);
+    if (e->rank == 0) {
+      const bool says_off = strstr(report, "per-node timing is off") != NULL;
+      CHECKF(says_off == !timed, "report with timing %s %s that timing is off:\n%s",
+             timed ? "on" : "off", says_off ? "says" : "does not say", report);
+    }
+    free(report);
+  }
   fcl_problem_destroy(&p);
   for (int r = 0; r < 2; ++r) {
     graph_destroy(&g[r]);
