@@ -26,9 +26,22 @@ function(flowcl_add_test name)
     ENVIRONMENT "FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;${T_ENVIRONMENT}")
 endfunction()
 
+# Open MPI's mpiexec refuses more ranks than cores unless told (--oversubscribe; CI has fewer
+# cores than ranks); MPICH's has neither the limit nor the flag. The flag of the MPI found:
+if(MPIEXEC_EXECUTABLE AND NOT DEFINED CACHE{FLOWCL_MPIEXEC_OVERSUBSCRIBE})
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE mpiexec_version
+                  ERROR_VARIABLE mpiexec_version TIMEOUT 30)
+  set(flag "")
+  if(mpiexec_version MATCHES "Open MPI|OpenRTE")
+    set(flag --oversubscribe)
+  endif()
+  set(FLOWCL_MPIEXEC_OVERSUBSCRIBE "${flag}" CACHE STRING
+      "mpiexec's flag to run more ranks than cores (Open MPI: --oversubscribe; MPICH: none)")
+endif()
+
 # flowcl_add_mpi_test(NAME SOURCES files... LABELS labels... RANKS n...): one executable, one
-# CTest test per rank count (NAME_<n>ranks) run through mpiexec (--oversubscribe: CI has fewer
-# cores than ranks; running as root is allowed for containers).
+# CTest test per rank count (NAME_<n>ranks) run through mpiexec (with the flag above; running as
+# root is allowed for containers).
 function(flowcl_add_mpi_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS;RANKS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
@@ -36,7 +49,7 @@ function(flowcl_add_mpi_test name)
   flowcl_test_timeout(limit 600)
   foreach(n IN LISTS T_RANKS)
     add_test(NAME ${name}_${n}ranks
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} --oversubscribe
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${FLOWCL_MPIEXEC_OVERSUBSCRIBE}
                      ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
     set_tests_properties(${name}_${n}ranks PROPERTIES
       LABELS "${T_LABELS};mpi"

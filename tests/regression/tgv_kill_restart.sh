@@ -6,11 +6,12 @@
 # also meets half-written files.
 #
 # usage: tgv_kill_restart.sh TGV MPIEXEC WORK_DIR [TRIALS] [SEED]
+# (FLOWCL_MPIEXEC_OVERSUBSCRIBE: mpiexec's flag for more ranks than cores, as CMake found it)
 set -u -m # -m: each background run is a process group of its own (mpiexec and its ranks)
 tgv=$1 mpiexec=$2 work=$3 trials=${4:-4}
 RANDOM=${5:-1}
 steps=160 every=7
-run=("$mpiexec" -n 2 --oversubscribe "$tgv" --resolution 16 --max-steps $steps
+run=("$mpiexec" -n 2 ${FLOWCL_MPIEXEC_OVERSUBSCRIBE:-} "$tgv" --resolution 16 --max-steps $steps
      --checkpoint-every $every --no-plot --quiet)
 
 fail() { echo "tgv_kill_restart: $*" >&2; exit 1; }

@@ -2,12 +2,12 @@
 # max|w| of the last diagnostics row agree to 1e-6 relative (the decompositions only reorder
 # float sums). -dE/dt, a difference of two energies over dt, amplifies those reorderings by
 # E / dE (about 1e3 here) and is compared to 1e-2.
-# cmake -DTGV=... -DMPIEXEC=... -DWORK_DIR=... -P tgv_ranks_agree.cmake
+# cmake -DTGV=... -DMPIEXEC=... [-DOVERSUBSCRIBE=--oversubscribe] -DWORK_DIR=... -P tgv_ranks_agree.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(columns 3 4 6 7 8) # energy, enstrophy, -dE/dt, 2 nu enstrophy, max|w| (0-based)
 foreach(n 1 2 4)
-  execute_process(COMMAND ${MPIEXEC} -n ${n} --oversubscribe ${TGV} --resolution 32 --max-steps 20
+  execute_process(COMMAND ${MPIEXEC} -n ${n} ${OVERSUBSCRIBE} ${TGV} --resolution 32 --max-steps 20
                           --no-plot --quiet --output ${WORK_DIR}/r${n}
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
