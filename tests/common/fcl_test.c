@@ -100,7 +100,16 @@ void fcl_test_remove_dir(const char *path) {
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", path);
 }
 
-int fcl_test_exit_code(void) { return fcl_test_failures ? 1 : 0; }
+int fcl_test_skipped_parts;
+
+void fcl_test_skip_part(const char *device, const char *what) {
+  ++fcl_test_skipped_parts;
+  printf("  SKIPPED on %s: %s\n", device ? device : "this device", what);
+}
+
+int fcl_test_exit_code(void) {
+  return fcl_test_failures ? 1 : fcl_test_skipped_parts ? FCL_TEST_SKIP : 0;
+}
 
 void fcl_test_find_file(const char *dir, const char *text, char *path, size_t size) {
   DIR *d = opendir(dir);

@@ -11,6 +11,11 @@
 #define FCL_TEST_SKIP 77
 
 extern int fcl_test_failures;
+/* Parts of a test not run for want of a device capability (doubles without cl_khr_fp64): each
+ * says so on stdout, and a test without failures then exits with FCL_TEST_SKIP, so that CTest
+ * reports a skip rather than a pass that tested less. */
+extern int fcl_test_skipped_parts;
+void fcl_test_skip_part(const char *device, const char *what);
 
 void fcl_test_fail(const char *file, int line, const char *format, ...)
 #if defined(__GNUC__)
@@ -65,7 +70,7 @@ void fcl_test_remove_dir(const char *path);
 int fcl_test_count_files(const char *dir, const char *text);
 /* Path of an entry of dir whose name contains text and not ".tmp" (the last one read), or "". */
 void fcl_test_find_file(const char *dir, const char *text, char *path, size_t size);
-/* Exit code for main: 0 or 1 from fcl_test_failures. */
+/* Exit code for main: 1 after a failure, else FCL_TEST_SKIP after a skipped part, else 0. */
 int fcl_test_exit_code(void);
 
 #endif

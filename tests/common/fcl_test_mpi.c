@@ -39,9 +39,10 @@ int fcl_test_mpi_main(int *argc, char ***argv, const char *dir_tag, fcl_test_mpi
   MPI_Init(argc, argv);
   job j = {dir_tag, fn};
   int rc = fcl_test_run_on_devices(on_device, &j);
-  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, all_skipped = 0;
+  /* a skip on any rank (no device, or a part not run) makes the test a skip */
+  int failed = rc == 1, any_failed = 0, skipped = rc == FCL_TEST_SKIP, any_skipped = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(&skipped, &all_skipped, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&skipped, &any_skipped, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
-  return any_failed ? 1 : all_skipped ? FCL_TEST_SKIP : 0;
+  return any_failed ? 1 : any_skipped ? FCL_TEST_SKIP : 0;
 }

@@ -228,6 +228,7 @@ static void run(env *e) {
   for (int a = 0; a < 3; ++a) K[a] = 2 * PI / LENGTH[a];
   fcl_fft_backend list[2];
   int nb = backends(list);
+  if (!e->fp64) fcl_test_skip_part(NULL, "the double-precision cases (no cl_khr_fp64)");
   for (int bi = 0; bi < nb; ++bi)
     for (int prec = 0; prec < 2; ++prec) {
       fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;

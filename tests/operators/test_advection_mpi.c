@@ -520,6 +520,8 @@ static void run(env *e) {
       check_space_order(e);
       check_rotation(e);
     }
+  } else {
+    fcl_test_skip_part(NULL, "the double-precision cases (no cl_khr_fp64)");
   }
 }
 
