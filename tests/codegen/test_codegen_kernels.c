@@ -150,6 +150,9 @@ static void v_s2_prefetch(fcl_kbuilder *kb) {
 static void v_s2_rows(fcl_kbuilder *kb) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8, "g.0", "unr"));
 }
+static void v_s2_i_outer(fcl_kbuilder *kb) { /* sequential, the domain's order reversed */
+  CHECK_OK(fcl_kbuilder_prioritize_loops(kb, "i, j"));
+}
 
 static void stencil2d_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = NULL;
@@ -163,9 +166,24 @@ static void stencil2d_tests(kb_env *env, fcl_dtype t) {
       "out[j, i] = u[j, i - 1] + u[j, i + 1] + u[j - 1, i] + u[j + 1, i] - 4.0 * u[j, i]"));
   static const variant v[] = {{"sequential", v_none}, {"16x16 tiles", v_s2_tile},
                               {"32x4 tiles, prefetch", v_s2_prefetch},
-                              {"unrolled rows of 8", v_s2_rows}};
+                              {"unrolled rows of 8", v_s2_rows},
+                              {"sequential, i outside j (prioritize_loops)", v_s2_i_outer}};
   int64_t p[2] = {70, 45};
   run_variants(env, kb, p, ref_stencil2d, v, sizeof v / sizeof *v);
+  /* prioritize_loops sets the nesting: i's loop encloses j's, against the domain's order */
+  for (int prio = 0; prio < 2; ++prio) {
+    fcl_kbuilder *ok = NULL;
+    CHECK_OK(fcl_kbuilder_copy(kb, &ok));
+    if (prio) v_s2_i_outer(ok);
+    char *src = NULL;
+    CHECK_OK(fcl_kbuilder_generate(ok, &src));
+    const char *li = src ? strstr(src, "for (int i") : NULL, *lj = src ? strstr(src, "for (int j") : NULL;
+    CHECKF(li && lj && (prio ? li < lj : lj < li), "%s: loop i should be %s loop j:\n%s",
+           prio ? "prioritize_loops(i, j)" : "domain order", prio ? "outside" : "inside",
+           src ? src : "");
+    free(src);
+    fcl_kbuilder_destroy(&ok);
+  }
   fcl_kbuilder_destroy(&kb);
 }
 
