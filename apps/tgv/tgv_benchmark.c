@@ -17,6 +17,19 @@ static fcl_status time_step(void *user, const fcl_sim_state *s) {
   return FCL_OK;
 }
 
+/* Called before the first step and after each: the host syncs (fcl_count_host_syncs) of the
+ * step just taken; nothing else runs between steps. syncs_steps < 0: not started. */
+static fcl_status count_syncs(void *user, const fcl_sim_state *s) {
+  (void)s;
+  tgv *t = user;
+  const uint64_t now = fcl_count_host_syncs();
+  if (t->syncs_steps >= 0 && (int64_t)(now - t->syncs_last) > t->syncs_max)
+    t->syncs_max = (int64_t)(now - t->syncs_last);
+  ++t->syncs_steps;
+  t->syncs_last = now;
+  return FCL_OK;
+}
+
 static int compare(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -165,6 +178,19 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
            (double)ps.high_water_bytes / (1 << 30), per_point);
   }
   TRY(fcl_problem_report(p, stdout));
+  /* host syncs per step, as a run makes them: no per-node timing, no diagnostics */
+  TRY(fcl_problem_set_timing(p, false));
+  o.diagnostics = count_syncs;
+  o.t_start = s.t;
+  o.step_start = s.step;
+  o.max_steps = 5;
+  t->syncs_steps = -1;
+  t->syncs_max = 0;
+  TRY(fcl_simulation_run(p, &o, &s));
+  if (t->rank == 0)
+    printf("  host syncs per step (most of %lld steps, %s dt, no diagnostics): %lld\n",
+           (long long)t->syncs_steps, t->opt.dt_fixed > 0 ? "fixed" : "adaptive",
+           (long long)t->syncs_max);
   double fwd_ms, bwd_ms, floor_ms = 0;
   TRY(fft_ms(t, &fwd_ms, &bwd_ms));
   if (t->rank == 0) floor_ms = print_floor(t, 1e3 * all, gbs, fwd_ms, bwd_ms);
@@ -181,11 +207,14 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
                "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
                "\"bytes_per_point\": %.2f},\n"
                "  {\"name\": \"floor\", \"value\": %.6f, \"unit\": \"ms\", \"step_over_floor\": "
-               "%.4f, \"fft_forward_ms\": %.6f, \"fft_backward_ms\": %.6f}",
+               "%.4f, \"fft_forward_ms\": %.6f, \"fft_backward_ms\": %.6f},\n"
+               "  {\"name\": \"host_syncs_per_step\", \"value\": %lld, \"unit\": \"waits\", "
+               "\"dt\": \"%s\"}",
             t->info.name, 1e3 * all, (long long)t->opt.resolution, t->opt.z_periods,
             fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
             gbs, (double)ps.high_water_bytes, per_point, floor_ms,
-            floor_ms > 0 ? 1e3 * all / floor_ms : 0, fwd_ms, bwd_ms);
+            floor_ms > 0 ? 1e3 * all / floor_ms : 0, fwd_ms, bwd_ms, (long long)t->syncs_max,
+            t->opt.dt_fixed > 0 ? "fixed" : "adaptive");
     /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
      * time and bandwidth against the copy bandwidth when the node has launchers */
     for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {

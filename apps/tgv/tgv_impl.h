@@ -41,6 +41,8 @@ struct tgv {
   double *step_wall; /* benchmark: wall seconds per step */
   int64_t nstep_wall, cap_step_wall;
   double last_wall;
+  uint64_t syncs_last;   /* benchmark: the host-sync counter at the previous step */
+  int64_t syncs_max, syncs_steps; /* most host syncs in one step, steps counted */
 };
 
 /* The time loop's options for a run (end, cadences and callbacks from the options). */

@@ -35,6 +35,8 @@ static const char usage[] =
     "  --cfl C               dt max|u_d| / dx <= C (default 1; advection is built for it)\n"
     "  --lcfl L              dt max|grad u| <= L (default 0.125)\n"
     "  --dt-max D            largest dt (default 0.02)\n"
+    "  --dt D                a fixed dt: no dt measure; the advection checks its CFL bound\n"
+    "                        without waiting for the device, some steps late\n"
     "  --device SPEC         OpenCL device, platform:device (default FLOWCL_DEVICE, else the\n"
     "                        first GPU, else the first device)\n"
     "  --fft B               auto, vkfft or fftw (default auto)\n"
@@ -160,6 +162,9 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
     } else if (!strcmp(a, "--dt-max")) {
       if (!number(v, &d) || !(d > 0)) return fail(rank, "--dt-max %s: a time > 0%s", v, "");
       o->dt_max = d;
+    } else if (!strcmp(a, "--dt")) {
+      if (!number(v, &d) || !(d > 0)) return fail(rank, "--dt %s: a time > 0%s", v, "");
+      o->dt_fixed = d;
     } else if (!strcmp(a, "--device")) {
       o->device = v;
     } else if (!strcmp(a, "--fft")) {

@@ -19,6 +19,7 @@ typedef struct {
   bool lie;                  /* first-order splitting (else: the second-order one) */
   bool separate_spectral;    /* diffusion and Biot-Savart as two passes (else one, fused) */
   double cfl, lcfl, dt_max;
+  double dt_fixed;           /* > 0: this dt every step, no measure (else adaptive) */
   const char *device;        /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
   fcl_fft_backend fft;
   const char *output_dir;

@@ -335,6 +335,7 @@ fcl_status tgv_create(const tgv_options *options, MPI_Comm comm, tgv **out) {
   ao.rk_order = options->advection_rk;
   ao.splitting = options->splitting;
   ao.max_cfl = options->cfl;
+  if (options->dt_fixed > 0) ao.cfl_check = FCL_CFL_CHECK_DEFERRED;
   TRY(make_fields(t, comm, &ao));
   TRY(make_problem(t, &ao));
   TRY(initial_state(t));
@@ -444,7 +445,9 @@ fcl_simulation_options tgv__loop_options(tgv *t) {
       /* --max-steps is the last step, as --t-end is the last time: a restart ends where the
        * run it continues would have */
       .max_steps = t->opt.max_steps > 0 ? t->opt.max_steps - t->start.step : 0,
-      .dt = {.dt_max = t->opt.dt_max, .cfl = t->opt.cfl, .lcfl = t->opt.lcfl},
+      .dt = t->opt.dt_fixed > 0
+                ? (fcl_dt_policy){.dt_max = t->opt.dt_fixed}
+                : (fcl_dt_policy){.dt_max = t->opt.dt_max, .cfl = t->opt.cfl, .lcfl = t->opt.lcfl},
       .measure = measure, .diagnostics = diagnostics,
       .diagnostics_every = t->opt.diagnostics_every, .user = t,
       .progress = t->opt.quiet ? NULL : stdout, .progress_every_s = 5};

@@ -61,12 +61,31 @@ typedef enum {
   FCL_SPLIT_FIRST_ORDER /* X(dt) Y(dt) Z(dt) */
 } fcl_splitting;
 
+/* How fcl_advection_step learns max|u_d| for its CFL check (the time loop's adaptive dt gives it
+ * the bound it measured, and then none of these runs). */
+typedef enum {
+  /* A reduction of every velocity component before the step: one host wait and one
+   * MPI_Allreduce per step. */
+  FCL_CFL_CHECK_NOW,
+  /* Without waiting: each step polls the reduction started at an earlier step, and when the
+   * device has finished it on every rank (a small MPI_Allreduce of flags decides, so ranks
+   * agree), checks that step's dt and velocity and starts the next one. A violation is
+   * reported some steps late, naming the step; the steps in between are not checked (the
+   * kernels clamp every displacement, so nothing is read out of bounds). */
+  FCL_CFL_CHECK_DEFERRED,
+  /* None: velocity_bound, the user's statement that max|u_d| <= velocity_bound on every axis,
+   * is checked against instead. A bound below the true maximum voids the check. */
+  FCL_CFL_CHECK_BOUND
+} fcl_cfl_check;
+
 typedef struct {
   fcl_remesh_formula formula;
   int rk_order;            /* 2, 3 or 4 (0: 2) */
   fcl_interp interp;
   fcl_splitting splitting;
   double max_cfl;          /* largest dt max|u_d| / dx_d a step may take (0: 1) */
+  fcl_cfl_check cfl_check; /* default FCL_CFL_CHECK_NOW */
+  double velocity_bound;   /* > 0 with FCL_CFL_CHECK_BOUND, ignored otherwise */
 } fcl_advection_options;
 
 /* Defaults: Lambda_{4,2}, RK2, linear interpolation, Strang splitting, max_cfl 1. */
@@ -86,9 +105,9 @@ void fcl_advection_destroy(fcl_advection **adv); /* accepts NULL */
 /* Ghost width an axis split over ranks needs for these options (the velocity's reach). */
 int fcl_advection_ghosts_needed(const fcl_advection_options *options);
 
-/* One split step over dt (the splitting of the options), after checking the CFL bound.
- * Enqueued on the fields' queue; blocking only for the velocity bound (an MPI reduction).
- * Collective. */
+/* One split step over dt (the splitting of the options), after the CFL check the options
+ * choose (cfl_check). Enqueued on the fields' queue; with FCL_CFL_CHECK_NOW it waits for the
+ * velocity's reduction (one host wait), otherwise nothing blocks on the device. Collective. */
 fcl_status fcl_advection_step(fcl_advection *adv, double dt);
 /* The same with the velocity bound known by the caller (umax[d] >= max|u_d|, e.g. from the
  * adaptive time step's reductions): no reduction, nothing blocks. A bound below the true

@@ -151,6 +151,23 @@ typedef enum {
  * the spacings (walls count for half, trapezoidal rule, on bounded axes). Collective. */
 fcl_status fcl_field_reduce(fcl_field *field, int comp, fcl_reduce_op op, double *result);
 
+/* A reduction of every component of a field, made once and run many times: one device pass
+ * per component, one host wait and one MPI_Allreduce for all of them (fcl_field_reduce waits
+ * and reduces once per component). Between start and finish the host is free: start enqueues
+ * the device part on the field's queue; finish waits for it (no wait when it is done already),
+ * combines over ranks and writes results[0 .. ncomp - 1]; finish is Collective. One start in
+ * flight at a time; the reduction is independent of the field's own (fcl_field_reduce may run
+ * meanwhile). The field must outlive it. */
+typedef struct fcl_reduction fcl_reduction;
+fcl_status fcl_reduction_create(fcl_field *field, fcl_reduce_op op, fcl_reduction **out);
+fcl_status fcl_reduction_start(fcl_reduction *reduction);
+fcl_status fcl_reduction_finish(fcl_reduction *reduction, double *results);
+/* Whether a start awaits its finish; whether the device has done its part (a finish would not
+ * wait). */
+bool fcl_reduction_in_flight(const fcl_reduction *reduction);
+bool fcl_reduction_done(const fcl_reduction *reduction);
+void fcl_reduction_destroy(fcl_reduction **reduction); /* accepts NULL; waits for a read in flight */
+
 /* Local transpose: dst's axes are src's axes permuted, dst(axis a) = src(axis perm[a]), on the
  * interior of one component, on the device (a generated kernel, tuned by FLOWCL_TUNE). perm is
  * a permutation of {0, .., dim - 1}; dst must be a field of the permuted shape and the same

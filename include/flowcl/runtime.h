@@ -400,6 +400,19 @@ fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device,
                                       size_t explanation_size);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Counters                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Process-wide, since the start, thread safe; for tests and benchmarks that check what a code
+ * path costs. Programs built: fcl_program_build calls that succeeded, compiled or served from
+ * the binary cache (either way a program object made ready to run). */
+uint64_t fcl_count_programs_built(void);
+/* Host syncs: waits of the host for the device that flowcl made, fcl_queue_finish and
+ * fcl_events_wait (flowcl's layers make every blocking wait through them). A wait for an event
+ * that is already complete is not counted: it does not hold the host. */
+uint64_t fcl_count_host_syncs(void);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Embedded kernel sources                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 

@@ -72,6 +72,14 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
   if (out->splitting != FCL_SPLIT_STRANG && out->splitting != FCL_SPLIT_FIRST_ORDER)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: splitting %d",
                      (int)out->splitting);
+  if (out->cfl_check != FCL_CFL_CHECK_NOW && out->cfl_check != FCL_CFL_CHECK_DEFERRED &&
+      out->cfl_check != FCL_CFL_CHECK_BOUND)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: cfl_check %d",
+                     (int)out->cfl_check);
+  if (out->cfl_check == FCL_CFL_CHECK_BOUND &&
+      !(out->velocity_bound > 0 && isfinite(out->velocity_bound)))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: velocity_bound %g with "
+                     "FCL_CFL_CHECK_BOUND (must be finite and > 0)", out->velocity_bound);
   if (!(out->max_cfl > 0 && out->max_cfl <= 16))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_cfl %g (in (0, 16])",
                      out->max_cfl);
@@ -228,6 +236,7 @@ void fcl_advection_destroy(fcl_advection **adv) {
     fcl_param_set_destroy(&(*adv)->params[a]);
     fcl_launcher_destroy(&(*adv)->dir[a]);
   }
+  fcl_reduction_destroy(&(*adv)->umax);
   free((*adv)->fields);
   free(*adv);
   *adv = NULL;
@@ -257,11 +266,65 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
   return substep(adv, axis, dt);
 }
 
+static fcl_status advance(fcl_advection *adv, double dt);
+
+/* dt max|u_d| / dx_d <= max_cfl on every axis, or an error; when names the step checked. */
+static fcl_status check_cfl(const fcl_advection *adv, double dt, const double *umax,
+                            const char *when) {
+  for (int a = 0; a < adv->dim; ++a) {
+    if (!(umax[a] >= 0 && isfinite(umax[a])))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection%s: max|u_%c| = %g (must be finite "
+                       "and >= 0)", when, "xyz"[a], umax[a]);
+    const double cfl = dt * umax[a] / adv->dx[a];
+    /* the bound is met when it holds up to the rounding of the velocity's precision */
+    const double eps = fcl_field_dtype(adv->velocity) == FCL_FLOAT64 ? 1e-15 : 1e-6;
+    if (!(cfl <= adv->opt.max_cfl * (1 + 4 * eps)))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection%s: dt * max|u_%c| / dx = %g * %g / "
+                       "%g = %g exceeds max_cfl = %g the kernels were built for (lower dt or "
+                       "raise max_cfl)", when, "xyz"[a], dt, umax[a], adv->dx[a], cfl,
+                       adv->opt.max_cfl);
+  }
+  return FCL_OK;
+}
+
+/* FCL_CFL_CHECK_DEFERRED: check the reduction in flight if every rank's device has finished it,
+ * then start the next one for this step. */
+static fcl_status deferred_check(fcl_advection *adv, double dt) {
+  if (fcl_reduction_in_flight(adv->umax)) {
+    int ready = fcl_reduction_done(adv->umax), all = 0;
+    if (MPI_Allreduce(&ready, &all, 1, MPI_INT, MPI_MIN,
+                      fcl_topology_comm(fcl_field_topology(adv->velocity))) != MPI_SUCCESS)
+      return FCL_ERROR(FCL_ERR_MPI, "advection: deferred CFL check: MPI_Allreduce");
+    if (!all) return FCL_OK;
+    double umax[3] = {0, 0, 0};
+    FCL_TRY(fcl_reduction_finish(adv->umax, umax));
+    char when[64];
+    snprintf(when, sizeof when, " (deferred check of step call %lld)", (long long)adv->umax_call);
+    FCL_TRY(check_cfl(adv, adv->umax_dt, umax, when));
+  }
+  adv->umax_dt = dt;
+  adv->umax_call = adv->calls;
+  return fcl_reduction_start(adv->umax);
+}
+
 fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
   FCL_CHECK_NULL(adv, 1);
+  if (!(isfinite(dt) && dt >= 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
+                     dt);
   double umax[3] = {0, 0, 0};
-  for (int a = 0; a < adv->dim; ++a)
-    FCL_TRY(fcl_field_reduce(adv->velocity, a, FCL_REDUCE_NORM_LINF, &umax[a]));
+  if (adv->opt.cfl_check == FCL_CFL_CHECK_BOUND) {
+    for (int a = 0; a < adv->dim; ++a) umax[a] = adv->opt.velocity_bound;
+    return fcl_advection_step_bounded(adv, dt, umax);
+  }
+  if (!adv->umax)
+    FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->umax));
+  if (adv->opt.cfl_check == FCL_CFL_CHECK_DEFERRED) {
+    FCL_TRY(deferred_check(adv, dt));
+    return advance(adv, dt);
+  }
+  FCL_TRY(fcl_reduction_start(adv->umax));
+  FCL_TRY(fcl_reduction_finish(adv->umax, umax));
   return fcl_advection_step_bounded(adv, dt, umax);
 }
 
@@ -271,20 +334,15 @@ fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const doubl
   if (!(isfinite(dt) && dt >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
                      dt);
+  FCL_TRY(check_cfl(adv, dt, umax, ""));
+  return advance(adv, dt);
+}
+
+/* The split step itself (the CFL check done). */
+static fcl_status advance(fcl_advection *adv, double dt) {
+  ++adv->calls;
   bool exchange = false;
-  for (int a = 0; a < adv->dim; ++a) {
-    if (!(umax[a] >= 0 && isfinite(umax[a])))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (umax): umax[%d] = %g (must be "
-                       "finite and >= 0)", a, umax[a]);
-    const double cfl = dt * umax[a] / adv->dx[a];
-    /* the bound is met when it holds up to the rounding of the velocity's precision */
-    const double eps = fcl_field_dtype(adv->velocity) == FCL_FLOAT64 ? 1e-15 : 1e-6;
-    if (!(cfl <= adv->opt.max_cfl * (1 + 4 * eps)))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: dt * max|u_%c| / dx = %g * %g / %g "
-                       "= %g exceeds max_cfl = %g the kernels were built for (lower dt or raise "
-                       "max_cfl)", "xyz"[a], dt, umax[a], adv->dx[a], cfl, adv->opt.max_cfl);
-    exchange = exchange || !adv->wrap[a];
-  }
+  for (int a = 0; a < adv->dim; ++a) exchange = exchange || !adv->wrap[a];
   if (exchange) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
   const int last = adv->dim - 1;
   if (adv->opt.splitting == FCL_SPLIT_FIRST_ORDER) {

@@ -53,6 +53,10 @@ struct fcl_advection {
   fcl_launcher *dir[3];     /* per axis: list of the kernels (chunks of components) */
   fcl_param_set *params[3];
   double bytes[3];          /* per substep along the axis */
+  fcl_reduction *umax;      /* max|u_d| for the CFL check (made on first use) */
+  int64_t calls;            /* split steps taken */
+  double umax_dt;           /* deferred check: the dt and call of the step it measured */
+  int64_t umax_call;
 };
 
 #endif

@@ -10,6 +10,7 @@
 struct fcl_analytics {
   fcl_field *u, *w, *work;
   fcl_fd *grad_norm, *divergence, *vorticity_norm;
+  fcl_reduction *umax, *grad_max; /* the dt measure's: one host wait for both */
   double volume;
 };
 
@@ -18,6 +19,8 @@ void fcl_analytics_destroy(fcl_analytics **an) {
   fcl_fd_destroy(&(*an)->grad_norm);
   fcl_fd_destroy(&(*an)->divergence);
   fcl_fd_destroy(&(*an)->vorticity_norm);
+  fcl_reduction_destroy(&(*an)->umax);
+  fcl_reduction_destroy(&(*an)->grad_max);
   fcl_field_destroy(&(*an)->work);
   free(*an);
   *an = NULL;
@@ -132,7 +135,18 @@ fcl_status fcl_analytics_dt_inputs(fcl_analytics *an, bool with_gradient, fcl_dt
   FCL_CHECK_NULL(an, 1);
   FCL_CHECK_NULL(in, 3);
   fcl_diagnostics d = {0};
-  FCL_TRY(fcl_analytics_compute(an, FCL_DIAG_UMAX | (with_gradient ? FCL_DIAG_GRAD_U : 0), &d));
+  /* every reduction enqueued before the one wait, for the last of them (the queue runs in
+   * order: the earlier ones are done by then, so their finish does not wait) */
+  if (!an->umax) FCL_TRY(fcl_reduction_create(an->u, FCL_REDUCE_NORM_LINF, &an->umax));
+  if (with_gradient && !an->grad_max)
+    FCL_TRY(fcl_reduction_create(an->work, FCL_REDUCE_MAX, &an->grad_max));
+  FCL_TRY(fcl_reduction_start(an->umax));
+  if (with_gradient) {
+    FCL_TRY(fcl_fd_apply(an->grad_norm, 0));
+    FCL_TRY(fcl_reduction_start(an->grad_max));
+    FCL_TRY(fcl_reduction_finish(an->grad_max, &d.max_grad_u));
+  }
+  FCL_TRY(fcl_reduction_finish(an->umax, d.umax));
   const fcl_domain *dom = fcl_topology_domain(fcl_field_topology(an->u));
   *in = (fcl_dt_inputs){.dim = dom->dim, .grad_u_max = d.max_grad_u};
   for (int a = 0; a < 3; ++a) {

@@ -121,6 +121,39 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
   return FCL_OK;
 }
 
+static bool identifier(const char *s) {
+  if (!(isalpha((unsigned char)*s) || *s == '_')) return false;
+  for (; *s; ++s)
+    if (!(isalnum((unsigned char)*s) || *s == '_')) return false;
+  return true;
+}
+
+/* The scalars' names: identifiers, distinct, not a binding's, an iname's nor a built-in's. */
+static fcl_status check_scalars(size_t ns, const char *const *s, size_t nb,
+                                const fcl_fd_binding *b) {
+  if (ns > FCL_FD_MAX_SCALARS)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (nscalars): %zu (at most %d)", ns,
+                     FCL_FD_MAX_SCALARS);
+  if (ns && !s) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (scalars): NULL");
+  static const char *const reserved[] = {"i", "j", "k", "dt", FCL__FD_T, FCL__FD_STEP};
+  for (size_t i = 0; i < ns; ++i) {
+    if (!s[i] || !identifier(s[i]) || strlen(s[i]) >= 32)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar %zu: '%s' is not a name (letters, "
+                       "digits and '_', under 32 characters)", i, s[i] ? s[i] : "(null)");
+    for (size_t r = 0; r < sizeof reserved / sizeof *reserved; ++r)
+      if (!strcmp(s[i], reserved[r]))
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar '%s': the name is taken (i, j, k "
+                         "index the point; dt, t and step are given by the time loop)", s[i]);
+    for (size_t j = 0; j < nb; ++j)
+      if (!strcmp(s[i], b[j].name))
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar '%s': a binding has that name", s[i]);
+    for (size_t j = 0; j < i; ++j)
+      if (!strcmp(s[i], s[j]))
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar name '%s' used twice", s[i]);
+  }
+  return FCL_OK;
+}
+
 static fcl_status check_bindings(size_t nb, const fcl_fd_binding *b) {
   if (nb < 1 || nb > 16)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (nbindings): %zu (1 to 16)", nb);
@@ -153,7 +186,7 @@ static fcl_status check_bindings(size_t nb, const fcl_fd_binding *b) {
 
 /* Which bindings the instructions write (the codegen layer knows). */
 static fcl_status written_arrays(const char *name, size_t nb, const fcl_fd_binding *b,
-                                 const char *instructions, bool *written) {
+                                 const fcl_fd *op, const char *instructions, bool *written) {
   fcl_kbuilder *kb = NULL;
   FCL_TRY(fcl_kbuilder_create(name, &kb));
   fcl_status st = FCL_OK;
@@ -163,6 +196,10 @@ static fcl_status written_arrays(const char *name, size_t nb, const fcl_fd_bindi
   for (size_t i = 0; i < nb && st == FCL_OK; ++i)
     st = fcl_kbuilder_add_array(kb, b[i].name, fcl_field_dtype(b[i].field), shape);
   if (st == FCL_OK) st = fcl_kbuilder_add_scalar(kb, "dt", fcl_field_dtype(b[0].field));
+  for (size_t s = 0; s < op->nscalars && st == FCL_OK; ++s)
+    st = fcl_kbuilder_add_scalar(kb, op->scalars[s], strcmp(op->scalars[s], FCL__FD_STEP)
+                                                         ? fcl_field_dtype(b[0].field)
+                                                         : FCL_INT64);
   if (st == FCL_OK)
     st = fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 1 and 0 <= j < 1 and 0 <= i < 1 }");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, instructions);
@@ -179,18 +216,34 @@ static fcl_status written_arrays(const char *name, size_t nb, const fcl_fd_bindi
 fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
                                 const fcl_fd_binding *bindings, const char *instructions,
                                 double bytes_per_point, fcl_fd **out) {
-  FCL_CHECK_NULL(name, 1);
-  FCL_CHECK_NULL(bindings, 3);
   FCL_CHECK_NULL(instructions, 4);
   FCL_CHECK_NULL(out, 6);
+  return fcl_fd_kernel_create_with_scalars(name, nbindings, bindings, 0, NULL, instructions,
+                                           bytes_per_point, out);
+}
+
+fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
+                                             const fcl_fd_binding *bindings, size_t nscalars,
+                                             const char *const *scalars,
+                                             const char *instructions, double bytes_per_point,
+                                             fcl_fd **out) {
+  FCL_CHECK_NULL(name, 1);
+  FCL_CHECK_NULL(bindings, 3);
+  FCL_CHECK_NULL(instructions, 6);
+  FCL_CHECK_NULL(out, 8);
   *out = NULL;
   FCL_TRY(check_bindings(nbindings, bindings));
+  FCL_TRY(check_scalars(nscalars, scalars, nbindings, bindings));
+  fcl_fd *op = NULL;
+  FCL_TRY(fcl__fd_new(name, &op));
+  strcpy(op->scalars[op->nscalars++], FCL__FD_T);
+  strcpy(op->scalars[op->nscalars++], FCL__FD_STEP);
+  for (size_t s = 0; s < nscalars; ++s) strcpy(op->scalars[op->nscalars++], scalars[s]);
   text t = {0};
   bool written[16] = {false}, reads[16] = {false};
   fcl_status st = rewrite(instructions, bindings, nbindings, &t, reads);
-  if (st == FCL_OK) st = written_arrays("custom", nbindings, bindings, t.buf ? t.buf : "", written);
-  fcl_fd *op = NULL;
-  if (st == FCL_OK) st = fcl__fd_new(name, &op);
+  if (st == FCL_OK)
+    st = written_arrays("custom", nbindings, bindings, op, t.buf ? t.buf : "", written);
   fcl__fd_array arrays[16];
   for (size_t i = 0; i < nbindings && st == FCL_OK; ++i) {
     arrays[i] = (fcl__fd_array){bindings[i].name, bindings[i].field, bindings[i].comp};

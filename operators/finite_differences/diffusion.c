@@ -24,6 +24,7 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   op->nu = nu;
   op->dt_param = "nudt";
   op->dt_scale = nu;
+  op->irreversible = true;
   /* Forward Euler is stable while nu dt sum_a lambda / dx_a^2 <= 2, lambda the largest
    * |eigenvalue| of the stencil times dx^2: 4 (order 2), 16 / 3 (order 4). */
   double s = 0;

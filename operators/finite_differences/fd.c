@@ -137,8 +137,13 @@ static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choi
   return fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", NULL);
 }
 
-static fcl_status describe(const char *name, const fcl_field *shape, size_t narrays,
-                           const fcl__fd_array *arrays, const char *dt_param, const char *text,
+/* A scalar of a custom kernel: the step index is an integer, the others the fields' type. */
+static fcl_dtype scalar_dtype(const char *name, fcl_dtype field) {
+  return strcmp(name, FCL__FD_STEP) ? field : FCL_INT64;
+}
+
+static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *shape,
+                           size_t narrays, const fcl__fd_array *arrays, const char *text,
                            fcl_kbuilder **out) {
   fcl_kbuilder *kb = NULL;
   FCL_TRY(fcl_kbuilder_create(name, &kb));
@@ -150,7 +155,11 @@ static fcl_status describe(const char *name, const fcl_field *shape, size_t narr
     snprintf(buf, sizeof buf, "%zu, %zu, %zu", pa[2], pa[1], pa[0]);
     st = fcl_kbuilder_add_array(kb, arrays[a].name, fcl_field_dtype(arrays[a].field), buf);
   }
-  if (st == FCL_OK && dt_param) st = fcl_kbuilder_add_scalar(kb, dt_param, fcl_field_dtype(shape));
+  if (st == FCL_OK && op->dt_param)
+    st = fcl_kbuilder_add_scalar(kb, op->dt_param, fcl_field_dtype(shape));
+  for (size_t s = 0; s < op->nscalars && st == FCL_OK; ++s)
+    st = fcl_kbuilder_add_scalar(kb, op->scalars[s],
+                                 scalar_dtype(op->scalars[s], fcl_field_dtype(shape)));
   snprintf(buf, sizeof buf, "{ [k, j, i]: 0 <= k < %lld and 0 <= j < %lld and 0 <= i < %lld }",
            (long long)n[2], (long long)n[1], (long long)n[0]);
   if (st == FCL_OK) st = fcl_kbuilder_add_domain(kb, buf);
@@ -179,7 +188,7 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   fcl_kbuilder *base = NULL, *best = NULL;
   fcl_tune_result r;
   fcl_launcher *k = NULL;
-  fcl_status st = describe(name, shape, narrays, arrays, op->dt_param, text, &base);
+  fcl_status st = describe(op, name, shape, narrays, arrays, text, &base);
   if (st == FCL_OK)
     st = fcl_tune(base, 3, axes, apply_choice, &m, fcl_field_context(shape), dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, fcl_field_context(shape), NULL, q, &k);
@@ -205,13 +214,41 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   if (st == FCL_OK) st = fcl_param_set_create(op->list, &op->params);
   for (size_t a = 0; a < op->nbinds && st == FCL_OK; ++a)
     st = fcl_param_set_buffer(op->params, op->binds[a].name, op->binds[a].buffer);
+  for (size_t s = 0; s < op->nscalars && st == FCL_OK; ++s)
+    st = fcl_fd_set_scalar(op, op->scalars[s], 0);
   return st;
+}
+
+fcl_status fcl_fd_set_scalar(fcl_fd *op, const char *name, double value) {
+  FCL_CHECK_NULL(op, 1);
+  FCL_CHECK_NULL(name, 2);
+  size_t s = 0;
+  while (s < op->nscalars && strcmp(op->scalars[s], name)) ++s;
+  if (s == op->nscalars) {
+    char list[FCL_FD_MAX_SCALARS * 34 + 8] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < op->nscalars; ++i)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                              op->scalars[i]);
+    return FCL_ERROR(FCL_ERR_NOT_FOUND, "%s: no scalar '%s' (it has: %s)", op->name, name,
+                     op->nscalars ? list : "none");
+  }
+  if (!isfinite(value))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: scalar '%s' = %g (must be finite)",
+                     op->name, name, value);
+  if (scalar_dtype(name, fcl_field_dtype(op->out)) == FCL_INT64)
+    return fcl_param_set_i64(op->params, name, (int64_t)value);
+  if (fcl_field_dtype(op->out) == FCL_FLOAT64) return fcl_param_set_f64(op->params, name, value);
+  return fcl_param_set_f32(op->params, name, (float)value);
 }
 
 fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
   FCL_CHECK_NULL(op, 1);
-  if (op->dt_param && !(isfinite(dt) && dt >= 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
+  if (op->dt_param && !isfinite(dt))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite)", dt);
+  if (op->dt_param && dt < 0 && op->irreversible)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: dt = %g < 0, but the operator is not "
+                     "reversible (explicit diffusion backward in time is unstable)", op->name,
                      dt);
   if (dt > op->max_dt * (1 + 1e-12))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "diffusion of '%s': dt = %g exceeds the explicit "
@@ -224,6 +261,17 @@ fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
       FCL_TRY(fcl_param_set_f32(op->params, op->dt_param, (float)(dt * op->dt_scale)));
   }
   return fcl_launcher_call(op->list, fcl_field_queue(op->out), 0, NULL, op->params, NULL);
+}
+
+fcl_status fcl_fd_enqueue_step(fcl_fd *op, const fcl_step_info *info) {
+  FCL_CHECK_NULL(op, 1);
+  FCL_CHECK_NULL(info, 2);
+  for (size_t s = 0; s < op->nscalars; ++s) {
+    if (!strcmp(op->scalars[s], FCL__FD_T)) FCL_TRY(fcl_fd_set_scalar(op, FCL__FD_T, info->t));
+    if (!strcmp(op->scalars[s], FCL__FD_STEP))
+      FCL_TRY(fcl_param_set_i64(op->params, FCL__FD_STEP, info->step));
+  }
+  return fcl_fd_enqueue(op, info->dt);
 }
 
 fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
@@ -249,7 +297,7 @@ fcl_launcher *fcl_fd_launcher(const fcl_fd *op) { return op ? op->list : NULL; }
 double fcl_fd_max_dt(const fcl_fd *op) { return op ? op->max_dt : 0; }
 
 static fcl_status operator_apply(void *data, const fcl_step_info *info) {
-  return fcl_fd_enqueue(data, info->dt);
+  return fcl_fd_enqueue_step(data, info);
 }
 
 static fcl_launcher *operator_launcher(void *data, int index) {

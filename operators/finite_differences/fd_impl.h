@@ -5,6 +5,10 @@
 #include "flowcl/fd.h"
 #include "flowcl/problem.h"
 
+/* the scalars every custom kernel has besides dt: the step's time and index */
+#define FCL__FD_T "t"
+#define FCL__FD_STEP "step"
+
 typedef struct {
   char name[32];
   cl_mem buffer;
@@ -25,6 +29,10 @@ struct fcl_fd {
   fcl__fd_bind binds[32];
   const char *dt_param; /* the kernel's time parameter (NULL: none) */
   double dt_scale;      /* dt_param = dt * dt_scale */
+  bool irreversible;    /* a dt < 0 is refused (explicit diffusion) */
+  /* custom kernels: the step's time "t" and index "step", then the user's named scalars */
+  size_t nscalars;
+  char scalars[FCL_FD_MAX_SCALARS + 2][32];
 };
 
 /* An array bound to the kernel: its name in the text and the field component behind it. */
@@ -45,8 +53,9 @@ void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const 
                                int axis, int order);
 /* Checks shared by the constructors: order 2 or 4, ghosts >= order / 2 on every axis. */
 fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
-/* Generate the kernel (arrays over the interior of `shape`, the scalar dt_param if non-NULL,
- * instructions text), tune it, build it, push it onto op->list and bind the arrays. */
+/* Generate the kernel (arrays over the interior of `shape`, the scalar dt_param if non-NULL and
+ * op's scalars, instructions text), tune it, build it, push it onto op->list and bind the
+ * arrays; the scalars start at 0. */
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape,
                               size_t narrays, const fcl__fd_array *arrays, const char *text,
                               double bytes);

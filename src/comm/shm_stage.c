@@ -130,7 +130,7 @@ fcl_status fcl__shm_stage_publish(fcl__shm_stage *s, cl_command_queue queue, int
   FCL_CL_TRY(err, "shared staging: map the own segment");
   FCL_CL_TRY(clEnqueueUnmapMemObject(queue, s->wrap[me], p, 0, NULL, NULL),
              "shared staging: unmap the own segment");
-  FCL_CL_TRY(clFinish(queue), "shared staging: publish");
+  FCL_TRY(fcl_queue_finish(queue)); /* published */
   FCL_MPI_TRY(MPI_Win_sync(s->win), "shared staging: MPI_Win_sync");
   return FCL_OK;
 }

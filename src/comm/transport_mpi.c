@@ -78,14 +78,14 @@ static fcl_status mpi_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   int *in_count = s->counts + (forward ? 2 * P : 0), *in_displ = in_count + P;
   for (int q = 0; q < P; ++q)
     if (q != me) FCL_TRY(fcl__block_read(x->queue, from, &out_blocks[q], out_host + out_at[q]));
-  FCL_CL_TRY(clFinish(x->queue), "mpi transport: device to host");
+  FCL_TRY(fcl_queue_finish(x->queue)); /* device to host */
   FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[me], to, &in_blocks[me]));
   FCL_MPI_TRY(MPI_Alltoallv(out_host, out_count, out_displ, s->unit, in_host, in_count, in_displ,
                             s->unit, x->comm),
               "mpi transport: MPI_Alltoallv");
   for (int q = 0; q < P; ++q)
     if (q != me) FCL_TRY(fcl__block_write(x->queue, to, &in_blocks[q], in_host + in_at[q]));
-  FCL_CL_TRY(clFinish(x->queue), "mpi transport: host to device");
+  FCL_TRY(fcl_queue_finish(x->queue)); /* host to device */
   return FCL_OK;
 }
 

@@ -151,7 +151,7 @@ static fcl_status announce_chunk(fcl__alltoall *x, int j) {
   int n = 0;
   for (int q = 0; q < x->size; ++q) {
     if (!s->mapped[q]) continue;
-    FCL_CL_TRY(clWaitForEvents(1, &s->mapped[q]), "staged transport: chunk to host");
+    FCL_TRY(fcl_events_wait(1, &s->mapped[q])); /* the chunk reached the host */
     clReleaseEvent(s->mapped[q]);
     s->mapped[q] = NULL;
     FCL_CL_TRY(clEnqueueUnmapMemObject(x->queue, fcl__shm_stage_buffer(s->stage, x->rank),
@@ -213,8 +213,8 @@ static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   }
   clReleaseEvent(start);
   FCL_TRY(st);
-  FCL_CL_TRY(clFinish(s->upload), "staged transport: window to device");
-  FCL_CL_TRY(clFinish(x->queue), "staged transport: device to window");
+  FCL_TRY(fcl_queue_finish(s->upload)); /* window to device */
+  FCL_TRY(fcl_queue_finish(x->queue));  /* device to window */
   /* no segment is rewritten before every peer has read it */
   FCL_MPI_TRY(MPI_Barrier(x->comm), "staged transport: barrier");
   return FCL_OK;

@@ -134,11 +134,14 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
   FCL_TRY(fcl__field_check_comp(f, comp, 2));
   if (with_ghosts) return fcl_array_read(f->comp[comp], f->queue, host, true, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, true);
-  FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_TRUE, r.src_origin,
+  cl_event done;
+  FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.src_origin,
                                      r.dst_origin, r.region, r.src_row_pitch, r.src_slice_pitch,
-                                     0, 0, host, 0, NULL, NULL),
+                                     0, 0, host, 0, NULL, &done),
              "field '%s': read the interior of component %d", f->name, comp);
-  return FCL_OK;
+  fcl_status st = fcl_events_wait(1, &done);
+  clReleaseEvent(done);
+  return st;
 }
 
 fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void *host) {
@@ -147,11 +150,14 @@ fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void 
   FCL_TRY(fcl__field_check_comp(f, comp, 2));
   if (with_ghosts) return fcl_array_write(f->comp[comp], f->queue, host, true, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, false);
-  FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_TRUE, r.dst_origin,
+  cl_event done;
+  FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.dst_origin,
                                       r.src_origin, r.region, r.dst_row_pitch, r.dst_slice_pitch,
-                                      0, 0, host, 0, NULL, NULL),
+                                      0, 0, host, 0, NULL, &done),
              "field '%s': write the interior of component %d", f->name, comp);
-  return FCL_OK;
+  fcl_status st = fcl_events_wait(1, &done);
+  clReleaseEvent(done);
+  return st;
 }
 
 fcl_status fcl_field_init(fcl_field *f, fcl_field_init_fn fn, void *user) {

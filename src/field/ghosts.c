@@ -154,7 +154,7 @@ static fcl_status staged_complete(void *user, cl_command_queue queue) {
 /* The faces were copied out of the peers' segments: tell them; listen for the same of ours. */
 static fcl_status staged_release(void *user, cl_command_queue queue) {
   axis_messages *m = user;
-  FCL_CL_TRY(clFinish(queue), "ghost exchange: copies out of the shared staging");
+  FCL_TRY(fcl_queue_finish(queue)); /* the copies out of the shared staging */
   for (int i = 0; i < m->nmsg; ++i) {
     message *x = &m->msg[i];
     int tag = x->tag + TAG_DONE;

@@ -1,6 +1,8 @@
-/* Reductions of a field component over the domain: partial statistics per work-group on the
- * device (kernels/field.cl reduce_stats: each work-group takes whole rows in turn), combined on
- * the host in double, then MPI_Allreduce. */
+/* Reductions of field components over the domain: partial statistics per work-group on the
+ * device (kernels/field.cl reduce_stats: each work-group takes whole rows in turn), read back
+ * without blocking, combined on the host in double, then one MPI_Allreduce for every component
+ * reduced together. fcl_field_reduce keeps one such state per field; an fcl_reduction owns its
+ * own, so that one can be in flight while the field is reduced otherwise. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,18 +16,26 @@
 enum { WG = 256, GROUPS_PER_CU = 16, NSTAT = 6 };
 
 typedef struct {
-  fcl_launcher *launcher[3]; /* per component */
-  cl_mem partial;
+  fcl_field *field;
+  fcl_launcher *launcher[3]; /* per component, each into its own partials */
+  cl_mem partial[3];
+  void *host[3];
+  cl_event read[3]; /* the partials' reads in flight (NULL: none) */
   size_t acc_size, groups;
-  void *host;
 } reduce_state;
 
 void fcl__reduce_state_free(void *state) {
   reduce_state *r = state;
   if (!r) return;
-  for (int c = 0; c < 3; ++c) fcl_launcher_destroy(&r->launcher[c]);
-  if (r->partial) clReleaseMemObject(r->partial);
-  free(r->host);
+  for (int c = 0; c < 3; ++c) {
+    if (r->read[c]) {
+      clWaitForEvents(1, &r->read[c]); /* the read writes host[c] */
+      clReleaseEvent(r->read[c]);
+    }
+    fcl_launcher_destroy(&r->launcher[c]);
+    if (r->partial[c]) clReleaseMemObject(r->partial[c]);
+    free(r->host[c]);
+  }
   free(r);
 }
 
@@ -37,23 +47,30 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   FCL_TRY(fcl_device_get_info(dev, &info));
   reduce_state *r = calloc(1, sizeof *r);
   if (!r) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
+  r->field = f;
   r->acc_size = info.double_fp_config ? sizeof(double) : sizeof(float);
   size_t total = fcl__field_count(t->local);
   r->groups = (size_t)t->local[1] * (size_t)t->local[2]; /* rows */
   const size_t most = GROUPS_PER_CU * (size_t)(info.max_compute_units ? info.max_compute_units : 1);
   if (r->groups > most) r->groups = most;
-  cl_int err;
-  r->partial = clCreateBuffer(fcl_context_cl(f->context), CL_MEM_READ_WRITE,
-                              r->groups * NSTAT * r->acc_size, NULL, &err);
-  r->host = malloc(r->groups * NSTAT * r->acc_size);
-  fcl_status st = FCL_OK;
-  if (err != CL_SUCCESS) st = FCL_CL_ERROR(err, "field '%s': reduction buffer", f->name);
-  else if (!r->host) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
+  const size_t bytes = r->groups * NSTAT * r->acc_size;
   int bounded = 0;
   for (int a = 0; a < t->domain.dim; ++a)
     if (t->domain.bc[a][0] != FCL_BC_PERIODIC) bounded |= 1 << a;
   long px = (long)f->padded[0], pxy = px * (long)f->padded[1];
+  fcl_status st = FCL_OK;
   for (int c = 0; st == FCL_OK && c < f->ncomp; ++c) {
+    cl_int err;
+    r->partial[c] = clCreateBuffer(fcl_context_cl(f->context), CL_MEM_READ_WRITE, bytes, NULL,
+                                   &err);
+    if (err != CL_SUCCESS) {
+      st = FCL_CL_ERROR(err, "field '%s': reduction buffer", f->name);
+      break;
+    }
+    if (!(r->host[c] = malloc(bytes))) {
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
+      break;
+    }
     fcl_arg args[17] = {
         fcl_arg_buffer(0, fcl_field_buffer(f, c)), fcl_arg_i64(1, px), fcl_arg_i64(2, pxy),
         fcl_arg_i32(3, t->ghosts[0]), fcl_arg_i32(4, t->ghosts[1]), fcl_arg_i32(5, t->ghosts[2]),
@@ -62,7 +79,7 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
         fcl_arg_i64(10, t->offset[1]), fcl_arg_i64(11, t->offset[2]),
         fcl_arg_i64(12, t->domain.resolution[0]), fcl_arg_i64(13, t->domain.resolution[1]),
         fcl_arg_i64(14, t->domain.resolution[2]), fcl_arg_i32(15, bounded),
-        fcl_arg_buffer(16, r->partial)};
+        fcl_arg_buffer(16, r->partial[c])};
     fcl_launch_config cfg = {.queue = f->queue, .work_dim = 1, .global = {r->groups * WG},
                              .local = {WG}, .bytes_per_launch = total * f->itemsize};
     char name[160];
@@ -78,39 +95,131 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   return FCL_OK;
 }
 
+static fcl_status check_op(fcl_reduce_op op, int pos) {
+  if (op < FCL_REDUCE_MIN || op > FCL_REDUCE_INTEGRAL)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (op): unknown reduction %d", pos,
+                     (int)op);
+  return FCL_OK;
+}
+
+/* Enqueue the statistics of components [c0, c1) and their reads; no wait. */
+static fcl_status start(reduce_state *r, int c0, int c1) {
+  fcl_field *f = r->field;
+  for (int c = c0; c < c1; ++c) {
+    if (r->read[c]) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "field '%s': a reduction of "
+                                     "component %d is already in flight", f->name, c);
+    FCL_TRY(fcl_launcher_call(r->launcher[c], f->queue, 0, NULL, NULL, NULL));
+    FCL_CL_TRY(clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
+                                   r->groups * NSTAT * r->acc_size, r->host[c], 0, NULL,
+                                   &r->read[c]),
+               "field '%s': read reduction partials", f->name);
+  }
+  return FCL_OK;
+}
+
+/* Wait for the reads of [c0, c1) (one wait), fold each on the host, one MPI_Allreduce. */
+static fcl_status finish(reduce_state *r, int c0, int c1, fcl_reduce_op op, double *result) {
+  fcl_field *f = r->field;
+  cl_event ev[3];
+  int n = 0;
+  for (int c = c0; c < c1; ++c)
+    if (r->read[c]) ev[n++] = r->read[c];
+  if (n != c1 - c0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "field '%s': no reduction in flight to finish",
+                     f->name);
+  fcl_status st = fcl_events_wait((cl_uint)n, ev);
+  for (int c = c0; c < c1; ++c) {
+    clReleaseEvent(r->read[c]);
+    r->read[c] = NULL;
+  }
+  FCL_TRY(st);
+  double local[3];
+  for (int c = c0; c < c1; ++c) {
+    double s[NSTAT] = {INFINITY, -INFINITY, 0, 0, 0, 0};
+    for (size_t g = 0; g < r->groups; ++g)
+      for (int q = 0; q < NSTAT; ++q) {
+        double v = r->acc_size == sizeof(double) ? ((double *)r->host[c])[g * NSTAT + q]
+                                                 : ((float *)r->host[c])[g * NSTAT + q];
+        if (q == 0) s[0] = fmin(s[0], v);
+        else if (q < 3) s[q] = fmax(s[q], v);
+        else s[q] += v;
+      }
+    local[c - c0] = op == FCL_REDUCE_MIN ? s[0] : op == FCL_REDUCE_MAX ? s[1]
+                  : op == FCL_REDUCE_NORM_LINF ? s[2] : op == FCL_REDUCE_SUM ? s[3]
+                  : op == FCL_REDUCE_INTEGRAL ? s[4] : s[5];
+  }
+  MPI_Op mop = op == FCL_REDUCE_MIN ? MPI_MIN
+             : op == FCL_REDUCE_MAX || op == FCL_REDUCE_NORM_LINF ? MPI_MAX : MPI_SUM;
+  double global[3];
+  FCL_MPI_TRY(MPI_Allreduce(local, global, c1 - c0, MPI_DOUBLE, mop, f->topo->comm),
+              "field reduce: MPI_Allreduce");
+  double volume = 1;
+  for (int a = 0; a < f->topo->domain.dim; ++a) volume *= fcl_domain_spacing(&f->topo->domain, a);
+  for (int c = 0; c < c1 - c0; ++c) {
+    if (op == FCL_REDUCE_INTEGRAL) global[c] *= volume;
+    if (op == FCL_REDUCE_NORM_L2) global[c] = sqrt(global[c] * volume);
+    result[c] = global[c];
+  }
+  return FCL_OK;
+}
+
 fcl_status fcl_field_reduce(fcl_field *f, int comp, fcl_reduce_op op, double *result) {
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(result, 4);
   FCL_TRY(fcl__field_check_comp(f, comp, 2));
-  if (op < FCL_REDUCE_MIN || op > FCL_REDUCE_INTEGRAL)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (op): unknown reduction %d", (int)op);
+  FCL_TRY(check_op(op, 3));
   if (!f->reduce) FCL_TRY(state_create(f, (reduce_state **)&f->reduce));
-  reduce_state *r = f->reduce;
-  FCL_TRY(fcl_launcher_call(r->launcher[comp], f->queue, 0, NULL, NULL, NULL));
-  FCL_CL_TRY(clEnqueueReadBuffer(f->queue, r->partial, CL_TRUE, 0, r->groups * NSTAT * r->acc_size,
-                                 r->host, 0, NULL, NULL),
-             "field '%s': read reduction partials", f->name);
-  double s[NSTAT] = {INFINITY, -INFINITY, 0, 0, 0, 0};
-  for (size_t g = 0; g < r->groups; ++g)
-    for (int q = 0; q < NSTAT; ++q) {
-      double v = r->acc_size == sizeof(double) ? ((double *)r->host)[g * NSTAT + q]
-                                               : ((float *)r->host)[g * NSTAT + q];
-      if (q == 0) s[0] = fmin(s[0], v);
-      else if (q < 3) s[q] = fmax(s[q], v);
-      else s[q] += v;
-    }
-  double local = op == FCL_REDUCE_MIN ? s[0] : op == FCL_REDUCE_MAX ? s[1]
-               : op == FCL_REDUCE_NORM_LINF ? s[2] : op == FCL_REDUCE_SUM ? s[3]
-               : op == FCL_REDUCE_INTEGRAL ? s[4] : s[5];
-  MPI_Op mop = op == FCL_REDUCE_MIN ? MPI_MIN
-             : op == FCL_REDUCE_MAX || op == FCL_REDUCE_NORM_LINF ? MPI_MAX : MPI_SUM;
-  double global = 0;
-  FCL_MPI_TRY(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, mop, f->topo->comm),
-              "field reduce: MPI_Allreduce");
-  double volume = 1;
-  for (int a = 0; a < f->topo->domain.dim; ++a) volume *= fcl_domain_spacing(&f->topo->domain, a);
-  if (op == FCL_REDUCE_INTEGRAL) global *= volume;
-  if (op == FCL_REDUCE_NORM_L2) global = sqrt(global * volume);
-  *result = global;
+  FCL_TRY(start(f->reduce, comp, comp + 1));
+  return finish(f->reduce, comp, comp + 1, op, result);
+}
+
+struct fcl_reduction {
+  reduce_state *state;
+  fcl_reduce_op op;
+};
+
+fcl_status fcl_reduction_create(fcl_field *f, fcl_reduce_op op, fcl_reduction **out) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_CHECK_NULL(out, 3);
+  *out = NULL;
+  FCL_TRY(check_op(op, 2));
+  fcl_reduction *r = calloc(1, sizeof *r);
+  if (!r) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
+  r->op = op;
+  fcl_status st = state_create(f, &r->state);
+  if (st != FCL_OK) {
+    free(r);
+    return st;
+  }
+  *out = r;
   return FCL_OK;
+}
+
+fcl_status fcl_reduction_start(fcl_reduction *r) {
+  FCL_CHECK_NULL(r, 1);
+  return start(r->state, 0, r->state->field->ncomp);
+}
+
+bool fcl_reduction_in_flight(const fcl_reduction *r) { return r && r->state->read[0]; }
+
+bool fcl_reduction_done(const fcl_reduction *r) {
+  if (!fcl_reduction_in_flight(r)) return false;
+  for (int c = 0; c < r->state->field->ncomp; ++c) {
+    cl_int s = CL_QUEUED;
+    if (fcl_event_status(r->state->read[c], &s) != FCL_OK || s > CL_COMPLETE) return false;
+  }
+  return true;
+}
+
+fcl_status fcl_reduction_finish(fcl_reduction *r, double *results) {
+  FCL_CHECK_NULL(r, 1);
+  FCL_CHECK_NULL(results, 2);
+  return finish(r->state, 0, r->state->field->ncomp, r->op, results);
+}
+
+void fcl_reduction_destroy(fcl_reduction **r) {
+  if (!r || !*r) return;
+  fcl__reduce_state_free((*r)->state);
+  free(*r);
+  *r = NULL;
 }

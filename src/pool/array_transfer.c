@@ -151,11 +151,10 @@ static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, 
   if (count > 1) /* a marker with no wait list waits for every earlier command */
     FCL_CL_TRY(clEnqueueMarkerWithWaitList(o->queue, 0, NULL, &last), "marker after array %s",
                "transfer");
-  cl_int err = blocking ? clWaitForEvents(1, &last) : CL_SUCCESS;
+  fcl_status st = blocking ? fcl_events_wait(1, &last) : FCL_OK;
   if (event) *event = last;
   else clReleaseEvent(last);
-  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "waiting for an array transfer");
-  return FCL_OK;
+  return st;
 }
 
 static fcl_status host_transfer(const fcl_array *a, cl_command_queue queue, op_kind kind,

@@ -7,6 +7,14 @@
 fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events) {
   if (num_events == 0) return FCL_OK;
   FCL_CHECK_NULL(events, 2);
+  for (cl_uint i = 0; i < num_events; ++i) {
+    cl_int s = CL_QUEUED;
+    clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
+    if (s > CL_COMPLETE) { /* one not done: this wait holds the host */
+      fcl__count_host_sync();
+      break;
+    }
+  }
   cl_int err = clWaitForEvents(num_events, events);
   /* Some drivers return CL_SUCCESS for events that ended in error: look at each status. */
   for (cl_uint i = 0; i < num_events; ++i) {

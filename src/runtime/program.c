@@ -327,6 +327,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
       p->from_cache = true;
       free(keys);
       show_warnings(p, " (from the program cache)");
+      fcl__count_program_built();
       return FCL_OK;
     }
   }
@@ -342,6 +343,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   if (st == FCL_OK && cache) store_in_cache(p, keys);
   fcl__cache_unlock(lock);
   free(keys);
+  if (st == FCL_OK) fcl__count_program_built();
   return st;
 }
 

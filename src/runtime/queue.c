@@ -87,6 +87,7 @@ fcl_status fcl_queue_flush(cl_command_queue queue) {
 
 fcl_status fcl_queue_finish(cl_command_queue queue) {
   FCL_CHECK_NULL(queue, 1);
+  fcl__count_host_sync();
   FCL_CL_TRY(clFinish(queue), "clFinish");
   return FCL_OK;
 }

@@ -109,4 +109,8 @@ int fcl__context_device_index(const fcl_context *context, cl_device_id device);
 /* Size in bytes of an OpenCL C by-value type name ("float4" -> 16), 0 when unknown. */
 size_t fcl__cl_type_size(const char *type_name);
 
+/* counters.c: one more program built, one more host wait (fcl_count_*). */
+void fcl__count_program_built(void);
+void fcl__count_host_sync(void);
+
 #endif
