@@ -11,8 +11,12 @@
  * Remeshing is computed as a gather: every grid point sums the contributions of the particles
  * that can reach it (at most max_cfl points away plus the kernel's support), each weighted by
  * the kernel at its distance. That is the same sum the scatter of the classical method forms,
- * without atomics and in a fixed order (results do not depend on the work-group shape or the
- * number of ranks). Every advected component of every field shares one particle push.
+ * without atomics and in a fixed order, so a run repeated on the same device and ranks gives
+ * the same bits. Across rank counts the results agree to rounding, not bitwise: an axis split
+ * over ranks and one held whole run different kernels (ghosts or wrap-around), which the
+ * compiler may round differently; the tests hold 2 and 4 ranks within 1e-13 of one rank
+ * (values of order 1, doubles). Every advected component of every field shares one particle
+ * push.
  * Particles reaching into a neighbour rank are handled the same way: along an axis split over
  * ranks, the kernel reads the velocity and the advected values in the ghosts, which hold the
  * neighbour's particles (one ghost exchange before the substep replaces the accumulation of

@@ -116,6 +116,25 @@ fcl_status fcl_field_init(fcl_field *field, fcl_field_init_fn fn, void *user);
  * in the field's precision; ghosts are left as they were. An expression that does not compile
  * is an error carrying the build log. Not collective; enqueued on the field's queue. */
 fcl_status fcl_field_init_expr(fcl_field *field, int comp, const char *expression);
+
+/* An expression compiled once and evaluated many times: the coordinates x, y, z, the time t and
+ * the caller's named parameters (in the field's precision), e.g.
+ *   "amp * sin(x) * cos(3.141592653589793 * t / period)"  with params {"amp", "period"}.
+ * Built for field's layout (topology, precision, padding): it evaluates into any component of
+ * any field of that layout. Parameters are 0 until set; setting one allocates and builds
+ * nothing, so evaluating with a new t costs a kernel launch and no program build (a per-step
+ * velocity or forcing). Names: letters, digits and '_', not x, y, z, t, i, j, k, u; at most
+ * FCL_FIELD_EXPR_MAX_PARAMS. fcl_field_init_expr is the one-shot form. */
+#define FCL_FIELD_EXPR_MAX_PARAMS 16
+typedef struct fcl_field_expr fcl_field_expr;
+fcl_status fcl_field_expr_create(const fcl_field *field, const char *expression, size_t nparams,
+                                 const char *const *params, fcl_field_expr **out);
+/* Set t or a parameter for the next evaluations; unknown names: FCL_ERR_NOT_FOUND listing them. */
+fcl_status fcl_field_expr_set(fcl_field_expr *expr, const char *name, double value);
+/* Enqueue field[comp] = the expression on the interior, on the field's queue (no wait; ghosts
+ * are left as they were). Not collective. */
+fcl_status fcl_field_expr_eval(fcl_field_expr *expr, fcl_field *field, int comp);
+void fcl_field_expr_destroy(fcl_field_expr **expr); /* accepts NULL */
 /* Blocking copies between a component and C-ordered host data of the field's dtype: the local
  * interior (nx * ny * nz elements) or, with ghosts, the whole padded array. */
 fcl_status fcl_field_read(const fcl_field *field, int comp, bool with_ghosts, void *host);

@@ -299,11 +299,11 @@ static fcl_status deferred_check(fcl_advection *adv, double dt) {
     double umax[3] = {0, 0, 0};
     FCL_TRY(fcl_reduction_finish(adv->umax, umax));
     char when[64];
-    snprintf(when, sizeof when, " (deferred check of step call %lld)", (long long)adv->umax_call);
+    snprintf(when, sizeof when, " (deferred check of its step %lld)", (long long)adv->umax_call);
     FCL_TRY(check_cfl(adv, adv->umax_dt, umax, when));
   }
   adv->umax_dt = dt;
-  adv->umax_call = adv->calls;
+  adv->umax_call = adv->calls + 1; /* this step, counted from 1 */
   return fcl_reduction_start(adv->umax);
 }
 

@@ -236,6 +236,127 @@ static void reduce_case(env *e, fcl_dtype dt) {
   fcl_topology_destroy(&t);
 }
 
+/* A reduction of every component at once equals fcl_field_reduce of each, with one host wait
+ * for all of them (fcl_field_reduce waits once per component). */
+static void init_three(void *user, const double *x, double *v) {
+  (void)user;
+  v[0] = sin(x[0]) + 2, v[1] = -3 * cos(x[1]) * sin(x[2]), v[2] = 0.5 * x[0] - x[2];
+}
+
+static void reduction_case(env *e, fcl_dtype dt) {
+  fcl_domain d = fcl_domain_periodic(3, 10, 2 * PI);
+  d.resolution[1] = 13;
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){1, 1, 1}, &t));
+  fcl_field *f = make_field(e, t, "three", 3, dt);
+  CHECK_OK(fcl_field_init(f, init_three, NULL));
+  const fcl_reduce_op ops[] = {FCL_REDUCE_NORM_LINF, FCL_REDUCE_SUM, FCL_REDUCE_MIN};
+  for (int o = 0; o < 3; ++o) {
+    fcl_reduction *r = NULL;
+    CHECK_OK(fcl_reduction_create(f, ops[o], &r));
+    double each[3], all[3] = {NAN, NAN, NAN};
+    uint64_t s0 = fcl_count_host_syncs();
+    for (int c = 0; c < 3; ++c) CHECK_OK(fcl_field_reduce(f, c, ops[o], &each[c]));
+    uint64_t s1 = fcl_count_host_syncs();
+    CHECK_OK(fcl_reduction_start(r));
+    CHECK(fcl_reduction_in_flight(r));
+    CHECK_OK(fcl_reduction_finish(r, all));
+    uint64_t s2 = fcl_count_host_syncs();
+    CHECK(!fcl_reduction_in_flight(r));
+    for (int c = 0; c < 3; ++c)
+      CHECKF(all[c] == each[c], "reduction %d of component %d (%s): %.17g, fcl_field_reduce "
+             "%.17g", (int)ops[o], c, fcl_dtype_cl_name(dt), all[c], each[c]);
+    CHECKF(s2 - s1 <= 1, "a reduction of 3 components waited %llu times (one wait expected; "
+           "fcl_field_reduce waited %llu times)", (unsigned long long)(s2 - s1),
+           (unsigned long long)(s1 - s0));
+    /* once the device is done, finishing does not wait */
+    CHECK_OK(fcl_reduction_start(r));
+    CHECK_STATUS(fcl_reduction_start(r), FCL_ERR_INVALID_ARGUMENT, "already in flight");
+    CHECK_OK(fcl_queue_finish(fcl_field_queue(f)));
+    CHECK(fcl_reduction_done(r));
+    uint64_t s3 = fcl_count_host_syncs();
+    CHECK_OK(fcl_reduction_finish(r, all));
+    CHECKF(fcl_count_host_syncs() == s3, "finishing a reduction the device had done waited");
+    CHECK_STATUS(fcl_reduction_finish(r, all), FCL_ERR_INVALID_ARGUMENT, "no reduction in flight");
+    fcl_reduction_destroy(&r);
+  }
+  CHECK_STATUS(fcl_reduction_create(f, (fcl_reduce_op)42, &(fcl_reduction *){NULL}),
+               FCL_ERR_INVALID_ARGUMENT, "unknown reduction");
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
+/* An expression object: values equal the formula for every parameter value set, into any field
+ * of the layout, and no program is built after its creation. */
+static double expr_host(const double *x, double t, double amp, double period) {
+  return amp * sin(x[0]) * cos(x[1] + x[2]) + cos(PI * t / period);
+}
+
+static void expr_case(env *e, fcl_dtype dt) {
+  fcl_domain d = fcl_domain_periodic(3, 12, 2 * PI);
+  d.resolution[0] = 14;
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){1, 1, 1}, &t));
+  fcl_field *f = make_field(e, t, "expr_a", 1, dt), *g = make_field(e, t, "expr_b", 2, dt);
+  const char *params[] = {"amp", "period"};
+  fcl_field_expr *x = NULL;
+  const uint64_t p0 = fcl_count_programs_built();
+  CHECK_OK(fcl_field_expr_create(f, "amp * sin(x) * cos(y + z) + cos(3.14159265358979323846 * "
+                                    "t / period)", 2, params, &x));
+  const uint64_t p1 = fcl_count_programs_built();
+  CHECKF(p1 - p0 == 1, "creating an expression built %llu programs", (unsigned long long)(p1 - p0));
+  const int64_t *ln = fcl_topology_local_resolution(t), *off = fcl_topology_offset(t);
+  size_t count = (size_t)(ln[0] * ln[1] * ln[2]), item = fcl_dtype_size(dt);
+  void *v = malloc(count * item);
+  const double cases[][3] = {{0, 1, 2}, {0.3, -2, 2}, {1.7, 0.5, 0.75}}; /* t, amp, period */
+  for (int c = 0; c < 3; ++c) {
+    CHECK_OK(fcl_field_expr_set(x, "t", cases[c][0]));
+    CHECK_OK(fcl_field_expr_set(x, "amp", cases[c][1]));
+    CHECK_OK(fcl_field_expr_set(x, "period", cases[c][2]));
+    fcl_field *into = c == 2 ? g : f;
+    const int comp = c == 2 ? 1 : 0;
+    CHECK_OK(fcl_field_expr_eval(x, into, comp));
+    CHECK_OK(fcl_field_read(into, comp, false, v));
+    size_t bad = 0, n = 0;
+    for (int64_t k = 0; k < ln[2]; ++k)
+      for (int64_t j = 0; j < ln[1]; ++j)
+        for (int64_t i = 0; i < ln[0]; ++i, ++n) {
+          double xc[3] = {(double)(i + off[0]) * fcl_domain_spacing(&d, 0),
+                          (double)(j + off[1]) * fcl_domain_spacing(&d, 1),
+                          (double)(k + off[2]) * fcl_domain_spacing(&d, 2)};
+          double want = expr_host(xc, cases[c][0], cases[c][1], cases[c][2]);
+          /* float: the coordinates and parameters are rounded to float first */
+          double tol = dt == FCL_FLOAT32 ? 2e-5 * (fabs(cases[c][1]) + 1) : 1e-13;
+          if (!fcl_test_close(at(v, dt, n), want, 0, tol, dt == FCL_FLOAT32)) bad++;
+        }
+    CHECKF(!bad, "expression (%s) at t = %g: %zu of %zu values differ from the formula",
+           fcl_dtype_cl_name(dt), cases[c][0], bad, count);
+  }
+  CHECKF(fcl_count_programs_built() == p1, "evaluating an expression with new parameters built "
+         "%llu programs", (unsigned long long)(fcl_count_programs_built() - p1));
+  CHECK_STATUS(fcl_field_expr_set(x, "omega", 1), FCL_ERR_NOT_FOUND, "t, amp, period");
+  CHECK_STATUS(fcl_field_expr_create(f, "x", 1, (const char *[]){"x"}, &(fcl_field_expr *){NULL}),
+               FCL_ERR_INVALID_ARGUMENT, "taken");
+  CHECK_STATUS(fcl_field_expr_create(f, "a", 2, (const char *[]){"a", "a"},
+                                     &(fcl_field_expr *){NULL}),
+               FCL_ERR_INVALID_ARGUMENT, "twice");
+  CHECK_STATUS(fcl_field_expr_create(f, "sin(x) +* 2", 0, NULL, &(fcl_field_expr *){NULL}),
+               FCL_ERR_INVALID_ARGUMENT, NULL);
+  fcl_domain d2 = d;
+  d2.resolution[0] = 9;
+  fcl_topology *t2 = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d2, NULL, (int[]){1, 1, 1}, &t2));
+  fcl_field *h = make_field(e, t2, "expr_other", 1, dt);
+  CHECK_STATUS(fcl_field_expr_eval(x, h, 0), FCL_ERR_INVALID_ARGUMENT, "layout");
+  fcl_field_destroy(&h);
+  fcl_topology_destroy(&t2);
+  fcl_field_expr_destroy(&x);
+  free(v);
+  fcl_field_destroy(&g);
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+}
+
 /* ---------------- transposes and redistribution ---------------- */
 
 static void transpose_case(env *e, fcl_dtype dt, const int *perm) {
@@ -418,6 +539,8 @@ static void run_all(env *e) {
     accumulate_case(e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
     accumulate_case(e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
     reduce_case(e, dt);
+    reduction_case(e, dt);
+    expr_case(e, dt);
     static const int perms[][3] = {{1, 0, 2}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}};
     for (int p = 0; p < 4; ++p) transpose_case(e, dt, perms[p]);
     redistribute_case(e, dt);

@@ -411,10 +411,10 @@ static void check_ranks(env *e) {
   fcl_advection_options o = options(FCL_REMESH_L4_2, 3, FCL_INTERP_KERNEL, FCL_SPLIT_STRANG, 2);
   const int g = fcl_advection_ghosts_needed(&o);
   fcl_topology *t[2] = {topology(MPI_COMM_WORLD, 3, n, g), topology(MPI_COMM_SELF, 3, n, 0)};
-  fcl_field *q[2];
-  for (int r = 0; r < 2; ++r) {
-    fcl_field *u = field(e, t[r], "u", 3, FCL_FLOAT64, taylor_green, NULL);
-    q[r] = field(e, t[r], "q", 2, FCL_FLOAT64, blobs, NULL);
+  fcl_field *q[3];
+  for (int r = 0; r < 3; ++r) { /* the split run twice: the header promises the same bits */
+    fcl_field *u = field(e, t[r % 2], "u", 3, FCL_FLOAT64, taylor_green, NULL);
+    q[r] = field(e, t[r % 2], "q", 2, FCL_FLOAT64, blobs, NULL);
     fcl_advection *adv = NULL;
     CHECK_OK(fcl_advection_create(u, 1, &q[r], &o, &adv));
     for (int s = 0; s < 3 && adv; ++s) CHECK_OK(fcl_advection_step(adv, 0.5));
@@ -423,8 +423,12 @@ static void check_ranks(env *e) {
   }
   const int64_t *ln = fcl_topology_local_resolution(t[0]), *off = fcl_topology_offset(t[0]);
   for (int c = 0; c < 2; ++c) {
-    if (!q[0] || !q[1]) break;
-    double *part = read_comp(q[0], c), *whole = read_comp(q[1], c), diff = 0;
+    if (!q[0] || !q[1] || !q[2]) break;
+    double *part = read_comp(q[0], c), *whole = read_comp(q[1], c), *again = read_comp(q[2], c);
+    double diff = 0;
+    CHECKF(!memcmp(part, again, (size_t)(ln[0] * ln[1] * ln[2]) * sizeof *part),
+           "rank %d: a repeated run of component %d is not bitwise the same", e->rank, c);
+    free(again);
     size_t at = 0;
     for (int64_t k = 0; k < ln[2]; ++k)
       for (int64_t j = 0; j < ln[1]; ++j)
@@ -436,6 +440,7 @@ static void check_ranks(env *e) {
     free(part);
     free(whole);
   }
+  fcl_field_destroy(&q[2]);
   for (int r = 0; r < 2; ++r) {
     fcl_field_destroy(&q[r]);
     fcl_topology_destroy(&t[r]);
@@ -506,11 +511,56 @@ static void check_errors(env *e) {
   fcl_topology_destroy(&tw);
 }
 
+/* The CFL check's modes: one host wait per step (it was one per velocity component), none with
+ * a stated bound, none when deferred, which reports a bad step at a later one. */
+static void check_cfl_modes(env *e) {
+  const int64_t n[3] = {16, 16, 16};
+  fcl_advection_options o = fcl_advection_default_options();
+  fcl_topology *t = topology(MPI_COMM_WORLD, 3, n, fcl_advection_ghosts_needed(&o));
+  fcl_field *u = field(e, t, "u", 3, FCL_FLOAT32, taylor_green, NULL);
+  fcl_field *q = field(e, t, "q", 1, FCL_FLOAT32, blobs, NULL);
+  cl_command_queue queue = fcl_field_queue(q);
+  const fcl_cfl_check modes[] = {FCL_CFL_CHECK_NOW, FCL_CFL_CHECK_BOUND, FCL_CFL_CHECK_DEFERRED};
+  const uint64_t most[] = {1, 0, 0};
+  for (int m = 0; m < 3; ++m) {
+    o.cfl_check = modes[m];
+    o.velocity_bound = 1; /* max|u| = 1 */
+    fcl_advection *adv = NULL;
+    CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
+    if (!adv) continue;
+    /* dx = 2 pi / 16: dt = 0.1 moves 0.25 cells, dt = 0.5 moves 1.27 */
+    const uint64_t s0 = fcl_count_host_syncs();
+    CHECK_OK(fcl_advection_step(adv, 0.1));
+    const uint64_t syncs = fcl_count_host_syncs() - s0;
+    /* on one rank nothing else waits (more ranks wait for their ghost exchanges) */
+    CHECKF(e->size > 1 || syncs <= most[m], "CFL check mode %d: %llu host waits in a step (at "
+           "most %llu)", m, (unsigned long long)syncs, (unsigned long long)most[m]);
+    CHECK_OK(fcl_queue_finish(queue));
+    if (modes[m] != FCL_CFL_CHECK_DEFERRED) {
+      CHECK_STATUS(fcl_advection_step(adv, 0.5), FCL_ERR_INVALID_ARGUMENT, "exceeds max_cfl");
+    } else {
+      CHECK_OK(fcl_advection_step(adv, 0.5)); /* checks step 1; step 2 is checked later */
+      CHECK_OK(fcl_queue_finish(queue));
+      CHECK_STATUS(fcl_advection_step(adv, 0.1), FCL_ERR_INVALID_ARGUMENT, "its step 2");
+    }
+    fcl_advection_destroy(&adv);
+  }
+  fcl_advection *none = NULL;
+  o.cfl_check = FCL_CFL_CHECK_BOUND;
+  o.velocity_bound = 0;
+  CHECK_STATUS(fcl_advection_create(u, 1, &q, &o, &none), FCL_ERR_INVALID_ARGUMENT,
+               "velocity_bound");
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&q);
+  fcl_topology_destroy(&t);
+}
+
 static void run(env *e) {
   check_tables();
   check_shift(e, FCL_FLOAT32);
   check_mass(e, FCL_FLOAT32);
   check_errors(e);
+  check_cfl_modes(e);
   if (e->fp64) {
     check_shift(e, FCL_FLOAT64);
     check_mass(e, FCL_FLOAT64);

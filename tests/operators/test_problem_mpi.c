@@ -349,6 +349,80 @@ static void check_time_loop(env *e) {
   fcl_topology_destroy(&t);
 }
 
+/* A custom kernel with the caller's named scalars and the time loop's t and step: the problem
+ * layer sets t and step before every call, the caller sets the rest between runs, and nothing
+ * is built after creation. A dt < 0 runs a custom kernel backward; diffusion refuses it. */
+static void check_step_parameters(env *e) {
+  fcl_topology *t = op_box(3, 8, 2);
+  fcl_field *s = op_field(e, t, "s", 1, FCL_FLOAT64, NULL);
+  fcl_fd_binding b[1] = {{"s", s, 0, 0}};
+  const char *names[] = {"amp", "omega"};
+  fcl_fd *op = NULL;
+  CHECK_OK(fcl_fd_kernel_create_with_scalars(
+      "forced", 1, b, 2, names, "s[k, j, i] = s[k, j, i] + amp * dt * cos(omega * t) + step", 16,
+      &op));
+  if (!op) goto out;
+  fcl_operator d;
+  CHECK_OK(fcl_fd_operator(op, &d));
+  fcl_problem *p = NULL;
+  CHECK_OK(fcl_problem_create("forced", &p));
+  CHECK_OK(fcl_problem_add_field(p, s, true));
+  CHECK_OK(fcl_problem_add_operator(p, &d));
+  CHECK_OK(fcl_problem_setup(p));
+  const uint64_t built = fcl_count_programs_built();
+  fcl_simulation_options o = {.t_end = 10, .max_steps = 5, .dt = {.dt_max = 0.125}};
+  fcl_sim_state st;
+  double want = 0, got = NAN;
+  for (int run = 0; run < 2; ++run) {
+    const double amp = run ? -0.5 : 2, omega = run ? 1 : 3;
+    CHECK_OK(fcl_fd_set_scalar(op, "amp", amp));
+    CHECK_OK(fcl_fd_set_scalar(op, "omega", omega));
+    o.t_start = 0.625 * run, o.step_start = 5 * run;
+    CHECK_OK(fcl_simulation_run(p, &o, &st));
+    for (int n = 5 * run; n < 5 * run + 5; ++n) want += amp * 0.125 * cos(omega * 0.125 * n) + n;
+  }
+  CHECK_OK(fcl_field_reduce(s, 0, FCL_REDUCE_MAX, &got));
+  CHECKF(fcl_test_close(got, want, 64, 0, false), "forced kernel: %.17g after 10 steps, "
+         "expected %.17g from t, step, amp and omega", got, want);
+  CHECKF(fcl_count_programs_built() == built, "setting scalars and stepping built %llu "
+         "programs", (unsigned long long)(fcl_count_programs_built() - built));
+  CHECK_STATUS(fcl_fd_set_scalar(op, "phase", 1), FCL_ERR_NOT_FOUND, "t, step, amp, omega");
+  CHECK_STATUS(fcl_fd_set_scalar(op, "amp", NAN), FCL_ERR_INVALID_ARGUMENT, "finite");
+  /* backward: the kernel with amp = 1, omega = 0 at step 0 adds dt, here -0.25 */
+  CHECK_OK(fcl_fd_set_scalar(op, "amp", 1));
+  CHECK_OK(fcl_fd_set_scalar(op, "omega", 0));
+  CHECK_OK(fcl_fd_set_scalar(op, "step", 0));
+  CHECK_OK(fcl_fd_apply(op, -0.25));
+  CHECK_OK(fcl_field_reduce(s, 0, FCL_REDUCE_MAX, &got));
+  CHECKF(fcl_test_close(got, want - 0.25, 64, 0, false), "dt < 0: %.17g, expected %.17g", got,
+         want - 0.25);
+  fcl_fd *diff = NULL;
+  CHECK_OK(fcl_fd_diffusion_create(s, 0.01, 2, e->pool, &diff));
+  CHECK_STATUS(fcl_fd_apply(diff, -0.01), FCL_ERR_INVALID_ARGUMENT, "not reversible");
+  fcl_fd_destroy(&diff);
+  /* names */
+  fcl_fd *bad = NULL;
+  CHECK_STATUS(fcl_fd_kernel_create_with_scalars("x", 1, b, 1, (const char *[]){"dt"},
+                                                 "s[k, j, i] = 1", 8, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "taken");
+  CHECK_STATUS(fcl_fd_kernel_create_with_scalars("x", 1, b, 1, (const char *[]){"s"},
+                                                 "s[k, j, i] = 1", 8, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "binding");
+  CHECK_STATUS(fcl_fd_kernel_create_with_scalars("x", 1, b, 2, (const char *[]){"a", "a"},
+                                                 "s[k, j, i] = a", 8, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "twice");
+  CHECK_STATUS(fcl_fd_kernel_create_with_scalars("x", 1, b, 1, (const char *[]){"2a"},
+                                                 "s[k, j, i] = 1", 8, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "not a name");
+  CHECK_STATUS(fcl_fd_kernel_create("x", 1, b, "s[k, j, i] = amp", 8, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "amp");
+  fcl_problem_destroy(&p);
+out:
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&s);
+  fcl_topology_destroy(&t);
+}
+
 /* Per-node timing on a profiling queue: an operator listed twice gets each node's own share of
  * its kernels' device time (the launchers' total is the sum), and the calls of the timed
  * steps only. */
@@ -473,6 +547,7 @@ static void run(env *e) {
   }
   check_graph(e);
   check_time_loop(e);
+  check_step_parameters(e);
   check_node_timing(e);
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
   check_taylor_green_2d(e);
