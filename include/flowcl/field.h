@@ -81,6 +81,9 @@ int fcl_topology_owner(const fcl_topology *topo, const int64_t *global);
  * FCL_ERR_NOT_FOUND with the list of devices). Collective. */
 fcl_status fcl_topology_select_device(const fcl_topology *topo, const char *spec,
                                       fcl_device_entry *out);
+/* The same choice for the ranks of comm, before any topology exists (fcl_device_select_nth with
+ * the rank's node-local index). Collective. */
+fcl_status fcl_comm_select_device(MPI_Comm comm, const char *spec, fcl_device_entry *out);
 
 typedef struct fcl_field fcl_field;
 

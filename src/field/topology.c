@@ -134,46 +134,21 @@ int fcl_topology_owner(const fcl_topology *t, const int64_t *global) {
   return MPI_Cart_rank(t->comm, mcoords, &rank) == MPI_SUCCESS ? rank : -1;
 }
 
+fcl_status fcl_comm_select_device(MPI_Comm comm, const char *spec, fcl_device_entry *out) {
+  FCL_CHECK_NULL(out, 3);
+  MPI_Comm node = MPI_COMM_NULL;
+  int rank = 0, local_rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  FCL_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+              "select device: node communicator");
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  return fcl_device_select_nth(spec, local_rank, out);
+}
+
 fcl_status fcl_topology_select_device(const fcl_topology *t, const char *spec,
                                       fcl_device_entry *out) {
   FCL_CHECK_NULL(t, 1);
   FCL_CHECK_NULL(out, 3);
-  MPI_Comm node = MPI_COMM_NULL;
-  int local_rank = 0;
-  FCL_MPI_TRY(MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &node),
-              "select device: node communicator");
-  MPI_Comm_rank(node, &local_rank);
-  MPI_Comm_free(&node);
-  if (!spec || !*spec) spec = getenv("FLOWCL_DEVICE"); /* the documented default */
-  if (spec && *spec) return fcl_device_select(spec, out);
-  fcl_device_entry *all = NULL;
-  size_t n = 0;
-  FCL_TRY(fcl_device_list(&all, &n));
-  size_t gpus = 0, first_cpu = SIZE_MAX;
-  for (size_t i = 0; i < n; ++i) {
-    fcl_device_info info;
-    if (fcl_device_get_info(all[i].device, &info) != FCL_OK) continue;
-    if (info.type & CL_DEVICE_TYPE_GPU) gpus++;
-    else if ((info.type & CL_DEVICE_TYPE_CPU) && first_cpu == SIZE_MAX) first_cpu = i;
-  }
-  fcl_status st = FCL_OK;
-  if (gpus) {
-    size_t want = (size_t)local_rank % gpus, seen = 0;
-    for (size_t i = 0; i < n; ++i) {
-      fcl_device_info info;
-      if (fcl_device_get_info(all[i].device, &info) != FCL_OK || !(info.type & CL_DEVICE_TYPE_GPU))
-        continue;
-      if (seen++ == want) {
-        *out = all[i];
-        break;
-      }
-    }
-  } else if (first_cpu != SIZE_MAX) {
-    *out = all[first_cpu];
-  } else {
-    st = FCL_ERROR(FCL_ERR_NOT_FOUND, "select device: rank %d sees neither a GPU nor a CPU "
-                   "OpenCL device", t->rank);
-  }
-  free(all);
-  return st;
+  return fcl_comm_select_device(t->comm, spec, out);
 }

@@ -172,6 +172,53 @@ fcl_status fcl_device_select(const char *spec, fcl_device_entry *out) {
   return st;
 }
 
+/* GPU number index modulo their count, else the first CPU device. */
+static fcl_status select_nth_gpu(const fcl_device_entry *all, size_t n, int index,
+                                 fcl_device_entry *out) {
+  size_t gpus = 0, first_cpu = SIZE_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    fcl_device_info info;
+    if (fcl_device_get_info(all[i].device, &info) != FCL_OK) continue;
+    if (info.type & CL_DEVICE_TYPE_GPU) gpus++;
+    else if ((info.type & CL_DEVICE_TYPE_CPU) && first_cpu == SIZE_MAX) first_cpu = i;
+  }
+  if (gpus) {
+    const size_t want = (size_t)index % gpus;
+    size_t seen = 0;
+    for (size_t i = 0; i < n; ++i) {
+      fcl_device_info info;
+      if (fcl_device_get_info(all[i].device, &info) != FCL_OK || !(info.type & CL_DEVICE_TYPE_GPU))
+        continue;
+      if (seen++ == want) {
+        *out = all[i];
+        return FCL_OK;
+      }
+    }
+  }
+  if (first_cpu != SIZE_MAX) {
+    *out = all[first_cpu];
+    return FCL_OK;
+  }
+  return FCL_ERROR(FCL_ERR_NOT_FOUND, "select device: neither a GPU nor a CPU OpenCL device");
+}
+
+fcl_status fcl_device_select_nth(const char *spec, int index, fcl_device_entry *out) {
+  FCL_CHECK_NULL(out, 3);
+  FCL_CHECK_ARG(index >= 0, 2, "index", "must be >= 0");
+  const char *source = "the specification";
+  if (!spec || !*spec) {
+    spec = getenv("FLOWCL_DEVICE");
+    source = "FLOWCL_DEVICE";
+  }
+  fcl_device_entry *list = NULL;
+  size_t n = 0;
+  FCL_TRY(fcl_device_list(&list, &n));
+  fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, out)
+                                  : select_nth_gpu(list, n, index, out);
+  free(list);
+  return st;
+}
+
 fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries, size_t *count) {
   FCL_CHECK_NULL(specs, 1);
   FCL_CHECK_NULL(entries, 2);

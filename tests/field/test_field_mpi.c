@@ -483,7 +483,11 @@ static void errors(env *e) {
     if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU)) gpus++;
   }
   free(all);
+  /* before any topology: the same choice */
+  fcl_device_entry early;
+  CHECK_OK(fcl_comm_select_device(MPI_COMM_WORLD, NULL, &early));
   CHECK_OK(fcl_topology_select_device(t, NULL, &mine));
+  CHECK(early.device == mine.device);
   fcl_device_info mi;
   CHECK_OK(fcl_device_get_info(mine.device, &mi));
   CHECKF(gpus ? (mi.type & CL_DEVICE_TYPE_GPU) != 0 : (mi.type & CL_DEVICE_TYPE_CPU) != 0,
@@ -493,6 +497,8 @@ static void errors(env *e) {
   char *saved = was ? strdup(was) : NULL;
   setenv("FLOWCL_DEVICE", "no-such-device-xyz", 1);
   CHECK_STATUS(fcl_topology_select_device(t, NULL, &mine), FCL_ERR_NOT_FOUND, "no-such-device-xyz");
+  CHECK_STATUS(fcl_comm_select_device(MPI_COMM_WORLD, NULL, &mine), FCL_ERR_NOT_FOUND,
+               "no-such-device-xyz");
   if (saved) setenv("FLOWCL_DEVICE", saved, 1);
   else unsetenv("FLOWCL_DEVICE");
   free(saved);

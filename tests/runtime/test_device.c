@@ -75,7 +75,33 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_context *ctx = NULL;
   CHECK_STATUS(fcl_context_create_default(&ctx), FCL_ERR_NOT_FOUND, "bogus-device-name");
   CHECK(ctx == NULL);
+  /* the node-local choice without MPI: FLOWCL_DEVICE first, then GPU index % GPUs, else a CPU */
+  CHECK_STATUS(fcl_device_select_nth(NULL, 3, &s), FCL_ERR_NOT_FOUND, "bogus-device-name");
   unsetenv("FLOWCL_DEVICE");
+  CHECK_STATUS(fcl_device_select_nth(NULL, -1, &s), FCL_ERR_INVALID_ARGUMENT, "index");
+  {
+    fcl_device_entry *all = NULL, gpu[64];
+    size_t count = 0, gpus = 0;
+    CHECK_OK(fcl_device_list(&all, &count));
+    for (size_t i = 0; i < count; ++i) {
+      fcl_device_info info;
+      if (fcl_device_get_info(all[i].device, &info) == FCL_OK &&
+          (info.type & CL_DEVICE_TYPE_GPU) && gpus < 64)
+        gpu[gpus++] = all[i];
+    }
+    free(all);
+    for (int index = 0; index < 5; ++index) {
+      CHECK_OK(fcl_device_select_nth(NULL, index, &s));
+      fcl_device_info si;
+      CHECK_OK(fcl_device_get_info(s.device, &si));
+      CHECKF(gpus ? s.device == gpu[(size_t)index % gpus].device
+                  : (si.type & CL_DEVICE_TYPE_CPU) != 0,
+             "node-local index %d: %s (%zu GPUs)", index, si.name, gpus);
+    }
+    snprintf(spec, sizeof spec, "%u:%u", e->platform_index, e->device_index);
+    CHECK_OK(fcl_device_select_nth(spec, 7, &s));
+    CHECK(s.device == e->device);
+  }
 
   /* A list as in FLOWCL_TEST_DEVICES. */
   fcl_device_entry *list = NULL;
