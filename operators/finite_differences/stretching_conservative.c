@@ -147,16 +147,16 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
   fcl_launcher *host = NULL;
   if (rk_order == 2) {
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s1", u, w, NULL, s, "w-s", 0, 1, 0.5);
-    if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(stage)", exchange, s, &host);
+    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", exchange, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s2", u, s, w, w, "sww", 1, 0, 1);
   } else {
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s1", u, w, NULL, s, "w-s", 0, 1, 1);
-    if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(stage1)", exchange, s, &host);
+    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", exchange, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s2", u, s, w, r, "swr", 0.75, 0.25, 0.25);
     host = NULL;
-    if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(stage2)", exchange, r, &host);
+    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", exchange, r, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
       st = add_stage(op, "fd_stretch_cons_rk3_s3", u, r, w, w, "rww", 1.0 / 3, 2.0 / 3,

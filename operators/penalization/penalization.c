@@ -155,7 +155,7 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
                             padded, (3.0 * ncomp + 1) * points * size);
   }
   fcl_launcher *host = NULL;
-  if (st == FCL_OK) st = fcl_launcher_create_host("ghosts(change)", exchange, d, &host);
+  if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(change)", exchange, d, &host);
   if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
   if (st == FCL_OK) {
     fcl__fd_array carrays[6];

@@ -51,12 +51,23 @@ static fcl_status check_params(size_t n, const char *const *p) {
   return FCL_OK;
 }
 
+/* Planes of z per work-item: a work-item walks them in a loop, so that the terms of the
+ * expression that do not depend on z (sin(x), a function of t) are computed once per work-item
+ * rather than per point (the OpenCL compiler hoists them out of the loop). */
+enum { PLANES = 16 };
+
+/* A constant in the field's precision (float arithmetic in float fields). */
+static const char *lit(char *buf, double v, fcl_dtype dtype) {
+  snprintf(buf, 40, dtype == FCL_FLOAT64 ? "%.17e" : "%.9ef", v);
+  return buf;
+}
+
 /* The kernel: u[interior point] = expression, x, y, z from the point's global index. */
 static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const char *expression,
                            fcl_kbuilder *kb) {
   const fcl_topology *t = f->topo;
   const char *type = f->dtype == FCL_FLOAT64 ? "double" : "float";
-  char text[1024];
+  char text[1024], o[40], h[40];
   snprintf(text, sizeof text, "%zu, %zu, %zu", f->padded[2], f->padded[1], f->padded[0]);
   FCL_TRY(fcl_kbuilder_add_array(kb, "u", f->dtype, text));
   for (size_t p = 0; p < e->nparams; ++p) FCL_TRY(fcl_kbuilder_add_scalar(kb, e->names[p], f->dtype));
@@ -68,10 +79,10 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
   size_t len = 0;
   for (int a = 0; a < 3; ++a) {
     if (a < t->domain.dim)
-      len += (size_t)snprintf(text + len, sizeof text - len, "<%s> %s = %.17g + (%s + %lld) * "
-                              "%.17g {id=%s}\n", type, coord[a], t->domain.origin[a], idx[a],
-                              (long long)t->offset[a], fcl_domain_spacing(&t->domain, a),
-                              coord[a]);
+      len += (size_t)snprintf(text + len, sizeof text - len, "<%s> %s = %s + (%s + %lld) * %s "
+                              "{id=%s}\n", type, coord[a], lit(o, t->domain.origin[a], f->dtype),
+                              idx[a], (long long)t->offset[a],
+                              lit(h, fcl_domain_spacing(&t->domain, a), f->dtype), coord[a]);
     else
       len += (size_t)snprintf(text + len, sizeof text - len, "<%s> %s = 0 {id=%s}\n", type,
                               coord[a], coord[a]);
@@ -84,7 +95,9 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
                      "characters)", f->name, strlen(expression));
   FCL_TRY(fcl_kbuilder_add_instructions(kb, text));
   FCL_TRY(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0"));
-  return fcl_kbuilder_tag_inames(kb, "j:g.1, k:g.2");
+  FCL_TRY(fcl_kbuilder_tag_inames(kb, "j:g.1"));
+  if (t->local[2] < 2 * PLANES) return fcl_kbuilder_tag_inames(kb, "k:g.2");
+  return fcl_kbuilder_split_iname(kb, "k", PLANES, "g.2", NULL);
 }
 
 fcl_status fcl_field_expr_create(const fcl_field *f, const char *expression, size_t nparams,

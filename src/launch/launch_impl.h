@@ -84,6 +84,7 @@ struct fcl_launcher {
   /* host */
   fcl_host_fn host_fn;
   void *host_user;
+  bool host_enqueues; /* fn only enqueues on the queue: a list need not wait before it */
   /* copy */
   fcl__copy copy;
   /* list: members and, per member, the map from its table to the list's */

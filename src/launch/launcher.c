@@ -302,6 +302,13 @@ fcl_status fcl_launcher_create_host(const char *name, fcl_host_fn fn, void *user
   return FCL_OK;
 }
 
+fcl_status fcl_launcher_create_host_enqueue(const char *name, fcl_host_fn fn, void *user,
+                                            fcl_launcher **out) {
+  FCL_TRY(fcl_launcher_create_host(name, fn, user, out));
+  (*out)->host_enqueues = true;
+  return FCL_OK;
+}
+
 void fcl_launcher_destroy(fcl_launcher **launcher) {
   if (!launcher || !*launcher) return;
   fcl_launcher *l = *launcher;

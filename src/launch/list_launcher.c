@@ -123,6 +123,10 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
                          "be called with a queue", l->name, s->name);
       break;
     case L_HOST: /* runs once everything before it in this call is done */
+      if (s->host_enqueues && !chain && q) { /* in order after the earlier steps: no wait */
+        st = s->host_fn(s->host_user, q);
+        break;
+      }
       if (nw) st = fcl_events_wait(nw, w);
       else if (i > 0 && q) st = fcl_queue_finish(q);
       if (st == FCL_OK) st = s->host_fn(s->host_user, q);

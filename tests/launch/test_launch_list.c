@@ -28,6 +28,14 @@ static fcl_status host_step(void *user, cl_command_queue q) {
   return FCL_OK;
 }
 
+/* An enqueuing host step: copies the buffer user[0] into user[1] on the queue. */
+static fcl_status enqueue_copy(void *user, cl_command_queue q) {
+  cl_mem *b = user;
+  return clEnqueueCopyBuffer(q, b[0], b[1], 0, 0, N * sizeof(float), 0, NULL, NULL) == CL_SUCCESS
+             ? FCL_OK
+             : FCL_ERR_OPENCL;
+}
+
 static fcl_status failing_step(void *user, cl_command_queue q) {
   (void)user;
   (void)q;
@@ -135,6 +143,37 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_list_push(list, stop));
   CHECK(fcl_launcher_call(list, q, 0, NULL, p, NULL) == FCL_ERR_MPI);
   clFinish(q);
+
+  /* An enqueuing host step on an in-order queue: no wait for the queue before it (a plain host
+   * step waits: one host sync), and its commands still follow the kernel before it. */
+  for (int plain = 0; plain < 2; ++plain) {
+    fcl_launcher *l2 = NULL, *k2 = NULL, *h2 = NULL;
+    cl_mem pair[2] = {b, b2};
+    CHECK_OK(fcl_launcher_create_list("enqueue", &l2));
+    CHECK_OK(fcl_launcher_create_kernel("scale3", prog, "scale", 1, &on_b, 1, &pa, &cfg, &k2));
+    CHECK_OK(fcl_launcher_list_push(l2, k2));
+    CHECK_OK(plain ? fcl_launcher_create_host("copy", enqueue_copy, pair, &h2)
+                   : fcl_launcher_create_host_enqueue("copy", enqueue_copy, pair, &h2));
+    CHECK_OK(fcl_launcher_list_push(l2, h2));
+    for (int i = 0; i < N; ++i) h[i] = (float)i;
+    CHECK_OK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL) == CL_SUCCESS
+                 ? FCL_OK : FCL_ERR_OPENCL);
+    fcl_param_set *p2 = NULL;
+    CHECK_OK(fcl_param_set_create(l2, &p2));
+    CHECK_OK(fcl_param_set_f32(p2, "a", 2.0f));
+    const uint64_t s0 = fcl_count_host_syncs();
+    CHECK_OK(fcl_launcher_call(l2, q, 0, NULL, p2, NULL));
+    fcl_param_set_destroy(&p2);
+    const uint64_t syncs = fcl_count_host_syncs() - s0;
+    CHECKF(plain ? syncs == 1 : syncs == 0, "%s host step: %llu host syncs in the list",
+           plain ? "a plain" : "an enqueuing", (unsigned long long)syncs);
+    CHECK_OK(clEnqueueReadBuffer(q, b2, CL_TRUE, 0, sizeof final, final, 0, NULL, NULL) ==
+                     CL_SUCCESS ? FCL_OK : FCL_ERR_OPENCL);
+    bad = 0;
+    for (int i = 0; i < N; ++i) bad += final[i] != 2.0f * (float)i;
+    CHECKF(bad == 0, "enqueuing host step: %d values copied before the kernel ran", bad);
+    fcl_launcher_destroy(&l2);
+  }
 
   /* The empty list waits for the wait list and returns no event. */
   fcl_launcher *empty = NULL;
