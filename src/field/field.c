@@ -106,8 +106,8 @@ size_t fcl_field_index(const fcl_field *f, int64_t i, int64_t j, int64_t k) {
 
 fcl_status fcl__field_check_comp(const fcl_field *f, int comp, int pos) {
   if (comp < 0 || comp >= f->ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (comp): field '%s' has %d "
-                     "component(s), not %d", pos, f->name, f->ncomp, comp);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (comp): %d is not a component of "
+                     "field '%s' (components 0 to %d)", pos, comp, f->name, f->ncomp - 1);
   return FCL_OK;
 }
 

@@ -106,7 +106,7 @@ static fcl_status check_op(fcl_reduce_op op, int pos) {
 static fcl_status start(reduce_state *r, int c0, int c1) {
   fcl_field *f = r->field;
   for (int c = c0; c < c1; ++c) {
-    if (r->read[c]) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "field '%s': a reduction of "
+    if (r->read[c]) return FCL_ERROR(FCL_ERR_INVALID_STATE, "field '%s': a reduction of "
                                      "component %d is already in flight", f->name, c);
     FCL_TRY(fcl_launcher_call(r->launcher[c], f->queue, 0, NULL, NULL, NULL));
     FCL_CL_TRY(clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
@@ -125,7 +125,7 @@ static fcl_status finish(reduce_state *r, int c0, int c1, fcl_reduce_op op, doub
   for (int c = c0; c < c1; ++c)
     if (r->read[c]) ev[n++] = r->read[c];
   if (n != c1 - c0)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "field '%s': no reduction in flight to finish",
+    return FCL_ERROR(FCL_ERR_INVALID_STATE, "field '%s': no reduction in flight to finish",
                      f->name);
   fcl_status st = fcl_events_wait((cl_uint)n, ev);
   for (int c = c0; c < c1; ++c) {

@@ -156,8 +156,12 @@ static fcl_status select_default(const fcl_device_entry *list, size_t n, fcl_dev
   return FCL_OK;
 }
 
-fcl_status fcl_device_select(const char *spec, fcl_device_entry *out) {
-  FCL_CHECK_NULL(out, 2);
+static fcl_status select_nth_gpu(const fcl_device_entry *all, size_t n, int index,
+                                 fcl_device_entry *out);
+
+/* spec, else FLOWCL_DEVICE, else the default choice: GPU number index (nth), or the first GPU
+ * or else the first device. */
+static fcl_status select_spec_or(const char *spec, bool nth, int index, fcl_device_entry *out) {
   const char *source = "the specification";
   if (!spec || !*spec) {
     spec = getenv("FLOWCL_DEVICE");
@@ -167,9 +171,15 @@ fcl_status fcl_device_select(const char *spec, fcl_device_entry *out) {
   size_t n = 0;
   FCL_TRY(fcl_device_list(&list, &n));
   fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, out)
+                  : nth           ? select_nth_gpu(list, n, index, out)
                                   : select_default(list, n, out);
   free(list);
   return st;
+}
+
+fcl_status fcl_device_select(const char *spec, fcl_device_entry *out) {
+  FCL_CHECK_NULL(out, 2);
+  return select_spec_or(spec, false, 0, out);
 }
 
 /* GPU number index modulo their count, else the first CPU device. */
@@ -205,18 +215,7 @@ static fcl_status select_nth_gpu(const fcl_device_entry *all, size_t n, int inde
 fcl_status fcl_device_select_nth(const char *spec, int index, fcl_device_entry *out) {
   FCL_CHECK_NULL(out, 3);
   FCL_CHECK_ARG(index >= 0, 2, "index", "must be >= 0");
-  const char *source = "the specification";
-  if (!spec || !*spec) {
-    spec = getenv("FLOWCL_DEVICE");
-    source = "FLOWCL_DEVICE";
-  }
-  fcl_device_entry *list = NULL;
-  size_t n = 0;
-  FCL_TRY(fcl_device_list(&list, &n));
-  fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, out)
-                                  : select_nth_gpu(list, n, index, out);
-  free(list);
-  return st;
+  return select_spec_or(spec, true, index, out);
 }
 
 fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries, size_t *count) {
