@@ -88,16 +88,16 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
   CHECK_OK(st);
   if (!fft) return;
   const fcl_fft_layout *l = fcl_fft_layout_of(fft);
-  /* the query, made before any plan, tells the layout and backend the plan has (the plan's
-   * layout is the one the transforms below are checked through) */
-  fcl_fft_layout queried;
+  /* the query (what a plan would have, nothing allocated) agrees with the plan, whose layout
+   * the transforms below are checked through */
+  fcl_fft_layout qy;
   fcl_fft_backend resolved = (fcl_fft_backend)-1;
-  CHECK_OK(fcl_fft_layout_query(f, b, &queried, &resolved));
-  CHECKF(resolved == fcl_fft_backend_used(fft) && queried.count == l->count && queried.bytes == l->bytes &&
-         queried.padded_reals == l->padded_reals && !memcmp(queried.global, l->global, sizeof queried.global) &&
-         !memcmp(queried.local, l->local, sizeof queried.local) &&
-         !memcmp(queried.offset, l->offset, sizeof queried.offset) &&
-         !memcmp(queried.order, l->order, sizeof queried.order),
+  CHECK_OK(fcl_fft_layout_query(f, b, &qy, &resolved));
+  CHECKF(resolved == fcl_fft_backend_used(fft) && qy.count == l->count && qy.bytes == l->bytes &&
+         qy.padded_reals == l->padded_reals && !memcmp(qy.global, l->global, sizeof qy.global) &&
+         !memcmp(qy.local, l->local, sizeof qy.local) &&
+         !memcmp(qy.offset, l->offset, sizeof qy.offset) &&
+         !memcmp(qy.order, l->order, sizeof qy.order),
          "%s: fcl_fft_layout_query differs from the plan's layout or backend", bn);
   int64_t n[3] = {1, 1, 1}, total = 1;
   for (int a = 0; a < d->dim; ++a) n[a] = d->resolution[a], total *= n[a];
