@@ -53,7 +53,9 @@ static fcl_status check_params(size_t n, const char *const *p) {
 
 /* Planes of z per work-item: a work-item walks them in a loop, so that the terms of the
  * expression that do not depend on z (sin(x), a function of t) are computed once per work-item
- * rather than per point (the OpenCL compiler hoists them out of the loop). */
+ * rather than per point (the OpenCL compiler hoists them out of the loop). On the H200 at
+ * 256^3, amp sin(pi x) cos(pi t / period) in double: 2.05-2.07 times a copy of the field with one
+ * plane per work-item, 1.24 with 16. */
 enum { PLANES = 16 };
 
 /* A constant in the field's precision (float arithmetic in float fields). */
