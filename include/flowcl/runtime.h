@@ -336,6 +336,10 @@ fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double valu
 /* A buffer (or sub-buffer) for a __global / __constant pointer argument; NULL passes a NULL
  * pointer. */
 fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem buffer);
+/* An image (flowcl/image.h: fcl_image_mem) for an image2d_t / image3d_t argument, and a sampler
+ * for a sampler_t one; another declared type is FCL_ERR_INVALID_ARGUMENT naming it. */
+fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image);
+fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler);
 /* bytes of local memory for a __local pointer argument. */
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
 

@@ -235,6 +235,33 @@ fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem b
   return FCL_OK;
 }
 
+/* An image or sampler object argument of the declared kind. */
+static fcl_status set_object(fcl_kernel *kernel, cl_uint index, fcl_arg_kind want,
+                             const void *object, size_t size, int how) {
+  FCL_CHECK_NULL(kernel, 1);
+  if (index >= kernel->meta->num_args) return bad_index(kernel, index);
+  fcl_arg_kind kind = kernel->meta->args[index].kind;
+  if (kind != want && kind != FCL_ARG_UNKNOWN)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, ARG_FMT " is a %s, not a%s", ARG_ARGS(kernel, index),
+                     kind_name(kind), want == FCL_ARG_IMAGE ? "n image" : " sampler");
+  cl_int err = clSetKernelArg(kernel->cl, index, size, object);
+  if (err != CL_SUCCESS) return set_failed(kernel, index, err, size);
+  kernel->values[index].how = how;
+  kernel->values[index].buffer = want == FCL_ARG_IMAGE ? *(const cl_mem *)object : NULL;
+  kernel->values[index].size = size;
+  return FCL_OK;
+}
+
+fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image) {
+  FCL_CHECK_NULL(image, 3);
+  return set_object(kernel, index, FCL_ARG_IMAGE, &image, sizeof image, FCL__IMAGE);
+}
+
+fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler) {
+  FCL_CHECK_NULL(sampler, 3);
+  return set_object(kernel, index, FCL_ARG_SAMPLER, &sampler, sizeof sampler, FCL__SAMPLER);
+}
+
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes) {
   FCL_CHECK_NULL(kernel, 1);
   FCL_CHECK_ARG(bytes > 0, 3, "bytes", "local memory size must be > 0");

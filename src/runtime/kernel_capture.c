@@ -143,6 +143,11 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
     case FCL__UNSET:
       return FCL_ERROR(FCL_ERR_INVALID_STATE, "cannot capture kernel '%s': argument %u (%s) is "
                        "not set", m->name, i, m->args[i].name);
+    case FCL__IMAGE:
+    case FCL__SAMPLER:
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "cannot capture kernel '%s': argument %u (%s) is "
+                       "an image or a sampler (captures hold buffers and values)", m->name, i,
+                       m->args[i].name);
     }
   }
   write_sizes(f, "global", dim, global);

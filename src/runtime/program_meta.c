@@ -30,13 +30,14 @@ size_t fcl__cl_type_size(const char *t) {
 }
 
 static fcl_arg_kind kind_of(cl_kernel_arg_address_qualifier q, const char *type) {
+  /* images are memory objects in the global address space: the type decides first */
+  if (strncmp(type, "image", 5) == 0) return FCL_ARG_IMAGE;
   switch (q) {
   case CL_KERNEL_ARG_ADDRESS_GLOBAL: return FCL_ARG_GLOBAL;
   case CL_KERNEL_ARG_ADDRESS_CONSTANT: return FCL_ARG_CONSTANT;
   case CL_KERNEL_ARG_ADDRESS_LOCAL: return FCL_ARG_LOCAL;
   default: break;
   }
-  if (strncmp(type, "image", 5) == 0) return FCL_ARG_IMAGE;
   if (strcmp(type, "sampler_t") == 0) return FCL_ARG_SAMPLER;
   return FCL_ARG_SCALAR;
 }

@@ -56,11 +56,11 @@ struct fcl_program {
 
 /* What a launch needs to know of one argument's current value (kept for capture). */
 typedef struct {
-  enum { FCL__UNSET, FCL__VALUE, FCL__BUFFER, FCL__LOCAL } how;
+  enum { FCL__UNSET, FCL__VALUE, FCL__BUFFER, FCL__LOCAL, FCL__IMAGE, FCL__SAMPLER } how;
   size_t size;            /* value bytes, or local bytes */
   unsigned char value[32];/* by-value bytes up to 32 */
   unsigned char *big;     /* larger by-value arguments */
-  cl_mem buffer;
+  cl_mem buffer;          /* or the image */
 } fcl__arg_value;
 
 struct fcl_kernel {
