@@ -235,6 +235,18 @@ fcl_status fcl_program_create_source(fcl_context *context, const char *source, c
 /* A program from a source of flowcl's kernels/ folder embedded at build time ("selfcheck.cl"). */
 fcl_status fcl_program_create_builtin(fcl_context *context, const char *file_name,
                                       fcl_program **out);
+/* A program of built-in kernels of the context's devices: names separated by ';' as
+ * CL_DEVICE_BUILT_IN_KERNELS lists them (fcl_device_info.built_in_kernels; PoCL has
+ * "pocl.add.i8"). A name that a device does not list is FCL_ERR_NOT_FOUND naming it and what
+ * the device has. Ready for fcl_kernel_create at once (fcl_program_build does nothing). */
+fcl_status fcl_program_create_built_in(fcl_context *context, const char *names,
+                                       fcl_program **out);
+/* A program from bytes that are SPIR-V when they start with its magic number (0x07230203, in
+ * either byte order: fcl_program_create_il), else OpenCL C source of size bytes. */
+fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, size_t size,
+                                    const char *origin, fcl_program **out);
+/* Let the platform free its compiler's resources (a hint: later builds still work). */
+fcl_status fcl_platform_unload_compiler(cl_platform_id platform);
 /* A program from one binary per device (devices of the context). */
 fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices,
                                        const cl_device_id *devices, const size_t *sizes,

@@ -10,8 +10,8 @@
 /* Always asked for so that kernels know their argument names and types (typed arguments). */
 #define ARG_INFO_OPTION "-cl-kernel-arg-info"
 
-static fcl_status program_new(fcl_context *context, const char *source, const char *origin,
-                              fcl_program **out) {
+fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
+                           fcl_program **out) {
   fcl_program *p = calloc(1, sizeof *p);
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "program object");
   atomic_init(&p->refs, 1);
@@ -39,7 +39,7 @@ fcl_status fcl_program_create_source(fcl_context *context, const char *source, c
   FCL_CHECK_NULL(out, 4);
   *out = NULL;
   fcl_program *p;
-  FCL_TRY(program_new(context, source, origin, &p));
+  FCL_TRY(fcl__program_new(context, source, origin, &p));
   cl_int err;
   p->cl = clCreateProgramWithSource(context->cl, 1, &source, NULL, &err);
   if (err != CL_SUCCESS) {
@@ -81,7 +81,7 @@ fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (binaries): entry %u: %s", i, why);
   }
   fcl_program *p;
-  FCL_TRY(program_new(context, NULL, "<binaries>", &p));
+  FCL_TRY(fcl__program_new(context, NULL, "<binaries>", &p));
   cl_int err;
   cl_int *status = calloc(num_devices, sizeof *status);
   p->cl = clCreateProgramWithBinary(context->cl, num_devices, devices, sizes,
@@ -114,7 +114,7 @@ fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t si
                        info.name, info.version);
   }
   fcl_program *p;
-  FCL_TRY(program_new(context, NULL, "<SPIR-V>", &p));
+  FCL_TRY(fcl__program_new(context, NULL, "<SPIR-V>", &p));
   cl_int err;
   p->cl = clCreateProgramWithIL(context->cl, il, size, &err);
   if (err != CL_SUCCESS) {
@@ -305,6 +305,7 @@ static void store_in_cache(fcl_program *p, char (*keys)[65]) {
 
 fcl_status fcl_program_build(fcl_program *program, const char *options) {
   FCL_CHECK_NULL(program, 1);
+  if (program->built_in) return FCL_OK; /* nothing to compile (PoCL refuses to try) */
   fcl_program *p = program;
   char *opts = full_options(options);
   if (!opts) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "build options");
@@ -388,7 +389,7 @@ fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
     snprintf(origin + used, sizeof origin - used, " %s", programs[i]->origin);
   }
   fcl_program *p;
-  fcl_status st = program_new(context, NULL, origin, &p);
+  fcl_status st = fcl__program_new(context, NULL, origin, &p);
   if (st != FCL_OK) {
     free(ps);
     return st;

@@ -46,6 +46,7 @@ struct fcl_program {
   char *origin;
   char *options; /* of the last build, FLOWCL_BUILD_OPTIONS included */
   bool from_cache;
+  bool built_in; /* built-in kernels: ready at creation, nothing to build */
   char **logs; /* one per context device, from the last build */
   size_t num_kernels;
   fcl__kernel_meta *kernels; /* filled after a successful build */
@@ -108,6 +109,10 @@ int fcl__context_device_index(const fcl_context *context, cl_device_id device);
 
 /* Size in bytes of an OpenCL C by-value type name ("float4" -> 16), 0 when unknown. */
 size_t fcl__cl_type_size(const char *type_name);
+
+/* A program object with its bookkeeping (source copied when non-NULL); program.c. */
+fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
+                            fcl_program **out);
 
 /* counters.c: one more program built, one more host wait (fcl_count_*). */
 void fcl__count_program_built(void);
