@@ -53,6 +53,26 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fc
 fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtype dtype, int ndim,
                                  const size_t *shape, const size_t *strides, size_t offset,
                                  fcl_array **out);
+/* The seed's from_host: an array over C-ordered host data of shape[ndim]. copy: the data is
+ * copied into a new buffer (CL_MEM_COPY_HOST_PTR), else the buffer uses the host memory itself
+ * (CL_MEM_USE_HOST_PTR: it must outlive the array, and the device may cache it until a map or
+ * read). readable / writable: what kernels may do with it (CL_MEM_READ_ONLY, _WRITE_ONLY,
+ * _READ_WRITE; not neither); a non-writable array is read-only for flowcl's writes too. */
+typedef struct {
+  bool copy, readable, writable;
+} fcl_host_array_options;
+fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl_dtype dtype,
+                               int ndim, const size_t *shape, void *host,
+                               fcl_host_array_options options, fcl_array **out);
+/* A new C-contiguous array from pool holding a copy of src's elements (any strides), enqueued
+ * on queue (NULL: src's). */
+fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, cl_command_queue queue,
+                           fcl_array **out);
+/* A view of the same elements through which writes (fcl_array_write, fill, copy into, map for
+ * writing) are refused with FCL_ERR_INVALID_ARGUMENT; views of it (slices, reshapes) stay
+ * read-only. The storage is shared: other views may still write it. */
+fcl_status fcl_array_readonly_view(const fcl_array *array, fcl_array **view);
+bool fcl_array_readonly(const fcl_array *array);
 /* Destroy the view; the storage goes when its last view does. Accepts NULL. */
 void fcl_array_destroy(fcl_array **array);
 

@@ -203,8 +203,10 @@ fcl_status fcl_array_reshape(const fcl_array *array, int ndim, const size_t *sha
   if (!fcl_array_is_contiguous(array))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
                      "reshaped (copy the view first)");
-  return new_array(array->storage, array->queue, array->dtype, ndim, shape, NULL, array->offset,
-                   view);
+  FCL_TRY(new_array(array->storage, array->queue, array->dtype, ndim, shape, NULL, array->offset,
+                    view));
+  (*view)->readonly = array->readonly;
+  return FCL_OK;
 }
 
 fcl_status fcl_array_slice(const fcl_array *array, const fcl_slice *slices, fcl_array **view) {
@@ -223,6 +225,61 @@ fcl_status fcl_array_slice(const fcl_array *array, const fcl_slice *slices, fcl_
     strides[i] = array->strides[i] * s.step;
     offset += s.start * array->strides[i];
   }
-  return new_array(array->storage, array->queue, array->dtype, array->ndim, shape, strides, offset,
-                   view);
+  FCL_TRY(new_array(array->storage, array->queue, array->dtype, array->ndim, shape, strides,
+                    offset, view));
+  (*view)->readonly = array->readonly;
+  return FCL_OK;
+}
+
+bool fcl_array_readonly(const fcl_array *array) { return array && array->readonly; }
+
+fcl_status fcl_array_readonly_view(const fcl_array *array, fcl_array **view) {
+  FCL_CHECK_NULL(array, 1);
+  FCL_CHECK_NULL(view, 2);
+  FCL_TRY(new_array(array->storage, array->queue, array->dtype, array->ndim, array->shape,
+                    array->strides, array->offset, view));
+  (*view)->readonly = true;
+  return FCL_OK;
+}
+
+fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, cl_command_queue queue,
+                           fcl_array **out) {
+  FCL_CHECK_NULL(src, 1);
+  FCL_CHECK_NULL(pool, 2);
+  FCL_CHECK_NULL(out, 4);
+  *out = NULL;
+  if (!queue) queue = src->queue;
+  FCL_TRY(fcl_array_create(pool, queue, src->dtype, src->ndim, src->shape, out));
+  fcl_status st = fcl_array_copy(*out, src, queue, 0, NULL, NULL);
+  if (st != FCL_OK) fcl_array_destroy(out);
+  return st;
+}
+
+fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl_dtype dtype,
+                               int ndim, const size_t *shape, void *host,
+                               fcl_host_array_options options, fcl_array **out) {
+  FCL_CHECK_NULL(context, 1);
+  FCL_CHECK_NULL(queue, 2);
+  FCL_CHECK_NULL(host, 6);
+  FCL_CHECK_NULL(out, 8);
+  *out = NULL;
+  FCL_TRY(check_shape(dtype, ndim, shape, 3));
+  if (!options.readable && !options.writable)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 7 (options): an array kernels may "
+                     "neither read nor write");
+  size_t bytes = fcl_dtype_size(dtype);
+  for (int i = 0; i < ndim; ++i) bytes *= shape[i];
+  const cl_mem_flags access = options.readable && options.writable ? CL_MEM_READ_WRITE
+                              : options.readable                   ? CL_MEM_READ_ONLY
+                                                                   : CL_MEM_WRITE_ONLY;
+  cl_int err;
+  cl_mem b = clCreateBuffer(fcl_context_cl(context),
+                            access | (options.copy ? CL_MEM_COPY_HOST_PTR : CL_MEM_USE_HOST_PTR),
+                            bytes, host, &err);
+  FCL_CL_TRY(err, "clCreateBuffer over %zu host bytes (%s)", bytes,
+             options.copy ? "copied" : "used in place");
+  fcl_status st = fcl_array_wrap_buffer(b, queue, dtype, ndim, shape, NULL, 0, out);
+  clReleaseMemObject(b); /* the array holds it */
+  if (st == FCL_OK) (*out)->readonly = !options.writable;
+  return st;
 }

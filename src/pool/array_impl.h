@@ -23,6 +23,7 @@ struct fcl_array {
   size_t shape[FCL_ARRAY_MAX_DIMS];
   size_t strides[FCL_ARRAY_MAX_DIMS];
   size_t offset;
+  bool readonly; /* writes through this view are refused */
 };
 
 /* C-ordered packed strides of shape, in bytes. */

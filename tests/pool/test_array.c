@@ -205,6 +205,77 @@ static void check_device(const fcl_device_entry *e, void *user) {
                FCL_ERR_INVALID_ARGUMENT, "do not fit");
   fcl_array_destroy(&w);
   clReleaseMemObject(buf);
+
+  /* from host data: copied (later host changes do not show) or used in place; read-only when
+   * kernels may not write it; a clone of a strided view is its elements, packed; a read-only
+   * view refuses every write and passes it on to its views */
+  int hv[24], got[24];
+  for (int i = 0; i < 24; ++i) hv[i] = 3 * i - 7;
+  const size_t s24[2] = {4, 6};
+  fcl_array *hc = NULL, *hu = NULL, *hr = NULL;
+  CHECK_OK(fcl_array_from_host(ctx, q, FCL_INT32, 2, s24, hv,
+                               (fcl_host_array_options){true, true, true}, &hc));
+  CHECK_OK(fcl_array_from_host(ctx, q, FCL_INT32, 2, s24, hv,
+                               (fcl_host_array_options){false, true, true}, &hu));
+  CHECK_OK(fcl_array_from_host(ctx, q, FCL_INT32, 2, s24, hv,
+                               (fcl_host_array_options){true, true, false}, &hr));
+  hv[5] = 1000; /* after the copies */
+  if (hc && hu && hr) {
+    fcl_mem_info mi;
+    CHECK_OK(fcl_mem_get_info(fcl_array_buffer(hu), &mi));
+    CHECK(mi.host_ptr == hv && (mi.flags & CL_MEM_USE_HOST_PTR));
+    CHECK_OK(fcl_mem_get_info(fcl_array_buffer(hr), &mi));
+    CHECK(mi.flags & CL_MEM_READ_ONLY);
+    CHECK_OK(fcl_array_read(hc, q, got, true, 0, NULL, NULL));
+    CHECK(got[5] == 3 * 5 - 7 && got[23] == 3 * 23 - 7);
+    CHECK(!fcl_array_readonly(hc) && fcl_array_readonly(hr));
+    CHECK_STATUS(fcl_array_write(hr, q, hv, true, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+                 "read-only");
+  }
+  CHECK_STATUS(fcl_array_from_host(ctx, q, FCL_INT32, 2, s24, hv,
+                                   (fcl_host_array_options){true, false, false}, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "neither read nor write");
+  fcl_array *sv = NULL, *cl = NULL, *ro = NULL, *ros = NULL;
+  const fcl_slice every_other[2] = {{1, 4, 2}, {0, 6, 3}};
+  if (hc) CHECK_OK(fcl_array_slice(hc, every_other, &sv));
+  if (sv) CHECK_OK(fcl_array_clone(sv, pool, NULL, &cl));
+  if (cl) {
+    CHECK(fcl_array_is_contiguous(cl) && fcl_array_size(cl) == 4);
+    CHECK_OK(fcl_array_read(cl, q, got, true, 0, NULL, NULL));
+    int cw = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) cw += got[i * 2 + j] != 3 * ((1 + 2 * i) * 6 + 3 * j) - 7;
+    CHECKF(!cw, "clone of a strided view: %d wrong elements", cw);
+  }
+  if (hc) CHECK_OK(fcl_array_readonly_view(hc, &ro));
+  if (ro) {
+    const int zero = 0;
+    void *m = NULL;
+    CHECK_STATUS(fcl_array_write(ro, q, hv, true, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+                 "read-only");
+    CHECK_STATUS(fcl_array_fill(ro, q, &zero, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+                 "read-only");
+    CHECK_STATUS(fcl_array_copy(ro, hc, q, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+                 "read-only");
+    CHECK_STATUS(fcl_array_map(ro, q, CL_MAP_WRITE, &m), FCL_ERR_INVALID_ARGUMENT, "read-only");
+    CHECK_OK(fcl_array_map(ro, q, CL_MAP_READ, &m));
+    if (m) {
+      CHECK(((int *)m)[7] == 3 * 7 - 7);
+      CHECK_OK(fcl_array_unmap(ro, q, m, NULL));
+    }
+    CHECK_OK(fcl_array_slice(ro, every_other, &ros));
+    CHECK(ros && fcl_array_readonly(ros));
+    CHECK_OK(fcl_array_fill(hc, q, &zero, 0, NULL, NULL)); /* the original still writes */
+    CHECK_OK(fcl_array_read(ro, q, got, true, 0, NULL, NULL));
+    CHECK(got[0] == 0 && got[23] == 0);
+  }
+  fcl_array_destroy(&ros);
+  fcl_array_destroy(&ro);
+  fcl_array_destroy(&cl);
+  fcl_array_destroy(&sv);
+  fcl_array_destroy(&hr);
+  fcl_array_destroy(&hu);
+  fcl_array_destroy(&hc);
   fcl_array_destroy(&ia);
   fcl_array_destroy(&da);
   fcl_array_destroy(&a);
