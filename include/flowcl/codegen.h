@@ -11,7 +11,8 @@
  *     expressions in the parameters; `<` and `<=` both accepted);
  *   - instructions, one per line (or separated by ';'), in OpenCL C expression syntax:
  *       out[i, j] = a[i, j] + alpha * sum(k, m[i, k] * x[k])   {id=mv, dep=init*, priority=2}
- *     attributes: id, dep (':'-separated, fnmatch wildcards), inames (':'-separated; a leading
+ *     attributes: id, id_prefix (a unique id made from it: the prefix, else prefix_0,
+ *     prefix_1, ...), dep (':'-separated, fnmatch wildcards), inames (':'-separated; a leading
  *     '+' adds to the inferred ones), if (scalar variables that must all be true), priority;
  *     reductions sum/max/min(iname, expr); substitution rules `name(a, b) := expr` are inlined.
  *     Without dep, an instruction depends on the single writer of each variable it reads.

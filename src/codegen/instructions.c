@@ -187,8 +187,8 @@ static fcl_status split_list(const char *value, char ***out, size_t *n) {
 }
 
 static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *inames_plus,
-                              char ***inames, size_t *ninames) {
-  static const char *const keys[] = {"id", "dep", "inames", "if", "priority"};
+                              char ***inames, size_t *ninames, char *id_prefix, size_t size) {
+  static const char *const keys[] = {"id", "dep", "inames", "if", "priority", "id_prefix"};
   bool seen[sizeof keys / sizeof *keys] = {false};
   for (char *save = NULL, *tok = strtok_r(attrs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     tok = fcl__trim(tok);
@@ -202,9 +202,15 @@ static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *in
         if (seen[k]) return STMT_ERROR(c, "attribute '%s' given twice (one list: a:b:c)", key);
         seen[k] = true;
       }
+    if ((!strcmp(key, "id") && id_prefix[0]) || (!strcmp(key, "id_prefix") && in->id))
+      return STMT_ERROR(c, "id and id_prefix both given (one or the other)");
     if (!strcmp(key, "id")) {
       free(in->id);
       if (!(in->id = strdup(value))) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "id");
+    } else if (!strcmp(key, "id_prefix")) {
+      if (!*value || strlen(value) >= size - 24)
+        return STMT_ERROR(c, "id_prefix '%s': empty or too long", value);
+      strcpy(id_prefix, value);
     } else if (!strcmp(key, "dep")) {
       FCL_TRY(split_list(value, &in->deps, &in->ndeps));
       in->deps_given = true;
@@ -219,7 +225,8 @@ static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *in
       if (*end || end == value) return STMT_ERROR(c, "priority '%s' is not an integer", value);
       in->priority = (int)p;
     } else {
-      return STMT_ERROR(c, "unknown attribute '%s' (id, dep, inames, if, priority)", key);
+      return STMT_ERROR(c, "unknown attribute '%s' (id, id_prefix, dep, inames, if, priority)",
+                        key);
     }
   }
   return FCL_OK;
@@ -331,6 +338,7 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
   char **given = NULL;
   size_t ngiven = 0;
   bool plus = false;
+  char prefix[64] = "";
   fcl_status st = FCL_OK;
   /* attributes: a trailing {...} */
   size_t len = strlen(stmt);
@@ -339,7 +347,7 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
     if (!open) return STMT_ERROR(c, "unbalanced '}'");
     stmt[len - 1] = '\0';
     *open = '\0';
-    st = parse_attrs(c, open + 1, &in, &plus, &given, &ngiven);
+    st = parse_attrs(c, open + 1, &in, &plus, &given, &ngiven, prefix, sizeof prefix);
   }
   char *body = fcl__trim(stmt), type[32] = "";
   bool declares = false;
@@ -392,7 +400,12 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
   if (st == FCL_OK) st = resolve_reductions(c, in.rhs);
   if (st == FCL_OK) st = check_names(c, in.lhs);
   if (st == FCL_OK) st = check_names(c, in.rhs);
-  if (st == FCL_OK && !in.id) {
+  if (st == FCL_OK && !in.id && prefix[0]) { /* the prefix itself, else prefix_0, prefix_1 ... */
+    char id[96];
+    snprintf(id, sizeof id, "%s", prefix);
+    for (size_t n = 0; fcl__kb_insn(kb, id); ++n) snprintf(id, sizeof id, "%s_%zu", prefix, n);
+    if (!(in.id = strdup(id))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  } else if (st == FCL_OK && !in.id) {
     char id[32];
     do snprintf(id, sizeof id, "insn_%zu", kb->next_insn++);
     while (fcl__kb_insn(kb, id));

@@ -93,6 +93,23 @@ static void instructions(void) {
   CHECKF(text && !strstr(text, "insn") && !strstr(text, "rule"), "partial add kept:\n%s", text);
   free(text);
   CHECK_STATUS(fcl_kbuilder_generate(kb, &text), FCL_ERR_INVALID_ARGUMENT, "no instructions");
+  /* id_prefix: the prefix, then prefix_0, prefix_1; a dependency may name them */
+  fcl_kbuilder *pk = base();
+  CHECK_OK(fcl_kbuilder_add_instructions(pk, "b[i, j] = a[i, j] {id_prefix=upd}\n"
+                                             "b[i, j] = b[i, j] + 1 {id_prefix=upd, dep=upd}\n"
+                                             "b[i, j] = 2 * b[i, j] {id_prefix=upd, dep=upd_0}"));
+  char *ptext = NULL;
+  CHECK_OK(fcl_kbuilder_describe(pk, &ptext));
+  CHECKF(ptext && strstr(ptext, "upd_0") && strstr(ptext, "upd_1") && !strstr(ptext, "upd_2"),
+         "ids from a prefix:\n%s", ptext ? ptext : "");
+  free(ptext);
+  CHECK_STATUS(fcl_kbuilder_add_instructions(pk, "v[i] = 1 {id=x, id_prefix=y}"),
+               FCL_ERR_INVALID_ARGUMENT, "id and id_prefix both given");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(pk, "v[i] = 1 {id_prefix=y, id=x}"),
+               FCL_ERR_INVALID_ARGUMENT, "id and id_prefix both given");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(pk, "v[i] = 1 {id_prefix=y, id_prefix=z}"),
+               FCL_ERR_INVALID_ARGUMENT, "given twice");
+  fcl_kbuilder_destroy(&pk);
   /* an iname the instruction uses but its inames= leave out */
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] {inames=i}"));
   generate_fails(kb, "uses iname 'j', which is not among its inames", NULL);
