@@ -103,6 +103,14 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block);
 fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint num_events,
                                const cl_event *events);
 
+/* Bind an active block to a queue (the seed's PooledSVM.bind_to_queue): fcl_pool_free then
+ * fences it with a marker on that queue, so that the block is reused only after the work
+ * enqueued there before the free has completed (fcl_pool_free_after with that marker). The
+ * queue is retained until the free; NULL unbinds. For SVM blocks above all, which kernels use
+ * by pointer without a buffer that OpenCL could track. */
+fcl_status fcl_pool_block_bind(fcl_pool_block *block, cl_command_queue queue);
+cl_command_queue fcl_pool_block_bound_queue(const fcl_pool_block *block); /* NULL: unbound */
+
 cl_mem fcl_pool_block_buffer(const fcl_pool_block *block); /* NULL for SVM pools */
 void *fcl_pool_block_svm(const fcl_pool_block *block);     /* NULL for buffer pools */
 size_t fcl_pool_block_size(const fcl_pool_block *block);   /* the bin's size, >= request */

@@ -19,6 +19,7 @@ struct fcl_pool_block {
   cl_event fences_inline[INLINE_FENCES];
   cl_event *fences; /* fences_inline or heap */
   bool active;
+  cl_command_queue bound; /* fcl_pool_block_bind: freeing fences the block with its work */
 };
 
 struct fcl_pool {
@@ -251,11 +252,40 @@ static void give_back(fcl_pool *p, fcl_pool_block *b) {
   p->stats.held_blocks++;
 }
 
+fcl_status fcl_pool_block_bind(fcl_pool_block *block, cl_command_queue queue) {
+  FCL_CHECK_NULL(block, 1);
+  if (!block->active)
+    return FCL_ERROR(FCL_ERR_INVALID_STATE, "block %p is not active (freed?)", (void *)block);
+  if (queue) FCL_CL_TRY(clRetainCommandQueue(queue), "clRetainCommandQueue");
+  if (block->bound) clReleaseCommandQueue(block->bound);
+  block->bound = queue;
+  return FCL_OK;
+}
+
+cl_command_queue fcl_pool_block_bound_queue(const fcl_pool_block *block) {
+  return block ? block->bound : NULL;
+}
+
 void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block) {
   if (!pool || !block) return;
   if (!block->active) {
     fcl_log(FCL_LOG_ERROR, "fcl_pool_free: block %p is not active (freed twice?); ignored",
             (void *)block);
+    return;
+  }
+  if (block->bound) { /* reused once the work enqueued so far on its queue is done */
+    cl_command_queue q = block->bound;
+    cl_event done = NULL;
+    block->bound = NULL;
+    fcl_status st = clEnqueueMarkerWithWaitList(q, 0, NULL, &done) == CL_SUCCESS
+                        ? fcl_pool_free_after(pool, block, 1, &done)
+                        : FCL_ERR_OPENCL;
+    if (done) clReleaseEvent(done);
+    if (st != FCL_OK) { /* no fence could be made: wait for the queue instead */
+      clFinish(q);
+      fcl_pool_free(pool, block);
+    }
+    clReleaseCommandQueue(q);
     return;
   }
   pthread_mutex_lock(&pool->lock);

@@ -66,6 +66,34 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_pool_free(pool, z);
   fcl_pool_release(&pool);
 
+  /* A block bound to queue A and freed with plain fcl_pool_free while A's write into it is
+   * held back: not reused until that write is done (unbound, it would come straight back). */
+  CHECK_OK(fcl_pool_create(alloc, NULL, &pool));
+  fcl_pool_block *bx = NULL, *by = NULL, *bz = NULL;
+  CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &bx));
+  CHECK_OK(fcl_pool_block_bind(bx, qa));
+  CHECK(fcl_pool_block_bound_queue(bx) == qa);
+  cl_event gate2 = NULL;
+  CHECK_OK(fcl_user_event_create(ctx, &gate2));
+  CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, fcl_pool_block_buffer(bx)));
+  CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 1));
+  CHECK_OK(fcl_kernel_enqueue(k, qa, 1, &n, NULL, NULL, 0, 1, &gate2, NULL));
+  CHECK_OK(fcl_queue_flush(qa));
+  fcl_pool_free(pool, bx);
+  CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &by));
+  CHECKF(by != bx, "a block bound to a queue came back before the queue's work on it was done");
+  CHECK_OK(fcl_user_event_complete(gate2));
+  CHECK_OK(fcl_queue_finish(qa));
+  CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &bz));
+  CHECK(bz == bx && fcl_pool_block_bound_queue(bz) == NULL);
+  CHECK_OK(fcl_pool_block_bind(bz, qb));
+  CHECK_OK(fcl_pool_block_bind(bz, NULL)); /* unbound: freed at once */
+  fcl_pool_free(pool, bz);
+  CHECK_STATUS(fcl_pool_block_bind(bz, qa), FCL_ERR_INVALID_STATE, "not active");
+  clReleaseEvent(gate2);
+  fcl_pool_free(pool, by);
+  fcl_pool_release(&pool);
+
   /* Debug mode: data left in a freed block reads back as NaN (float and double). */
   fcl_pool_options o = fcl_pool_default_options();
   o.debug = true;
