@@ -128,6 +128,33 @@ static void rules_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* ---------------- one reduction iname in two reductions ---------------- */
+
+/* v[j] = sum_i a[i, j] + sum_i 2 b[i, j]: the iname i serves both sums of one instruction (loopy
+ * needs it duplicated; the builder gives each reduction its own loop) */
+static void ref_two_sums(kb_data *d, const int64_t *p) {
+  for (int64_t j = 0; j < p[0]; ++j) {
+    double s = 0, t = 0;
+    for (int64_t i = 0; i < p[0]; ++i) s += d->data[0][i * p[0] + j], t += 2 * d->data[1][i * p[0] + j];
+    d->data[2][j] = s + t;
+  }
+}
+
+static void two_sums_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("two_sums", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", t, "n, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "b", t, "n, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "v", t, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "v[j] = sum(i, a[i, j]) + sum(i, 2 * b[i, j])"));
+  int64_t n = 45;
+  static const variant v[] = {{"sequential", v_none}};
+  run_variants(env, kb, &n, ref_two_sums, v, 1);
+  fcl_kbuilder_destroy(&kb);
+}
+
 /* ---------------- 2D 5-point stencil ---------------- */
 
 static void ref_stencil2d(kb_data *d, const int64_t *p) {
@@ -547,6 +574,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
     }
     map_tests(&env, types[k]);
     rules_tests(&env, types[k]);
+    two_sums_tests(&env, types[k]);
     stencil2d_tests(&env, types[k]);
     stencil3d_tests(&env, types[k]);
     stream2_tests(&env, types[k]);
