@@ -76,12 +76,20 @@ static fcl_value_type value_type(fcl_dtype t, bool *ok) {
   }
 }
 
-fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
-                              cl_command_queue queue, fcl_launcher **out) {
-  FCL_CHECK_NULL(kb, 1);
-  FCL_CHECK_NULL(context, 2);
-  FCL_CHECK_NULL(out, 5);
+/* Generate, build, wrap as a kernel launcher, or an iterative one when generators are given. */
+static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context,
+                                 const char *options, cl_command_queue queue,
+                                 size_t num_generators, const fcl_generator *generators,
+                                 bool enqueue_barrier, fcl_launcher **out) {
   *out = NULL;
+  for (size_t g = 0; g < num_generators; ++g) {
+    const fcl__var *v = generators[g].param ? fcl__kb_var(kb, generators[g].param) : NULL;
+    if (!v || v->kind != V_SCALAR)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': generator %zu iterates '%s', "
+                       "which is not a scalar argument (a domain's parameter sets the work "
+                       "size and cannot be iterated)", kb->name, g,
+                       generators[g].param ? generators[g].param : "(null)");
+  }
   /* parameters in kernel-argument order */
   fcl_param_spec specs[64];
   size_t n = 0;
@@ -111,7 +119,10 @@ fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, cons
   free(source);
   if (st == FCL_OK) st = fcl_program_build(program, options);
   fcl_launch_config config = {.queue = queue};
-  if (st == FCL_OK)
+  if (st == FCL_OK && num_generators)
+    st = fcl_launcher_create_iterative(kb->name, program, kb->name, 0, NULL, n, specs,
+                                       num_generators, generators, enqueue_barrier, &config, out);
+  else if (st == FCL_OK)
     st = fcl_launcher_create_kernel(kb->name, program, kb->name, 0, NULL, n, specs, &config, out);
   fcl_program_release(&program);
   size_state *s = st == FCL_OK ? calloc(1, sizeof *s) : NULL;
@@ -122,13 +133,41 @@ fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, cons
     s->values = calloc(s->nparams + 1, sizeof *s->values);
     st = s->slot && s->values ? fcl_kbuilder_copy(kb, &s->kb)
                               : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher sizes");
+    /* the launcher's own parameter order (an iterative one leaves out the generated ones) */
+    const size_t np = fcl_launcher_num_params(*out);
     for (size_t p = 0; st == FCL_OK && p < s->nparams; ++p)
-      for (size_t k = 0; k < n; ++k)
-        if (!strcmp(specs[k].name, fcl_kbuilder_param_name(kb, p))) s->slot[p] = k;
+      for (size_t k = 0; k < np; ++k) {
+        const char *name;
+        fcl_value_type type;
+        if (fcl_launcher_param(*out, k, &name, &type) == FCL_OK &&
+            !strcmp(name, fcl_kbuilder_param_name(kb, p)))
+          s->slot[p] = k;
+      }
     if (st == FCL_OK) st = fcl__kb_prepared_axes(kb, &s->axes);
     if (st == FCL_OK) st = fcl_launcher_set_work_size_fn(*out, size_fn, s, size_state_free);
     if (st != FCL_OK) size_state_free(s);
   }
   if (st != FCL_OK) fcl_launcher_destroy(out);
   return st;
+}
+
+fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
+                              cl_command_queue queue, fcl_launcher **out) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(context, 2);
+  FCL_CHECK_NULL(out, 5);
+  return build_launcher(kb, context, options, queue, 0, NULL, false, out);
+}
+
+fcl_status fcl_kbuilder_build_iterative(const fcl_kbuilder *kb, fcl_context *context,
+                                        const char *options, cl_command_queue queue,
+                                        size_t num_generators, const fcl_generator *generators,
+                                        bool enqueue_barrier, fcl_launcher **out) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(context, 2);
+  FCL_CHECK_ARG(num_generators > 0 && generators, 6, "generators",
+                "an iterative launcher needs at least one generator");
+  FCL_CHECK_NULL(out, 8);
+  return build_launcher(kb, context, options, queue, num_generators, generators,
+                        enqueue_barrier, out);
 }

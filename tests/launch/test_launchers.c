@@ -205,6 +205,49 @@ static void list_of_values(env *e) {
   clReleaseMemObject(bc);
 }
 
+/* A generated kernel as an iterative launcher: acc[i] += s for s in 0, 2, 4 (one launch each),
+ * with the domain's n set per call; iterating n (it sets the work size) is refused. */
+static void kbuilder_iterative(env *e) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("acc_s", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_scalar(kb, "s", FCL_INT32));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "acc", FCL_INT32, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "acc[i] = acc[i] + s * (i + 1)"));
+  const fcl_generator g = fcl_generator_range("s", 0, 6, 2);
+  fcl_launcher *l = NULL;
+  CHECK_OK(fcl_kbuilder_build_iterative(kb, e->ctx, NULL, e->q, 1, &g, true, &l));
+  enum { N = 50 };
+  int host[N] = {0};
+  cl_int err;
+  cl_mem acc = clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              sizeof host, host, &err);
+  fcl_param_set *p = NULL;
+  if (l) {
+    CHECK(fcl_launcher_num_params(l) == 2); /* n and acc: s is generated */
+    CHECK_OK(fcl_param_set_create(l, &p));
+    CHECK_OK(fcl_param_set_i32(p, "n", N));
+    CHECK_OK(fcl_param_set_buffer(p, "acc", acc));
+    CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL));
+    CHECK(clEnqueueReadBuffer(e->q, acc, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
+          CL_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += host[i] != 6 * (i + 1);
+    CHECKF(!bad, "generated iterative launcher: %d wrong sums", bad);
+  }
+  const fcl_generator gn = fcl_generator_range("n", 1, 3, 1);
+  fcl_launcher *bad_l = NULL;
+  CHECK_STATUS(fcl_kbuilder_build_iterative(kb, e->ctx, NULL, e->q, 1, &gn, true, &bad_l),
+               FCL_ERR_INVALID_ARGUMENT, "not a scalar argument");
+  CHECK_STATUS(fcl_kbuilder_build_iterative(kb, e->ctx, NULL, e->q, 0, NULL, true, &bad_l),
+               FCL_ERR_INVALID_ARGUMENT, "generator");
+  fcl_param_set_destroy(&p);
+  fcl_launcher_destroy(&l);
+  clReleaseMemObject(acc);
+  fcl_kbuilder_destroy(&kb);
+}
+
 static void check_device(const fcl_device_entry *d, void *user) {
   (void)user;
   env e = {0};
@@ -215,6 +258,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   if (!e.q || !e.prog) return;
   kernel_launchers(&e);
   iterative(&e, e.q, true);
+  kbuilder_iterative(&e);
   list_of_values(&e);
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(d->device, &info));
