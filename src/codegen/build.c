@@ -37,6 +37,13 @@ fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_v
   return st;
 }
 
+/* An array argument: checked to hold its declared shape when its buffer or the sizes change. */
+typedef struct {
+  size_t slot, arg; /* launcher parameter position, kernel argument index */
+  size_t itemsize;
+  cl_mem checked;   /* the buffer last found large enough (NULL: none yet) */
+} array_arg;
+
 /* What a built launcher keeps to size its calls. */
 typedef struct {
   fcl_kbuilder *kb;
@@ -44,6 +51,9 @@ typedef struct {
   size_t nparams;
   size_t *slot;    /* launcher parameter position of each non-fixed parameter */
   int64_t *values; /* scratch */
+  int64_t *prev;   /* the values of the last call (the buffers were checked for them) */
+  size_t narrays;
+  array_arg *arrays;
 } size_state;
 
 static void size_state_free(void *user) {
@@ -53,13 +63,46 @@ static void size_state_free(void *user) {
   fcl__axes_free(&s->axes);
   free(s->slot);
   free(s->values);
+  free(s->prev);
+  free(s->arrays);
   free(s);
+}
+
+/* Every array's buffer holds the array's shape for these sizes (a smaller one would be read
+ * or written past its end): checked when a buffer or a size changes. */
+static fcl_status check_buffers(size_state *s, const fcl_value *values) {
+  const bool sizes_changed = memcmp(s->prev, s->values, s->nparams * sizeof *s->values) != 0;
+  for (size_t a = 0; a < s->narrays; ++a) {
+    array_arg *x = &s->arrays[a];
+    cl_mem b = values[x->slot].buffer;
+    if (!b || (b == x->checked && !sizes_changed)) continue;
+    size_t ndim, shape[FCL_KB_MAX_DIMS], need = x->itemsize, have = 0;
+    FCL_TRY(fcl_kbuilder_arg_shape(s->kb, x->arg, s->values, &ndim, shape));
+    for (size_t d = 0; d < ndim; ++d) need *= shape[d];
+    FCL_CL_TRY(clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof have, &have, NULL),
+               "clGetMemObjectInfo(CL_MEM_SIZE)");
+    if (have < need) {
+      const char *name = NULL;
+      bool is_array;
+      fcl_dtype t;
+      bool written;
+      fcl_kbuilder_arg(s->kb, x->arg, &name, &is_array, &t, &written);
+      x->checked = NULL;
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': the buffer of array '%s' has %zu "
+                       "bytes, its shape needs %zu for these sizes", s->kb->name,
+                       name ? name : "?", have, need);
+    }
+    x->checked = b;
+  }
+  memcpy(s->prev, s->values, s->nparams * sizeof *s->values);
+  return FCL_OK;
 }
 
 static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim,
                           size_t global[3], size_t local[3]) {
   size_state *s = user;
   for (size_t i = 0; i < s->nparams; ++i) s->values[i] = values[s->slot[i]].i32;
+  FCL_TRY(check_buffers(s, values));
   return sizes(s->kb, &s->axes, s->values, work_dim, global, local);
 }
 
@@ -131,8 +174,11 @@ static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context,
     s->nparams = fcl_kbuilder_num_params(kb);
     s->slot = calloc(s->nparams + 1, sizeof *s->slot);
     s->values = calloc(s->nparams + 1, sizeof *s->values);
-    st = s->slot && s->values ? fcl_kbuilder_copy(kb, &s->kb)
-                              : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher sizes");
+    s->prev = calloc(s->nparams + 1, sizeof *s->prev);
+    s->arrays = calloc(fcl_kbuilder_num_args(kb) + 1, sizeof *s->arrays);
+    st = s->slot && s->values && s->prev && s->arrays
+             ? fcl_kbuilder_copy(kb, &s->kb)
+             : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher sizes");
     /* the launcher's own parameter order (an iterative one leaves out the generated ones) */
     const size_t np = fcl_launcher_num_params(*out);
     for (size_t p = 0; st == FCL_OK && p < s->nparams; ++p)
@@ -143,6 +189,19 @@ static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context,
             !strcmp(name, fcl_kbuilder_param_name(kb, p)))
           s->slot[p] = k;
       }
+    /* the array arguments, by their launcher slot */
+    for (size_t a = 0; st == FCL_OK && a < fcl_kbuilder_num_args(kb); ++a) {
+      const char *name;
+      bool is_array, written;
+      fcl_dtype t;
+      if (fcl_kbuilder_arg(kb, a, &name, &is_array, &t, &written) != FCL_OK || !is_array) continue;
+      for (size_t k = 0; k < np; ++k) {
+        const char *pname;
+        fcl_value_type type;
+        if (fcl_launcher_param(*out, k, &pname, &type) == FCL_OK && !strcmp(pname, name))
+          s->arrays[s->narrays++] = (array_arg){k, a, fcl_dtype_size(t), NULL};
+      }
+    }
     if (st == FCL_OK) st = fcl__kb_prepared_axes(kb, &s->axes);
     if (st == FCL_OK) st = fcl_launcher_set_work_size_fn(*out, size_fn, s, size_state_free);
     if (st != FCL_OK) size_state_free(s);

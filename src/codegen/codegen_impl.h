@@ -280,4 +280,7 @@ fcl_status fcl__kb_axes(const fcl_kbuilder *kb, fcl__axes *axes);
 fcl_status fcl__kb_prepared_axes(const fcl_kbuilder *kb, fcl__axes *axes);
 void fcl__axes_free(fcl__axes *axes);
 
+/* builtins.c: whether name is an OpenCL C built-in function an instruction may call. */
+bool fcl__cl_builtin_function(const char *name);
+
 #endif

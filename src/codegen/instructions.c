@@ -132,6 +132,9 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
   case E_CALL:
     if (fcl__kb_var(kb, e->text) || fcl__kb_iname(kb, e->text))
       return STMT_ERROR(c, "'%s' is not a function", e->text);
+    if (!fcl__cl_builtin_function(e->text))
+      return STMT_ERROR(c, "unknown function '%s' (neither an OpenCL C built-in nor a rule)",
+                        e->text);
     break;
   case E_REDUCE: {
     const fcl__iname *in = fcl__kb_iname(kb, e->iname);
@@ -141,6 +144,54 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
   default: break;
   }
   for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(check_names(c, e->kids[i]));
+  return FCL_OK;
+}
+
+/* The range [lo, hi] an affine index takes over the inames' domains, when every bound and
+ * extent is a constant (false otherwise: nothing can be said at build time). */
+static bool index_range(const fcl_kbuilder *kb, const fcl__expr *index, int64_t *lo,
+                        int64_t *hi) {
+  fcl__affine a;
+  if (!fcl__affine_of(index, NULL, NULL, &a)) return false;
+  *lo = *hi = a.constant;
+  for (size_t k = 0; k < a.n; ++k) {
+    const fcl__iname *in = fcl__kb_iname(kb, a.sym[k]);
+    int64_t b0, b1;
+    if (!in || in->derived || !fcl__kb_const(kb, in->lo, &b0) || !fcl__kb_const(kb, in->hi, &b1))
+      return false;
+    if (b1 <= b0) return false; /* an empty loop reads nothing */
+    const int64_t c = a.coef[k], first = c * b0, last = c * (b1 - 1);
+    *lo += first < last ? first : last;
+    *hi += first < last ? last : first;
+  }
+  return true;
+}
+
+/* Accesses that leave their array where the sizes are known: an error naming the access. Only
+ * accesses made on every path are judged: not those under a ternary's branches or after && and
+ * ||, which the program may guard. */
+static fcl_status check_bounds(const ctx *c, const fcl__expr *e) {
+  if (e->kind == E_TERNARY) return check_bounds(c, e->kids[0]);
+  if (e->kind == E_BINARY && (!strcmp(e->text, "&&") || !strcmp(e->text, "||")))
+    return check_bounds(c, e->kids[0]);
+  if (e->kind == E_SUBSCRIPT) {
+    const fcl__var *v = fcl__kb_var(c->kb, e->text);
+    for (size_t d = 0; v && d < e->nkids && d < v->ndim; ++d) {
+      int64_t extent, lo, hi;
+      if (!fcl__kb_const(c->kb, v->shape[d], &extent) || !index_range(c->kb, e->kids[d], &lo, &hi))
+        continue;
+      if (lo < 0 || hi >= extent) {
+        char *text = fcl__expr_text(e);
+        fcl_status st = STMT_ERROR(c, "'%s' reaches index %lld along axis %zu of '%s', whose "
+                                   "extent is %lld", text ? text : e->text,
+                                   (long long)(lo < 0 ? lo : hi), d, v->name,
+                                   (long long)extent);
+        free(text);
+        return st;
+      }
+    }
+  }
+  for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(check_bounds(c, e->kids[i]));
   return FCL_OK;
 }
 
@@ -400,6 +451,8 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
   if (st == FCL_OK) st = resolve_reductions(c, in.rhs);
   if (st == FCL_OK) st = check_names(c, in.lhs);
   if (st == FCL_OK) st = check_names(c, in.rhs);
+  if (st == FCL_OK && !in.nconds) st = check_bounds(c, in.lhs); /* if= may guard them */
+  if (st == FCL_OK && !in.nconds) st = check_bounds(c, in.rhs);
   if (st == FCL_OK && !in.id && prefix[0]) { /* the prefix itself, else prefix_0, prefix_1 ... */
     char id[96];
     snprintf(id, sizeof id, "%s", prefix);

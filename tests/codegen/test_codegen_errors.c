@@ -84,7 +84,7 @@ static void instructions(void) {
   free(big_src);
   fcl_clear_error();
   fcl_kbuilder_destroy(&big);
-  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "f(x) := g(x)\nv[i] = f(1) {id=a1}\n"
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "f(x) := sqrt(x)\nv[i] = f(1) {id=a1}\n"
                                                  "v[i] = 2 {id=a1}"),
                FCL_ERR_INVALID_ARGUMENT, "id 'a1' is already used");
   /* all or nothing: the rule and the first instruction above were not kept */
@@ -112,6 +112,22 @@ static void instructions(void) {
   fcl_kbuilder_destroy(&pk);
   /* an iname the instruction uses but its inames= leave out */
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] {inames=i}"));
+  /* accesses that leave an array of known extent, for inames of known bounds */
+  fcl_kbuilder *ob = NULL;
+  CHECK_OK(fcl_kbuilder_create("bounds", &ob));
+  CHECK_OK(fcl_kbuilder_add_array(ob, "a", FCL_FLOAT32, "10, 4"));
+  CHECK_OK(fcl_kbuilder_add_array(ob, "o", FCL_FLOAT32, "10"));
+  CHECK_OK(fcl_kbuilder_add_domain(ob, "{ [i, j]: 0 <= i < 10 and 0 <= j < 4 }"));
+  CHECK_STATUS(fcl_kbuilder_add_instructions(ob, "o[i] = a[i + 1, 0]"), FCL_ERR_INVALID_ARGUMENT,
+               "'a[i + 1, 0]' reaches index 10 along axis 0 of 'a', whose extent is 10");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(ob, "o[i] = sum(j, a[i, 3 - 2 * j])"),
+               FCL_ERR_INVALID_ARGUMENT, "reaches index -3 along axis 1");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(ob, "o[2 * i] = 1"), FCL_ERR_INVALID_ARGUMENT,
+               "reaches index 18");
+  /* in bounds, or on a path the program guards: accepted */
+  CHECK_OK(fcl_kbuilder_add_instructions(ob, "o[i] = sum(j, a[9 - i, 3 - j])"));
+  CHECK_OK(fcl_kbuilder_add_instructions(ob, "o[i] = i < 9 ? a[i + 1, 0] : 0 {id=guarded}"));
+  fcl_kbuilder_destroy(&ob);
   generate_fails(kb, "uses iname 'j', which is not among its inames", NULL);
   fcl_kbuilder_destroy(&kb);
 }
@@ -343,13 +359,26 @@ static void launcher(const fcl_device_entry *device, void *user) {
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != (i < 250 ? 1000.0f + (float)i : -1.0f);
   CHECKF(bad == 0, "%d wrong elements after calls with n = 0, 100, 250", bad);
+  /* a buffer smaller than the array's shape for these sizes is refused before the launch, and
+   * nothing is written */
+  CHECK_OK(fcl_param_set_i32(ps, "n", N + 1));
+  CHECK_OK(fcl_param_set_f32(ps, "value", 7.0f));
+  CHECK_STATUS(fcl_launcher_call(list, q, 0, NULL, ps, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "array 'x' has 1200 bytes, its shape needs 1204");
+  clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  CHECK(host[0] == 1000.0f && host[N - 1] == -1.0f);
+  CHECK_OK(fcl_param_set_i32(ps, "n", 250)); /* the same buffer, sizes that fit again */
   fcl_param_set_destroy(&ps);
   fcl_launcher_destroy(&list);
   clReleaseMemObject(x);
-  /* a kernel the OpenCL compiler rejects: the build error comes back with the log */
+  /* a function that is not OpenCL C's (nor a rule) is refused when added, not compiled */
   fcl_kbuilder *badk = NULL;
   CHECK_OK(fcl_kbuilder_copy(kb, &badk));
-  CHECK_OK(fcl_kbuilder_add_instructions(badk, "x[i] = no_such_function(x[i])"));
+  CHECK_STATUS(fcl_kbuilder_add_instructions(badk, "x[i] = no_such_function(x[i])"),
+               FCL_ERR_INVALID_ARGUMENT, "unknown function 'no_such_function'");
+  /* a kernel the OpenCL compiler rejects (fma takes 3 arguments): the build error comes back
+   * with the log */
+  CHECK_OK(fcl_kbuilder_add_instructions(badk, "x[i] = fma(x[i])"));
   CHECK_STATUS(fcl_kbuilder_build(badk, ctx, NULL, q, &l), FCL_ERR_BUILD_FAILED,
                "generated: kernel 'fill'");
   CHECK(l == NULL);
