@@ -53,6 +53,9 @@ typedef enum {
 const char *fcl_tune_effort_name(fcl_tune_effort effort);
 /* Parse one of those names (case-insensitive); anything else is an error naming it. */
 fcl_status fcl_tune_effort_parse(const char *text, fcl_tune_effort *effort);
+/* FLOWCL_TUNE's effort, the one place it is read: *set false when it is unset or empty (effort
+ * untouched); a value that is not a name is an error naming it. */
+fcl_status fcl_tune_effort_from_env(fcl_tune_effort *effort, bool *set);
 
 #define FCL_TUNE_MAX_AXES 8
 

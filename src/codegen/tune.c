@@ -391,13 +391,23 @@ void fcl_tune_totals(size_t *tunings, double *seconds) {
   pthread_mutex_unlock(&totals.lock);
 }
 
+fcl_status fcl_tune_effort_from_env(fcl_tune_effort *effort, bool *set) {
+  FCL_CHECK_NULL(effort, 1);
+  FCL_CHECK_NULL(set, 2);
+  const char *env = getenv("FLOWCL_TUNE");
+  *set = env && *env;
+  if (!*set) return FCL_OK;
+  return fcl_tune_effort_parse(env, effort); /* its error names the value */
+}
+
 /* The effort that FCL_TUNE_DEFAULT or FCL_TUNE_AUTO stand for on device. */
 static fcl_status resolve_effort(fcl_tune_effort asked, cl_device_id device,
                                  fcl_tune_effort *effort) {
   *effort = asked;
   if (asked != FCL_TUNE_DEFAULT && asked != FCL_TUNE_AUTO) return FCL_OK;
-  const char *env = getenv("FLOWCL_TUNE");
-  if (env && *env) return fcl_tune_effort_parse(env, effort);
+  bool set = false;
+  FCL_TRY(fcl_tune_effort_from_env(effort, &set));
+  if (set) return FCL_OK;
   *effort = FCL_TUNE_MEASURE;
   if (asked == FCL_TUNE_AUTO) {
     cl_device_type type = CL_DEVICE_TYPE_CPU;
@@ -421,8 +431,11 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
   result->effort = effort;
   /* auto's measuring has a budget: on an H200 at 512^3 the TGV's 15 kernels took 296 s to tune
    * fully and gained under 1 % */
+  fcl_tune_effort from_env;
+  bool env_set = false;
+  FCL_TRY(fcl_tune_effort_from_env(&from_env, &env_set));
   const bool auto_measure = options->effort == FCL_TUNE_AUTO && effort == FCL_TUNE_MEASURE &&
-                            !(getenv("FLOWCL_TUNE") && *getenv("FLOWCL_TUNE"));
+                            !env_set;
   search s = {.base = base, .num_axes = num_axes, .axes = axes, .apply = apply, .user = user,
               .res = result, .start = now_s(),
               .budget = options->budget_s > 0 || !auto_measure ? options->budget_s

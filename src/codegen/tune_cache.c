@@ -10,13 +10,6 @@
 #include "sha256.h"
 #include "tune_impl.h"
 
-static void hash_text(fcl__sha256 *h, const char *label, const char *s) {
-  uint64_t n = s ? strlen(s) : 0;
-  fcl__sha256_update(h, label, strlen(label) + 1);
-  fcl__sha256_update(h, &n, sizeof n);
-  if (n) fcl__sha256_update(h, s, n);
-}
-
 fcl_status fcl__tune_key(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
                          const char *options, cl_device_id device, const int64_t *params,
                          char key[65]) {
@@ -31,18 +24,18 @@ fcl_status fcl__tune_key(const fcl_kbuilder *base, size_t num_axes, const fcl_tu
   if (st == FCL_OK) {
     fcl__sha256 h;
     fcl__sha256_init(&h);
-    hash_text(&h, "format", "flowcl-tune 1");
-    hash_text(&h, "kernel", desc);
+    fcl__sha256_field(&h, "format", "flowcl-tune 1");
+    fcl__sha256_field(&h, "kernel", desc);
     for (size_t a = 0; a < num_axes; ++a) {
-      hash_text(&h, "axis", axes[a].name);
+      fcl__sha256_field(&h, "axis", axes[a].name);
       fcl__sha256_update(&h, &axes[a].count, sizeof axes[a].count);
       fcl__sha256_update(&h, axes[a].values, axes[a].count * sizeof *axes[a].values);
     }
-    hash_text(&h, "options", options);
-    hash_text(&h, "device", info->name);
-    hash_text(&h, "vendor", info->vendor);
-    hash_text(&h, "version", info->version);
-    hash_text(&h, "driver", info->driver_version);
+    fcl__sha256_field(&h, "options", options);
+    fcl__sha256_field(&h, "device", info->name);
+    fcl__sha256_field(&h, "vendor", info->vendor);
+    fcl__sha256_field(&h, "version", info->version);
+    fcl__sha256_field(&h, "driver", info->driver_version);
     /* problem size class: each parameter rounded up to a power of two */
     for (size_t p = 0; p < fcl_kbuilder_num_params(base); ++p) {
       int cls = 0;

@@ -56,12 +56,14 @@ static int thread_count(const fcl_topology *t) {
   return n > 0 ? n : 1;
 }
 
-static unsigned planner_flags(void) {
+/* FFTW's planner flags from FLOWCL_TUNE (measure when unset). */
+static fcl_status planner_flags(unsigned *flags) {
   fcl_tune_effort effort = FCL_TUNE_MEASURE;
-  const char *env = getenv("FLOWCL_TUNE");
-  if (env && env[0] && fcl_tune_effort_parse(env, &effort) != FCL_OK) effort = FCL_TUNE_MEASURE;
-  return effort <= FCL_TUNE_ESTIMATE ? FFTW_ESTIMATE
-         : effort == FCL_TUNE_MEASURE ? FFTW_MEASURE : FFTW_PATIENT;
+  bool set;
+  FCL_TRY(fcl_tune_effort_from_env(&effort, &set));
+  *flags = effort <= FCL_TUNE_ESTIMATE ? FFTW_ESTIMATE
+           : effort == FCL_TUNE_MEASURE ? FFTW_MEASURE : FFTW_PATIENT;
+  return FCL_OK;
 }
 
 bool fcl__fft_fftw_layout(const fcl_topology *topo, fcl_dtype dtype, fcl_fft_layout *layout) {
@@ -78,10 +80,12 @@ fcl_status fcl__fft_fftw_plan(fcl_fft *fft) {
     snprintf(wisdom, sizeof wisdom, "%s/fftw%s-wisdom.txt", dir,
              fft->dtype == FCL_FLOAT64 ? "" : "f");
   fft->description = t->size > 1 ? "fftw-mpi" : "fftw";
+  unsigned flags;
+  FCL_TRY(planner_flags(&flags));
   if (fft->dtype == FCL_FLOAT64) {
     fftw_plan_with_nthreads(threads);
-    return double_plan(fft, planner_flags(), wisdom);
+    return double_plan(fft, flags, wisdom);
   }
   fftwf_plan_with_nthreads(threads);
-  return single_plan(fft, planner_flags(), wisdom);
+  return single_plan(fft, flags, wisdom);
 }

@@ -78,13 +78,6 @@ fcl_status fcl_program_cache_dir(char *buf, size_t size) {
   return FCL_OK;
 }
 
-static void hash_string(fcl__sha256 *h, const char *label, const char *s) {
-  uint64_t n = s ? strlen(s) : 0;
-  fcl__sha256_update(h, label, strlen(label) + 1);
-  fcl__sha256_update(h, &n, sizeof n); /* length prefix: no ambiguity between fields */
-  if (n) fcl__sha256_update(h, s, n);
-}
-
 static void hash_device(fcl__sha256 *h, cl_device_id device) {
   char buf[1024];
   cl_platform_id platform = NULL;
@@ -94,14 +87,14 @@ static void hash_device(fcl__sha256 *h, cl_device_id device) {
   for (size_t i = 0; i < sizeof pinfo / sizeof *pinfo; ++i) {
     buf[0] = '\0';
     clGetPlatformInfo(platform, pinfo[i], sizeof buf, buf, NULL);
-    hash_string(h, "platform", buf);
+    fcl__sha256_field(h, "platform", buf);
   }
   static const cl_device_info dinfo[] = {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DEVICE_VERSION,
                                          CL_DRIVER_VERSION};
   for (size_t i = 0; i < sizeof dinfo / sizeof *dinfo; ++i) {
     buf[0] = '\0';
     clGetDeviceInfo(device, dinfo[i], sizeof buf, buf, NULL);
-    hash_string(h, "device", buf);
+    fcl__sha256_field(h, "device", buf);
   }
 }
 
@@ -134,8 +127,8 @@ static void hash_includes(fcl__sha256 *h, const char *source, const char *option
       size_t size = 0;
       char *text = fcl__file_read(path, &size);
       if (!text) continue;
-      hash_string(h, "include", name);
-      hash_string(h, "contents", text);
+      fcl__sha256_field(h, "include", name);
+      fcl__sha256_field(h, "contents", text);
       hash_includes(h, text, options, depth + 1);
       free(text);
       break;
@@ -147,11 +140,11 @@ fcl_status fcl__cache_key(const char *source, const char *options, cl_device_id 
                           char key[65]) {
   fcl__sha256 h;
   fcl__sha256_init(&h);
-  hash_string(&h, "flowcl", FLOWCL_VERSION_STRING);
-  hash_string(&h, "format", "2");
+  fcl__sha256_field(&h, "flowcl", FLOWCL_VERSION_STRING);
+  fcl__sha256_field(&h, "format", "2");
   hash_device(&h, device);
-  hash_string(&h, "options", options);
-  hash_string(&h, "source", source);
+  fcl__sha256_field(&h, "options", options);
+  fcl__sha256_field(&h, "source", source);
   hash_includes(&h, source, options, 0);
   unsigned char digest[32];
   fcl__sha256_final(&h, digest);

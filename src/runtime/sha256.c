@@ -86,3 +86,10 @@ void fcl__sha256_hex(const unsigned char digest[32], char hex[65]) {
   }
   hex[64] = '\0';
 }
+
+void fcl__sha256_field(fcl__sha256 *h, const char *label, const char *s) {
+  uint64_t n = s ? strlen(s) : 0;
+  fcl__sha256_update(h, label, strlen(label) + 1);
+  fcl__sha256_update(h, &n, sizeof n);
+  if (n) fcl__sha256_update(h, s, n);
+}

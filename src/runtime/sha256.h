@@ -15,6 +15,9 @@ typedef struct {
 void fcl__sha256_init(fcl__sha256 *h);
 void fcl__sha256_update(fcl__sha256 *h, const void *data, size_t size);
 void fcl__sha256_final(fcl__sha256 *h, unsigned char digest[32]);
+/* A labelled, length-prefixed string (NULL: empty): fields hashed one after another cannot be
+ * confused with another split of the same bytes. */
+void fcl__sha256_field(fcl__sha256 *h, const char *label, const char *s);
 /* Lower-case hex of a digest into hex[65]. */
 void fcl__sha256_hex(const unsigned char digest[32], char hex[65]);
 
