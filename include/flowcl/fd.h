@@ -67,7 +67,8 @@ typedef struct {
  * instructions in the codegen syntax (flowcl/codegen.h) with the inames k, j, i of the
  * interior point, bound arrays indexed relative to it, "a[k, j, i + 1]" (offsets are integers
  * within the binding's ghosts; 2D fields use k = 0), and the scalars dt (fcl_fd_apply's), t (the
- * time at the start of the step) and step (its index, a 64-bit integer), which the problem
+ * time at the start of the step) and step_index (its index, a 64-bit integer; not "step",
+ * OpenCL C's step() stays callable), which the problem
  * layer sets before every call (fcl_fd_enqueue_step). E.g.
  *   s[k, j, i] = sqrt(w0[k, j, i] * w0[k, j, i] + w1[k, j, i] * w1[k, j, i])
  * Instructions run in the order of their dependencies, not of the text: an instruction that
@@ -86,7 +87,7 @@ fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
 #define FCL_FD_MAX_SCALARS 16
 /* The same with the caller's own named scalars (in the fields' precision), e.g. amplitudes or
  * periods that change between calls: scalars[0 .. nscalars - 1] are names (letters, digits,
- * '_'; not i, j, k, dt, t, step nor a binding's) that the instructions use like dt,
+ * '_'; not i, j, k, dt, t, step_index nor a binding's) that the instructions use like dt,
  *   v[k, j, i] = omega * cos(3.141592653589793 * t / period) * x[k, j, i]
  * Set them with fcl_fd_set_scalar before a call (0 until set); the kernel is compiled once. */
 fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
@@ -94,7 +95,7 @@ fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
                                              const char *const *scalars,
                                              const char *instructions, double bytes_per_point,
                                              fcl_fd **out);
-/* Set a scalar of a custom kernel for the next calls: one of its own, or t or step (which
+/* Set a scalar of a custom kernel for the next calls: one of its own, or t or step_index (which
  * fcl_fd_enqueue_step sets from the time loop). Unknown names: FCL_ERR_NOT_FOUND listing the
  * operator's scalars. Non-finite values are refused. Allocates nothing, builds nothing. */
 fcl_status fcl_fd_set_scalar(fcl_fd *op, const char *name, double value);
@@ -107,7 +108,7 @@ fcl_status fcl_fd_apply(fcl_fd *op, double dt);
 /* The same without the ghost refresh: the caller guarantees the ghosts are current (the
  * problem layer's entry). Not collective, except for operators that say otherwise. */
 fcl_status fcl_fd_enqueue(fcl_fd *op, double dt);
-/* fcl_fd_enqueue with the time loop's step: sets a custom kernel's t and step first (the
+/* fcl_fd_enqueue with the time loop's step: sets a custom kernel's t and step_index first (the
  * problem layer's apply). */
 fcl_status fcl_fd_enqueue_step(fcl_fd *op, const fcl_step_info *info);
 /* The operator's description for a problem (flowcl/problem.h): its fields and ghost widths,

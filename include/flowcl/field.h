@@ -188,6 +188,9 @@ fcl_status fcl_reduction_finish(fcl_reduction *reduction, double *results);
  * wait). */
 bool fcl_reduction_in_flight(const fcl_reduction *reduction);
 bool fcl_reduction_done(const fcl_reduction *reduction);
+/* Drop a start without its finish (an error path): waits for its reads, keeps no result, and
+ * the reduction can start again. Not collective. Accepts NULL. */
+void fcl_reduction_cancel(fcl_reduction *reduction);
 void fcl_reduction_destroy(fcl_reduction **reduction); /* accepts NULL; waits for a read in flight */
 
 /* Local transpose: dst's axes are src's axes permuted, dst(axis a) = src(axis perm[a]), on the

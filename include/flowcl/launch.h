@@ -150,10 +150,12 @@ fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
 typedef fcl_status (*fcl_host_fn)(void *user, cl_command_queue queue);
 fcl_status fcl_launcher_create_host(const char *name, fcl_host_fn fn, void *user,
                                     fcl_launcher **out);
-/* A host step that only enqueues commands on the queue it is given (e.g. a ghost exchange,
- * which orders its own waits): called in a list on an in-order queue, it runs as soon as the
- * earlier steps are enqueued, without waiting for them (a host step waits for the queue: one
- * host sync). On an out-of-order queue, or without a queue, it waits like a host step. */
+/* A host step that only enqueues commands on the queue it is given, or on one whose order
+ * follows it (e.g. a ghost exchange of a field of that queue, which orders its own waits):
+ * called in a list on an in-order queue, it runs as soon as the earlier steps are enqueued,
+ * without waiting for them (a host step waits for the queue: one host sync); the call's wait
+ * list becomes a barrier before it, and its event a marker after it. On an out-of-order queue,
+ * or without a queue, it waits like a host step. */
 fcl_status fcl_launcher_create_host_enqueue(const char *name, fcl_host_fn fn, void *user,
                                             fcl_launcher **out);
 

@@ -141,10 +141,16 @@ fcl_status fcl_analytics_dt_inputs(fcl_analytics *an, bool with_gradient, fcl_dt
   if (with_gradient && !an->grad_max)
     FCL_TRY(fcl_reduction_create(an->work, FCL_REDUCE_MAX, &an->grad_max));
   FCL_TRY(fcl_reduction_start(an->umax));
+  fcl_status st = FCL_OK;
   if (with_gradient) {
-    FCL_TRY(fcl_fd_apply(an->grad_norm, 0));
-    FCL_TRY(fcl_reduction_start(an->grad_max));
-    FCL_TRY(fcl_reduction_finish(an->grad_max, &d.max_grad_u));
+    st = fcl_fd_apply(an->grad_norm, 0);
+    if (st == FCL_OK) st = fcl_reduction_start(an->grad_max);
+    if (st == FCL_OK) st = fcl_reduction_finish(an->grad_max, &d.max_grad_u);
+  }
+  if (st != FCL_OK) { /* no reduction stays in flight for the next measure */
+    fcl_reduction_cancel(an->grad_max);
+    fcl_reduction_cancel(an->umax);
+    return st;
   }
   FCL_TRY(fcl_reduction_finish(an->umax, d.umax));
   const fcl_domain *dom = fcl_topology_domain(fcl_field_topology(an->u));

@@ -143,7 +143,8 @@ static fcl_status check_scalars(size_t ns, const char *const *s, size_t nb,
     for (size_t r = 0; r < sizeof reserved / sizeof *reserved; ++r)
       if (!strcmp(s[i], reserved[r]))
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar '%s': the name is taken (i, j, k "
-                         "index the point; dt, t and step are given by the time loop)", s[i]);
+                         "index the point; dt, t and step_index are given by the time loop)",
+                         s[i]);
     for (size_t j = 0; j < nb; ++j)
       if (!strcmp(s[i], b[j].name))
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar '%s': a binding has that name", s[i]);
@@ -180,6 +181,10 @@ static fcl_status check_bindings(size_t nb, const fcl_fd_binding *b) {
     for (size_t j = 0; j < i; ++j)
       if (!strcmp(b[i].name, b[j].name))
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding name '%s' used twice", b[i].name);
+    if (!strcmp(b[i].name, "dt") || !strcmp(b[i].name, FCL__FD_T) ||
+        !strcmp(b[i].name, FCL__FD_STEP))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding '%s': the name is taken (dt, t and "
+                       "step_index are given by the time loop)", b[i].name);
   }
   return FCL_OK;
 }

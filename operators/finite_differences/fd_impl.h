@@ -7,7 +7,7 @@
 
 /* the scalars every custom kernel has besides dt: the step's time and index */
 #define FCL__FD_T "t"
-#define FCL__FD_STEP "step"
+#define FCL__FD_STEP "step_index" /* not "step": OpenCL C has a step() function */
 
 typedef struct {
   char name[32];

@@ -24,14 +24,13 @@ typedef struct {
   size_t acc_size, groups;
 } reduce_state;
 
+static void drop(reduce_state *r, int c0, int c1);
+
 void fcl__reduce_state_free(void *state) {
   reduce_state *r = state;
   if (!r) return;
+  drop(r, 0, 3);
   for (int c = 0; c < 3; ++c) {
-    if (r->read[c]) {
-      clWaitForEvents(1, &r->read[c]); /* the read writes host[c] */
-      clReleaseEvent(r->read[c]);
-    }
     fcl_launcher_destroy(&r->launcher[c]);
     if (r->partial[c]) clReleaseMemObject(r->partial[c]);
     free(r->host[c]);
@@ -102,19 +101,39 @@ static fcl_status check_op(fcl_reduce_op op, int pos) {
   return FCL_OK;
 }
 
-/* Enqueue the statistics of components [c0, c1) and their reads; no wait. */
+/* Wait for the reads of [c0, c1) in flight and drop them (their results unused). */
+static void drop(reduce_state *r, int c0, int c1) {
+  for (int c = c0; c < c1; ++c)
+    if (r->read[c]) {
+      clWaitForEvents(1, &r->read[c]); /* the read writes host[c] */
+      clReleaseEvent(r->read[c]);
+      r->read[c] = NULL;
+    }
+}
+
+/* Enqueue the statistics of components [c0, c1) and their reads, and submit them (a poll of
+ * their events must see them progress); no wait. On an error none stays in flight. */
 static fcl_status start(reduce_state *r, int c0, int c1) {
   fcl_field *f = r->field;
-  for (int c = c0; c < c1; ++c) {
+  for (int c = c0; c < c1; ++c)
     if (r->read[c]) return FCL_ERROR(FCL_ERR_INVALID_STATE, "field '%s': a reduction of "
                                      "component %d is already in flight", f->name, c);
-    FCL_TRY(fcl_launcher_call(r->launcher[c], f->queue, 0, NULL, NULL, NULL));
-    FCL_CL_TRY(clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
-                                   r->groups * NSTAT * r->acc_size, r->host[c], 0, NULL,
-                                   &r->read[c]),
-               "field '%s': read reduction partials", f->name);
+  fcl_status st = FCL_OK;
+  for (int c = c0; c < c1 && st == FCL_OK; ++c) {
+    st = fcl_launcher_call(r->launcher[c], f->queue, 0, NULL, NULL, NULL);
+    cl_int err = st == FCL_OK ? clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
+                                                    r->groups * NSTAT * r->acc_size, r->host[c],
+                                                    0, NULL, &r->read[c])
+                              : CL_SUCCESS;
+    if (err != CL_SUCCESS) {
+      r->read[c] = NULL;
+      st = FCL_CL_ERROR(err, "field '%s': read reduction partials", f->name);
+    }
   }
-  return FCL_OK;
+  if (st == FCL_OK && clFlush(f->queue) != CL_SUCCESS)
+    st = FCL_ERROR(FCL_ERR_OPENCL, "field '%s': clFlush after a reduction", f->name);
+  if (st != FCL_OK) drop(r, c0, c1);
+  return st;
 }
 
 /* Wait for the reads of [c0, c1) (one wait), fold each on the host, one MPI_Allreduce. */
@@ -215,6 +234,10 @@ fcl_status fcl_reduction_finish(fcl_reduction *r, double *results) {
   FCL_CHECK_NULL(r, 1);
   FCL_CHECK_NULL(results, 2);
   return finish(r->state, 0, r->state->field->ncomp, r->op, results);
+}
+
+void fcl_reduction_cancel(fcl_reduction *r) {
+  if (r) drop(r->state, 0, 3);
 }
 
 void fcl_reduction_destroy(fcl_reduction **r) {

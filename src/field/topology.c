@@ -135,6 +135,7 @@ int fcl_topology_owner(const fcl_topology *t, const int64_t *global) {
 }
 
 fcl_status fcl_comm_select_device(MPI_Comm comm, const char *spec, fcl_device_entry *out) {
+  FCL_CHECK_ARG(comm != MPI_COMM_NULL, 1, "comm", "must not be MPI_COMM_NULL");
   FCL_CHECK_NULL(out, 3);
   MPI_Comm node = MPI_COMM_NULL;
   int rank = 0, local_rank = 0;

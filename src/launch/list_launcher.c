@@ -124,7 +124,12 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
       break;
     case L_HOST: /* runs once everything before it in this call is done */
       if (s->host_enqueues && !chain && q) { /* in order after the earlier steps: no wait */
-        st = s->host_fn(s->host_user, q);
+        if (nw && clEnqueueBarrierWithWaitList(q, nw, w, NULL) != CL_SUCCESS)
+          st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': barrier before '%s'", l->name, s->name);
+        if (st == FCL_OK) st = s->host_fn(s->host_user, q);
+        /* the step's event: a marker after what fn enqueued */
+        if (st == FCL_OK && evp && clEnqueueMarkerWithWaitList(q, 0, NULL, evp) != CL_SUCCESS)
+          st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': marker after '%s'", l->name, s->name);
         break;
       }
       if (nw) st = fcl_events_wait(nw, w);

@@ -66,7 +66,7 @@ static void storage_release(fcl__storage *s, cl_command_queue queue) {
     if (clEnqueueMarkerWithWaitList(queue, 0, NULL, &done) == CL_SUCCESS &&
         fcl_pool_free_after(s->pool, s->block, 1, &done) == FCL_OK) {
     } else {
-      clFinish(queue);
+      fcl_queue_finish(queue);
       fcl_pool_free(s->pool, s->block);
     }
     if (done) clReleaseEvent(done);
@@ -268,7 +268,12 @@ fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 7 (options): an array kernels may "
                      "neither read nor write");
   size_t bytes = fcl_dtype_size(dtype);
-  for (int i = 0; i < ndim; ++i) bytes *= shape[i];
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] && bytes > SIZE_MAX / shape[i])
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (shape): the array's size "
+                       "overflows size_t");
+    bytes *= shape[i];
+  }
   const cl_mem_flags access = options.readable && options.writable ? CL_MEM_READ_WRITE
                               : options.readable                   ? CL_MEM_READ_ONLY
                                                                    : CL_MEM_WRITE_ONLY;

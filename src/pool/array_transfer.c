@@ -260,12 +260,19 @@ fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags 
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
                      "mapped");
   cl_int err;
-  *host = clEnqueueMapBuffer(queue ? queue : array->queue, array->storage->buffer, CL_TRUE, flags,
-                             array->offset, fcl_array_nbytes(array), 0, NULL, NULL, &err);
-  if (err != CL_SUCCESS) {
-    *host = NULL;
+  cl_event mapped = NULL;
+  cl_command_queue q = queue ? queue : array->queue;
+  void *p = clEnqueueMapBuffer(q, array->storage->buffer, CL_FALSE, flags, array->offset,
+                               fcl_array_nbytes(array), 0, NULL, &mapped, &err);
+  if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "clEnqueueMapBuffer of %zu bytes", fcl_array_nbytes(array));
+  fcl_status st = fcl_events_wait(1, &mapped); /* counted as a host sync */
+  clReleaseEvent(mapped);
+  if (st != FCL_OK) {
+    clEnqueueUnmapMemObject(q, array->storage->buffer, p, 0, NULL, NULL);
+    return st;
   }
+  *host = p;
   return FCL_OK;
 }
 
@@ -290,8 +297,11 @@ fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *val
                        "range 0..%zu", i, index[i], array->shape[i] - 1);
     off += index[i] * array->strides[i];
   }
-  FCL_CL_TRY(clEnqueueReadBuffer(array->queue, array->storage->buffer, CL_TRUE, off,
-                                 fcl_dtype_size(array->dtype), value, 0, NULL, NULL),
+  cl_event read = NULL;
+  FCL_CL_TRY(clEnqueueReadBuffer(array->queue, array->storage->buffer, CL_FALSE, off,
+                                 fcl_dtype_size(array->dtype), value, 0, NULL, &read),
              "reading one element at byte %zu", off);
-  return FCL_OK;
+  fcl_status st = fcl_events_wait(1, &read);
+  clReleaseEvent(read);
+  return st;
 }

@@ -114,7 +114,7 @@ static bool free_largest_held(fcl_pool *p, bool wait) {
   for (size_t bin = p->num_bins; bin-- > 0;) {
     for (fcl_pool_block **link = &p->bins[bin]; *link; link = &(*link)->next) {
       fcl_pool_block *b = *link;
-      if (wait && b->num_fences) clWaitForEvents(b->num_fences, b->fences);
+      if (wait && b->num_fences) fcl_events_wait(b->num_fences, b->fences); /* a host sync */
       if (!ready(b)) continue;
       *link = b->next;
       p->stats.held_blocks--;
@@ -239,10 +239,14 @@ static void poison(fcl_pool *p, fcl_pool_block *b) {
 /* Put an active block back (lock held); its fences are already set. */
 static void give_back(fcl_pool *p, fcl_pool_block *b) {
   b->active = false;
+  if (b->bound) { /* fenced by the caller (fcl_pool_free_after): the binding ends here */
+    clReleaseCommandQueue(b->bound);
+    b->bound = NULL;
+  }
   p->stats.active_blocks--;
   p->stats.active_bytes -= b->mem.size;
   if (!p->holding) {
-    if (b->num_fences) clWaitForEvents(b->num_fences, b->fences);
+    if (b->num_fences) fcl_events_wait(b->num_fences, b->fences);
     destroy_block(p, b);
     return;
   }
@@ -282,7 +286,7 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block) {
                         : FCL_ERR_OPENCL;
     if (done) clReleaseEvent(done);
     if (st != FCL_OK) { /* no fence could be made: wait for the queue instead */
-      clFinish(q);
+      fcl_queue_finish(q);
       fcl_pool_free(pool, block);
     }
     clReleaseCommandQueue(q);

@@ -327,7 +327,10 @@ fcl_status fcl_image_map(fcl_image *img, cl_command_queue q, cl_map_flags flags,
   FCL_CL_TRY(err, "clEnqueueMapImage");
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
-  FCL_TRY(st);
+  if (st != FCL_OK) {
+    clEnqueueUnmapMemObject(q, img->mem, p, 0, NULL, NULL);
+    return st;
+  }
   if (row_pitch) *row_pitch = rp;
   if (slice_pitch) *slice_pitch = sp;
   *ptr = p;

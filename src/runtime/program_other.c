@@ -55,7 +55,9 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names,
   prog->built_in = true;
   /* no compiler options (PoCL fails a build of built-in kernels with -cl-kernel-arg-info) */
   err = clBuildProgram(prog->cl, context->num_devices, context->devices, "", NULL, NULL);
-  if (err != CL_SUCCESS) {
+  /* OpenCL 1.2 says a program of built-in kernels is not built (CL_INVALID_OPERATION); PoCL
+   * wants the build before it lists the kernels */
+  if (err != CL_SUCCESS && err != CL_INVALID_OPERATION) {
     fcl_program_release(&prog);
     return FCL_CL_ERROR(err, "clBuildProgram of built-in kernels '%s'", names);
   }
@@ -73,6 +75,7 @@ fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, siz
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(bytes, 2);
   FCL_CHECK_NULL(out, 5);
+  *out = NULL;
   const unsigned char *b = bytes;
   /* SPIR-V's magic number 0x07230203, as a little- or big-endian word */
   if (size >= 4 && ((b[0] == 0x03 && b[1] == 0x02 && b[2] == 0x23 && b[3] == 0x07) ||

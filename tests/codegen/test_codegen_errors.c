@@ -368,6 +368,9 @@ static void launcher(const fcl_device_entry *device, void *user) {
   clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
   CHECK(host[0] == 1000.0f && host[N - 1] == -1.0f);
   CHECK_OK(fcl_param_set_i32(ps, "n", 250)); /* the same buffer, sizes that fit again */
+  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  CHECK(host[0] == 7.0f && host[249] == 7.0f + 249 && host[N - 1] == -1.0f);
   fcl_param_set_destroy(&ps);
   fcl_launcher_destroy(&list);
   clReleaseMemObject(x);

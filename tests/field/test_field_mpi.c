@@ -295,6 +295,7 @@ static double expr_host(const double *x, double t, double amp, double period) {
 static void expr_case(env *e, fcl_dtype dt) {
   fcl_domain d = fcl_domain_periodic(3, 12, 2 * PI);
   d.resolution[0] = 14;
+  d.resolution[2] = 70; /* z planes walked by work-items (32 or more per rank), a partial last */
   fcl_topology *t = NULL;
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){1, 1, 1}, &t));
   fcl_field *f = make_field(e, t, "expr_a", 1, dt), *g = make_field(e, t, "expr_b", 2, dt);

@@ -359,7 +359,7 @@ static void check_step_parameters(env *e) {
   const char *names[] = {"amp", "omega"};
   fcl_fd *op = NULL;
   CHECK_OK(fcl_fd_kernel_create_with_scalars(
-      "forced", 1, b, 2, names, "s[k, j, i] = s[k, j, i] + amp * dt * cos(omega * t) + step", 16,
+      "forced", 1, b, 2, names, "s[k, j, i] = s[k, j, i] + amp * dt * cos(omega * t) + step_index", 16,
       &op));
   if (!op) goto out;
   fcl_operator d;
@@ -383,15 +383,16 @@ static void check_step_parameters(env *e) {
   }
   CHECK_OK(fcl_field_reduce(s, 0, FCL_REDUCE_MAX, &got));
   CHECKF(fcl_test_close(got, want, 64, 0, false), "forced kernel: %.17g after 10 steps, "
-         "expected %.17g from t, step, amp and omega", got, want);
+         "expected %.17g from t, step_index, amp and omega", got, want);
   CHECKF(fcl_count_programs_built() == built, "setting scalars and stepping built %llu "
          "programs", (unsigned long long)(fcl_count_programs_built() - built));
-  CHECK_STATUS(fcl_fd_set_scalar(op, "phase", 1), FCL_ERR_NOT_FOUND, "t, step, amp, omega");
+  CHECK_STATUS(fcl_fd_set_scalar(op, "phase", 1), FCL_ERR_NOT_FOUND,
+               "t, step_index, amp, omega");
   CHECK_STATUS(fcl_fd_set_scalar(op, "amp", NAN), FCL_ERR_INVALID_ARGUMENT, "finite");
   /* backward: the kernel with amp = 1, omega = 0 at step 0 adds dt, here -0.25 */
   CHECK_OK(fcl_fd_set_scalar(op, "amp", 1));
   CHECK_OK(fcl_fd_set_scalar(op, "omega", 0));
-  CHECK_OK(fcl_fd_set_scalar(op, "step", 0));
+  CHECK_OK(fcl_fd_set_scalar(op, "step_index", 0));
   CHECK_OK(fcl_fd_apply(op, -0.25));
   CHECK_OK(fcl_field_reduce(s, 0, FCL_REDUCE_MAX, &got));
   CHECKF(fcl_test_close(got, want - 0.25, 64, 0, false), "dt < 0: %.17g, expected %.17g", got,
