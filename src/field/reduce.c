@@ -139,7 +139,7 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
 /* Wait for the reads of [c0, c1) (one wait), fold each on the host, one MPI_Allreduce. */
 static fcl_status finish(reduce_state *r, int c0, int c1, fcl_reduce_op op, double *result) {
   fcl_field *f = r->field;
-  cl_event ev[3];
+  cl_event ev[3] = {NULL, NULL, NULL};
   int n = 0;
   for (int c = c0; c < c1; ++c)
     if (r->read[c]) ev[n++] = r->read[c];
