@@ -30,7 +30,7 @@ struct fcl_fd {
   const char *dt_param; /* the kernel's time parameter (NULL: none) */
   double dt_scale;      /* dt_param = dt * dt_scale */
   bool irreversible;    /* a dt < 0 is refused (explicit diffusion) */
-  /* custom kernels: the step's time "t" and index "step", then the user's named scalars */
+  /* custom kernels: the step's time "t" and index "step_index", then the user's named scalars */
   size_t nscalars;
   char scalars[FCL_FD_MAX_SCALARS + 2][32];
 };
