@@ -108,7 +108,8 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
     }
   }
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
-  const double bytes = (double)n * (double)(ln[0] * ln[1] * ln[2]) *
+  /* bytes moved: u, a and base read, out written (base read and written when out is base) */
+  const double bytes = (base ? 12.0 : 9.0) * (double)(ln[0] * ln[1] * ln[2]) *
                        (double)fcl_dtype_size(fcl_field_dtype(u));
   return fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
 }
