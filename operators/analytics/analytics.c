@@ -7,10 +7,16 @@
 #include "check.h"
 #include "flowcl/analytics.h"
 
+/* The diagnostics' reductions, one per quantity (those of the work field are started right
+ * after the kernel that fills it, before the next one overwrites it: the queue is in order).
+ * Started in this order, finished in the reverse one: the first finish is the only wait. */
+enum { DIAG_ENERGY, DIAG_ENSTROPHY, DIAG_UMAX, DIAG_VORTICITY, DIAG_GRAD, DIAG_DIV, NDIAG };
+
 struct fcl_analytics {
   fcl_field *u, *w, *work;
   fcl_fd *grad_norm, *divergence, *vorticity_norm;
   fcl_reduction *umax, *grad_max; /* the dt measure's: one host wait for both */
+  fcl_reduction *diag[NDIAG];     /* fcl_analytics_compute's: one host wait for all */
   double volume;
 };
 
@@ -21,6 +27,7 @@ void fcl_analytics_destroy(fcl_analytics **an) {
   fcl_fd_destroy(&(*an)->vorticity_norm);
   fcl_reduction_destroy(&(*an)->umax);
   fcl_reduction_destroy(&(*an)->grad_max);
+  for (int r = 0; r < NDIAG; ++r) fcl_reduction_destroy(&(*an)->diag[r]);
   fcl_field_destroy(&(*an)->work);
   free(*an);
   *an = NULL;
@@ -79,21 +86,39 @@ fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool,
 }
 
 /* <|f|^2> over the domain: the sum of the components' squared L2 norms over the volume. */
-static fcl_status mean_square(fcl_analytics *an, fcl_field *f, double *out) {
-  double s = 0;
-  for (int c = 0; c < fcl_field_ncomp(f); ++c) {
-    double n;
-    FCL_TRY(fcl_field_reduce(f, c, FCL_REDUCE_NORM_L2, &n));
-    s += n * n;
+/* Start reduction r of field f (created at its first use). */
+static fcl_status start(fcl_analytics *an, int r, fcl_field *f, fcl_reduce_op op) {
+  if (!an->diag[r]) FCL_TRY(fcl_reduction_create(f, op, &an->diag[r]));
+  return fcl_reduction_start(an->diag[r]);
+}
+
+/* Enqueue the requested quantities' kernels and reductions; nothing waits. u's ghosts are
+ * exchanged once, for the first stencil that reads them. */
+static fcl_status start_all(fcl_analytics *an, unsigned what) {
+  if (what & FCL_DIAG_ENERGY) FCL_TRY(start(an, DIAG_ENERGY, an->u, FCL_REDUCE_NORM_L2));
+  if (what & FCL_DIAG_ENSTROPHY) FCL_TRY(start(an, DIAG_ENSTROPHY, an->w, FCL_REDUCE_NORM_L2));
+  if (what & FCL_DIAG_UMAX) FCL_TRY(start(an, DIAG_UMAX, an->u, FCL_REDUCE_NORM_LINF));
+  if (what & FCL_DIAG_MAX_VORTICITY) {
+    FCL_TRY(fcl_fd_apply(an->vorticity_norm, 0));
+    FCL_TRY(start(an, DIAG_VORTICITY, an->work, FCL_REDUCE_MAX));
   }
-  *out = s / an->volume;
+  if (what & FCL_DIAG_GRAD_U) {
+    FCL_TRY(fcl_fd_apply(an->grad_norm, 0));
+    FCL_TRY(start(an, DIAG_GRAD, an->work, FCL_REDUCE_MAX));
+  }
+  if (what & FCL_DIAG_DIVERGENCE) {
+    FCL_TRY(what & FCL_DIAG_GRAD_U ? fcl_fd_enqueue(an->divergence, 0)
+                                   : fcl_fd_apply(an->divergence, 0));
+    FCL_TRY(start(an, DIAG_DIV, an->work, FCL_REDUCE_NORM_L2));
+  }
   return FCL_OK;
 }
 
-/* Fill the work field with op, then reduce it. */
-static fcl_status work_reduce(fcl_analytics *an, fcl_fd *op, fcl_reduce_op r, double *out) {
-  FCL_TRY(fcl_fd_apply(op, 0));
-  return fcl_field_reduce(an->work, 0, r, out);
+/* Sum over components of the squared L2 norms, per unit volume. */
+static double mean_square(const fcl_analytics *an, const double *norms, int ncomp) {
+  double s = 0;
+  for (int c = 0; c < ncomp; ++c) s += norms[c] * norms[c];
+  return s / an->volume;
 }
 
 fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnostics *d) {
@@ -105,29 +130,22 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
   if (!an->w && (what & (FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "analytics of '%s': enstrophy and max|w| need a "
                      "vorticity field (created without one)", fcl_field_name(an->u));
-  if (what & FCL_DIAG_ENERGY) {
-    FCL_TRY(mean_square(an, an->u, &d->energy));
-    d->energy /= 2;
+  fcl_status st = start_all(an, what);
+  double v[NDIAG][3] = {{0}};
+  for (int r = NDIAG - 1; r >= 0 && st == FCL_OK; --r)
+    if (fcl_reduction_in_flight(an->diag[r])) st = fcl_reduction_finish(an->diag[r], v[r]);
+  if (st != FCL_OK) { /* nothing stays in flight for the next call */
+    for (int r = 0; r < NDIAG; ++r) fcl_reduction_cancel(an->diag[r]);
+    return st;
   }
-  if (what & FCL_DIAG_ENSTROPHY) {
-    FCL_TRY(mean_square(an, an->w, &d->enstrophy));
-    d->enstrophy /= 2;
-  }
-  if (what & FCL_DIAG_MAX_VORTICITY)
-    FCL_TRY(work_reduce(an, an->vorticity_norm, FCL_REDUCE_MAX, &d->max_vorticity));
+  if (what & FCL_DIAG_ENERGY) d->energy = mean_square(an, v[DIAG_ENERGY], fcl_field_ncomp(an->u)) / 2;
+  if (what & FCL_DIAG_ENSTROPHY)
+    d->enstrophy = mean_square(an, v[DIAG_ENSTROPHY], fcl_field_ncomp(an->w)) / 2;
+  if (what & FCL_DIAG_MAX_VORTICITY) d->max_vorticity = v[DIAG_VORTICITY][0];
   if (what & FCL_DIAG_UMAX)
-    for (int c = 0; c < 3; ++c) {
-      d->umax[c] = 0;
-      if (c < fcl_field_ncomp(an->u))
-        FCL_TRY(fcl_field_reduce(an->u, c, FCL_REDUCE_NORM_LINF, &d->umax[c]));
-    }
-  if (what & FCL_DIAG_GRAD_U)
-    FCL_TRY(work_reduce(an, an->grad_norm, FCL_REDUCE_MAX, &d->max_grad_u));
-  if (what & FCL_DIAG_DIVERGENCE) {
-    double l2;
-    FCL_TRY(work_reduce(an, an->divergence, FCL_REDUCE_NORM_L2, &l2));
-    d->divergence = l2 / sqrt(an->volume);
-  }
+    for (int c = 0; c < 3; ++c) d->umax[c] = c < fcl_field_ncomp(an->u) ? v[DIAG_UMAX][c] : 0;
+  if (what & FCL_DIAG_GRAD_U) d->max_grad_u = v[DIAG_GRAD][0];
+  if (what & FCL_DIAG_DIVERGENCE) d->divergence = v[DIAG_DIV][0] / sqrt(an->volume);
   return FCL_OK;
 }
 
