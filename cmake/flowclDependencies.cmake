@@ -2,6 +2,13 @@
 # that use them can be switched with FLOWCL_ENABLE_<NAME> (default: on when found).
 find_package(OpenCL 1.2 REQUIRED)
 find_package(Threads REQUIRED)
+# SHA-256 of the kernel binary cache's keys and entries: Nettle.
+find_path(NETTLE_INCLUDE_DIR nettle/sha2.h)
+find_library(NETTLE_LIBRARY nettle)
+if(NOT NETTLE_INCLUDE_DIR OR NOT NETTLE_LIBRARY)
+  message(FATAL_ERROR "flowcl needs Nettle's SHA-256 (Debian: nettle-dev); found header: "
+                      "${NETTLE_INCLUDE_DIR}, library: ${NETTLE_LIBRARY}")
+endif()
 
 find_package(MPI COMPONENTS C QUIET)
 option(FLOWCL_ENABLE_MPI "Distributed fields over MPI" ${MPI_C_FOUND})

@@ -35,6 +35,7 @@ if(FLOWCL_ENABLE_HDF5 AND FLOWCL_PKG_CONFIG)
     endif()
   endforeach()
 endif()
+string(APPEND FLOWCL_PC_REQUIRES " nettle")
 # FFTW: the two precisions through their .pc files, threads and MPI (which have none) by name.
 set(FLOWCL_PC_LIBS "")
 if(FLOWCL_ENABLE_FFTW)

@@ -8,6 +8,7 @@ packages="cmake make gcc libc6-dev pkg-config
   libhdf5-openmpi-dev hdf5-tools
   libfftw3-dev libfftw3-mpi-dev
   libvkfft-dev
+  nettle-dev
   libxml2-utils
   gnuplot-nox"
 missing=""

@@ -1,16 +1,12 @@
-/* SHA-256 (FIPS 180-4), used for cache keys and cache-entry checksums (not installed). */
+/* SHA-256 for cache keys and cache-entry checksums (not installed): Nettle's (Debian 12:
+ * nettle-dev), with two helpers of flowcl's own, a labelled field and the hex form. */
 #ifndef FLOWCL_SRC_RUNTIME_SHA256_H
 #define FLOWCL_SRC_RUNTIME_SHA256_H
 
+#include <nettle/sha2.h>
 #include <stddef.h>
-#include <stdint.h>
 
-typedef struct {
-  uint32_t state[8];
-  uint64_t length; /* bytes hashed so far */
-  unsigned char block[64];
-  size_t used;
-} fcl__sha256;
+typedef struct sha256_ctx fcl__sha256;
 
 void fcl__sha256_init(fcl__sha256 *h);
 void fcl__sha256_update(fcl__sha256 *h, const void *data, size_t size);
