@@ -23,8 +23,8 @@ typedef struct {
   double step_ms, checked_ms, kernel_ms, axis_ms[3], copy_gbs, step_gbs, kernel_gbs;
 } result;
 
-static int run_one(long n, fcl_remesh_formula formula, fcl_dtype dt, int rk,
-                   const bench_options *o, result *res) {
+static int run_one(long n, fcl_remesh_formula formula, fcl_dtype dt, int rk, const bench_options *o,
+                   result *res) {
   fcl_advection_options opt = fcl_advection_default_options();
   opt.formula = formula;
   opt.rk_order = rk;
@@ -95,9 +95,9 @@ static int run_one(long n, fcl_remesh_formula formula, fcl_dtype dt, int rk,
     printf("  %4ld^3 %-5s  step %8.3f ms  %7.1f GB/s = %.3f of copy   kernels %8.3f ms (x %.3f, "
            "y %.3f, z %.3f)  %7.1f GB/s = %.3f of copy   checked step %8.3f ms   (copy %.1f "
            "GB/s)\n",
-           n, fcl_remesh_formula_name(formula), res->step_ms, res->step_gbs,
-           res->step_gbs / copy, res->kernel_ms, res->axis_ms[0], res->axis_ms[1],
-           res->axis_ms[2], res->kernel_gbs, res->kernel_gbs / copy, res->checked_ms, copy);
+           n, fcl_remesh_formula_name(formula), res->step_ms, res->step_gbs, res->step_gbs / copy,
+           res->kernel_ms, res->axis_ms[0], res->axis_ms[1], res->axis_ms[2], res->kernel_gbs,
+           res->kernel_gbs / copy, res->checked_ms, copy);
   free(ts);
   free(tc);
   fcl_advection_destroy(&adv);
@@ -117,17 +117,22 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc && nsizes < 8) sizes[nsizes++] = atol(argv[++i]);
-    else if (i > 0 && !strcmp(argv[i], "--double")) dt = FCL_FLOAT64;
-    else if (i > 0 && !strcmp(argv[i], "--rk") && i + 1 < argc) rk = atoi(argv[++i]);
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc && nsizes < 8)
+      sizes[nsizes++] = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--double"))
+      dt = FCL_FLOAT64;
+    else if (i > 0 && !strcmp(argv[i], "--rk") && i + 1 < argc)
+      rk = atoi(argv[++i]);
     else if (i > 0 && !strcmp(argv[i], "--formula") && i + 1 < argc && nformulas < 8) {
       if (fcl_remesh_formula_parse(argv[++i], &formulas[nformulas++]) != FCL_OK)
         DIE("--formula: %s", fcl_last_error());
-    } else rest[nrest++] = argv[i];
+    } else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 11, 1};
-  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N]... [--formula F]... [--double] "
-                                   "[--rk 2|3|4] [--repeats R] [--json FILE]"))
+  if (bench_parse(nrest, rest, &o,
+                  "[--device SPEC] [--size N]... [--formula F]... [--double] "
+                  "[--rk 2|3|4] [--repeats R] [--json FILE]"))
     return 2;
   fcl_device_entry probe;
   fcl_device_info info;
@@ -144,7 +149,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank == 0)
     printf("advection on %s: Strang step of 3 components, RK%d, %s, %d rank(s), median of %d "
-           "steps\n", info.name, rk, dt == FCL_FLOAT64 ? "double" : "float", size, o.repeats);
+           "steps\n",
+           info.name, rk, dt == FCL_FLOAT64 ? "double" : "float", size, o.repeats);
   result res[64];
   int nres = 0;
   for (int k = 0; k < nsizes; ++k)
@@ -157,19 +163,20 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nres; ++k) {
       const result *r = &res[k];
       const char *f = fcl_remesh_formula_name(r->formula);
-      fprintf(jf, "%s\n  {\"name\": \"step_%s_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
-                  "\"precision\": \"%s\", \"rk\": %d, \"ranks\": %d, \"bandwidth_gbs\": %.2f},\n"
-                  "  {\"name\": \"step_%s_%ld_fraction_of_copy\", \"value\": %.4f, "
-                  "\"unit\": \"ratio\"},\n"
-                  "  {\"name\": \"kernels_%s_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
-                  "\"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.4f, \"x_ms\": %.4f, "
-                  "\"y_ms\": %.4f, \"z_ms\": %.4f},\n"
-                  "  {\"name\": \"checked_step_%s_%ld\", \"value\": %.4f, \"unit\": \"ms\"},\n"
-                  "  {\"name\": \"copy_bandwidth_%ld\", \"value\": %.2f, \"unit\": \"GB/s\"}",
+      fprintf(jf,
+              "%s\n  {\"name\": \"step_%s_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
+              "\"precision\": \"%s\", \"rk\": %d, \"ranks\": %d, \"bandwidth_gbs\": %.2f},\n"
+              "  {\"name\": \"step_%s_%ld_fraction_of_copy\", \"value\": %.4f, "
+              "\"unit\": \"ratio\"},\n"
+              "  {\"name\": \"kernels_%s_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
+              "\"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.4f, \"x_ms\": %.4f, "
+              "\"y_ms\": %.4f, \"z_ms\": %.4f},\n"
+              "  {\"name\": \"checked_step_%s_%ld\", \"value\": %.4f, \"unit\": \"ms\"},\n"
+              "  {\"name\": \"copy_bandwidth_%ld\", \"value\": %.2f, \"unit\": \"GB/s\"}",
               k ? "," : "", f, r->n, r->step_ms, dt == FCL_FLOAT64 ? "double" : "float", rk, size,
-              r->step_gbs, f, r->n, r->step_gbs / r->copy_gbs, f, r->n, r->kernel_ms,
-              r->kernel_gbs, r->kernel_gbs / r->copy_gbs, r->axis_ms[0], r->axis_ms[1],
-              r->axis_ms[2], f, r->n, r->checked_ms, r->n, r->copy_gbs);
+              r->step_gbs, f, r->n, r->step_gbs / r->copy_gbs, f, r->n, r->kernel_ms, r->kernel_gbs,
+              r->kernel_gbs / r->copy_gbs, r->axis_ms[0], r->axis_ms[1], r->axis_ms[2], f, r->n,
+              r->checked_ms, r->n, r->copy_gbs);
     }
     fprintf(jf, "\n]}\n");
     fclose(jf);

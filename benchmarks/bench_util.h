@@ -10,11 +10,11 @@
 #include <time.h>
 
 /* Report a failure with flowcl's last error and leave main; BENCH_NAME names the benchmark. */
-#define DIE(...)                                                                               \
-  do {                                                                                         \
-    fprintf(stderr, BENCH_NAME ": " __VA_ARGS__);                                              \
-    fprintf(stderr, "\n%s\n", fcl_last_error());                                              \
-    return 1;                                                                                  \
+#define DIE(...)                                                                                   \
+  do {                                                                                             \
+    fprintf(stderr, BENCH_NAME ": " __VA_ARGS__);                                                  \
+    fprintf(stderr, "\n%s\n", fcl_last_error());                                                   \
+    return 1;                                                                                      \
   } while (0)
 
 static inline double bench_now(void) {
@@ -43,10 +43,14 @@ typedef struct {
 
 static inline int bench_parse(int argc, char **argv, bench_options *o, const char *usage) {
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--device") && i + 1 < argc) o->device = argv[++i];
-    else if (!strcmp(argv[i], "--json") && i + 1 < argc) o->json = argv[++i];
-    else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) o->repeats = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--count") && i + 1 < argc) o->count = atol(argv[++i]);
+    if (!strcmp(argv[i], "--device") && i + 1 < argc)
+      o->device = argv[++i];
+    else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+      o->json = argv[++i];
+    else if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+      o->repeats = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+      o->count = atol(argv[++i]);
     else {
       fprintf(stderr, "usage: %s %s\n", argv[0], usage);
       return 2;

@@ -102,16 +102,15 @@ static fcl_status copy_kernel_ns(env *e, double *median) {
 /* known_rows: n is a multiple of 16 (main() checks it), so vector lanes read aligned blocks. */
 static fcl_kbuilder *make_stencil(bool known_rows) {
   fcl_kbuilder *kb = NULL;
-  if (fcl_kbuilder_create("stencil7", &kb) != FCL_OK ||
-      fcl_kbuilder_add_param(kb, "n") != FCL_OK ||
+  if (fcl_kbuilder_create("stencil7", &kb) != FCL_OK || fcl_kbuilder_add_param(kb, "n") != FCL_OK ||
       fcl_kbuilder_add_array(kb, "u", FCL_FLOAT32, "n, n, n") != FCL_OK ||
       fcl_kbuilder_add_array(kb, "out", FCL_FLOAT32, "n, n, n") != FCL_OK ||
       (known_rows && fcl_kbuilder_assume(kb, "n mod 16 = 0") != FCL_OK) ||
       fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < n - 1 and 1 <= j < n - 1 and "
                                   "1 <= i < n - 1 }") != FCL_OK ||
-      fcl_kbuilder_add_instructions(kb,
-          "out[k, j, i] = 0.5 * u[k, j, i] + 0.0833 * (u[k, j, i - 1] + u[k, j, i + 1] + "
-          "u[k, j - 1, i] + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i])") != FCL_OK)
+      fcl_kbuilder_add_instructions(
+          kb, "out[k, j, i] = 0.5 * u[k, j, i] + 0.0833 * (u[k, j, i - 1] + u[k, j, i + 1] + "
+              "u[k, j - 1, i] + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i])") != FCL_OK)
     fcl_kbuilder_destroy(&kb);
   return kb;
 }
@@ -142,9 +141,8 @@ static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) 
   const env *e = user;
   int64_t kz = c[0], sm = c[1], tx = c[2], ty = c[3], vec = c[4], pf = c[5], al = c[6], fix = c[7];
   if ((size_t)(tx * ty) > e->max_wg) return refuse();
-  if (pf && (cl_ulong)(3 * (ty + 2) * (tx * vec + 2) * 4) > e->local_mem)
-    return refuse();
-  if (!al && vec == 1) return refuse(); /* the same as aligned to 1 */
+  if (pf && (cl_ulong)(3 * (ty + 2) * (tx * vec + 2) * 4) > e->local_mem) return refuse();
+  if (!al && vec == 1) return refuse();       /* the same as aligned to 1 */
   if (sm && (kz == 1 || pf)) return refuse(); /* no loop to stream along; or local memory */
   char size[32];
   snprintf(size, sizeof size, "n=%lld", (long long)e->n);
@@ -169,7 +167,8 @@ static fcl_kbuilder *make_transpose(void) {
       fcl_kbuilder_add_param(kb, "n") != FCL_OK ||
       fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, "n, n, n") != FCL_OK ||
       fcl_kbuilder_add_array(kb, "out", FCL_FLOAT32, "n, n, n") != FCL_OK ||
-      fcl_kbuilder_add_domain(kb, "{ [k, i, j]: 0 <= k < n and 0 <= i < n and 0 <= j < n }") != FCL_OK ||
+      fcl_kbuilder_add_domain(kb, "{ [k, i, j]: 0 <= k < n and 0 <= i < n and 0 <= j < n }") !=
+          FCL_OK ||
       fcl_kbuilder_add_instructions(kb, "out[k, i, j] = a[k, j, i]") != FCL_OK)
     fcl_kbuilder_destroy(&kb);
   return kb;
@@ -190,7 +189,8 @@ static fcl_status apply_transpose(void *user, fcl_kbuilder *kb, const int64_t *c
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i", t, "g.1", NULL);
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i_inner", rows, NULL, "l.1");
   if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "k:g.2");
-  if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, (int)pad);
+  if (st == FCL_OK && pf)
+    st = fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, (int)pad);
   return st;
 }
 
@@ -201,21 +201,23 @@ typedef struct {
   const fcl_tune_axis *axes;
 } outcome;
 
-static fcl_status tune_and_time(env *e, fcl_kbuilder *base, const fcl_tune_axis *axes,
-                                size_t naxes, fcl_tune_apply_fn apply, fcl_tune_effort effort,
-                                const char *in, cl_device_id dev, outcome *o) {
+static fcl_status tune_and_time(env *e, fcl_kbuilder *base, const fcl_tune_axis *axes, size_t naxes,
+                                fcl_tune_apply_fn apply, fcl_tune_effort effort, const char *in,
+                                cl_device_id dev, outcome *o) {
   fcl_tune_options opt = {.effort = effort, .param_values = &e->n, .repeats = 5};
   fcl_kbuilder *best = NULL, *def = NULL;
   fcl_launcher *l = NULL;
   fcl_status st = fcl_tune(base, naxes, axes, apply, e, e->ctx, dev, &opt, &o->r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, e->ctx, NULL, e->q, &l);
-  if (st == FCL_OK) st = time_launcher(e, l, in, "out", fcl_kbuilder_num_params(best), &o->tuned_ns);
+  if (st == FCL_OK)
+    st = time_launcher(e, l, in, "out", fcl_kbuilder_num_params(best), &o->tuned_ns);
   fcl_launcher_destroy(&l);
   opt.effort = FCL_TUNE_NONE;
   fcl_tune_result r0;
   if (st == FCL_OK) st = fcl_tune(base, naxes, axes, apply, e, e->ctx, dev, &opt, &r0, &def);
   if (st == FCL_OK) st = fcl_kbuilder_build(def, e->ctx, NULL, e->q, &l);
-  if (st == FCL_OK) st = time_launcher(e, l, in, "out", fcl_kbuilder_num_params(def), &o->default_ns);
+  if (st == FCL_OK)
+    st = time_launcher(e, l, in, "out", fcl_kbuilder_num_params(def), &o->default_ns);
   fcl_launcher_destroy(&l);
   fcl_kbuilder_destroy(&best);
   fcl_kbuilder_destroy(&def);
@@ -253,19 +255,23 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc)
+      size = atol(argv[++i]);
     else if (i > 0 && !strcmp(argv[i], "--effort") && i + 1 < argc) {
       if (fcl_tune_effort_parse(argv[++i], &effort) != FCL_OK) DIE("--effort");
-    } else rest[nrest++] = argv[i];
+    } else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 11, 1};
-  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--effort E] [--repeats R] "
-                                   "[--json FILE]"))
+  if (bench_parse(nrest, rest, &o,
+                  "[--device SPEC] [--size N] [--effort E] [--repeats R] "
+                  "[--json FILE]"))
     return 2;
   fcl_device_entry dev;
   fcl_device_info info;
   env e = {.repeats = o.repeats};
-  if (fcl_device_select(o.device, &dev) != FCL_OK || fcl_device_get_info(dev.device, &info) != FCL_OK)
+  if (fcl_device_select(o.device, &dev) != FCL_OK ||
+      fcl_device_get_info(dev.device, &info) != FCL_OK)
     DIE("no device");
   bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   e.n = size > 0 ? size : gpu ? 256 : 128;
@@ -296,7 +302,8 @@ int main(int argc, char **argv) {
   double copy_buf_ns, copy_kern_ns;
   if (copy_buffer_ns(&e, &copy_buf_ns) != FCL_OK) DIE("clEnqueueCopyBuffer");
   if (copy_kernel_ns(&e, &copy_kern_ns) != FCL_OK) DIE("copy kernel");
-  double gbs_buf = 2.0 * (double)e.bytes / copy_buf_ns, gbs_kern = 2.0 * (double)e.bytes / copy_kern_ns;
+  double gbs_buf = 2.0 * (double)e.bytes / copy_buf_ns,
+         gbs_kern = 2.0 * (double)e.bytes / copy_kern_ns;
   double copy_gbs = gbs_buf > gbs_kern ? gbs_buf : gbs_kern;
   printf("  %-34s %9.1f GB/s\n  %-34s %9.1f GB/s\n", "copy: clEnqueueCopyBuffer", gbs_buf,
          "copy: generated float4 kernel", gbs_kern);
@@ -309,18 +316,21 @@ int main(int argc, char **argv) {
                     &res[0]) != FCL_OK)
     DIE("stencil");
   double t1 = bench_now();
-  if (tune_and_time(&e, tr, transpose_axes, 4, apply_transpose, effort, "a", dev.device, &res[1]) != FCL_OK)
+  if (tune_and_time(&e, tr, transpose_axes, 4, apply_transpose, effort, "a", dev.device, &res[1]) !=
+      FCL_OK)
     DIE("transpose");
   double t2 = bench_now();
   double tune_s[2] = {t1 - t0, t2 - t1}, unblocked_ns = 0;
-  if (unblocked_stencil_ns(&e, res[0].r.choice, &unblocked_ns) != FCL_OK) DIE("stencil without blocks");
+  if (unblocked_stencil_ns(&e, res[0].r.choice, &unblocked_ns) != FCL_OK)
+    DIE("stencil without blocks");
   double goal[2] = {0.80, 0.75};
   FILE *f = o.json ? fopen(o.json, "w") : NULL;
   if (o.json && !f) DIE("cannot write %s", o.json);
   if (f)
-    fprintf(f, "{\"benchmark\": \"codegen\", \"device\": \"%s\", \"results\": [\n"
-               "  {\"name\": \"copy_buffer_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
-               "  {\"name\": \"copy_kernel_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
+    fprintf(f,
+            "{\"benchmark\": \"codegen\", \"device\": \"%s\", \"results\": [\n"
+            "  {\"name\": \"copy_buffer_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+            "  {\"name\": \"copy_kernel_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
             info.name, gbs_buf, gbs_kern);
   for (int k = 0; k < 2; ++k) {
     outcome *r = &res[k];
@@ -330,25 +340,29 @@ int main(int argc, char **argv) {
     printf("  %-14s tuned   %9.1f us %9.1f GB/s  %.3f of copy  [%s]%s\n", r->name,
            r->tuned_ns / 1e3, gbs, gbs / copy_gbs, choice, r->r.from_cache ? " (remembered)" : "");
     printf("  %-14s default %9.1f us %9.1f GB/s  %.3f of copy  (%zu variants timed, %zu "
-           "rejected, %.1f s)\n", r->name, r->default_ns / 1e3, gbs0, gbs0 / copy_gbs,
-           r->r.timed, r->r.rejected, tune_s[k]);
+           "rejected, %.1f s)\n",
+           r->name, r->default_ns / 1e3, gbs0, gbs0 / copy_gbs, r->r.timed, r->r.rejected,
+           tune_s[k]);
     double gbs1 = 2.0 * (double)e.bytes / unblocked_ns;
     if (k == 0)
       printf("  %-14s tuned choice, n unknown (no aligned blocks) %9.1f us  %.3f of copy\n",
              r->name, unblocked_ns / 1e3, gbs1 / copy_gbs);
     if (f)
-      fprintf(f, ",\n  {\"name\": \"%s_fraction_of_copy\", \"value\": %.4f, \"unit\": \"ratio\", "
-                 "\"goal_min_gpu\": %.2f, \"time_us\": %.2f, \"bandwidth_gbs\": %.2f, "
-                 "\"choice\": \"%s\", \"size\": %lld, \"variants_timed\": %zu, "
-                 "\"from_cache\": %s},\n"
-                 "  {\"name\": \"%s_default_fraction_of_copy\", \"value\": %.4f, \"unit\": "
-                 "\"ratio\", \"time_us\": %.2f}",
+      fprintf(f,
+              ",\n  {\"name\": \"%s_fraction_of_copy\", \"value\": %.4f, \"unit\": \"ratio\", "
+              "\"goal_min_gpu\": %.2f, \"time_us\": %.2f, \"bandwidth_gbs\": %.2f, "
+              "\"choice\": \"%s\", \"size\": %lld, \"variants_timed\": %zu, "
+              "\"from_cache\": %s},\n"
+              "  {\"name\": \"%s_default_fraction_of_copy\", \"value\": %.4f, \"unit\": "
+              "\"ratio\", \"time_us\": %.2f}",
               r->name, gbs / copy_gbs, goal[k], r->tuned_ns / 1e3, gbs, choice, (long long)e.n,
               r->r.timed, r->r.from_cache ? "true" : "false", r->name, gbs0 / copy_gbs,
               r->default_ns / 1e3);
     if (f && k == 0)
-      fprintf(f, ",\n  {\"name\": \"stencil7_unblocked_fraction_of_copy\", \"value\": %.4f, "
-                 "\"unit\": \"ratio\", \"time_us\": %.2f}", gbs1 / copy_gbs, unblocked_ns / 1e3);
+      fprintf(f,
+              ",\n  {\"name\": \"stencil7_unblocked_fraction_of_copy\", \"value\": %.4f, "
+              "\"unit\": \"ratio\", \"time_us\": %.2f}",
+              gbs1 / copy_gbs, unblocked_ns / 1e3);
   }
   if (f) {
     fprintf(f, "\n]}\n");

@@ -50,8 +50,8 @@ typedef struct {
 
 static int pinned_copy(bench *b, void *arg) {
   copy_arg *c = arg;
-  cl_int err = c->to_host ? clEnqueueReadBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes,
-                                                c->pinned, 0, NULL, NULL)
+  cl_int err = c->to_host ? clEnqueueReadBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes, c->pinned,
+                                                0, NULL, NULL)
                           : clEnqueueWriteBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes,
                                                  c->pinned, 0, NULL, NULL);
   return err != CL_SUCCESS;
@@ -88,8 +88,10 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--mib") && i + 1 < argc) mib = atol(argv[++i]);
-    else rest[nrest++] = argv[i];
+    if (i > 0 && !strcmp(argv[i], "--mib") && i + 1 < argc)
+      mib = atol(argv[++i]);
+    else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 11, 1};
   if (bench_parse(nrest, rest, &o, "[--device SPEC] [--mib M] [--repeats R] [--json FILE]"))
@@ -140,8 +142,9 @@ int main(int argc, char **argv) {
     a2a_arg x = {NULL, da, db};
     if (fcl__alltoall_create(b.e.ctx, b.e.q, MPI_COMM_WORLD, ROW, send, recv, kinds[k], &x.x) !=
         FCL_OK) {
-      if (me == 0) fprintf(stderr, "exchange: %s transport: %s\n",
-                           fcl__transport_name(kinds[k]), fcl_last_error());
+      if (me == 0)
+        fprintf(stderr, "exchange: %s transport: %s\n", fcl__transport_name(kinds[k]),
+                fcl_last_error());
       continue;
     }
     t_x[k] = timed(&b, alltoall, &x);
@@ -149,7 +152,8 @@ int main(int argc, char **argv) {
   }
   if (me == 0) {
     printf("exchange on %s: %d rank(s), %zu MiB per rank, %zu MiB leave each rank, median of "
-           "%d\n", b.e.info.name, P, b.bytes >> 20, b.out_bytes >> 20, o.repeats);
+           "%d\n",
+           b.e.info.name, P, b.bytes >> 20, b.out_bytes >> 20, o.repeats);
     printf("  pinned device->host (all ranks at once)  %8.2f GB/s per rank\n", d2h);
     printf("  pinned host->device (all ranks at once)  %8.2f GB/s per rank\n", h2d);
     if (p2p > 0) printf("  MPI_Sendrecv between rank pairs          %8.2f GB/s each way\n", p2p);
@@ -157,22 +161,25 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 2; ++k)
       if (t_x[k] > 0)
         printf("  all-to-all, %-6s transport              %8.2f ms  %6.2f GB/s per rank  "
-               "%.2f of the bound\n", fcl__transport_name(kinds[k]), t_x[k] * 1e3,
-               (double)b.out_bytes / t_x[k] / 1e9, bound / t_x[k]);
+               "%.2f of the bound\n",
+               fcl__transport_name(kinds[k]), t_x[k] * 1e3, (double)b.out_bytes / t_x[k] / 1e9,
+               bound / t_x[k]);
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
-      fprintf(jf, "{\"benchmark\": \"exchange\", \"device\": \"%s\", \"ranks\": %d, "
-                  "\"bytes_per_rank\": %zu, \"bytes_out_per_rank\": %zu, \"results\": [\n"
-                  "  {\"name\": \"pinned_d2h\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
-                  "  {\"name\": \"pinned_h2d\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
-                  "  {\"name\": \"mpi_sendrecv\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
-                  "  {\"name\": \"staged_bound\", \"value\": %.3f, \"unit\": \"ms\"}",
+      fprintf(jf,
+              "{\"benchmark\": \"exchange\", \"device\": \"%s\", \"ranks\": %d, "
+              "\"bytes_per_rank\": %zu, \"bytes_out_per_rank\": %zu, \"results\": [\n"
+              "  {\"name\": \"pinned_d2h\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+              "  {\"name\": \"pinned_h2d\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+              "  {\"name\": \"mpi_sendrecv\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+              "  {\"name\": \"staged_bound\", \"value\": %.3f, \"unit\": \"ms\"}",
               b.e.info.name, P, b.bytes, b.out_bytes, d2h, h2d, p2p, bound * 1e3);
       for (int k = 0; k < 2; ++k)
         if (t_x[k] > 0)
-          fprintf(jf, ",\n  {\"name\": \"alltoall_%s\", \"value\": %.3f, \"unit\": \"ms\", "
-                      "\"fraction_of_bound\": %.3f}",
+          fprintf(jf,
+                  ",\n  {\"name\": \"alltoall_%s\", \"value\": %.3f, \"unit\": \"ms\", "
+                  "\"fraction_of_bound\": %.3f}",
                   fcl__transport_name(kinds[k]), t_x[k] * 1e3, bound / t_x[k]);
       fprintf(jf, "\n]}\n");
       fclose(jf);

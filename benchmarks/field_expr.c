@@ -12,8 +12,9 @@
 #define BENCH_NAME "field_expr"
 #include "field_setup.h"
 
-static const char *const DEFAULT_EXPR = "amp * sin(x) * cos(y) * cos(z) * cos(3.14159265358979 * t / "
-                                "period)";
+static const char *const DEFAULT_EXPR =
+    "amp * sin(x) * cos(y) * cos(z) * cos(3.14159265358979 * t / "
+    "period)";
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -23,14 +24,19 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
-    else if (i > 0 && !strcmp(argv[i], "--float")) dtype = FCL_FLOAT32;
-    else if (i > 0 && !strcmp(argv[i], "--expr") && i + 1 < argc) expr = argv[++i];
-    else rest[nrest++] = argv[i];
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc)
+      size = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--float"))
+      dtype = FCL_FLOAT32;
+    else if (i > 0 && !strcmp(argv[i], "--expr") && i + 1 < argc)
+      expr = argv[++i];
+    else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 21, 1};
-  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--float] [--expr TEXT] "
-                                   "[--repeats R] [--json FILE]"))
+  if (bench_parse(nrest, rest, &o,
+                  "[--device SPEC] [--size N] [--float] [--expr TEXT] "
+                  "[--repeats R] [--json FILE]"))
     return 2;
   fcl_device_entry probe;
   fcl_device_info pinfo;
@@ -65,8 +71,8 @@ int main(int argc, char **argv) {
   for (int r = -1; r < o.repeats; ++r) { /* r = -1: warm-up */
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = bench_now();
-    if (fcl_field_expr_set(x, "t", 0.01 * (r + 2)) != FCL_OK || fcl_field_expr_eval(x, f, 0) != FCL_OK ||
-        fcl_queue_finish(e.q) != FCL_OK)
+    if (fcl_field_expr_set(x, "t", 0.01 * (r + 2)) != FCL_OK ||
+        fcl_field_expr_eval(x, f, 0) != FCL_OK || fcl_queue_finish(e.q) != FCL_OK)
       DIE("evaluation");
     const double eval = bench_now() - t0;
     t0 = bench_now();
@@ -82,8 +88,8 @@ int main(int argc, char **argv) {
   const uint64_t built_after = fcl_count_programs_built() - built1;
   const double eval = bench_median(te, o.repeats), copy = bench_median(tc, o.repeats);
   if (e.rank == 0) {
-    printf("field_expr on %s: %lld^3 %s, %d rank(s), median of %d: %s\n", e.info.name,
-           (long long)n, fcl_dtype_cl_name(dtype), e.size, o.repeats, expr);
+    printf("field_expr on %s: %lld^3 %s, %d rank(s), median of %d: %s\n", e.info.name, (long long)n,
+           fcl_dtype_cl_name(dtype), e.size, o.repeats, expr);
     printf("  first evaluation (generate, build, run) %10.1f us, %llu program(s) built\n",
            first * 1e6, (unsigned long long)(built1 - built0));
     printf("  evaluation with a new t                 %10.1f us\n", eval * 1e6);
@@ -93,15 +99,16 @@ int main(int argc, char **argv) {
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
-      fprintf(jf, "{\"benchmark\": \"field_expr\", \"device\": \"%s\", \"results\": [\n"
-                  "  {\"name\": \"first_evaluation\", \"value\": %.3f, \"unit\": \"us\", "
-                  "\"programs_built\": %llu},\n"
-                  "  {\"name\": \"evaluation\", \"value\": %.3f, \"unit\": \"us\", \"size\": %lld, "
-                  "\"precision\": \"%s\", \"ranks\": %d},\n"
-                  "  {\"name\": \"copy\", \"value\": %.3f, \"unit\": \"us\", \"bytes\": %zu},\n"
-                  "  {\"name\": \"evaluation_over_copy\", \"value\": %.4f, \"unit\": \"ratio\"},\n"
-                  "  {\"name\": \"programs_built_after_first\", \"value\": %llu, \"unit\": "
-                  "\"programs\"}\n]}\n",
+      fprintf(jf,
+              "{\"benchmark\": \"field_expr\", \"device\": \"%s\", \"results\": [\n"
+              "  {\"name\": \"first_evaluation\", \"value\": %.3f, \"unit\": \"us\", "
+              "\"programs_built\": %llu},\n"
+              "  {\"name\": \"evaluation\", \"value\": %.3f, \"unit\": \"us\", \"size\": %lld, "
+              "\"precision\": \"%s\", \"ranks\": %d},\n"
+              "  {\"name\": \"copy\", \"value\": %.3f, \"unit\": \"us\", \"bytes\": %zu},\n"
+              "  {\"name\": \"evaluation_over_copy\", \"value\": %.4f, \"unit\": \"ratio\"},\n"
+              "  {\"name\": \"programs_built_after_first\", \"value\": %llu, \"unit\": "
+              "\"programs\"}\n]}\n",
               e.info.name, first * 1e6, (unsigned long long)(built1 - built0), eval * 1e6,
               (long long)n, fcl_dtype_cl_name(dtype), e.size, copy * 1e6, bytes, eval / copy,
               (unsigned long long)built_after);

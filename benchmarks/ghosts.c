@@ -16,13 +16,17 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
-    else if (i > 0 && !strcmp(argv[i], "--ghosts") && i + 1 < argc) width = atol(argv[++i]);
-    else rest[nrest++] = argv[i];
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc)
+      size = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--ghosts") && i + 1 < argc)
+      width = atol(argv[++i]);
+    else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 21, 1};
-  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--ghosts G] [--repeats R] "
-                                   "[--json FILE]"))
+  if (bench_parse(nrest, rest, &o,
+                  "[--device SPEC] [--size N] [--ghosts G] [--repeats R] "
+                  "[--json FILE]"))
     return 2;
   fcl_device_entry probe;
   fcl_device_info pinfo;
@@ -34,13 +38,15 @@ int main(int argc, char **argv) {
   fcl_topology *t = NULL;
   field_env e = {0};
   fcl_field *f = NULL;
-  if (fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){g, g, g}, &t) != FCL_OK) DIE("topology");
+  if (fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){g, g, g}, &t) != FCL_OK)
+    DIE("topology");
   if (field_env_open(&e, t, o.device) != FCL_OK) DIE("device");
   if (fcl_field_create(t, e.ctx, e.q, e.pool, "u", 1, FCL_FLOAT32, &f) != FCL_OK) DIE("field");
   const size_t *p = fcl_field_padded_shape(f);
   const int64_t *ln = fcl_topology_local_resolution(t);
   size_t padded = p[0] * p[1] * p[2] * sizeof(float);
-  size_t interior = (size_t)(ln[0] * ln[1] * ln[2]) * sizeof(float), ghost_bytes = padded - interior;
+  size_t interior = (size_t)(ln[0] * ln[1] * ln[2]) * sizeof(float),
+         ghost_bytes = padded - interior;
   double *times = calloc((size_t)o.repeats, sizeof *times);
   for (int r = -1; r < o.repeats; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -64,19 +70,22 @@ int main(int argc, char **argv) {
            e.info.name, (long long)n, g, e.size, procs[0], procs[1], procs[2], o.repeats);
     printf("  copy bandwidth (clEnqueueCopyBuffer)  %9.1f GB/s\n", copy_gbs);
     printf("  exchange                              %9.1f us  (%zu ghost bytes per rank, %.2f "
-           "GB/s effective)\n", exchange * 1e6, ghost_bytes, gbs);
+           "GB/s effective)\n",
+           exchange * 1e6, ghost_bytes, gbs);
     printf("  same bytes at copy bandwidth          %9.1f us  (exchange / copy time: %.1fx)\n",
            copy_time * 1e6, exchange / copy_time);
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
-      fprintf(jf, "{\"benchmark\": \"ghosts\", \"device\": \"%s\", \"results\": [\n"
-                  "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
-                  "  {\"name\": \"exchange_time\", \"value\": %.3f, \"unit\": \"us\", \"size\": %lld, "
-                  "\"ghosts\": %d, \"ranks\": %d, \"ghost_bytes\": %zu},\n"
-                  "  {\"name\": \"exchange_over_copy_time\", \"value\": %.3f, \"unit\": \"ratio\"}\n]}\n",
-              e.info.name, copy_gbs, exchange * 1e6, (long long)n, g, e.size, ghost_bytes,
-              exchange / copy_time);
+      fprintf(
+          jf,
+          "{\"benchmark\": \"ghosts\", \"device\": \"%s\", \"results\": [\n"
+          "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+          "  {\"name\": \"exchange_time\", \"value\": %.3f, \"unit\": \"us\", \"size\": %lld, "
+          "\"ghosts\": %d, \"ranks\": %d, \"ghost_bytes\": %zu},\n"
+          "  {\"name\": \"exchange_over_copy_time\", \"value\": %.3f, \"unit\": \"ratio\"}\n]}\n",
+          e.info.name, copy_gbs, exchange * 1e6, (long long)n, g, e.size, ghost_bytes,
+          exchange / copy_time);
       fclose(jf);
     }
   }

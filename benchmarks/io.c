@@ -24,13 +24,17 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
-    else if (i > 0 && !strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
-    else rest[nrest++] = argv[i];
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc)
+      size = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--dir") && i + 1 < argc)
+      dir = argv[++i];
+    else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 5, 1};
-  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--dir DIR] [--repeats R] "
-                                   "[--json FILE]"))
+  if (bench_parse(nrest, rest, &o,
+                  "[--device SPEC] [--size N] [--dir DIR] [--repeats R] "
+                  "[--json FILE]"))
     return 2;
   fcl_domain d = fcl_domain_periodic(3, size, 1.0);
   fcl_topology *t = NULL;
@@ -70,17 +74,20 @@ int main(int argc, char **argv) {
     unlink(path);
     printf("io on %s: %ld^3 float vector field (%.0f MB), %d rank(s), %s, median of %d\n",
            e.info.name, size, total / 1e6, e.size, dir, o.repeats);
-    printf("  fcl_io_write (device -> HDF5)  %8.1f ms  %8.1f MB/s\n", hdf5 * 1e3, total / hdf5 / 1e6);
-    printf("  fwrite of the same bytes       %8.1f ms  %8.1f MB/s\n", plain * 1e3, total / plain / 1e6);
+    printf("  fcl_io_write (device -> HDF5)  %8.1f ms  %8.1f MB/s\n", hdf5 * 1e3,
+           total / hdf5 / 1e6);
+    printf("  fwrite of the same bytes       %8.1f ms  %8.1f MB/s\n", plain * 1e3,
+           total / plain / 1e6);
     printf("  ratio (flowcl / fwrite bandwidth) %.3f\n", plain / hdf5);
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
-      fprintf(jf, "{\"benchmark\": \"io\", \"device\": \"%s\", \"results\": [\n"
-                  "  {\"name\": \"hdf5_write_bandwidth\", \"value\": %.1f, \"unit\": \"MB/s\", "
-                  "\"size\": %ld, \"ranks\": %d},\n"
-                  "  {\"name\": \"fwrite_bandwidth\", \"value\": %.1f, \"unit\": \"MB/s\"},\n"
-                  "  {\"name\": \"hdf5_over_fwrite\", \"value\": %.4f, \"unit\": \"ratio\"}\n]}\n",
+      fprintf(jf,
+              "{\"benchmark\": \"io\", \"device\": \"%s\", \"results\": [\n"
+              "  {\"name\": \"hdf5_write_bandwidth\", \"value\": %.1f, \"unit\": \"MB/s\", "
+              "\"size\": %ld, \"ranks\": %d},\n"
+              "  {\"name\": \"fwrite_bandwidth\", \"value\": %.1f, \"unit\": \"MB/s\"},\n"
+              "  {\"name\": \"hdf5_over_fwrite\", \"value\": %.4f, \"unit\": \"ratio\"}\n]}\n",
               e.info.name, total / hdf5 / 1e6, size, e.size, total / plain / 1e6, plain / hdf5);
       fclose(jf);
     }

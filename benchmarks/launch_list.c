@@ -48,7 +48,8 @@ int main(int argc, char **argv) {
       fcl_program_build(prog, NULL) != FCL_OK)
     DIE("build");
   cl_int err;
-  cl_mem y = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, GLOBAL * sizeof(float), NULL, &err);
+  cl_mem y = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, GLOBAL * sizeof(float), NULL,
+                            &err);
   if (err != CL_SUCCESS) DIE("buffer");
 
   fcl_launcher *list = NULL;
@@ -110,30 +111,36 @@ int main(int argc, char **argv) {
   fcl_device_info info;
   fcl_device_get_info(dev.device, &info);
   /* The peer script sits next to this file in the source tree. */
-  double py = pyopencl_peer(FLOWCL_BENCH_DIR "/launch_list_pyopencl.py", o.device, calls, o.repeats);
-  printf("launch_list on %s (%d kernels x %ld calls x %d repeats, 2 changing parameters, medians)\n",
-         info.name, KERNELS, calls, o.repeats);
+  double py = pyopencl_peer(FLOWCL_BENCH_DIR "/launch_list_pyopencl.py", o.device, calls,
+                            o.repeats);
+  printf(
+      "launch_list on %s (%d kernels x %ld calls x %d repeats, 2 changing parameters, medians)\n",
+      info.name, KERNELS, calls, o.repeats);
   printf("  %-32s %10.3f us/kernel\n", "flowcl list launcher", m_fcl);
   printf("  %-32s %10.3f us/kernel\n", "raw OpenCL loop", m_raw);
   printf("  %-32s %10.3f      (goal <= 1.10: %s)\n", "ratio flowcl / raw", ratio,
          ratio <= 1.10 ? "met" : "NOT MET");
   if (py > 0)
-    printf("  %-32s %10.3f us/kernel (pyopencl / flowcl = %.2f)\n", "PyOpenCL peer", py, py / m_fcl);
+    printf("  %-32s %10.3f us/kernel (pyopencl / flowcl = %.2f)\n", "PyOpenCL peer", py,
+           py / m_fcl);
   else
-    printf("  %-32s %s\n", "PyOpenCL peer", py == -1.0 ? "not run (pyopencl not importable)"
-                                                        : "failed to run");
+    printf("  %-32s %s\n", "PyOpenCL peer",
+           py == -1.0 ? "not run (pyopencl not importable)" : "failed to run");
   if (o.json) {
     FILE *f = fopen(o.json, "w");
     if (!f) DIE("cannot write %s", o.json);
-    fprintf(f,
-            "{\"benchmark\": \"launch_list\", \"device\": \"%s\", \"results\": [\n"
-            "  {\"name\": \"flowcl_list_per_kernel\", \"value\": %.4f, \"unit\": \"us\", \"kernels\": %d, \"calls\": %ld, \"repeats\": %d},\n"
-            "  {\"name\": \"raw_opencl_per_kernel\", \"value\": %.4f, \"unit\": \"us\"},\n"
-            "  {\"name\": \"ratio\", \"value\": %.4f, \"unit\": \"flowcl/raw\", \"goal_max\": 1.10}",
-            info.name, m_fcl, KERNELS, calls, o.repeats, m_raw, ratio);
+    fprintf(
+        f,
+        "{\"benchmark\": \"launch_list\", \"device\": \"%s\", \"results\": [\n"
+        "  {\"name\": \"flowcl_list_per_kernel\", \"value\": %.4f, \"unit\": \"us\", \"kernels\": "
+        "%d, \"calls\": %ld, \"repeats\": %d},\n"
+        "  {\"name\": \"raw_opencl_per_kernel\", \"value\": %.4f, \"unit\": \"us\"},\n"
+        "  {\"name\": \"ratio\", \"value\": %.4f, \"unit\": \"flowcl/raw\", \"goal_max\": 1.10}",
+        info.name, m_fcl, KERNELS, calls, o.repeats, m_raw, ratio);
     if (py > 0)
-      fprintf(f, ",\n  {\"name\": \"pyopencl_per_kernel\", \"value\": %.4f, \"unit\": \"us\"},\n"
-                 "  {\"name\": \"pyopencl_ratio\", \"value\": %.4f, \"unit\": \"pyopencl/flowcl\"}",
+      fprintf(f,
+              ",\n  {\"name\": \"pyopencl_per_kernel\", \"value\": %.4f, \"unit\": \"us\"},\n"
+              "  {\"name\": \"pyopencl_ratio\", \"value\": %.4f, \"unit\": \"pyopencl/flowcl\"}",
               py, py / m_fcl);
     else
       fprintf(f, ",\n  {\"name\": \"pyopencl_per_kernel\", \"value\": null, \"unit\": \"us\", "

@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
       fcl_program_build(prog, NULL) != FCL_OK || fcl_kernel_create(prog, "tiny", &k) != FCL_OK)
     DIE("build");
   cl_int err;
-  cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, 64 * sizeof(float), NULL, &err);
+  cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, 64 * sizeof(float), NULL,
+                              &err);
   if (err != CL_SUCCESS) DIE("buffer: %s", fcl_cl_error_name(err));
   /* The raw loop uses its own cl_kernel so that neither path sees the other's state. */
   cl_kernel raw = clCreateKernel(fcl_program_cl(prog), "tiny", &err);
@@ -65,7 +66,8 @@ int main(int argc, char **argv) {
       if (r >= 0) (use_fcl ? t_fcl : t_raw)[r] = per_launch;
     }
   }
-  double m_fcl = bench_median(t_fcl, repeats), m_raw = bench_median(t_raw, repeats), ratio = m_fcl / m_raw;
+  double m_fcl = bench_median(t_fcl, repeats), m_raw = bench_median(t_raw, repeats),
+         ratio = m_fcl / m_raw;
   fcl_device_info info;
   fcl_device_get_info(dev.device, &info);
   printf("launch_overhead on %s (%d launches x %d repeats, medians)\n", info.name, launches,
@@ -79,9 +81,12 @@ int main(int argc, char **argv) {
     if (!f) DIE("cannot write %s", json);
     fprintf(f,
             "{\"benchmark\": \"launch_overhead\", \"device\": \"%s\", \"results\": [\n"
-            "  {\"name\": \"flowcl_launch\", \"value\": %.4f, \"unit\": \"us\", \"launches\": %d, \"repeats\": %d},\n"
-            "  {\"name\": \"raw_opencl_launch\", \"value\": %.4f, \"unit\": \"us\", \"launches\": %d, \"repeats\": %d},\n"
-            "  {\"name\": \"ratio\", \"value\": %.4f, \"unit\": \"flowcl/raw\", \"goal_max\": %.2f}\n]}\n",
+            "  {\"name\": \"flowcl_launch\", \"value\": %.4f, \"unit\": \"us\", \"launches\": %d, "
+            "\"repeats\": %d},\n"
+            "  {\"name\": \"raw_opencl_launch\", \"value\": %.4f, \"unit\": \"us\", \"launches\": "
+            "%d, \"repeats\": %d},\n"
+            "  {\"name\": \"ratio\", \"value\": %.4f, \"unit\": \"flowcl/raw\", \"goal_max\": "
+            "%.2f}\n]}\n",
             info.name, m_fcl, launches, repeats, m_raw, launches, repeats, ratio, GOAL);
     fclose(f);
   }

@@ -19,20 +19,20 @@ typedef struct {
 } result;
 
 /* Slowest rank's seconds of a completed call, median of repeats (one warm-up). */
-#define TIME_MEDIAN(out, repeats, q, body)                                                     \
-  do {                                                                                         \
-    double *ts_ = calloc((size_t)(repeats), sizeof *ts_);                                      \
-    for (int r_ = -1; r_ < (repeats); ++r_) {                                                  \
-      MPI_Barrier(MPI_COMM_WORLD);                                                             \
-      double t0_ = bench_now();                                                                \
-      body;                                                                                    \
-      clFinish(q);                                                                             \
-      double dt_ = bench_now() - t0_, max_;                                                    \
-      MPI_Allreduce(&dt_, &max_, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);                      \
-      if (r_ >= 0) ts_[r_] = max_;                                                             \
-    }                                                                                          \
-    (out) = bench_median(ts_, (repeats));                                                      \
-    free(ts_);                                                                                 \
+#define TIME_MEDIAN(out, repeats, q, body)                                                         \
+  do {                                                                                             \
+    double *ts_ = calloc((size_t)(repeats), sizeof *ts_);                                          \
+    for (int r_ = -1; r_ < (repeats); ++r_) {                                                      \
+      MPI_Barrier(MPI_COMM_WORLD);                                                                 \
+      double t0_ = bench_now();                                                                    \
+      body;                                                                                        \
+      clFinish(q);                                                                                 \
+      double dt_ = bench_now() - t0_, max_;                                                        \
+      MPI_Allreduce(&dt_, &max_, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);                          \
+      if (r_ >= 0) ts_[r_] = max_;                                                                 \
+    }                                                                                              \
+    (out) = bench_median(ts_, (repeats));                                                          \
+    free(ts_);                                                                                     \
   } while (0)
 
 static int run_size(long n, fcl_dtype dt, fcl_fft_backend backend, const bench_options *o,
@@ -97,15 +97,19 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc && nsizes < 8) sizes[nsizes++] = atol(argv[++i]);
-    else if (i > 0 && !strcmp(argv[i], "--double")) dt = FCL_FLOAT64;
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc && nsizes < 8)
+      sizes[nsizes++] = atol(argv[++i]);
+    else if (i > 0 && !strcmp(argv[i], "--double"))
+      dt = FCL_FLOAT64;
     else if (i > 0 && !strcmp(argv[i], "--backend") && i + 1 < argc) {
       if (fcl_fft_backend_parse(argv[++i], &backend) != FCL_OK) DIE("--backend");
-    } else rest[nrest++] = argv[i];
+    } else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 11, 1};
-  if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N]... [--double] [--backend B] "
-                                   "[--repeats R] [--json FILE]"))
+  if (bench_parse(nrest, rest, &o,
+                  "[--device SPEC] [--size N]... [--double] [--backend B] "
+                  "[--repeats R] [--json FILE]"))
     return 2;
   fcl_device_entry probe;
   fcl_device_info info;
@@ -132,13 +136,14 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nsizes; ++k) {
       const result *r = &res[k];
       const char *prec = dt == FCL_FLOAT64 ? "double" : "float";
-      fprintf(jf, "%s\n  {\"name\": \"biot_savart_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
-                  "\"backend\": \"%s\", \"precision\": \"%s\", \"ranks\": %d},\n"
-                  "  {\"name\": \"ffts_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
-                  "\"transforms\": 6},\n"
-                  "  {\"name\": \"copy_bandwidth_%ld\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
-                  "  {\"name\": \"biot_savart_%ld_fraction_of_copy\", \"value\": %.4f, "
-                  "\"unit\": \"ratio\", \"bandwidth_gbs\": %.2f}",
+      fprintf(jf,
+              "%s\n  {\"name\": \"biot_savart_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
+              "\"backend\": \"%s\", \"precision\": \"%s\", \"ranks\": %d},\n"
+              "  {\"name\": \"ffts_%ld\", \"value\": %.4f, \"unit\": \"ms\", "
+              "\"transforms\": 6},\n"
+              "  {\"name\": \"copy_bandwidth_%ld\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+              "  {\"name\": \"biot_savart_%ld_fraction_of_copy\", \"value\": %.4f, "
+              "\"unit\": \"ratio\", \"bandwidth_gbs\": %.2f}",
               k ? "," : "", r->n, r->biot_ms, r->backend, prec, size, r->n, r->fft_ms, r->n,
               r->copy_gbs, r->n, r->gbs / r->copy_gbs, r->gbs);
     }

@@ -110,10 +110,14 @@ int main(int argc, char **argv) {
     if (!f) DIE("cannot write %s", o.json);
     fprintf(f,
             "{\"benchmark\": \"pool\", \"device\": \"%s\", \"results\": [\n"
-            "  {\"name\": \"pool_alloc_free\", \"value\": %.2f, \"unit\": \"ns\", \"pairs\": %ld, \"repeats\": %d, \"goal_max\": 100},\n"
-            "  {\"name\": \"raw_resident_create_release\", \"value\": %.2f, \"unit\": \"ns\", \"pairs\": %ld, \"repeats\": %d},\n"
-            "  {\"name\": \"raw_handle_create_release\", \"value\": %.2f, \"unit\": \"ns\", \"pairs\": %ld, \"repeats\": %d},\n"
-            "  {\"name\": \"speedup_vs_resident\", \"value\": %.2f, \"unit\": \"raw/pool\", \"goal_min\": 20},\n"
+            "  {\"name\": \"pool_alloc_free\", \"value\": %.2f, \"unit\": \"ns\", \"pairs\": %ld, "
+            "\"repeats\": %d, \"goal_max\": 100},\n"
+            "  {\"name\": \"raw_resident_create_release\", \"value\": %.2f, \"unit\": \"ns\", "
+            "\"pairs\": %ld, \"repeats\": %d},\n"
+            "  {\"name\": \"raw_handle_create_release\", \"value\": %.2f, \"unit\": \"ns\", "
+            "\"pairs\": %ld, \"repeats\": %d},\n"
+            "  {\"name\": \"speedup_vs_resident\", \"value\": %.2f, \"unit\": \"raw/pool\", "
+            "\"goal_min\": 20},\n"
             "  {\"name\": \"speedup_vs_handle\", \"value\": %.2f, \"unit\": \"raw/pool\"}\n]}\n",
             info.name, m_pool, n, o.repeats, m_raw, n, o.repeats, m_handle, n, o.repeats, speedup,
             m_handle / m_pool);

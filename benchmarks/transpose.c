@@ -18,8 +18,10 @@ int main(int argc, char **argv) {
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < argc && nrest < 32; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc) size = atol(argv[++i]);
-    else rest[nrest++] = argv[i];
+    if (i > 0 && !strcmp(argv[i], "--size") && i + 1 < argc)
+      size = atol(argv[++i]);
+    else
+      rest[nrest++] = argv[i];
   }
   bench_options o = {NULL, NULL, 11, 1};
   if (bench_parse(nrest, rest, &o, "[--device SPEC] [--size N] [--repeats R] [--json FILE]"))
@@ -51,7 +53,8 @@ int main(int argc, char **argv) {
     fcl_topology *tp = NULL;
     fcl_field *dst = NULL;
     if (fcl_topology_create(MPI_COMM_WORLD, &dp, dprocs, NULL, &tp) != FCL_OK) DIE("topology");
-    if (fcl_field_create(tp, e.ctx, e.q, e.pool, "dst", 1, FCL_FLOAT32, &dst) != FCL_OK) DIE("field");
+    if (fcl_field_create(tp, e.ctx, e.q, e.pool, "dst", 1, FCL_FLOAT32, &dst) != FCL_OK)
+      DIE("field");
     double *times = calloc((size_t)o.repeats, sizeof *times);
     for (int r = -1; r < o.repeats; ++r) {
       double t0 = bench_now();
@@ -78,12 +81,14 @@ int main(int argc, char **argv) {
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
-      fprintf(jf, "{\"benchmark\": \"transpose\", \"device\": \"%s\", \"results\": [\n"
-                  "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
+      fprintf(jf,
+              "{\"benchmark\": \"transpose\", \"device\": \"%s\", \"results\": [\n"
+              "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"}",
               e.info.name, copy_gbs);
       for (int k = 0; k < 4; ++k)
-        fprintf(jf, ",\n  {\"name\": \"transpose_%s_fraction_of_copy\", \"value\": %.4f, "
-                    "\"unit\": \"ratio\", \"bandwidth_gbs\": %.2f, \"size\": %lld, \"ranks\": %d}",
+        fprintf(jf,
+                ",\n  {\"name\": \"transpose_%s_fraction_of_copy\", \"value\": %.4f, "
+                "\"unit\": \"ratio\", \"bandwidth_gbs\": %.2f, \"size\": %lld, \"ranks\": %d}",
                 k == 3 ? "cyclic" : names[k], gbs[k] / copy_gbs, gbs[k], (long long)n, e.size);
       fprintf(jf, "\n]}\n");
       fclose(jf);

@@ -10,6 +10,7 @@ packages="cmake make gcc libc6-dev pkg-config
   libvkfft-dev
   nettle-dev
   libxml2-utils
+  clang-format
   gnuplot-nox"
 missing=""
 for p in $packages; do

@@ -23,18 +23,17 @@
 #include "flowcl/flowcl.h"
 
 #define N 32
-#define TRY(call)                                                                            \
-  do {                                                                                       \
-    fcl_status s_ = (call);                                                                  \
-    if (s_ != FCL_OK) {                                                                      \
-      fprintf(stderr, "checkpoint_read: %s: %s\n", #call, fcl_last_error());                 \
-      return s_;                                                                             \
-    }                                                                                        \
+#define TRY(call)                                                                                  \
+  do {                                                                                             \
+    fcl_status s_ = (call);                                                                        \
+    if (s_ != FCL_OK) {                                                                            \
+      fprintf(stderr, "checkpoint_read: %s: %s\n", #call, fcl_last_error());                       \
+      return s_;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* The Taylor-Green vortex's vorticity, as expressions of x, y, z and as C. */
-static const char *const omega_expr[3] = {"-cos(x) * sin(y) * sin(z)",
-                                          "-sin(x) * cos(y) * sin(z)",
+static const char *const omega_expr[3] = {"-cos(x) * sin(y) * sin(z)", "-sin(x) * cos(y) * sin(z)",
                                           "2 * sin(x) * sin(y) * cos(z)"};
 
 static double omega(int c, double x, double y, double z) {
@@ -79,16 +78,15 @@ static fcl_status read_back(app *a, const char *dir, bool *ok) {
   const fcl_domain d = fcl_domain_periodic(3, N, 2 * 3.14159265358979323846);
   const int procs[3] = {size, 1, 1}, ghosts[3] = {2, 2, 2};
   TRY(fcl_topology_create(MPI_COMM_WORLD, &d, procs, ghosts, &a->reader));
-  TRY(fcl_field_create(a->reader, a->ctx, a->q, a->pool, "vorticity", 3, FCL_FLOAT64,
-                       &a->w_read));
+  TRY(fcl_field_create(a->reader, a->ctx, a->q, a->pool, "vorticity", 3, FCL_FLOAT64, &a->w_read));
   fcl_checkpoint_state s;
   char path[1024];
   TRY(fcl_checkpoint_read_latest(dir, "demo", 1, &a->w_read, &s, path, sizeof path));
   *ok = s.time == 1.5 && s.dt == 0.02 && s.step == 75 && s.nparams == 1 &&
         !strcmp(s.names[0], "nu") && s.values[0] == 1.0 / 1600;
   if (rank == 0)
-    printf("read %s: t = %g, step %lld, dt = %g, %s = %g\n", path, s.time, (long long)s.step,
-           s.dt, s.nparams ? s.names[0] : "-", s.nparams ? s.values[0] : 0.0);
+    printf("read %s: t = %g, step %lld, dt = %g, %s = %g\n", path, s.time, (long long)s.step, s.dt,
+           s.nparams ? s.names[0] : "-", s.nparams ? s.values[0] : 0.0);
   const int64_t *n = fcl_topology_local_resolution(a->reader);
   const int64_t *off = fcl_topology_offset(a->reader);
   const double h = fcl_domain_spacing(&d, 0);
@@ -110,8 +108,8 @@ static fcl_status read_back(app *a, const char *dir, bool *ok) {
   }
   free(v);
   MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0) printf("largest difference from the formula: %.3g (on %d slab(s) along x)\n",
-                        worst, size);
+  if (rank == 0)
+    printf("largest difference from the formula: %.3g (on %d slab(s) along x)\n", worst, size);
   *ok = *ok && worst <= 1e-14;
   return FCL_OK;
 }

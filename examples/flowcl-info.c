@@ -42,13 +42,13 @@ static void print_device(const fcl_device_entry *e) {
   }
 }
 
-#define TRY(call)                                                                              \
-  do {                                                                                         \
-    if ((call) != FCL_OK) {                                                                    \
-      fprintf(stderr, "flowcl-info: %s failed: %s\n%s\n", #call,                               \
-              fcl_status_name(fcl_last_status()), fcl_last_error());                           \
-      goto done;                                                                               \
-    }                                                                                          \
+#define TRY(call)                                                                                  \
+  do {                                                                                             \
+    if ((call) != FCL_OK) {                                                                        \
+      fprintf(stderr, "flowcl-info: %s failed: %s\n%s\n", #call,                                   \
+              fcl_status_name(fcl_last_status()), fcl_last_error());                               \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* Runs axpy, iota and group_sum and compares with exact host results. */
@@ -139,7 +139,8 @@ done:
 int main(int argc, char **argv) {
   const char *spec = NULL;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) spec = argv[++i];
+    if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+      spec = argv[++i];
     else {
       printf("usage: %s [--device platform:device]\n"
              "Lists OpenCL platforms and devices and runs a self-check on the chosen device\n"

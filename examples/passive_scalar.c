@@ -25,13 +25,13 @@
 #define T_PERIOD 2.0
 #define BLOB_R 0.4 /* the blob: a Gaussian of this width, 1.2 from the centre */
 
-#define TRY(call)                                                                            \
-  do {                                                                                       \
-    fcl_status s_ = (call);                                                                  \
-    if (s_ != FCL_OK) {                                                                      \
-      fprintf(stderr, "passive_scalar: %s: %s\n", #call, fcl_last_error());                  \
-      return s_;                                                                             \
-    }                                                                                        \
+#define TRY(call)                                                                                  \
+  do {                                                                                             \
+    fcl_status s_ = (call);                                                                        \
+    if (s_ != FCL_OK) {                                                                            \
+      fprintf(stderr, "passive_scalar: %s: %s\n", #call, fcl_last_error());                        \
+      return s_;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* The user's velocity operator: both components from their expressions at mid-step. */
@@ -131,8 +131,11 @@ static fcl_status setup(solver *s, int64_t n, double omega0, bool *fp64) {
   TRY(fcl_problem_create("passive scalar", &s->problem));
   TRY(fcl_problem_add_field(s->problem, s->u, false));
   TRY(fcl_problem_add_field(s->problem, s->scalar, true));
-  fcl_operator velocity = {.name = "velocity", .data = &s->vel, .apply = velocity_apply,
-                           .nuses = 1, .uses = {{s->u, 0, false, true}}};
+  fcl_operator velocity = {.name = "velocity",
+                           .data = &s->vel,
+                           .apply = velocity_apply,
+                           .nuses = 1,
+                           .uses = {{s->u, 0, false, true}}};
   TRY(fcl_problem_add_operator(s->problem, &velocity));
   fcl_operator advection;
   TRY(fcl_advection_operator(s->adv, &advection));
@@ -198,8 +201,9 @@ int main(int argc, char **argv) {
       if (rank == 0)
         printf("passive_scalar: %lld^2, %d rank(s), %lld steps per half: error %.3e at T/2 "
                "(a quarter turn), %.3e at T (back at the start); %llu programs built after "
-               "the first step: %s\n", (long long)n, size, (long long)steps, err[0], err[1],
-               (unsigned long long)built, ok ? "ok" : "FAILED");
+               "the first step: %s\n",
+               (long long)n, size, (long long)steps, err[0], err[1], (unsigned long long)built,
+               ok ? "ok" : "FAILED");
       code = ok ? 0 : 1;
     }
     teardown(&s);

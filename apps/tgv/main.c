@@ -25,18 +25,24 @@ static void plot(const tgv_options *o) {
     return;
   }
   snprintf(png, sizeof png, "%s/tgv.png", o->output_dir);
-  snprintf(cmd, sizeof cmd, "python3 -c 'import matplotlib' >/dev/null 2>&1 && python3 "
+  snprintf(cmd, sizeof cmd,
+           "python3 -c 'import matplotlib' >/dev/null 2>&1 && python3 "
            "'%s/plot_tgv.py' '%s/diagnostics.csv' '%s/reference/tgv_re1600_dairay2017.csv' "
-           "'%s' %g", dir, o->output_dir, dir, png, o->reynolds);
+           "'%s' %g",
+           dir, o->output_dir, dir, png, o->reynolds);
   if (system(cmd) == 0) {
     printf("plot: %s (matplotlib)\n", png);
     return;
   }
-  snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"csv='%s/"
+  snprintf(cmd, sizeof cmd,
+           "command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"csv='%s/"
            "diagnostics.csv'; ref='%s/reference/tgv_re1600_dairay2017.csv'; png='%s'; nu=%g\" "
-           "'%s/plot_tgv.gp'", o->output_dir, dir, png, 1 / o->reynolds, dir);
-  if (system(cmd) == 0) printf("plot: %s (gnuplot)\n", png);
-  else printf("plot: skipped (neither python3-matplotlib nor gnuplot is installed)\n");
+           "'%s/plot_tgv.gp'",
+           o->output_dir, dir, png, 1 / o->reynolds, dir);
+  if (system(cmd) == 0)
+    printf("plot: %s (gnuplot)\n", png);
+  else
+    printf("plot: skipped (neither python3-matplotlib nor gnuplot is installed)\n");
 }
 
 /* What the autotuner measured since the last call (rank 0's kernels): the first run on a GPU
@@ -51,8 +57,8 @@ static void report_tuning(int rank) {
   char dir[1024] = "";
   if (fcl_program_cache_dir(dir, sizeof dir) != FCL_OK) fcl_clear_error();
   printf("tuning: %zu kernel(s) measured in %.1f s, remembered in %s/tune: later runs reuse "
-         "them (FLOWCL_TUNE=estimate: no tuning)\n", n - shown, s - shown_s,
-         dir[0] ? dir : "(no cache)");
+         "them (FLOWCL_TUNE=estimate: no tuning)\n",
+         n - shown, s - shown_s, dir[0] ? dir : "(no cache)");
   shown = n;
   shown_s = s;
 }
@@ -69,8 +75,10 @@ static int run(const tgv_options *o, int rank) {
            tgv_device_name(t), tgv_fft_description(t));
   if (st == FCL_OK) report_tuning(rank);
   fcl_sim_state final = {0};
-  if (st == FCL_OK && o->benchmark) st = tgv_benchmark(t, o->max_steps ? o->max_steps : 20);
-  else if (st == FCL_OK) st = tgv_run(t, &final);
+  if (st == FCL_OK && o->benchmark)
+    st = tgv_benchmark(t, o->max_steps ? o->max_steps : 20);
+  else if (st == FCL_OK)
+    st = tgv_run(t, &final);
   if (st == FCL_OK) report_tuning(rank);
   if (st == FCL_OK && !o->benchmark) {
     char path[1024];
@@ -82,7 +90,8 @@ static int run(const tgv_options *o, int rank) {
     tgv_peak_dissipation(t, &peak, &at);
     if (rank == 0) {
       printf("done: %lld steps to t = %g; peak -dE/dt %.6g at t = %.3f (DNS, Re 1600: 0.0128565 "
-             "at 8.98)\n", (long long)final.step, final.t, peak, at);
+             "at 8.98)\n",
+             (long long) final.step, final.t, peak, at);
       printf("outputs: %s/diagnostics.csv, %s/report.txt%s\n", o->output_dir, o->output_dir,
              o->snapshot_every > 0 ? ", vorticity.xdmf (ParaView)" : "");
       if (o->plot) plot(o);
@@ -101,8 +110,10 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   tgv_options o;
   int rc = tgv_options_parse(argc, argv, rank, &o);
-  if (rc == 0) rc = run(&o, rank);
-  else if (rc == 1) rc = 0;
+  if (rc == 0)
+    rc = run(&o, rank);
+  else if (rc == 1)
+    rc = 0;
   int worst;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();

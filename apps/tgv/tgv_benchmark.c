@@ -6,7 +6,6 @@
 
 #include "tgv_impl.h"
 
-
 static fcl_status time_step(void *user, const fcl_sim_state *s) {
   (void)s;
   tgv *t = user;
@@ -37,8 +36,8 @@ static int compare(const void *a, const void *b) {
 
 /* Runs `steps` steps after s, each timed by time_step; *median_ms: their median (the slowest
  * rank's). */
-static fcl_status timed_steps(tgv *t, fcl_simulation_options *o, fcl_sim_state *s,
-                              int64_t steps, double *median_ms) {
+static fcl_status timed_steps(tgv *t, fcl_simulation_options *o, fcl_sim_state *s, int64_t steps,
+                              double *median_ms) {
   o->t_start = s->t;
   o->step_start = s->step;
   o->max_steps = steps;
@@ -60,12 +59,13 @@ static double copy_gbs(tgv *t) {
   int n = 0;
   for (int r = -1; r < 11; ++r) {
     cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->w, 0), fcl_field_buffer(t->w, 1), 0, 0,
-                            bytes, 0, NULL, &ev) != CL_SUCCESS)
+    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->w, 0), fcl_field_buffer(t->w, 1), 0, 0, bytes,
+                            0, NULL, &ev) != CL_SUCCESS)
       break;
     clWaitForEvents(1, &ev);
     fcl_event_times times;
-    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK) ns[n++] = (double)(times.end - times.start);
+    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK)
+      ns[n++] = (double)(times.end - times.start);
     clReleaseEvent(ev);
   }
   if (!n) return 0;
@@ -105,8 +105,8 @@ static void transforms(const char *node, int *forward, int *backward) {
   static const struct {
     const char *name;
     int forward, backward;
-  } table[] = {{"diffusion_biot_savart", 3, 6}, {"biot_savart", 3, 3},
-               {"spectral_diffusion", 3, 3}};
+  } table[] = {
+      {"diffusion_biot_savart", 3, 6}, {"biot_savart", 3, 3}, {"spectral_diffusion", 3, 3}};
   *forward = *backward = 0;
   for (size_t i = 0; i < sizeof table / sizeof *table; ++i)
     if (!strcmp(node, table[i].name)) {
@@ -130,8 +130,8 @@ static double node_floor_ms(const fcl_node_stats *ns, double gbs, double fwd_ms,
 static double print_floor(tgv *t, double step_ms, double gbs, double fwd_ms, double bwd_ms) {
   fcl_problem *p = t->problem;
   printf("floor: each node's kernel bytes at the copy bandwidth, its transforms at the bare "
-         "FFT's time (forward %.3f ms, backward %.3f ms per component); ghosts 0\n", fwd_ms,
-         bwd_ms);
+         "FFT's time (forward %.3f ms, backward %.3f ms per component); ghosts 0\n",
+         fwd_ms, bwd_ms);
   printf("  %-36s %9s %9s %10s\n", "node", "floor ms", "wall ms", "wall/floor");
   double total = 0;
   for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {
@@ -140,8 +140,10 @@ static double print_floor(tgv *t, double step_ms, double gbs, double fwd_ms, dou
     const double floor = node_floor_ms(&ns, gbs, fwd_ms, bwd_ms),
                  wall = 1e3 * ns.wall_s / (ns.calls ? (double)ns.calls : 1);
     total += floor;
-    if (floor > 0) printf("  %-36s %9.3f %9.3f %10.2f\n", ns.name, floor, wall, wall / floor);
-    else printf("  %-36s %9.3f %9.3f %10s\n", ns.name, floor, wall, "-");
+    if (floor > 0)
+      printf("  %-36s %9.3f %9.3f %10.2f\n", ns.name, floor, wall, wall / floor);
+    else
+      printf("  %-36s %9.3f %9.3f %10s\n", ns.name, floor, wall, "-");
   }
   printf("  %-36s %9.3f %9.3f %10.2f\n", "step (with the dt measure)", total, step_ms,
          total > 0 ? step_ms / total : 0);
@@ -193,8 +195,8 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
            t->info.name, tgv_fft_description(t));
     printf("  step (median of %lld, with the dt measure): %.3f ms; with each node waiting for "
-           "the queue (the table below): %.3f ms; copy bandwidth %.1f GB/s\n", (long long)steps,
-           run_ms, timed_ms, gbs);
+           "the queue (the table below): %.3f ms; copy bandwidth %.1f GB/s\n",
+           (long long)steps, run_ms, timed_ms, gbs);
     printf("  device memory (rank 0's pool at its peak): %.3f GiB, %.1f bytes per grid point "
            "(the FFT library's own work buffers not counted)\n",
            (double)ps.high_water_bytes / (1 << 30), per_point);
@@ -213,21 +215,21 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
       fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
       return FCL_ERR_IO;
     }
-    fprintf(f, "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
-               "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
-               "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d, "
-               "\"node_timed_ms\": %.6f},\n"
-               "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
-               "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
-               "\"bytes_per_point\": %.2f},\n"
-               "  {\"name\": \"floor\", \"value\": %.6f, \"unit\": \"ms\", \"step_over_floor\": "
-               "%.4f, \"fft_forward_ms\": %.6f, \"fft_backward_ms\": %.6f},\n"
-               "  {\"name\": \"host_syncs_per_step\", \"value\": %lld, \"unit\": \"waits\", "
-               "\"dt\": \"%s\"}",
+    fprintf(f,
+            "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
+            "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
+            "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d, "
+            "\"node_timed_ms\": %.6f},\n"
+            "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
+            "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
+            "\"bytes_per_point\": %.2f},\n"
+            "  {\"name\": \"floor\", \"value\": %.6f, \"unit\": \"ms\", \"step_over_floor\": "
+            "%.4f, \"fft_forward_ms\": %.6f, \"fft_backward_ms\": %.6f},\n"
+            "  {\"name\": \"host_syncs_per_step\", \"value\": %lld, \"unit\": \"waits\", "
+            "\"dt\": \"%s\"}",
             t->info.name, run_ms, (long long)t->opt.resolution, t->opt.z_periods,
             fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
-            timed_ms,
-            gbs, (double)ps.high_water_bytes, per_point, floor_ms,
+            timed_ms, gbs, (double)ps.high_water_bytes, per_point, floor_ms,
             floor_ms > 0 ? run_ms / floor_ms : 0, fwd_ms, bwd_ms, (long long)t->syncs_max,
             t->opt.dt_fixed > 0 ? "fixed" : "adaptive");
     /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
@@ -240,7 +242,8 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
               1e3 * ns.wall_s / calls);
       if (ns.device_ns > 0 && ns.bytes > 0)
         fprintf(f, ", \"device_ms\": %.6f, \"bandwidth_gbs\": %.2f, \"fraction_of_copy\": %.6g",
-                1e-6 * ns.device_ns / calls, ns.bytes / ns.device_ns, ns.bytes / ns.device_ns / gbs);
+                1e-6 * ns.device_ns / calls, ns.bytes / ns.device_ns,
+                ns.bytes / ns.device_ns / gbs);
       const double floor = node_floor_ms(&ns, gbs, fwd_ms, bwd_ms);
       if (floor > 0)
         fprintf(f, ", \"floor_ms\": %.6f, \"over_floor\": %.4f", floor,

@@ -5,10 +5,10 @@
 
 #include "tgv_solver.h"
 
-#define TRY(call)                                                                              \
-  do {                                                                                         \
-    fcl_status s_ = (call);                                                                    \
-    if (s_ != FCL_OK) return s_;                                                               \
+#define TRY(call)                                                                                  \
+  do {                                                                                             \
+    fcl_status s_ = (call);                                                                        \
+    if (s_ != FCL_OK) return s_;                                                                   \
   } while (0)
 
 struct tgv {
@@ -41,7 +41,7 @@ struct tgv {
   double *step_wall; /* benchmark: wall seconds per step */
   int64_t nstep_wall, cap_step_wall;
   double last_wall;
-  uint64_t syncs_last;   /* benchmark: the host-sync counter at the previous step */
+  uint64_t syncs_last;            /* benchmark: the host-sync counter at the previous step */
   int64_t syncs_max, syncs_steps; /* most host syncs in one step, steps counted */
 };
 

@@ -87,21 +87,45 @@ static bool integer(const char *s, int64_t *v) {
 }
 
 int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
-  *o = (tgv_options){.resolution = 64, .z_periods = 1, .reynolds = 1600, .t_end = 20, .dtype = FCL_FLOAT32,
-                     .formula = FCL_REMESH_L4_2, .splitting = FCL_SPLIT_STRANG,
-                     .advection_rk = 2, .stretching_rk = 2, .stretching = TGV_STRETCH_CONSERVATIVE,
-                     .cfl = 1, .lcfl = 0.125, .dt_max = 0.02, .fft = FCL_FFT_AUTO,
-                     .output_dir = "tgv-output", .diagnostics_every = 1, .plot = true};
+  *o = (tgv_options){.resolution = 64,
+                     .z_periods = 1,
+                     .reynolds = 1600,
+                     .t_end = 20,
+                     .dtype = FCL_FLOAT32,
+                     .formula = FCL_REMESH_L4_2,
+                     .splitting = FCL_SPLIT_STRANG,
+                     .advection_rk = 2,
+                     .stretching_rk = 2,
+                     .stretching = TGV_STRETCH_CONSERVATIVE,
+                     .cfl = 1,
+                     .lcfl = 0.125,
+                     .dt_max = 0.02,
+                     .fft = FCL_FFT_AUTO,
+                     .output_dir = "tgv-output",
+                     .diagnostics_every = 1,
+                     .plot = true};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (!strcmp(a, "--help")) {
       if (rank == 0) fputs(usage, stdout);
       return 1;
     }
-    if (!strcmp(a, "--benchmark")) { o->benchmark = true; continue; }
-    if (!strcmp(a, "--no-plot")) { o->plot = false; continue; }
-    if (!strcmp(a, "--quiet")) { o->quiet = true; continue; }
-    if (!strcmp(a, "--overwrite")) { o->overwrite = true; continue; }
+    if (!strcmp(a, "--benchmark")) {
+      o->benchmark = true;
+      continue;
+    }
+    if (!strcmp(a, "--no-plot")) {
+      o->plot = false;
+      continue;
+    }
+    if (!strcmp(a, "--quiet")) {
+      o->quiet = true;
+      continue;
+    }
+    if (!strcmp(a, "--overwrite")) {
+      o->overwrite = true;
+      continue;
+    }
     if (strncmp(a, "--", 2)) return fail(rank, "unexpected argument '%s'%s", a, "");
     if (i + 1 >= argc) return fail(rank, "option %s needs a value%s", a, "");
     const char *v = argv[++i];
@@ -125,33 +149,50 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       if (!integer(v, &n) || n < 1) return fail(rank, "--max-steps %s: an integer >= 1%s", v, "");
       o->max_steps = n;
     } else if (!strcmp(a, "--precision")) {
-      if (!strcmp(v, "float")) o->dtype = FCL_FLOAT32;
-      else if (!strcmp(v, "double")) o->dtype = FCL_FLOAT64;
-      else return fail(rank, "--precision %s: float or double%s", v, "");
+      if (!strcmp(v, "float"))
+        o->dtype = FCL_FLOAT32;
+      else if (!strcmp(v, "double"))
+        o->dtype = FCL_FLOAT64;
+      else
+        return fail(rank, "--precision %s: float or double%s", v, "");
     } else if (!strcmp(a, "--formula")) {
       if (fcl_remesh_formula_parse(v, &o->formula) != FCL_OK)
         return fail(rank, "--formula %s: L2_1, L2_2, L4_2, L6_4 or L8_4%s", v, "");
     } else if (!strcmp(a, "--splitting")) {
-      if (!strcmp(v, "strang")) o->splitting = FCL_SPLIT_STRANG;
-      else if (!strcmp(v, "first")) o->splitting = FCL_SPLIT_FIRST_ORDER;
-      else return fail(rank, "--splitting %s: strang or first%s", v, "");
+      if (!strcmp(v, "strang"))
+        o->splitting = FCL_SPLIT_STRANG;
+      else if (!strcmp(v, "first"))
+        o->splitting = FCL_SPLIT_FIRST_ORDER;
+      else
+        return fail(rank, "--splitting %s: strang or first%s", v, "");
     } else if (!strcmp(a, "--time-splitting")) {
-      if (!strcmp(v, "strang")) o->lie = false;
-      else if (!strcmp(v, "lie")) o->lie = true;
-      else return fail(rank, "--time-splitting %s: strang or lie%s", v, "");
+      if (!strcmp(v, "strang"))
+        o->lie = false;
+      else if (!strcmp(v, "lie"))
+        o->lie = true;
+      else
+        return fail(rank, "--time-splitting %s: strang or lie%s", v, "");
     } else if (!strcmp(a, "--spectral-pass")) {
-      if (!strcmp(v, "fused")) o->separate_spectral = false;
-      else if (!strcmp(v, "separate")) o->separate_spectral = true;
-      else return fail(rank, "--spectral-pass %s: fused or separate%s", v, "");
+      if (!strcmp(v, "fused"))
+        o->separate_spectral = false;
+      else if (!strcmp(v, "separate"))
+        o->separate_spectral = true;
+      else
+        return fail(rank, "--spectral-pass %s: fused or separate%s", v, "");
     } else if (!strcmp(a, "--advection-rk")) {
-      if (!integer(v, &n) || n < 2 || n > 4) return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");
+      if (!integer(v, &n) || n < 2 || n > 4)
+        return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");
       o->advection_rk = (int)n;
     } else if (!strcmp(a, "--stretching")) {
-      if (!strcmp(v, "gradient")) o->stretching = TGV_STRETCH_GRADIENT;
-      else if (!strcmp(v, "conservative")) o->stretching = TGV_STRETCH_CONSERVATIVE;
-      else return fail(rank, "--stretching %s: gradient or conservative%s", v, "");
+      if (!strcmp(v, "gradient"))
+        o->stretching = TGV_STRETCH_GRADIENT;
+      else if (!strcmp(v, "conservative"))
+        o->stretching = TGV_STRETCH_CONSERVATIVE;
+      else
+        return fail(rank, "--stretching %s: gradient or conservative%s", v, "");
     } else if (!strcmp(a, "--stretching-rk")) {
-      if (!integer(v, &n) || n < 2 || n > 3) return fail(rank, "--stretching-rk %s: 2 or 3%s", v, "");
+      if (!integer(v, &n) || n < 2 || n > 3)
+        return fail(rank, "--stretching-rk %s: 2 or 3%s", v, "");
       o->stretching_rk = (int)n;
     } else if (!strcmp(a, "--cfl")) {
       if (!number(v, &d) || !(d > 0 && d <= 8)) return fail(rank, "--cfl %s: in (0, 8]%s", v, "");
@@ -174,15 +215,18 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       if (!*v) return fail(rank, "--output: an empty directory name%s%s", "", "");
       o->output_dir = v;
     } else if (!strcmp(a, "--snapshot-every")) {
-      if (!number(v, &d) || !(d >= 0)) return fail(rank, "--snapshot-every %s: a time >= 0%s", v, "");
+      if (!number(v, &d) || !(d >= 0))
+        return fail(rank, "--snapshot-every %s: a time >= 0%s", v, "");
       o->snapshot_every = d;
     } else if (!strcmp(a, "--checkpoint-every")) {
-      if (!integer(v, &n) || n < 0) return fail(rank, "--checkpoint-every %s: an integer >= 0%s", v, "");
+      if (!integer(v, &n) || n < 0)
+        return fail(rank, "--checkpoint-every %s: an integer >= 0%s", v, "");
       o->checkpoint_every = n;
     } else if (!strcmp(a, "--restart")) {
       o->restart = v;
     } else if (!strcmp(a, "--diagnostics-every")) {
-      if (!integer(v, &n) || n < 1) return fail(rank, "--diagnostics-every %s: an integer >= 1%s", v, "");
+      if (!integer(v, &n) || n < 1)
+        return fail(rank, "--diagnostics-every %s: an integer >= 1%s", v, "");
       o->diagnostics_every = n;
     } else if (!strcmp(a, "--json")) {
       o->json = v;

@@ -7,20 +7,20 @@
 typedef enum { TGV_STRETCH_GRADIENT, TGV_STRETCH_CONSERVATIVE } tgv_stretching;
 
 typedef struct {
-  int64_t resolution;        /* points per axis (per period along z) */
-  int z_periods;             /* the box repeats the flow along z this many times (weak scaling) */
+  int64_t resolution; /* points per axis (per period along z) */
+  int z_periods;      /* the box repeats the flow along z this many times (weak scaling) */
   double reynolds, t_end;
-  int64_t max_steps;         /* 0: until t_end */
+  int64_t max_steps; /* 0: until t_end */
   fcl_dtype dtype;
   fcl_remesh_formula formula;
   fcl_splitting splitting;
   int advection_rk, stretching_rk;
   tgv_stretching stretching;
-  bool lie;                  /* first-order splitting (else: the second-order one) */
-  bool separate_spectral;    /* diffusion and Biot-Savart as two passes (else one, fused) */
+  bool lie;               /* first-order splitting (else: the second-order one) */
+  bool separate_spectral; /* diffusion and Biot-Savart as two passes (else one, fused) */
   double cfl, lcfl, dt_max;
-  double dt_fixed;           /* > 0: this dt every step, no measure (else adaptive) */
-  const char *device;        /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
+  double dt_fixed;    /* > 0: this dt every step, no measure (else adaptive) */
+  const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
   fcl_fft_backend fft;
   const char *output_dir;
   double snapshot_every;     /* time between HDF5 snapshots (0: none) */

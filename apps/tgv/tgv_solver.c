@@ -37,12 +37,14 @@ static fcl_status make_fields(tgv *t, MPI_Comm comm, const fcl_advection_options
   int size;
   MPI_Comm_size(comm, &size);
   const int adv_ghosts = fcl_advection_ghosts_needed(ao);
-  const int procs[3] = {1, 1, size}, ghosts[3] = {2, 2, size > 1 && adv_ghosts > 2 ? adv_ghosts : 2};
+  const int procs[3] = {1, 1, size},
+            ghosts[3] = {2, 2, size > 1 && adv_ghosts > 2 ? adv_ghosts : 2};
   if (d.resolution[2] / size < ghosts[2]) {
     if (t->rank == 0)
-      fprintf(stderr, "flowcl-tgv: %d ranks split %lld z-planes into slabs thinner than the "
-              "%d ghost planes advection needs; use fewer ranks or a finer grid\n", size,
-              (long long)d.resolution[2], ghosts[2]);
+      fprintf(stderr,
+              "flowcl-tgv: %d ranks split %lld z-planes into slabs thinner than the "
+              "%d ghost planes advection needs; use fewer ranks or a finer grid\n",
+              size, (long long)d.resolution[2], ghosts[2]);
     return FCL_ERR_INVALID_ARGUMENT;
   }
   TRY(fcl_topology_create(comm, &d, procs, ghosts, &t->topo));
@@ -61,12 +63,11 @@ static fcl_status add(tgv *t, fcl_status described, const fcl_operator *op) {
 /* u_mid = 3/2 u - 1/2 u_prev, then u_prev = u: every load first (registers), then the stores,
  * which a GPU streams best (on the H200 at 512^3, 12 arrays of 4 bytes per point). */
 static fcl_status make_extrapolation(tgv *t) {
-  TRY(fcl_field_create(t->topo, t->ctx, t->q, t->pool, "velocity_mid", 3, t->opt.dtype,
-                       &t->u_mid));
+  TRY(fcl_field_create(t->topo, t->ctx, t->q, t->pool, "velocity_mid", 3, t->opt.dtype, &t->u_mid));
   TRY(fcl_field_create(t->topo, t->ctx, t->q, t->pool, "velocity_prev", 3, t->opt.dtype,
                        &t->u_prev));
-  static const char *const names[3][3] = {{"u0", "p0", "m0"}, {"u1", "p1", "m1"},
-                                          {"u2", "p2", "m2"}};
+  static const char *const names[3][3] = {
+      {"u0", "p0", "m0"}, {"u1", "p1", "m1"}, {"u2", "p2", "m2"}};
   const char *real = t->opt.dtype == FCL_FLOAT64 ? "double" : "float";
   fcl_fd_binding b[9];
   char text[2048];
@@ -77,12 +78,14 @@ static fcl_status make_extrapolation(tgv *t) {
     b[3 * c + 2] = (fcl_fd_binding){names[c][2], t->u_mid, c, 0};
     len += snprintf(text + len, sizeof text - (size_t)len,
                     "<%s> a%d = u%d[k, j, i]  {id=la%d, dep=}\n"
-                    "<%s> b%d = p%d[k, j, i]  {id=lb%d, dep=}\n", real, c, c, c, real, c, c, c);
+                    "<%s> b%d = p%d[k, j, i]  {id=lb%d, dep=}\n",
+                    real, c, c, c, real, c, c, c);
   }
   for (int c = 0; c < 3; ++c)
     len += snprintf(text + len, sizeof text - (size_t)len,
                     "m%d[k, j, i] = 1.5 * a%d - 0.5 * b%d  {dep=la*:lb*}\n"
-                    "p%d[k, j, i] = a%d  {dep=la*:lb*}\n", c, c, c, c, c);
+                    "p%d[k, j, i] = a%d  {dep=la*:lb*}\n",
+                    c, c, c, c, c);
   /* bytes per point: u and u_prev read, u_mid and u_prev written */
   return fcl_fd_kernel_create("extrapolate_velocity", 9, b, text,
                               12.0 * (double)fcl_dtype_size(t->opt.dtype), &t->extrapolate);
@@ -132,8 +135,8 @@ static fcl_status start_history(tgv *t) {
   const size_t *p = fcl_field_padded_shape(t->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->u, c), fcl_field_buffer(t->u_prev, c), 0,
-                            0, bytes, 0, NULL, NULL) != CL_SUCCESS)
+    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->u, c), fcl_field_buffer(t->u_prev, c), 0, 0,
+                            bytes, 0, NULL, NULL) != CL_SUCCESS)
       return FCL_ERR_INTERNAL;
   return FCL_OK;
 }
@@ -151,7 +154,7 @@ static fcl_status initial_state(tgv *t) {
     bool latest = !strcmp(t->opt.restart, "latest");
     snprintf(path, sizeof path, "%s", t->opt.restart);
     fcl_status st = latest ? fcl_checkpoint_read_latest(t->opt.output_dir, "tgv", nf, fields, &s,
-                                                       path, sizeof path)
+                                                        path, sizeof path)
                            : fcl_checkpoint_read(path, nf, fields, &s);
     if (st == FCL_ERR_INVALID_ARGUMENT && !latest) { /* an older flowcl-tgv's: no velocity */
       fields[1] = t->u_prev;
@@ -159,7 +162,8 @@ static fcl_status initial_state(tgv *t) {
       TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
       if (t->rank == 0)
         printf("%s holds no velocity (older flowcl-tgv): recomputed from the vorticity, the "
-               "run continues up to rounding\n", path);
+               "run continues up to rounding\n",
+               path);
     } else if (st != FCL_OK) {
       return st;
     }
@@ -173,7 +177,8 @@ static fcl_status initial_state(tgv *t) {
         return FCL_ERR_INVALID_ARGUMENT;
       }
     t->start = (fcl_sim_state){.step = s.step, .t = s.time, .dt = s.dt};
-    if (t->rank == 0) printf("restarting from %s at step %lld, t = %g\n", path, (long long)s.step, s.time);
+    if (t->rank == 0)
+      printf("restarting from %s at step %lld, t = %g\n", path, (long long)s.step, s.time);
 #else
     fprintf(stderr, "flowcl-tgv: --restart needs flowcl built with HDF5\n");
     return FCL_ERR_NOT_SUPPORTED;
@@ -198,8 +203,10 @@ static fcl_status check_json(tgv *t) {
   bool ok = true;
   if (t->rank == 0 && t->opt.json) {
     FILE *f = fopen(t->opt.json, "a");
-    if (!f) fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
-    else fclose(f);
+    if (!f)
+      fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", t->opt.json, strerror(errno));
+    else
+      fclose(f);
     ok = f != NULL;
   }
   return agreed(t, ok);
@@ -221,7 +228,8 @@ static bool claim_output_dir(const tgv *t) {
     if (chk && t->opt.overwrite) {
       char path[2048];
       snprintf(path, sizeof path, "%s/%s", t->opt.output_dir, e->d_name);
-      if (remove(path) == 0) removed++;
+      if (remove(path) == 0)
+        removed++;
       else {
         fprintf(stderr, "flowcl-tgv: --overwrite: cannot remove %s: %s\n", path, strerror(errno));
         ok = false;
@@ -230,10 +238,11 @@ static bool claim_output_dir(const tgv *t) {
   }
   closedir(d);
   if ((csv || checkpoints) && !t->opt.overwrite) {
-    fprintf(stderr, "flowcl-tgv: the output directory '%s' holds an earlier run (%s%s%d "
+    fprintf(stderr,
+            "flowcl-tgv: the output directory '%s' holds an earlier run (%s%s%d "
             "checkpoint(s)): --restart latest continues it, --overwrite replaces it, or choose "
-            "another --output\n", t->opt.output_dir, csv ? "diagnostics.csv" : "",
-            csv ? ", " : "", checkpoints);
+            "another --output\n",
+            t->opt.output_dir, csv ? "diagnostics.csv" : "", csv ? ", " : "", checkpoints);
     return false;
   }
   if (removed) printf("--overwrite: removed %d checkpoint(s) of an earlier run\n", removed);
@@ -254,8 +263,10 @@ static bool keep_rows_until(const char *path, int64_t step) {
     char *end;
     long long row = strtoll(line, &end, 10);
     bool data = end != line && *end == ',';
-    if (data && row > step) dropped++;
-    else ok = fputs(line, out) >= 0;
+    if (data && row > step)
+      dropped++;
+    else
+      ok = fputs(line, out) >= 0;
   }
   fclose(in);
   if (out && fclose(out) != 0) ok = false;
@@ -287,8 +298,8 @@ static fcl_status make_outputs(tgv *t) {
   if (t->opt.benchmark) return check_json(t);
   bool ok = true;
   if (t->rank == 0 && make_dirs(t->opt.output_dir) != 0) {
-    fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s': %s\n",
-            t->opt.output_dir, strerror(errno));
+    fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s': %s\n", t->opt.output_dir,
+            strerror(errno));
     ok = false;
   }
   if (ok && t->rank == 0 && !t->opt.restart) ok = claim_output_dir(t);
@@ -297,9 +308,10 @@ static fcl_status make_outputs(tgv *t) {
   size_t longest = strlen(t->opt.output_dir) + strlen("/vorticity_000000000.h5.tmp");
   if (ok && t->rank == 0 && (t->opt.snapshot_every > 0 || t->opt.checkpoint_every > 0) &&
       longest > FCL_IO_MAX_PATH) {
-    fprintf(stderr, "flowcl-tgv: --output '%s' is too long for snapshots and checkpoints: their "
-            "paths would reach %zu characters, MPI-IO takes at most %d\n", t->opt.output_dir,
-            longest, FCL_IO_MAX_PATH);
+    fprintf(stderr,
+            "flowcl-tgv: --output '%s' is too long for snapshots and checkpoints: their "
+            "paths would reach %zu characters, MPI-IO takes at most %d\n",
+            t->opt.output_dir, longest, FCL_IO_MAX_PATH);
     ok = false;
   }
 #endif
@@ -389,8 +401,9 @@ static fcl_status measure(void *user, fcl_dt_inputs *in) {
 static fcl_status diagnostics(void *user, const fcl_sim_state *s) {
   tgv *t = user;
   fcl_diagnostics d = {0};
-  TRY(fcl_analytics_compute(t->an, FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY |
-                                       FCL_DIAG_DIVERGENCE, &d));
+  TRY(fcl_analytics_compute(
+      t->an, FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY | FCL_DIAG_DIVERGENCE,
+      &d));
   double eps = NAN, t_mid = NAN;
   if (t->have_prev && s->t > t->prev_t) {
     eps = (t->prev_energy - d.energy) / (s->t - t->prev_t);
@@ -406,8 +419,10 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *s) {
   t->prev_t = s->t;
   if (!isfinite(d.energy) || !isfinite(d.enstrophy) || d.energy > 2 * TGV_ENERGY0) {
     if (t->rank == 0)
-      fprintf(stderr, "flowcl-tgv: the flow diverged at step %lld, t = %g (energy %g, enstrophy "
-              "%g); lower --cfl or --lcfl\n", (long long)s->step, s->t, d.energy, d.enstrophy);
+      fprintf(stderr,
+              "flowcl-tgv: the flow diverged at step %lld, t = %g (energy %g, enstrophy "
+              "%g); lower --cfl or --lcfl\n",
+              (long long)s->step, s->t, d.energy, d.enstrophy);
     return FCL_ERR_INVALID_ARGUMENT;
   }
   bool repeat = t->opt.restart && !t->row_written;
@@ -433,13 +448,17 @@ static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
   TRY(fcl_analytics_compute(t->an, FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY, &d));
   if (!isfinite(d.energy) || !isfinite(d.enstrophy) || d.energy > 2 * TGV_ENERGY0) {
     if (t->rank == 0)
-      fprintf(stderr, "flowcl-tgv: not checkpointing step %lld, t = %g: the flow diverged "
+      fprintf(stderr,
+              "flowcl-tgv: not checkpointing step %lld, t = %g: the flow diverged "
               "(energy %g, enstrophy %g); the earlier checkpoints are kept\n",
               (long long)s->step, s->t, d.energy, d.enstrophy);
     return FCL_ERR_INVALID_STATE;
   }
   if (t->csv) fflush(t->csv); /* the rows up to this checkpoint survive a kill */
-  fcl_checkpoint_state c = {.time = s->t, .dt = s->dt, .step = s->step, .nparams = 2,
+  fcl_checkpoint_state c = {.time = s->t,
+                            .dt = s->dt,
+                            .step = s->step,
+                            .nparams = 2,
                             .names = {"reynolds", "resolution"},
                             .values = {t->opt.reynolds, (double)t->opt.resolution}};
   fcl_field *fields[3] = {t->w, t->u, t->u_prev};
@@ -449,16 +468,21 @@ static fcl_status checkpoint(void *user, const fcl_sim_state *s) {
 
 fcl_simulation_options tgv__loop_options(tgv *t) {
   fcl_simulation_options o = {
-      .t_start = t->start.t, .t_end = t->opt.t_end, .step_start = t->start.step,
+      .t_start = t->start.t,
+      .t_end = t->opt.t_end,
+      .step_start = t->start.step,
       /* --max-steps is the last step, as --t-end is the last time: a restart ends where the
        * run it continues would have */
       .max_steps = t->opt.max_steps > 0 ? t->opt.max_steps - t->start.step : 0,
       .dt = t->opt.dt_fixed > 0
                 ? (fcl_dt_policy){.dt_max = t->opt.dt_fixed}
                 : (fcl_dt_policy){.dt_max = t->opt.dt_max, .cfl = t->opt.cfl, .lcfl = t->opt.lcfl},
-      .measure = measure, .diagnostics = diagnostics,
-      .diagnostics_every = t->opt.diagnostics_every, .user = t,
-      .progress = t->opt.quiet ? NULL : stdout, .progress_every_s = 5};
+      .measure = measure,
+      .diagnostics = diagnostics,
+      .diagnostics_every = t->opt.diagnostics_every,
+      .user = t,
+      .progress = t->opt.quiet ? NULL : stdout,
+      .progress_every_s = 5};
 #if FLOWCL_ENABLE_HDF5
   if (t->opt.snapshot_every > 0) {
     o.output = snapshot;

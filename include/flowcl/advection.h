@@ -84,7 +84,7 @@ typedef enum {
 
 typedef struct {
   fcl_remesh_formula formula;
-  int rk_order;            /* 2, 3 or 4 (0: 2) */
+  int rk_order; /* 2, 3 or 4 (0: 2) */
   fcl_interp interp;
   fcl_splitting splitting;
   double max_cfl;          /* largest dt max|u_d| / dx_d a step may take (0: 1) */

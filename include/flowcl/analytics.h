@@ -34,8 +34,7 @@ typedef struct fcl_analytics fcl_analytics;
 /* Diagnostics of velocity u (dim components) and vorticity w (3 components in 3D, 1 in 2D;
  * NULL: none, and the vorticity quantities are errors), on one topology, precision and queue;
  * one scalar work field from pool. The fields must outlive the object. */
-fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool,
-                                fcl_analytics **out);
+fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl_analytics **out);
 void fcl_analytics_destroy(fcl_analytics **an); /* accepts NULL */
 
 /* The quantities of `what` (fcl_diag_flags) into d; the others are left as they were.

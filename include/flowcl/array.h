@@ -92,8 +92,8 @@ bool fcl_array_is_contiguous(const fcl_array *array);
  * stay valid until event completes. queue NULL: the array's queue. */
 fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void *host,
                            bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host,
-                          bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host, bool blocking,
+                          cl_uint num_wait, const cl_event *wait, cl_event *event);
 /* Every element set to *value (itemsize bytes). */
 fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,
                           cl_uint num_wait, const cl_event *wait, cl_event *event);
@@ -101,10 +101,8 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
 fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue queue,
                           cl_uint num_wait, const cl_event *wait, cl_event *event);
 /* Map a contiguous array into host memory (blocking); unmap with fcl_array_unmap. */
-fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags,
-                         void **host);
-fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host,
-                           cl_event *event);
+fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags, void **host);
+fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host, cl_event *event);
 /* One element at index[ndim] (blocking read). */
 fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *value);
 

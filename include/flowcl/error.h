@@ -14,20 +14,20 @@ extern "C" {
 #endif
 
 /* One table generates the enum, fcl_status_name() and fcl_status_string(). */
-#define FCL_STATUS_TABLE(X)                                                                     \
-  X(FCL_OK, 0, "success")                                                                       \
-  X(FCL_ERR_INVALID_ARGUMENT, -1, "invalid argument")                                           \
-  X(FCL_ERR_OUT_OF_MEMORY, -2, "out of memory")                                                 \
-  X(FCL_ERR_NOT_FOUND, -3, "not found")                                                         \
-  X(FCL_ERR_NOT_SUPPORTED, -4, "not supported by this device or build")                        \
-  X(FCL_ERR_BUILD_FAILED, -5, "OpenCL program build failed")                                    \
-  X(FCL_ERR_OPENCL, -6, "OpenCL error")                                                         \
-  X(FCL_ERR_MPI, -7, "MPI error")                                                               \
-  X(FCL_ERR_HDF5, -8, "HDF5 error")                                                             \
-  X(FCL_ERR_IO, -9, "file input/output error")                                                  \
-  X(FCL_ERR_CORRUPT, -10, "corrupted or truncated data")                                        \
-  X(FCL_ERR_INVALID_STATE, -11, "object not in a state that allows this operation")             \
-  X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")                                    \
+#define FCL_STATUS_TABLE(X)                                                                        \
+  X(FCL_OK, 0, "success")                                                                          \
+  X(FCL_ERR_INVALID_ARGUMENT, -1, "invalid argument")                                              \
+  X(FCL_ERR_OUT_OF_MEMORY, -2, "out of memory")                                                    \
+  X(FCL_ERR_NOT_FOUND, -3, "not found")                                                            \
+  X(FCL_ERR_NOT_SUPPORTED, -4, "not supported by this device or build")                            \
+  X(FCL_ERR_BUILD_FAILED, -5, "OpenCL program build failed")                                       \
+  X(FCL_ERR_OPENCL, -6, "OpenCL error")                                                            \
+  X(FCL_ERR_MPI, -7, "MPI error")                                                                  \
+  X(FCL_ERR_HDF5, -8, "HDF5 error")                                                                \
+  X(FCL_ERR_IO, -9, "file input/output error")                                                     \
+  X(FCL_ERR_CORRUPT, -10, "corrupted or truncated data")                                           \
+  X(FCL_ERR_INVALID_STATE, -11, "object not in a state that allows this operation")                \
+  X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")                                        \
   X(FCL_ERR_FFT, -13, "FFT library error (VkFFT or FFTW)")
 
 typedef enum {

@@ -47,8 +47,7 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
                                                  fcl_pool *pool, fcl_fd **out);
 
 /* g = grad f[comp], order 2 or 4 (g: dim components). */
-fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order,
-                                  fcl_fd **out);
+fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order, fcl_fd **out);
 /* s = div u (u: dim components, s: scalar). */
 fcl_status fcl_fd_divergence_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out);
 /* s = sqrt(sum_ij (d_j u_i)^2) (u: dim components, s: scalar). */
@@ -80,9 +79,8 @@ typedef struct {
  * the name with non-alphanumerics replaced by '_'. Errors name the offending subscript or
  * instruction. A custom kernel is reversible: it accepts a dt < 0 (what it computes with it is
  * the caller's to judge). */
-fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
-                                const fcl_fd_binding *bindings, const char *instructions,
-                                double bytes_per_point, fcl_fd **out);
+fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings, const fcl_fd_binding *bindings,
+                                const char *instructions, double bytes_per_point, fcl_fd **out);
 
 #define FCL_FD_MAX_SCALARS 16
 /* The same with the caller's own named scalars (in the fields' precision), e.g. amplitudes or
@@ -92,9 +90,8 @@ fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
  * Set them with fcl_fd_set_scalar before a call (0 until set); the kernel is compiled once. */
 fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
                                              const fcl_fd_binding *bindings, size_t nscalars,
-                                             const char *const *scalars,
-                                             const char *instructions, double bytes_per_point,
-                                             fcl_fd **out);
+                                             const char *const *scalars, const char *instructions,
+                                             double bytes_per_point, fcl_fd **out);
 /* Set a scalar of a custom kernel for the next calls: one of its own, or t or step_index (which
  * fcl_fd_enqueue_step sets from the time loop). Unknown names: FCL_ERR_NOT_FOUND listing the
  * operator's scalars. Non-finite values are refused. Allocates nothing, builds nothing. */

@@ -59,8 +59,8 @@ bool fcl_fft_backend_available(fcl_fft_backend backend);
 typedef struct {
   int64_t global[3], local[3], offset[3];
   int order[3];
-  size_t count;       /* complex values of the spectral layout on this rank */
-  size_t bytes;       /* their bytes */
+  size_t count;        /* complex values of the spectral layout on this rank */
+  size_t bytes;        /* their bytes */
   size_t padded_reals; /* real values of the rank's data in the in-place padded form */
 } fcl_fft_layout;
 

@@ -191,7 +191,8 @@ bool fcl_reduction_done(const fcl_reduction *reduction);
 /* Drop a start without its finish (an error path): waits for its reads, keeps no result, and
  * the reduction can start again. Not collective. Accepts NULL. */
 void fcl_reduction_cancel(fcl_reduction *reduction);
-void fcl_reduction_destroy(fcl_reduction **reduction); /* accepts NULL; waits for a read in flight */
+void fcl_reduction_destroy(
+    fcl_reduction **reduction); /* accepts NULL; waits for a read in flight */
 
 /* Local transpose: dst's axes are src's axes permuted, dst(axis a) = src(axis perm[a]), on the
  * interior of one component, on the device (a generated kernel, tuned by FLOWCL_TUNE). perm is
@@ -202,8 +203,7 @@ fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *ds
 
 /* Copy a component between two fields of one domain on different topologies of the same
  * communicator (e.g. blocks to pencils) with MPI_Alltoallv, interiors only. Collective. */
-fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field *dst,
-                                  int dst_comp);
+fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp);
 
 #ifdef __cplusplus
 }

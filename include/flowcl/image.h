@@ -63,11 +63,9 @@ fcl_status fcl_image_write(fcl_image *image, cl_command_queue queue, const size_
 /* Enqueued copies (no wait): image to image (one format), image to buffer and back (packed
  * pixels at a byte offset of the buffer). */
 fcl_status fcl_image_copy(fcl_image *src, fcl_image *dst, cl_command_queue queue,
-                          const size_t *src_origin, const size_t *dst_origin,
-                          const size_t *region);
-fcl_status fcl_image_copy_to_buffer(fcl_image *image, cl_command_queue queue,
-                                    const size_t *origin, const size_t *region, cl_mem buffer,
-                                    size_t offset);
+                          const size_t *src_origin, const size_t *dst_origin, const size_t *region);
+fcl_status fcl_image_copy_to_buffer(fcl_image *image, cl_command_queue queue, const size_t *origin,
+                                    const size_t *region, cl_mem buffer, size_t offset);
 fcl_status fcl_image_copy_from_buffer(fcl_image *image, cl_command_queue queue, cl_mem buffer,
                                       size_t offset, const size_t *origin, const size_t *region);
 /* Fill a region with one color (enqueued): 4 floats for float and normalized channel types,
@@ -84,15 +82,15 @@ fcl_status fcl_image_unmap(fcl_image *image, cl_command_queue queue, void *ptr);
 /* ---- samplers ---- */
 
 typedef struct {
-  bool normalized;               /* coordinates in [0, 1) instead of pixels */
-  cl_addressing_mode addressing; /* CL_ADDRESS_NONE, _CLAMP_TO_EDGE, _CLAMP, _REPEAT, _MIRRORED_REPEAT */
-  cl_filter_mode filter;         /* CL_FILTER_NEAREST or CL_FILTER_LINEAR */
+  bool normalized; /* coordinates in [0, 1) instead of pixels */
+  cl_addressing_mode
+      addressing;        /* CL_ADDRESS_NONE, _CLAMP_TO_EDGE, _CLAMP, _REPEAT, _MIRRORED_REPEAT */
+  cl_filter_mode filter; /* CL_FILTER_NEAREST or CL_FILTER_LINEAR */
 } fcl_sampler_desc;
 
 /* A sampler of the context (the caller owns it: clReleaseSampler). REPEAT and MIRRORED_REPEAT
  * need normalized coordinates (an error says so). */
-fcl_status fcl_sampler_create(fcl_context *context, const fcl_sampler_desc *desc,
-                              cl_sampler *out);
+fcl_status fcl_sampler_create(fcl_context *context, const fcl_sampler_desc *desc, cl_sampler *out);
 /* What a sampler was made with. */
 fcl_status fcl_sampler_get_desc(cl_sampler sampler, fcl_sampler_desc *out);
 
@@ -102,11 +100,11 @@ typedef struct {
   cl_mem_object_type type; /* CL_MEM_OBJECT_BUFFER, _IMAGE2D, _IMAGE3D, ... */
   size_t size;             /* bytes */
   cl_mem_flags flags;
-  void *host_ptr;          /* the host pointer it was made with (NULL: none) */
+  void *host_ptr; /* the host pointer it was made with (NULL: none) */
   cl_context context;
-  cl_mem base;             /* a sub-buffer's buffer (NULL otherwise) */
-  size_t offset;           /* a sub-buffer's offset in base */
-  cl_uint references;      /* reference count (for debugging only: may be stale) */
+  cl_mem base;        /* a sub-buffer's buffer (NULL otherwise) */
+  size_t offset;      /* a sub-buffer's offset in base */
+  cl_uint references; /* reference count (for debugging only: may be stale) */
 } fcl_mem_info;
 
 fcl_status fcl_mem_get_info(cl_mem mem, fcl_mem_info *out);

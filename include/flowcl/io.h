@@ -71,12 +71,11 @@ typedef struct {
  * the previous checkpoints intact; then all but the newest keep checkpoints of this name are
  * removed (keep <= 0: none), with any temporary file of this name that a killed writer left.
  * path (may be NULL, size bytes) receives the file written. */
-fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep,
-                                size_t nfields, fcl_field *const *fields,
-                                const fcl_checkpoint_state *state, char *path, size_t size);
+fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep, size_t nfields,
+                                fcl_field *const *fields, const fcl_checkpoint_state *state,
+                                char *path, size_t size);
 /* The newest complete checkpoint of name in directory (by step), or FCL_ERR_NOT_FOUND. */
-fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *path,
-                                 size_t size);
+fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *path, size_t size);
 /* Restore fields (matched by name, any decomposition) and the state from a checkpoint. A file
  * that does not match its seal (or has none: written before format 2), a wrong format
  * version, a missing field, a checksum mismatch (FCL_ERR_CORRUPT) are errors naming the file. The parameters come back sorted by name. */

@@ -65,14 +65,38 @@ typedef struct {
   fcl_value value;
 } fcl_arg;
 
-static inline fcl_arg fcl_arg_i32(cl_uint i, int32_t v) { fcl_arg a = {i, FCL_TYPE_I32, {.i32 = v}}; return a; }
-static inline fcl_arg fcl_arg_u32(cl_uint i, uint32_t v) { fcl_arg a = {i, FCL_TYPE_U32, {.u32 = v}}; return a; }
-static inline fcl_arg fcl_arg_i64(cl_uint i, int64_t v) { fcl_arg a = {i, FCL_TYPE_I64, {.i64 = v}}; return a; }
-static inline fcl_arg fcl_arg_u64(cl_uint i, uint64_t v) { fcl_arg a = {i, FCL_TYPE_U64, {.u64 = v}}; return a; }
-static inline fcl_arg fcl_arg_f32(cl_uint i, float v) { fcl_arg a = {i, FCL_TYPE_F32, {.f32 = v}}; return a; }
-static inline fcl_arg fcl_arg_f64(cl_uint i, double v) { fcl_arg a = {i, FCL_TYPE_F64, {.f64 = v}}; return a; }
-static inline fcl_arg fcl_arg_buffer(cl_uint i, cl_mem v) { fcl_arg a = {i, FCL_TYPE_BUFFER, {.buffer = v}}; return a; }
-static inline fcl_arg fcl_arg_local(cl_uint i, size_t bytes) { fcl_arg a = {i, FCL_TYPE_LOCAL, {.local_bytes = bytes}}; return a; }
+static inline fcl_arg fcl_arg_i32(cl_uint i, int32_t v) {
+  fcl_arg a = {i, FCL_TYPE_I32, {.i32 = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_u32(cl_uint i, uint32_t v) {
+  fcl_arg a = {i, FCL_TYPE_U32, {.u32 = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_i64(cl_uint i, int64_t v) {
+  fcl_arg a = {i, FCL_TYPE_I64, {.i64 = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_u64(cl_uint i, uint64_t v) {
+  fcl_arg a = {i, FCL_TYPE_U64, {.u64 = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_f32(cl_uint i, float v) {
+  fcl_arg a = {i, FCL_TYPE_F32, {.f32 = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_f64(cl_uint i, double v) {
+  fcl_arg a = {i, FCL_TYPE_F64, {.f64 = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_buffer(cl_uint i, cl_mem v) {
+  fcl_arg a = {i, FCL_TYPE_BUFFER, {.buffer = v}};
+  return a;
+}
+static inline fcl_arg fcl_arg_local(cl_uint i, size_t bytes) {
+  fcl_arg a = {i, FCL_TYPE_LOCAL, {.local_bytes = bytes}};
+  return a;
+}
 
 /* One entry of a parameters map: the parameter called name is kernel argument index. */
 typedef struct {
@@ -87,7 +111,8 @@ typedef struct {
   cl_uint work_dim;
   size_t global[3];
   size_t local[3]; /* all zero: the driver chooses */
-  size_t bytes_per_launch; /* bytes read + written per launch, for bandwidth statistics; 0 = unknown */
+  size_t
+      bytes_per_launch; /* bytes read + written per launch, for bandwidth statistics; 0 = unknown */
 } fcl_launch_config;
 
 typedef struct fcl_launcher fcl_launcher;
@@ -98,9 +123,8 @@ typedef struct fcl_param_set fcl_param_set;
  * (set per call); one that is neither, or both, is an error naming it. The launcher owns its
  * own cl_kernel. */
 fcl_status fcl_launcher_create_kernel(const char *name, fcl_program *program,
-                                      const char *kernel_name, size_t num_args,
-                                      const fcl_arg *args, size_t num_params,
-                                      const fcl_param_spec *params,
+                                      const char *kernel_name, size_t num_args, const fcl_arg *args,
+                                      size_t num_params, const fcl_param_spec *params,
                                       const fcl_launch_config *config, fcl_launcher **out);
 
 /* Generators of iterated parameter values. */
@@ -162,11 +186,10 @@ fcl_status fcl_launcher_create_host_enqueue(const char *name, fcl_host_fn fn, vo
 /* Copy steps: byte counts and offsets (host pointers must outlive the calls). */
 fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_mem dst,
                                         size_t dst_offset, size_t bytes, fcl_launcher **out);
-fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset,
-                                        void *dst, size_t bytes, fcl_launcher **out);
-fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset,
-                                        cl_mem dst, size_t dst_offset, size_t bytes,
-                                        fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset, void *dst,
+                                        size_t bytes, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset, cl_mem dst,
+                                        size_t dst_offset, size_t bytes, fcl_launcher **out);
 /* Rectangular copies (clEnqueue*BufferRect): origins {x bytes, row, slice}, region {x bytes,
  * rows, slices}, pitches in bytes (0: packed). For host sides the origin applies to the
  * pointer with the host pitches. */
@@ -202,8 +225,8 @@ bool fcl_launcher_global_size_configured(const fcl_launcher *launcher);
 bool fcl_launcher_queue_configured(const fcl_launcher *launcher);
 /* Set the default queue and/or the work sizes of a kernel or iterative launcher (queue NULL
  * keeps the queue; work_dim 0 keeps the sizes; local NULL lets the driver choose). */
-fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue,
-                                  cl_uint work_dim, const size_t *global, const size_t *local);
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue, cl_uint work_dim,
+                                  const size_t *global, const size_t *local);
 
 /* Work sizes computed per call from the parameter values (values[i] is the value of
  * parameter i of fcl_launcher_param, as given for this call). fn writes work_dim (1-3), global
@@ -212,8 +235,8 @@ fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue
  * NULL) is called on user when the launcher is destroyed or the function replaced. */
 typedef fcl_status (*fcl_work_size_fn)(void *user, const fcl_value *values, cl_uint *work_dim,
                                        size_t global[3], size_t local[3]);
-fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_fn fn,
-                                         void *user, void (*destroy)(void *user));
+fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_fn fn, void *user,
+                                         void (*destroy)(void *user));
 
 /* The launcher's parameters (name, type); for lists, the union over the members. */
 size_t fcl_launcher_num_params(const fcl_launcher *launcher);
@@ -246,10 +269,10 @@ fcl_status fcl_param_set_value(fcl_param_set *set, size_t slot, fcl_value_type t
                                fcl_value value);
 
 typedef struct {
-  size_t count;        /* completed launches folded in */
+  size_t count; /* completed launches folded in */
   double total_ns, min_ns, max_ns, mean_ns;
-  size_t pending;      /* launches whose events have not completed yet */
-  double bytes;        /* bytes moved by the counted launches (0 when unknown) */
+  size_t pending;       /* launches whose events have not completed yet */
+  double bytes;         /* bytes moved by the counted launches (0 when unknown) */
   double bandwidth_gbs; /* bytes / total time, GB/s (0 when unknown) */
 } fcl_launch_stats;
 

@@ -73,9 +73,9 @@ typedef struct fcl_pool_block fcl_pool_block;
 #define FCL_POOL_POISON_BYTE 0xFF
 
 typedef struct {
-  unsigned leading_bits;      /* L, 0..FCL_POOL_MAX_LEADING_BITS; default 4 */
-  size_t max_managed_bytes;   /* cap on managed bytes (held + active); 0 = none */
-  bool debug;                 /* poison freed blocks (also: FLOWCL_POOL_DEBUG=1) */
+  unsigned leading_bits;        /* L, 0..FCL_POOL_MAX_LEADING_BITS; default 4 */
+  size_t max_managed_bytes;     /* cap on managed bytes (held + active); 0 = none */
+  bool debug;                   /* poison freed blocks (also: FLOWCL_POOL_DEBUG=1) */
   cl_command_queue debug_queue; /* queue used to poison buffers in debug mode */
 } fcl_pool_options;
 
@@ -116,13 +116,13 @@ void *fcl_pool_block_svm(const fcl_pool_block *block);     /* NULL for buffer po
 size_t fcl_pool_block_size(const fcl_pool_block *block);   /* the bin's size, >= request */
 
 typedef struct {
-  size_t held_blocks;     /* freed blocks kept for reuse (fenced ones included) */
-  size_t active_blocks;   /* blocks handed out and not yet freed */
-  size_t managed_bytes;   /* bytes of held + active blocks */
-  size_t active_bytes;    /* bytes of active blocks */
+  size_t held_blocks;      /* freed blocks kept for reuse (fenced ones included) */
+  size_t active_blocks;    /* blocks handed out and not yet freed */
+  size_t managed_bytes;    /* bytes of held + active blocks */
+  size_t active_bytes;     /* bytes of active blocks */
   size_t high_water_bytes; /* largest managed_bytes seen */
-  size_t allocations;     /* calls to the allocator (pool misses) */
-  size_t reuses;          /* requests served from held blocks */
+  size_t allocations;      /* calls to the allocator (pool misses) */
+  size_t reuses;           /* requests served from held blocks */
 } fcl_pool_stats;
 fcl_status fcl_pool_get_stats(fcl_pool *pool, fcl_pool_stats *stats);
 /* Free every held block whose fence has completed. */

@@ -104,11 +104,11 @@ fcl_status fcl_problem_report(fcl_problem *problem, FILE *out);
 
 /* Statistics of one node of the resolved step, on this rank. */
 typedef struct {
-  char name[64];      /* the operator's name, or "ghosts(<field>)" */
+  char name[64]; /* the operator's name, or "ghosts(<field>)" */
   int64_t calls;
-  double wall_s;      /* host time in the node, waits included */
-  double device_ns;   /* profiled kernel time of its launchers (0: none or no profiling) */
-  double bytes;       /* bytes its launchers moved (0: unknown) */
+  double wall_s;    /* host time in the node, waits included */
+  double device_ns; /* profiled kernel time of its launchers (0: none or no profiling) */
+  double bytes;     /* bytes its launchers moved (0: unknown) */
 } fcl_node_stats;
 
 /* Nodes of the resolved step (after setup; 0 before). */
@@ -119,12 +119,12 @@ fcl_status fcl_problem_node_statistics(fcl_problem *problem, int index, fcl_node
 /* ---- time step policy ---- */
 
 typedef enum {
-  FCL_DT_FIXED, /* dt_max (no bound applied but the operators' stability bounds) */
-  FCL_DT_CFL,   /* cfl * dx_d / max|u_d|, smallest over the axes */
-  FCL_DT_LCFL,  /* lcfl / max|grad u| */
+  FCL_DT_FIXED,    /* dt_max (no bound applied but the operators' stability bounds) */
+  FCL_DT_CFL,      /* cfl * dx_d / max|u_d|, smallest over the axes */
+  FCL_DT_LCFL,     /* lcfl / max|grad u| */
   FCL_DT_OPERATOR, /* an operator's stability bound (diffusion) */
-  FCL_DT_MAX,   /* the user's dt_max */
-  FCL_DT_END    /* shortened to land on the end time */
+  FCL_DT_MAX,      /* the user's dt_max */
+  FCL_DT_END       /* shortened to land on the end time */
 } fcl_dt_limit;
 
 /* "fixed", "cfl", "lcfl", "operator", "dt_max", "end". */
@@ -139,8 +139,8 @@ typedef struct {
 
 /* Flow quantities the policy needs, measured by the caller (e.g. fcl_analytics). */
 typedef struct {
-  double umax[3];    /* max|u_d| */
-  double dx[3];      /* grid spacings (axes beyond dim: 0, ignored) */
+  double umax[3]; /* max|u_d| */
+  double dx[3];   /* grid spacings (axes beyond dim: 0, ignored) */
   int dim;
   double grad_u_max; /* max|grad u| */
 } fcl_dt_inputs;
@@ -169,10 +169,10 @@ typedef struct {
   int64_t step_start;    /* index of the first step (restart) */
   int64_t max_steps;     /* > 0: stop after this many steps even before t_end */
   fcl_dt_policy dt;
-  fcl_sim_measure measure;  /* required when dt.cfl or dt.lcfl is set */
+  fcl_sim_measure measure;      /* required when dt.cfl or dt.lcfl is set */
   fcl_sim_callback diagnostics; /* after every diagnostics_every-th step (and at t_start) */
   int64_t diagnostics_every;
-  fcl_sim_callback output;  /* after the step that reaches each multiple of output_every_t */
+  fcl_sim_callback output; /* after the step that reaches each multiple of output_every_t */
   double output_every_t;
   fcl_sim_callback checkpoint; /* after every checkpoint_every-th step */
   int64_t checkpoint_every;

@@ -58,14 +58,14 @@ typedef struct {
   cl_platform_id platform;
   char name[256];
   char vendor[256];
-  char version[256];          /* "OpenCL 3.0 ..." */
+  char version[256]; /* "OpenCL 3.0 ..." */
   char driver_version[256];
   char opencl_c_version[256];
   char profile[64];
   char extensions[8192];
   bool extensions_truncated;
   char built_in_kernels[1024];
-  char il_version[256];       /* SPIR-V versions accepted ("" when none) */
+  char il_version[256];             /* SPIR-V versions accepted ("" when none) */
   int version_major, version_minor; /* parsed from version */
   cl_device_type type;
   cl_uint vendor_id;
@@ -239,8 +239,7 @@ fcl_status fcl_program_create_builtin(fcl_context *context, const char *file_nam
  * CL_DEVICE_BUILT_IN_KERNELS lists them (fcl_device_info.built_in_kernels; PoCL has
  * "pocl.add.i8"). A name that a device does not list is FCL_ERR_NOT_FOUND naming it and what
  * the device has. Ready for fcl_kernel_create at once (fcl_program_build does nothing). */
-fcl_status fcl_program_create_built_in(fcl_context *context, const char *names,
-                                       fcl_program **out);
+fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, fcl_program **out);
 /* A program from bytes that are SPIR-V when they start with its magic number (0x07230203, in
  * either byte order: fcl_program_create_il), else OpenCL C source of size bytes. */
 fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, size_t size,
@@ -329,7 +328,8 @@ const char *fcl_kernel_name(const fcl_kernel *kernel);
 cl_kernel fcl_kernel_cl(const fcl_kernel *kernel);
 fcl_program *fcl_kernel_program(const fcl_kernel *kernel);
 cl_uint fcl_kernel_num_args(const fcl_kernel *kernel);
-fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index, fcl_kernel_arg_info *info);
+fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index,
+                                   fcl_kernel_arg_info *info);
 /* Index of the argument called name. */
 fcl_status fcl_kernel_arg_index(const fcl_kernel *kernel, const char *name, cl_uint *index);
 
@@ -395,8 +395,8 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const 
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct {
-  unsigned simd_group_size;          /* work-items run in lock-step (warp, wavefront, lanes) */
-  unsigned local_mem_bank_count;     /* 0: local memory is not banked (emulated in global) */
+  unsigned simd_group_size;              /* work-items run in lock-step (warp, wavefront, lanes) */
+  unsigned local_mem_bank_count;         /* 0: local memory is not banked (emulated in global) */
   unsigned local_mem_access_granularity; /* bytes per bank word */
   unsigned simultaneous_local_access;    /* work-items whose local accesses may conflict */
   cl_ulong usable_local_mem_size;

@@ -32,21 +32,20 @@ fcl_status fcl_spectral_poisson(fcl_spectral *spectral, const fcl_field *rhs, fc
 /* Biot-Savart: the divergence-free velocity whose curl is omega, u = curl(psi) with
  * lap(psi) = -omega, in one spectral pass. 3D: omega and u are vectors; 2D: omega is a scalar
  * and u a 2-vector. */
-fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *omega,
-                                    fcl_field *u);
+fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *omega, fcl_field *u);
 /* Exact diffusion of omega over dt (in place), then u = Biot-Savart of the diffused omega, in
  * one spectral pass: the forward transforms of omega serve both, so a 3D call does 3 forward
  * and 6 backward transforms where fcl_spectral_diffuse then fcl_spectral_biot_savart do 12
  * (on several ranks, 9 all-to-all transposes instead of 12). Same result up to rounding. */
-fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega,
-                                            fcl_field *u, double nu, double dt);
+fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega, fcl_field *u,
+                                            double nu, double dt);
 /* Leray projection of a vector field onto divergence-free fields, in place. */
 fcl_status fcl_spectral_project(fcl_spectral *spectral, fcl_field *u);
 /* Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */
 fcl_status fcl_spectral_diffuse(fcl_spectral *spectral, fcl_field *f, double nu, double dt);
 /* d^order f[comp] / d x_axis^order into df[dcomp] (df may be f). */
-fcl_status fcl_spectral_derivative(fcl_spectral *spectral, const fcl_field *f, int comp,
-                                   int axis, int order, fcl_field *df, int dcomp);
+fcl_status fcl_spectral_derivative(fcl_spectral *spectral, const fcl_field *f, int comp, int axis,
+                                   int order, fcl_field *df, int dcomp);
 /* Curl: 3D vector u -> vector w; 2D vector u -> scalar w (may not be u). */
 fcl_status fcl_spectral_curl(fcl_spectral *spectral, const fcl_field *u, fcl_field *w);
 
@@ -54,12 +53,11 @@ fcl_status fcl_spectral_curl(fcl_spectral *spectral, const fcl_field *u, fcl_fie
  * diffusion of f over each step's dt, Leray projection of u. Each allocates a small state that
  * the problem frees (fcl_problem_add_operator frees it even when it fails); spectral and the
  * fields must outlive the problem. */
-fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,
-                                             fcl_field *u, fcl_operator *out);
+fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega, fcl_field *u,
+                                             fcl_operator *out);
 fcl_status fcl_spectral_diffusion_operator(fcl_spectral *spectral, fcl_field *f, double nu,
                                            fcl_operator *out);
-fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u,
-                                         fcl_operator *out);
+fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u, fcl_operator *out);
 /* The fused pass (fcl_spectral_diffuse_biot_savart) over each step's dt: reads and writes omega,
  * writes u. */
 fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,

@@ -60,7 +60,7 @@ fcl_status fcl_tune_effort_from_env(fcl_tune_effort *effort, bool *set);
 #define FCL_TUNE_MAX_AXES 8
 
 typedef struct {
-  const char *name;      /* for messages and the description of the choice */
+  const char *name; /* for messages and the description of the choice */
   size_t count;
   const int64_t *values; /* values[0]: the heuristic default */
 } fcl_tune_axis;
@@ -92,9 +92,8 @@ typedef struct {
  * NULL) a new builder with the choice applied (the caller destroys it). Fails when no choice
  * gives a valid variant, with the reason of the default's failure. */
 fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                    fcl_tune_apply_fn apply, void *user, fcl_context *context,
-                    cl_device_id device, const fcl_tune_options *options,
-                    fcl_tune_result *result, fcl_kbuilder **best);
+                    fcl_tune_apply_fn apply, void *user, fcl_context *context, cl_device_id device,
+                    const fcl_tune_options *options, fcl_tune_result *result, fcl_kbuilder **best);
 
 /* What fcl_tune timed in this process so far: the tunings that measured variants (not those
  * served by a remembered result or done at estimate) and the wall seconds they took. A main

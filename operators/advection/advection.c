@@ -36,13 +36,17 @@ fcl_status fcl_remesh_formula_parse(const char *text, fcl_remesh_formula *formul
       return FCL_OK;
     }
   }
-  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "remeshing formula '%s': expected one of L2_1 "
-                   "(M'4), L2_2, L4_2, L6_4, L8_4", text);
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "remeshing formula '%s': expected one of L2_1 "
+                   "(M'4), L2_2, L4_2, L6_4, L8_4",
+                   text);
 }
 
 fcl_advection_options fcl_advection_default_options(void) {
-  return (fcl_advection_options){.formula = FCL_REMESH_L4_2, .rk_order = 2,
-                                 .interp = FCL_INTERP_LINEAR, .splitting = FCL_SPLIT_STRANG,
+  return (fcl_advection_options){.formula = FCL_REMESH_L4_2,
+                                 .rk_order = 2,
+                                 .interp = FCL_INTERP_LINEAR,
+                                 .splitting = FCL_SPLIT_STRANG,
                                  .max_cfl = 1.0};
 }
 
@@ -62,8 +66,10 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
   if (!out->rk_order) out->rk_order = 2;
   if (out->max_cfl == 0) out->max_cfl = 1.0;
   if (!fcl_remesh_formula_name(out->formula))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: formula %d is not a "
-                     "fcl_remesh_formula", (int)out->formula);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "advection options: formula %d is not a "
+                     "fcl_remesh_formula",
+                     (int)out->formula);
   if (out->rk_order < 2 || out->rk_order > 4)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: rk_order %d (2, 3 or 4)",
                      out->rk_order);
@@ -78,8 +84,10 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
                      (int)out->cfl_check);
   if (out->cfl_check == FCL_CFL_CHECK_BOUND &&
       !(out->velocity_bound > 0 && isfinite(out->velocity_bound)))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: velocity_bound %g with "
-                     "FCL_CFL_CHECK_BOUND (must be finite and > 0)", out->velocity_bound);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "advection options: velocity_bound %g with "
+                     "FCL_CFL_CHECK_BOUND (must be finite and > 0)",
+                     out->velocity_bound);
   if (!(out->max_cfl > 0 && out->max_cfl <= 16))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_cfl %g (in (0, 16])",
                      out->max_cfl);
@@ -100,22 +108,28 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection: '%s' is %dD (2D and 3D only)",
                      fcl_field_name(u), d->dim);
   if (fcl_field_ncomp(u) != d->dim)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: argument 1 (velocity): '%s' has %d "
-                     "components, a %dD velocity has %d", fcl_field_name(u), fcl_field_ncomp(u),
-                     d->dim, d->dim);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "advection: argument 1 (velocity): '%s' has %d "
+                     "components, a %dD velocity has %d",
+                     fcl_field_name(u), fcl_field_ncomp(u), d->dim, d->dim);
   for (int f = 0; f < nfields; ++f) {
     const fcl_field *q = fields[f];
     if (!q)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: argument 3 (fields): entry %d is "
-                       "NULL", f);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection: argument 3 (fields): entry %d is "
+                       "NULL",
+                       f);
     if (q == u)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: '%s' is the velocity itself (advect "
-                       "a copy)", fcl_field_name(q));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection: '%s' is the velocity itself (advect "
+                       "a copy)",
+                       fcl_field_name(q));
     if (fcl_field_topology(q) != topo || fcl_field_dtype(q) != fcl_field_dtype(u) ||
         fcl_field_queue(q) != fcl_field_queue(u))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: '%s' is not on the topology, "
-                       "precision and queue of the velocity '%s'", fcl_field_name(q),
-                       fcl_field_name(u));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection: '%s' is not on the topology, "
+                       "precision and queue of the velocity '%s'",
+                       fcl_field_name(q), fcl_field_name(u));
     for (int g = 0; g < f; ++g)
       if (fields[g] == q)
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: '%s' is listed twice",
@@ -125,17 +139,23 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
   const int64_t *local = fcl_topology_local_resolution(topo);
   for (int a = 0; a < d->dim; ++a)
     if (d->bc[a][0] != FCL_BC_PERIODIC)
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection: axis %d of '%s' is not periodic (the "
-                       "remeshing kernels have no wall treatment)", a, fcl_field_name(u));
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                       "advection: axis %d of '%s' is not periodic (the "
+                       "remeshing kernels have no wall treatment)",
+                       a, fcl_field_name(u));
   for (int a = 0; a < d->dim; ++a) {
     wrap[a] = procs[a] == 1;
     if (wrap[a] && local[a] < reach->hu)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: axis %d has %lld points, fewer "
-                       "than the kernels' reach of %d", a, (long long)local[a], reach->hu);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection: axis %d has %lld points, fewer "
+                       "than the kernels' reach of %d",
+                       a, (long long)local[a], reach->hu);
     if (!wrap[a] && ghosts[a] < reach->hu)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection: axis %d is split over %d ranks "
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection: axis %d is split over %d ranks "
                        "and needs %d ghosts for these options (formula, interpolation, "
-                       "max_cfl); the topology has %d", a, procs[a], reach->hu, ghosts[a]);
+                       "max_cfl); the topology has %d",
+                       a, procs[a], reach->hu, ghosts[a]);
   }
   return FCL_OK;
 }
@@ -144,10 +164,12 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
 static fcl_status plan_axis(fcl_advection *adv, int axis) {
   const fcl_field *u = adv->velocity;
   const fcl_topology *topo = fcl_field_topology(u);
-  fcl__adv_kernel_spec spec = {.axis = axis, .wrap = adv->wrap[axis],
+  fcl__adv_kernel_spec spec = {.axis = axis,
+                               .wrap = adv->wrap[axis],
                                .dtype = fcl_field_dtype(u),
                                .formula = &fcl__remesh_formulas[adv->opt.formula],
-                               .opt = adv->opt, .reach = adv->reach};
+                               .opt = adv->opt,
+                               .reach = adv->reach};
   memcpy(spec.n, fcl_topology_local_resolution(topo), sizeof spec.n);
   memcpy(spec.padded, fcl_field_padded_shape(u), sizeof spec.padded);
   memcpy(spec.ghosts, fcl_topology_ghosts(topo), sizeof spec.ghosts);
@@ -162,13 +184,16 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   for (int first = 0; first < adv->ncomp;) {
     spec.first_comp = first;
     spec.ncomp = adv->ncomp - first;
-    while (spec.ncomp > 1 && fcl__adv_line_local_bytes(&spec, 1, false) > info.local_mem_size) spec.ncomp--;
+    while (spec.ncomp > 1 && fcl__adv_line_local_bytes(&spec, 1, false) > info.local_mem_size)
+      spec.ncomp--;
     fcl_launcher *k = NULL;
     FCL_TRY(fcl__adv_kernel_build(&spec, fcl_field_context(u), fcl_field_queue(u), &k));
     const double bytes = (1.0 + 2.0 * spec.ncomp) * points * (double)fcl_dtype_size(spec.dtype);
     fcl_status st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
-    if (st == FCL_OK) st = fcl_launcher_list_push(adv->dir[axis], k);
-    else fcl_launcher_destroy(&k);
+    if (st == FCL_OK)
+      st = fcl_launcher_list_push(adv->dir[axis], k);
+    else
+      fcl_launcher_destroy(&k);
     FCL_TRY(st);
     adv->bytes[axis] += bytes;
     first += spec.ncomp;
@@ -201,8 +226,10 @@ fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *con
   int ncomp = 0;
   for (int f = 0; f < nfields; ++f) ncomp += fcl_field_ncomp(fields[f]);
   if (ncomp > FCL__ADV_MAX_COMPS)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection: %d components (at most %d per "
-                     "operator)", ncomp, FCL__ADV_MAX_COMPS);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "advection: %d components (at most %d per "
+                     "operator)",
+                     ncomp, FCL__ADV_MAX_COMPS);
   fcl_advection *adv = calloc(1, sizeof *adv);
   if (!adv || !(adv->fields = malloc((size_t)nfields * sizeof *adv->fields))) {
     free(adv);
@@ -258,10 +285,11 @@ static fcl_status substep(fcl_advection *adv, int axis, double dt) {
 fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
   FCL_CHECK_NULL(adv, 1);
   if (axis < 0 || axis >= adv->dim)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (axis): %d is not an axis of the "
-                     "%dD domain", axis, adv->dim);
-  if (!isfinite(dt))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (dt): not finite");
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (axis): %d is not an axis of the "
+                     "%dD domain",
+                     axis, adv->dim);
+  if (!isfinite(dt)) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (dt): not finite");
   if (!adv->wrap[axis]) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
   return substep(adv, axis, dt);
 }
@@ -273,16 +301,19 @@ static fcl_status check_cfl(const fcl_advection *adv, double dt, const double *u
                             const char *when) {
   for (int a = 0; a < adv->dim; ++a) {
     if (!(umax[a] >= 0 && isfinite(umax[a])))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection%s: max|u_%c| = %g (must be finite "
-                       "and >= 0)", when, "xyz"[a], umax[a]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection%s: max|u_%c| = %g (must be finite "
+                       "and >= 0)",
+                       when, "xyz"[a], umax[a]);
     const double cfl = dt * umax[a] / adv->dx[a];
     /* the bound is met when it holds up to the rounding of the velocity's precision */
     const double eps = fcl_field_dtype(adv->velocity) == FCL_FLOAT64 ? 1e-15 : 1e-6;
     if (!(cfl <= adv->opt.max_cfl * (1 + 4 * eps)))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection%s: dt * max|u_%c| / dx = %g * %g / "
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "advection%s: dt * max|u_%c| / dx = %g * %g / "
                        "%g = %g exceeds max_cfl = %g the kernels were built for (lower dt or "
-                       "raise max_cfl)", when, "xyz"[a], dt, umax[a], adv->dx[a], cfl,
-                       adv->opt.max_cfl);
+                       "raise max_cfl)",
+                       when, "xyz"[a], dt, umax[a], adv -> dx[a], cfl, adv -> opt.max_cfl);
   }
   return FCL_OK;
 }
@@ -310,15 +341,13 @@ static fcl_status deferred_check(fcl_advection *adv, double dt) {
 fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
   FCL_CHECK_NULL(adv, 1);
   if (!(isfinite(dt) && dt >= 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
-                     dt);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
   double umax[3] = {0, 0, 0};
   if (adv->opt.cfl_check == FCL_CFL_CHECK_BOUND) {
     for (int a = 0; a < adv->dim; ++a) umax[a] = adv->opt.velocity_bound;
     return fcl_advection_step_bounded(adv, dt, umax);
   }
-  if (!adv->umax)
-    FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->umax));
+  if (!adv->umax) FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->umax));
   if (adv->opt.cfl_check == FCL_CFL_CHECK_DEFERRED) {
     FCL_TRY(deferred_check(adv, dt));
     return advance(adv, dt);
@@ -332,8 +361,7 @@ fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const doubl
   FCL_CHECK_NULL(adv, 1);
   FCL_CHECK_NULL(umax, 3);
   if (!(isfinite(dt) && dt >= 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)",
-                     dt);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
   FCL_TRY(check_cfl(adv, dt, umax, ""));
   return advance(adv, dt);
 }
@@ -381,10 +409,15 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
   FCL_CHECK_NULL(adv, 1);
   FCL_CHECK_NULL(out, 2);
   if (adv->nfields + 1 > FCL_OPERATOR_MAX_USES)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection of %d fields: a problem operator uses "
-                     "at most %d fields", adv->nfields, FCL_OPERATOR_MAX_USES);
-  *out = (fcl_operator){.name = "advection", .data = adv, .apply = operator_apply,
-                        .launcher = operator_launcher, .nuses = 1 + adv->nfields};
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "advection of %d fields: a problem operator uses "
+                     "at most %d fields",
+                     adv->nfields, FCL_OPERATOR_MAX_USES);
+  *out = (fcl_operator){.name = "advection",
+                        .data = adv,
+                        .apply = operator_apply,
+                        .launcher = operator_launcher,
+                        .nuses = 1 + adv->nfields};
   out->uses[0] = (fcl_field_use){adv->velocity, 0, true, false};
   for (int f = 0; f < adv->nfields; ++f)
     out->uses[1 + f] = (fcl_field_use){adv->fields[f], 0, true, true};

@@ -21,10 +21,10 @@ fcl__adv_reach fcl__adv_reach_of(const fcl_advection_options *opt);
 /* What one directional kernel is generated for. */
 typedef struct {
   int axis;
-  int64_t n[3];    /* local interior points per axis */
+  int64_t n[3]; /* local interior points per axis */
   size_t padded[3];
   int ghosts[3];
-  bool wrap;       /* periodic axis held whole: the line wraps; else read the ghosts */
+  bool wrap; /* periodic axis held whole: the line wraps; else read the ghosts */
   fcl_dtype dtype;
   const fcl__remesh_formula *formula;
   fcl_advection_options opt;
@@ -50,12 +50,12 @@ struct fcl_advection {
   fcl__adv_reach reach;
   bool wrap[3];
   double dx[3];
-  fcl_launcher *dir[3];     /* per axis: list of the kernels (chunks of components) */
+  fcl_launcher *dir[3]; /* per axis: list of the kernels (chunks of components) */
   fcl_param_set *params[3];
-  double bytes[3];          /* per substep along the axis */
-  fcl_reduction *umax;      /* max|u_d| for the CFL check (made on first use) */
-  int64_t calls;            /* split steps taken */
-  double umax_dt;           /* deferred check: the dt and call of the step it measured */
+  double bytes[3];     /* per substep along the axis */
+  fcl_reduction *umax; /* max|u_d| for the CFL check (made on first use) */
+  int64_t calls;       /* split steps taken */
+  double umax_dt;      /* deferred check: the dt and call of the step it measured */
   int64_t umax_call;
 };
 

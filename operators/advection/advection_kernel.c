@@ -36,8 +36,10 @@ static void put(text *t, const char *format, ...) {
   va_start(ap, format);
   int n = vsnprintf(t->s + t->len, TEXT - t->len, format, ap);
   va_end(ap);
-  if (n < 0 || (size_t)n >= TEXT - t->len) t->overflow = true;
-  else t->len += (size_t)n;
+  if (n < 0 || (size_t)n >= TEXT - t->len)
+    t->overflow = true;
+  else
+    t->len += (size_t)n;
 }
 
 /* A floating literal of the kernel's precision. */
@@ -64,9 +66,10 @@ static void line_read(char *buf, size_t size, const fcl__adv_kernel_spec *s, con
                       int halo) {
   const int64_t n = s->n[s->axis];
   const int g = s->ghosts[s->axis];
-  if (s->wrap) snprintf(buf, size, "(%s + %lld) %% %lld + %d", pos, (long long)(n - halo),
-                        (long long)n, g);
-  else snprintf(buf, size, "%s + %d", pos, g - halo);
+  if (s->wrap)
+    snprintf(buf, size, "(%s + %lld) %% %lld + %d", pos, (long long)(n - halo), (long long)n, g);
+  else
+    snprintf(buf, size, "%s + %d", pos, g - halo);
 }
 
 /* Piece j of Lambda_{p,r} at |x|, Horner in |x| - j. */
@@ -82,8 +85,7 @@ static void piece(text *t, const fcl__adv_kernel_spec *s, int j) {
 
 /* The rule name(x) := Lambda_{p,r}(x) for |x| in [lo, hi], piecewise in |x|: only the pieces
  * that range can reach are tested (0 beyond the support). */
-static void weight_rule(text *t, const fcl__adv_kernel_spec *s, const char *name, int lo,
-                        int hi) {
+static void weight_rule(text *t, const fcl__adv_kernel_spec *s, const char *name, int lo, int hi) {
   const int S = s->formula->support;
   char l[40];
   put(t, "%s(x) := ", name);
@@ -119,8 +121,10 @@ static void gather(text *t, const fcl__adv_kernel_spec *s, const char *line, boo
   const int window = 2 * s->reach.hp - 1;
   for (int w = 0; w < window; ++w) {
     put(t, "%s%s[al, i + %d] * ", w ? " + " : "", line, 1 + w);
-    if (inline_weights) put(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
-    else put(t, "wt%d", w);
+    if (inline_weights)
+      put(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
+    else
+      put(t, "wt%d", w);
   }
 }
 
@@ -130,12 +134,12 @@ static void interpolate(text *t, const fcl__adv_kernel_spec *s, int st, const ch
                         const char *ul) {
   put(t, "<int> m%d = convert_int(floor(y%d))\n", st, st);
   if (s->opt.interp == FCL_INTERP_LINEAR) {
-    put(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n", real, st,
-        ul, st, st, st, ul, st, ul, st);
+    put(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n", real, st, ul,
+        st, st, st, ul, st, ul, st);
   } else {
     const int s1 = s->formula->support - 1;
-    put(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n", real,
-        st, st, ul, st, s1, st, st, st, s1, st);
+    put(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n", real, st,
+        st, ul, st, s1, st, st, st, s1, st);
   }
 }
 
@@ -151,32 +155,30 @@ static void push(text *t, const fcl__adv_kernel_spec *s, const char *real, const
   const int p0 = R->cfl + R->interp;
   put(t, "<%s> k1 = %s[al, r + %d]\n", real, ul, p0);
   /* stage position: p0 + clamp(h * combination of earlier stages) */
-#define STAGE(st, combination)                                                                 \
-  do {                                                                                         \
-    put(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                             \
-    put combination;                                                                           \
-    put(t, "), %s), %s)\n", m, c);                                                             \
-    interpolate(t, s, st, real, ul);                                                           \
+#define STAGE(st, combination)                                                                     \
+  do {                                                                                             \
+    put(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                                 \
+    put combination;                                                                               \
+    put(t, "), %s), %s)\n", m, c);                                                                 \
+    interpolate(t, s, st, real, ul);                                                               \
   } while (0)
   const char *result;
   char buf[160];
   switch (s->opt.rk_order) {
-  case 3: /* SSP RK3 (Shu-Osher) */
-    STAGE(2, (t, "k1"));
-    STAGE(3, (t, "%s * (k1 + k2)", quarter));
-    snprintf(buf, sizeof buf, "%s * (k1 + k2 + 4 * k3)", sixth);
-    result = buf;
-    break;
-  case 4:
-    STAGE(2, (t, "%s * k1", half));
-    STAGE(3, (t, "%s * k2", half));
-    STAGE(4, (t, "k3"));
-    snprintf(buf, sizeof buf, "%s * (k1 + 2 * k2 + 2 * k3 + k4)", sixth);
-    result = buf;
-    break;
-  default: /* midpoint */
-    STAGE(2, (t, "%s * k1", half));
-    result = "k2";
+    case 3: /* SSP RK3 (Shu-Osher) */
+      STAGE(2, (t, "k1"));
+      STAGE(3, (t, "%s * (k1 + k2)", quarter));
+      snprintf(buf, sizeof buf, "%s * (k1 + k2 + 4 * k3)", sixth);
+      result = buf;
+      break;
+    case 4:
+      STAGE(2, (t, "%s * k1", half));
+      STAGE(3, (t, "%s * k2", half));
+      STAGE(4, (t, "k3"));
+      snprintf(buf, sizeof buf, "%s * (k1 + 2 * k2 + 2 * k3 + k4)", sixth);
+      result = buf;
+      break;
+    default: /* midpoint */ STAGE(2, (t, "%s * k1", half)); result = "k2";
   }
 #undef STAGE
   put(t, "dl[al, r] = fmin(fmax(cdt * (%s), %s), %s)  {id=push}\n", result, m, c);
@@ -204,7 +206,7 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   const char *ul = shared ? "lm" : "ul";
   char name[64], shape[96], pos[96];
   snprintf(name, sizeof name, "advect_%c_%s_rk%d%s", "xyz"[d],
-           fcl_remesh_formula_name(s->opt.formula), s->opt.rk_order, shared ? "_seq" : "");
+           fcl_remesh_formula_name(s->opt.formula), s -> opt.rk_order, shared ? "_seq" : "");
   text t = {malloc(TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection kernel text");
   fcl_kbuilder *kb = NULL;
@@ -229,8 +231,10 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
       (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
-  put(&t, "{ [su, r, sq, i]: 0 <= su < %lld and 0 <= r < %lld and 0 <= sq < %lld and "
-          "0 <= i < %lld }", (long long)nu, (long long)np, (long long)np, (long long)n);
+  put(&t,
+      "{ [su, r, sq, i]: 0 <= su < %lld and 0 <= r < %lld and 0 <= sq < %lld and "
+      "0 <= i < %lld }",
+      (long long)nu, (long long)np, (long long)np, (long long)n);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
   put(&t, "{ [t2, t3, t4]: 0 <= t2 < %d and 0 <= t3 < %d and 0 <= t4 < %d }", taps, taps, taps);
@@ -245,8 +249,8 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   /* the weights of a point (temporaries): after the loads, so that they share the loop over
    * i with the remeshing that reads them */
   for (int w = 0; !shared && w < window; ++w)
-    put(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n", real, w,
-        w, R->hp - 1 - w, 1 + w, w);
+    put(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n", real, w, w,
+        R->hp - 1 - w, 1 + w, w);
   const int first = s->first_comp;
   for (int c = first; c < first + s->ncomp; ++c) {
     char line[16], after[32] = "";
@@ -292,7 +296,8 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   const mapping *m = user;
   if ((size_t)(choice[0] * m->tile) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
   static const char *const loops[] = {"su", "r", "sq", "i"};
-  for (int l = 0; l < 4; ++l) FCL_TRY(fcl_kbuilder_split_iname(kb, loops[l], choice[0], NULL, "l.1"));
+  for (int l = 0; l < 4; ++l)
+    FCL_TRY(fcl_kbuilder_split_iname(kb, loops[l], choice[0], NULL, "l.1"));
   return FCL_OK;
 }
 
@@ -311,7 +316,7 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
     int tile;
     bool shared;
   } candidate;
-  static const candidate gpu_strided[] = {{16, true}, {8, false}, {32, true}, {8, true},
+  static const candidate gpu_strided[] = {{16, true}, {8, false},  {32, true}, {8, true},
                                           {4, false}, {16, false}, {2, false}, {1, false}},
                          contiguous[] = {{1, false}},
                          cpu_strided[] = {{1, false}, {2, false}, {4, false}, {8, false}};
@@ -325,8 +330,8 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
   fcl_status first_error = FCL_OK;
   for (int k = 0; k < ncand; ++k) {
     const int tile = cand[k].tile;
-    if (s->n[a] % tile || fcl__adv_line_local_bytes(s, tile, cand[k].shared) * (size_t)tile >
-                              info.local_mem_size)
+    if (s->n[a] % tile ||
+        fcl__adv_line_local_bytes(s, tile, cand[k].shared) * (size_t)tile > info.local_mem_size)
       continue;
     fcl_kbuilder *base = NULL, *variant = NULL;
     fcl_tune_result r;
@@ -350,10 +355,11 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
   if (!best)
     return first_error != FCL_OK
                ? first_error
-               : FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "advection along axis %d: a line of %lld "
+               : FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                           "advection along axis %d: a line of %lld "
                            "points (%zu bytes of local memory) does not fit the device's %llu "
-                           "bytes", s->axis, (long long)s->n[s->axis],
-                           fcl__adv_line_local_bytes(s, 1, true),
+                           "bytes",
+                           s->axis, (long long)s->n[s->axis], fcl__adv_line_local_bytes(s, 1, true),
                            (unsigned long long)info.local_mem_size);
   fcl_status st = fcl_kbuilder_build(best, context, NULL, queue, out);
   fcl_kbuilder_destroy(&best);

@@ -51,8 +51,7 @@ static fcl_status vorticity_norm(fcl_analytics *an) {
                               &an->vorticity_norm);
 }
 
-fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool,
-                                fcl_analytics **out) {
+fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl_analytics **out) {
   FCL_CHECK_NULL(u, 1);
   FCL_CHECK_NULL(pool, 3);
   FCL_CHECK_NULL(out, 4);
@@ -60,11 +59,14 @@ fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool,
   fcl_topology *t = fcl_field_topology(u);
   const fcl_domain *d = fcl_topology_domain(t);
   if (fcl_field_ncomp(u) != d->dim)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "analytics: the velocity '%s' has %d components "
-                     "in %dD", fcl_field_name(u), fcl_field_ncomp(u), d->dim);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "analytics: the velocity '%s' has %d components "
+                     "in %dD",
+                     fcl_field_name(u), fcl_field_ncomp(u), d->dim);
   if (w && (fcl_field_ncomp(w) != (d->dim == 3 ? 3 : 1) || fcl_field_topology(w) != t ||
             fcl_field_dtype(w) != fcl_field_dtype(u) || fcl_field_queue(w) != fcl_field_queue(u)))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "analytics: the vorticity '%s' must have %d "
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "analytics: the vorticity '%s' must have %d "
                      "component(s) on the topology, precision and queue of '%s'",
                      fcl_field_name(w), d->dim == 3 ? 3 : 1, fcl_field_name(u));
   fcl_analytics *an = calloc(1, sizeof *an);
@@ -128,8 +130,10 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (what): unknown flags 0x%x",
                      what & ~(unsigned)FCL_DIAG_ALL);
   if (!an->w && (what & (FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY)))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "analytics of '%s': enstrophy and max|w| need a "
-                     "vorticity field (created without one)", fcl_field_name(an->u));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "analytics of '%s': enstrophy and max|w| need a "
+                     "vorticity field (created without one)",
+                     fcl_field_name(an->u));
   fcl_status st = start_all(an, what);
   double v[NDIAG][3] = {{0}};
   for (int r = NDIAG - 1; r >= 0 && st == FCL_OK; --r)
@@ -138,7 +142,8 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
     for (int r = 0; r < NDIAG; ++r) fcl_reduction_cancel(an->diag[r]);
     return st;
   }
-  if (what & FCL_DIAG_ENERGY) d->energy = mean_square(an, v[DIAG_ENERGY], fcl_field_ncomp(an->u)) / 2;
+  if (what & FCL_DIAG_ENERGY)
+    d->energy = mean_square(an, v[DIAG_ENERGY], fcl_field_ncomp(an->u)) / 2;
   if (what & FCL_DIAG_ENSTROPHY)
     d->enstrophy = mean_square(an, v[DIAG_ENSTROPHY], fcl_field_ncomp(an->w)) / 2;
   if (what & FCL_DIAG_MAX_VORTICITY) d->max_vorticity = v[DIAG_VORTICITY][0];

@@ -14,9 +14,11 @@ fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **ou
   const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
   const int want = dim == 3 ? 3 : 1;
   if (dim < 2 || fcl_field_ncomp(u) != dim || fcl_field_ncomp(w) != want)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "curl: a %dD curl takes a %d-component u to a "
-                     "%d-component w; '%s' has %d, '%s' has %d", dim, dim, want,
-                     fcl_field_name(u), fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "curl: a %dD curl takes a %d-component u to a "
+                     "%d-component w; '%s' has %d, '%s' has %d",
+                     dim, dim, want, fcl_field_name(u), fcl_field_ncomp(u), fcl_field_name(w),
+                     fcl_field_ncomp(w));
   char text[4096], d1[512], d2[512], lhs[96];
   size_t len = 0;
   /* w_c = d_{b} u_{a} - d_{a'} u_{b'}: (component, +axis, +comp, -axis, -comp) */

@@ -34,8 +34,7 @@ static bool put(text *t, const char *s, size_t n) {
 static bool parse_offset(const char *s, size_t n, char iname, int *offset) {
   while (n && isspace((unsigned char)*s)) ++s, --n;
   while (n && isspace((unsigned char)s[n - 1])) --n;
-  if (!n || *s != iname || (n > 1 && (isalnum((unsigned char)s[1]) || s[1] == '_')))
-    return false;
+  if (!n || *s != iname || (n > 1 && (isalnum((unsigned char)s[1]) || s[1] == '_'))) return false;
   ++s, --n;
   while (n && isspace((unsigned char)*s)) ++s, --n;
   if (!n) return *offset = 0, true;
@@ -75,8 +74,10 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
   bool statement_start = true;
   while (*p) {
     if (!(isalpha((unsigned char)*p) || *p == '_')) {
-      if (*p == '\n' || *p == ';') statement_start = true;
-      else if (!isspace((unsigned char)*p) && *p != '<' && *p != '>') statement_start = false;
+      if (*p == '\n' || *p == ';')
+        statement_start = true;
+      else if (!isspace((unsigned char)*p) && *p != '<' && *p != '>')
+        statement_start = false;
       if (!put(out, p++, 1)) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "custom kernel");
       continue;
     }
@@ -101,12 +102,14 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
       int off = 0;
       if (!end || !parse_offset(part, (size_t)(end - part), "kji"[d], &off) ||
           (d == 2 && memchr(part, ',', (size_t)(close - part))))
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "custom kernel: '%.*s': a bound array is "
-                         "indexed [k + dk, j + dj, i + di] with integer offsets", 
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "custom kernel: '%.*s': a bound array is "
+                         "indexed [k + dk, j + dj, i + di] with integer offsets",
                          (int)(close - w + 1), w);
       const int axis = 2 - d;
       if (abs(off) > a->ghosts)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "custom kernel: '%.*s' reaches %d points "
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "custom kernel: '%.*s' reaches %d points "
                          "along axis %d, beyond the %d ghosts binding '%s' declares",
                          (int)(close - w + 1), w, abs(off), axis, a->ghosts, a->name);
       il += (size_t)snprintf(idx + il, sizeof idx - il, "%s%c + %d", d ? ", " : "[", "kji"[d],
@@ -138,11 +141,14 @@ static fcl_status check_scalars(size_t ns, const char *const *s, size_t nb,
   static const char *const reserved[] = {"i", "j", "k", "dt", FCL__FD_T, FCL__FD_STEP};
   for (size_t i = 0; i < ns; ++i) {
     if (!s[i] || !identifier(s[i]) || strlen(s[i]) >= 32)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar %zu: '%s' is not a name (letters, "
-                       "digits and '_', under 32 characters)", i, s[i] ? s[i] : "(null)");
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "scalar %zu: '%s' is not a name (letters, "
+                       "digits and '_', under 32 characters)",
+                       i, s[i] ? s[i] : "(null)");
     for (size_t r = 0; r < sizeof reserved / sizeof *reserved; ++r)
       if (!strcmp(s[i], reserved[r]))
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "scalar '%s': the name is taken (i, j, k "
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "scalar '%s': the name is taken (i, j, k "
                          "index the point; dt, t and step_index are given by the time loop)",
                          s[i]);
     for (size_t j = 0; j < nb; ++j)
@@ -162,29 +168,37 @@ static fcl_status check_bindings(size_t nb, const fcl_fd_binding *b) {
     if (!b[i].name || !b[i].field)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding %zu: name and field are required", i);
     if (b[i].comp < 0 || b[i].comp >= fcl_field_ncomp(b[i].field))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding '%s': component %d of '%s' (it has "
-                       "%d)", b[i].name, b[i].comp, fcl_field_name(b[i].field),
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "binding '%s': component %d of '%s' (it has "
+                       "%d)",
+                       b[i].name, b[i].comp, fcl_field_name(b[i].field),
                        fcl_field_ncomp(b[i].field));
     const fcl_topology *t = fcl_field_topology(b[i].field);
     const int dim = fcl_topology_domain(t)->dim;
     for (int a = 0; a < dim; ++a)
       if (b[i].ghosts < 0 || b[i].ghosts > fcl_topology_ghosts(t)[a])
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding '%s': reads %d ghosts of '%s', "
-                         "its topology has %d on axis %d", b[i].name, b[i].ghosts,
-                         fcl_field_name(b[i].field), fcl_topology_ghosts(t)[a], a);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "binding '%s': reads %d ghosts of '%s', "
+                         "its topology has %d on axis %d",
+                         b[i].name, b[i].ghosts, fcl_field_name(b[i].field),
+                         fcl_topology_ghosts(t)[a], a);
     if (t != fcl_field_topology(b[0].field) ||
         fcl_field_dtype(b[i].field) != fcl_field_dtype(b[0].field) ||
         fcl_field_queue(b[i].field) != fcl_field_queue(b[0].field))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "bindings '%s' and '%s': fields '%s' and '%s' "
-                       "are not on one topology, precision and queue", b[0].name, b[i].name,
-                       fcl_field_name(b[0].field), fcl_field_name(b[i].field));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "bindings '%s' and '%s': fields '%s' and '%s' "
+                       "are not on one topology, precision and queue",
+                       b[0].name, b[i].name, fcl_field_name(b[0].field),
+                       fcl_field_name(b[i].field));
     for (size_t j = 0; j < i; ++j)
       if (!strcmp(b[i].name, b[j].name))
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding name '%s' used twice", b[i].name);
     if (!strcmp(b[i].name, "dt") || !strcmp(b[i].name, FCL__FD_T) ||
         !strcmp(b[i].name, FCL__FD_STEP))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "binding '%s': the name is taken (dt, t and "
-                       "step_index are given by the time loop)", b[i].name);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "binding '%s': the name is taken (dt, t and "
+                       "step_index are given by the time loop)",
+                       b[i].name);
   }
   return FCL_OK;
 }
@@ -202,9 +216,9 @@ static fcl_status written_arrays(const char *name, size_t nb, const fcl_fd_bindi
     st = fcl_kbuilder_add_array(kb, b[i].name, fcl_field_dtype(b[i].field), shape);
   if (st == FCL_OK) st = fcl_kbuilder_add_scalar(kb, "dt", fcl_field_dtype(b[0].field));
   for (size_t s = 0; s < op->nscalars && st == FCL_OK; ++s)
-    st = fcl_kbuilder_add_scalar(kb, op->scalars[s], strcmp(op->scalars[s], FCL__FD_STEP)
-                                                         ? fcl_field_dtype(b[0].field)
-                                                         : FCL_INT64);
+    st = fcl_kbuilder_add_scalar(
+        kb, op->scalars[s],
+        strcmp(op->scalars[s], FCL__FD_STEP) ? fcl_field_dtype(b[0].field) : FCL_INT64);
   if (st == FCL_OK)
     st = fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 1 and 0 <= j < 1 and 0 <= i < 1 }");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, instructions);
@@ -218,9 +232,8 @@ static fcl_status written_arrays(const char *name, size_t nb, const fcl_fd_bindi
   return st;
 }
 
-fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
-                                const fcl_fd_binding *bindings, const char *instructions,
-                                double bytes_per_point, fcl_fd **out) {
+fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings, const fcl_fd_binding *bindings,
+                                const char *instructions, double bytes_per_point, fcl_fd **out) {
   FCL_CHECK_NULL(instructions, 4);
   FCL_CHECK_NULL(out, 6);
   return fcl_fd_kernel_create_with_scalars(name, nbindings, bindings, 0, NULL, instructions,
@@ -229,9 +242,8 @@ fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings,
 
 fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
                                              const fcl_fd_binding *bindings, size_t nscalars,
-                                             const char *const *scalars,
-                                             const char *instructions, double bytes_per_point,
-                                             fcl_fd **out) {
+                                             const char *const *scalars, const char *instructions,
+                                             double bytes_per_point, fcl_fd **out) {
   FCL_CHECK_NULL(name, 1);
   FCL_CHECK_NULL(bindings, 3);
   FCL_CHECK_NULL(instructions, 6);

@@ -35,7 +35,7 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   fcl_status st = fcl__fd_use(op, f, order / 2, true, true);
   if (st == FCL_OK)
     st = fcl_field_create(t, fcl_field_context(f), fcl_field_queue(f), pool, name, ncomp,
-                                   fcl_field_dtype(f), &op->scratch);
+                          fcl_field_dtype(f), &op->scratch);
   const size_t *p = fcl_field_padded_shape(f);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(fcl_field_dtype(f));
   static const char *const fn[3] = {"f0", "f1", "f2"}, *const sn[3] = {"s0", "s1", "s2"};
@@ -64,9 +64,9 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
     st = FCL_ERROR(FCL_ERR_INTERNAL, "diffusion kernel text too long");
   const int64_t *ln = fcl_topology_local_resolution(t);
   if (st == FCL_OK)
-    st = fcl__fd_add_kernel(op, "fd_diffusion", f, 2 * (size_t)ncomp, arrays, text,
-                            2.0 * ncomp * (double)(ln[0] * ln[1] * ln[2]) *
-                                (double)fcl_dtype_size(fcl_field_dtype(f)));
+    st = fcl__fd_add_kernel(
+        op, "fd_diffusion", f, 2 * (size_t)ncomp, arrays, text,
+        2.0 * ncomp * (double)(ln[0] * ln[1] * ln[2]) * (double)fcl_dtype_size(fcl_field_dtype(f)));
   if (st != FCL_OK) {
     fcl_fd_destroy(&op);
     return st;

@@ -15,8 +15,8 @@ static const char *lit(char *buf, double v, fcl_dtype dtype) {
   return buf;
 }
 
-void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di,
-                     int dj, int dk) {
+void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di, int dj,
+                     int dk) {
   const int *g = fcl_topology_ghosts(fcl_field_topology(f));
   snprintf(buf, size, "%s[k + %d, j + %d, i + %d]", array, g[2] + dk, g[1] + dj, g[0] + di);
 }
@@ -70,20 +70,23 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos) {
   const int dim = fcl_topology_domain(t)->dim;
   for (int a = 0; a < dim; ++a)
     if (fcl_topology_ghosts(t)[a] < order / 2)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d ('%s'): differences of order %d "
-                       "need %d ghosts on axis %d, the topology has %d", pos, fcl_field_name(f),
-                       order, order / 2, a, fcl_topology_ghosts(t)[a]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument %d ('%s'): differences of order %d "
+                       "need %d ghosts on axis %d, the topology has %d",
+                       pos, fcl_field_name(f), order, order / 2, a, fcl_topology_ghosts(t)[a]);
   return FCL_OK;
 }
 
 fcl_status fcl__fd_check_pair(const fcl_field *in, const fcl_field *out, const char *what) {
   if (in == out)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: input and output are the same field '%s'",
-                     what, fcl_field_name(in));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: input and output are the same field '%s'", what,
+                     fcl_field_name(in));
   if (fcl_field_topology(in) != fcl_field_topology(out) ||
       fcl_field_dtype(in) != fcl_field_dtype(out) || fcl_field_queue(in) != fcl_field_queue(out))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: '%s' and '%s' are not on one topology, "
-                     "precision and queue", what, fcl_field_name(in), fcl_field_name(out));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "%s: '%s' and '%s' are not on one topology, "
+                     "precision and queue",
+                     what, fcl_field_name(in), fcl_field_name(out));
   return FCL_OK;
 }
 
@@ -169,9 +172,8 @@ static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *
   return st;
 }
 
-fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape,
-                              size_t narrays, const fcl__fd_array *arrays, const char *text,
-                              double bytes) {
+fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
+                              const fcl__fd_array *arrays, const char *text, double bytes) {
   cl_command_queue q = fcl_field_queue(shape);
   cl_device_id dev;
   fcl_device_info info;
@@ -195,8 +197,10 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   fcl_kbuilder_destroy(&base);
   fcl_kbuilder_destroy(&best);
   if (st == FCL_OK) st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
-  if (st == FCL_OK) st = fcl_launcher_list_push(op->list, k);
-  else fcl_launcher_destroy(&k);
+  if (st == FCL_OK)
+    st = fcl_launcher_list_push(op->list, k);
+  else
+    fcl_launcher_destroy(&k);
   for (size_t a = 0; a < narrays && st == FCL_OK; ++a) {
     fcl__fd_bind *b = &op->binds[op->nbinds];
     if (op->nbinds == sizeof op->binds / sizeof op->binds[0] ||
@@ -228,14 +232,13 @@ fcl_status fcl_fd_set_scalar(fcl_fd *op, const char *name, double value) {
     char list[FCL_FD_MAX_SCALARS * 34 + 8] = "";
     size_t len = 0;
     for (size_t i = 0; i < op->nscalars; ++i)
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
-                              op->scalars[i]);
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", op->scalars[i]);
     return FCL_ERROR(FCL_ERR_NOT_FOUND, "%s: no scalar '%s' (it has: %s)", op->name, name,
                      op->nscalars ? list : "none");
   }
   if (!isfinite(value))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: scalar '%s' = %g (must be finite)",
-                     op->name, name, value);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: scalar '%s' = %g (must be finite)", op->name,
+                     name, value);
   if (scalar_dtype(name, fcl_field_dtype(op->out)) == FCL_INT64)
     return fcl_param_set_i64(op->params, name, (int64_t)value);
   if (fcl_field_dtype(op->out) == FCL_FLOAT64) return fcl_param_set_f64(op->params, name, value);
@@ -247,13 +250,15 @@ fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
   if (op->dt_param && !isfinite(dt))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite)", dt);
   if (op->dt_param && dt < 0 && op->irreversible)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: dt = %g < 0, but the operator is not "
-                     "reversible (explicit diffusion backward in time is unstable)", op->name,
-                     dt);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "%s: dt = %g < 0, but the operator is not "
+                     "reversible (explicit diffusion backward in time is unstable)",
+                     op->name, dt);
   if (dt > op->max_dt * (1 + 1e-12))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "diffusion of '%s': dt = %g exceeds the explicit "
-                     "scheme's stability bound %g (nu = %g, order %d)", fcl_field_name(op->out),
-                     dt, op->max_dt, op->nu, op->order);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "diffusion of '%s': dt = %g exceeds the explicit "
+                     "scheme's stability bound %g (nu = %g, order %d)",
+                     fcl_field_name(op->out), dt, op->max_dt, op->nu, op->order);
   if (op->dt_param) {
     if (fcl_field_dtype(op->out) == FCL_FLOAT64)
       FCL_TRY(fcl_param_set_f64(op->params, op->dt_param, dt * op->dt_scale));
@@ -309,8 +314,11 @@ static double operator_max_dt(void *data) { return fcl_fd_max_dt(data); }
 fcl_status fcl_fd_operator(fcl_fd *op, fcl_operator *out) {
   FCL_CHECK_NULL(op, 1);
   FCL_CHECK_NULL(out, 2);
-  *out = (fcl_operator){.name = op->name, .data = op, .apply = operator_apply,
-                        .launcher = operator_launcher, .max_dt = operator_max_dt,
+  *out = (fcl_operator){.name = op->name,
+                        .data = op,
+                        .apply = operator_apply,
+                        .launcher = operator_launcher,
+                        .max_dt = operator_max_dt,
                         .nuses = op->nuses};
   memcpy(out->uses, op->uses, sizeof op->uses);
   return FCL_OK;

@@ -16,16 +16,16 @@ typedef struct {
 
 struct fcl_fd {
   char *name;
-  fcl_field *out;      /* the field written (its queue, dtype and name) */
-  int nuses;           /* the fields read and written, ghost widths read */
+  fcl_field *out; /* the field written (its queue, dtype and name) */
+  int nuses;      /* the fields read and written, ghost widths read */
   fcl_field_use uses[FCL_OPERATOR_MAX_USES];
   fcl_field *scratch;  /* diffusion: the copy the stencil reads; stretching: stage values */
   fcl_field *scratch2; /* conservative stretching, RK3: the second stage */
   int order;
   double nu, max_dt;
-  fcl_launcher *list;  /* copies (diffusion) then the kernels */
+  fcl_launcher *list; /* copies (diffusion) then the kernels */
   fcl_param_set *params;
-  size_t nbinds;       /* the arrays of every kernel of the list, by name */
+  size_t nbinds; /* the arrays of every kernel of the list, by name */
   fcl__fd_bind binds[32];
   const char *dt_param; /* the kernel's time parameter (NULL: none) */
   double dt_scale;      /* dt_param = dt * dt_scale */
@@ -43,8 +43,8 @@ typedef struct {
 } fcl__fd_array;
 
 /* The element of array at offset (di, dj, dk) from the interior point (i, j, k). */
-void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di,
-                     int dj, int dk);
+void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di, int dj,
+                     int dk);
 /* d array / d x_axis (order 2 or 4), scaled by 1 / dx, as text. */
 void fcl__fd_derivative(char *buf, size_t size, const char *array, const fcl_field *f, int axis,
                         int order);
@@ -56,9 +56,8 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
 /* Generate the kernel (arrays over the interior of `shape`, the scalar dt_param if non-NULL and
  * op's scalars, instructions text), tune it, build it, push it onto op->list and bind the
  * arrays; the scalars start at 0. */
-fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape,
-                              size_t narrays, const fcl__fd_array *arrays, const char *text,
-                              double bytes);
+fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
+                              const fcl__fd_array *arrays, const char *text, double bytes);
 /* The checks both stretching forms share: 3D, 3-component u and w, one topology, precision
  * and queue, 2 ghosts. */
 fcl_status fcl__fd_check_stretching(const fcl_field *u, const fcl_field *w);

@@ -15,9 +15,9 @@ static size_t append(char *text, size_t len, size_t size, const char *s) {
 }
 
 /* The operator named name reading f (ghosts order / 2) and writing g, from the kernel text. */
-static fcl_status finish(const char *name, const char *kernel, fcl_field *f, int nin,
-                         fcl_field *g, int nout, int order, const char *text, size_t len,
-                         size_t size, const int *in_comps, fcl_fd **out) {
+static fcl_status finish(const char *name, const char *kernel, fcl_field *f, int nin, fcl_field *g,
+                         int nout, int order, const char *text, size_t len, size_t size,
+                         const int *in_comps, fcl_fd **out) {
   if (len >= size) return FCL_ERROR(FCL_ERR_INTERNAL, "%s kernel text too long", name);
   fcl__fd_array arrays[6];
   size_t n = 0;
@@ -37,8 +37,7 @@ static fcl_status finish(const char *name, const char *kernel, fcl_field *f, int
   return st;
 }
 
-fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order,
-                                  fcl_fd **out) {
+fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order, fcl_fd **out) {
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(g, 3);
   FCL_CHECK_NULL(out, 5);
@@ -63,8 +62,8 @@ fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int orde
     len = append(text, len, sizeof text, "\n");
   }
   const int comps[1] = {comp};
-  return finish("fd.gradient", "fd_gradient", f, 1, g, dim, order, text, len, sizeof text,
-                comps, out);
+  return finish("fd.gradient", "fd_gradient", f, 1, g, dim, order, text, len, sizeof text, comps,
+                out);
 }
 
 /* f a dim-component vector field, s a scalar: the checks the two reductions share. */
@@ -74,9 +73,11 @@ static fcl_status check_vector_to_scalar(const fcl_field *f, const fcl_field *s,
   FCL_TRY(fcl__fd_check_field(f, order, 1));
   const int dim = fcl_topology_domain(fcl_field_topology(f))->dim;
   if (fcl_field_ncomp(f) != dim || fcl_field_ncomp(s) != 1)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: takes a %d-component field to a scalar; "
-                     "'%s' has %d components, '%s' has %d", what, dim, fcl_field_name(f),
-                     fcl_field_ncomp(f), fcl_field_name(s), fcl_field_ncomp(s));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "%s: takes a %d-component field to a scalar; "
+                     "'%s' has %d components, '%s' has %d",
+                     what, dim, fcl_field_name(f), fcl_field_ncomp(f), fcl_field_name(s),
+                     fcl_field_ncomp(s));
   return FCL_OK;
 }
 
@@ -129,6 +130,6 @@ fcl_status fcl_fd_gradient_norm_create(fcl_field *u, fcl_field *s, int order, fc
     }
   len = append(text, len, sizeof text, ")\n");
   const int comps[3] = {0, 1, 2};
-  return finish("fd.gradient_norm", "fd_gradient_norm", u, dim, s, 1, order, text, len,
-                sizeof text, comps, out);
+  return finish("fd.gradient_norm", "fd_gradient_norm", u, dim, s, 1, order, text, len, sizeof text,
+                comps, out);
 }

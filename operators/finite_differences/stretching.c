@@ -15,9 +15,11 @@ static size_t put(char *text, size_t len, size_t size, const char *format, const
 fcl_status fcl__fd_check_stretching(const fcl_field *u, const fcl_field *w) {
   const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
   if (dim != 3 || fcl_field_ncomp(u) != 3 || fcl_field_ncomp(w) != 3)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "stretching: 3D, 3-component u and w ('%s' is "
-                     "%dD with %d components, '%s' has %d)", fcl_field_name(u), dim,
-                     fcl_field_ncomp(u), fcl_field_name(w), fcl_field_ncomp(w));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "stretching: 3D, 3-component u and w ('%s' is "
+                     "%dD with %d components, '%s' has %d)",
+                     fcl_field_name(u), dim, fcl_field_ncomp(u), fcl_field_name(w),
+                     fcl_field_ncomp(w));
   FCL_TRY(fcl__fd_check_pair(u, w, "stretching"));
   return fcl__fd_check_field(u, 4, 1);
 }
@@ -67,8 +69,10 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
     for (int i = 0; i < 3; ++i) {
       char comb[96], line[256];
       snprintf(comb, sizeof comb, stages[s - 1], i, i);
-      if (s == 1) snprintf(line, sizeof line, "%sp1%d = a%d\n", decl, i, i);
-      else snprintf(line, sizeof line, "%sp%d%d = a%d + dt * (%s)\n", decl, s, i, i, comb);
+      if (s == 1)
+        snprintf(line, sizeof line, "%sp1%d = a%d\n", decl, i, i);
+      else
+        snprintf(line, sizeof line, "%sp%d%d = a%d + dt * (%s)\n", decl, s, i, i, comb);
       len = put(text, len, sizeof text, "%s%s", line, "");
     }
     for (int i = 0; i < 3; ++i) {
@@ -101,9 +105,9 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
   fcl_status st = fcl__fd_use(op, u, 2, true, false);
   if (st == FCL_OK) st = fcl__fd_use(op, w, 0, true, true);
   if (st == FCL_OK)
-    st = fcl__fd_add_kernel(op, name, u, 6, arrays, text,
-                            9.0 * (double)(ln[0] * ln[1] * ln[2]) *
-                                (double)fcl_dtype_size(fcl_field_dtype(u)));
+    st = fcl__fd_add_kernel(
+        op, name, u, 6, arrays, text,
+        9.0 * (double)(ln[0] * ln[1] * ln[2]) * (double)fcl_dtype_size(fcl_field_dtype(u)));
   if (st != FCL_OK) {
     fcl_fd_destroy(&op);
     return st;

@@ -65,8 +65,7 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
     snprintf(line, sizeof line, "<%s> va%d = %c%d%s  {dep=}\n", real, c, letters[0], c, e + 1);
     len = put(text, len, sizeof text, line);
     if (base) {
-      snprintf(line, sizeof line, "<%s> vb%d = %c%d%s  {dep=}\n", real, c, letters[1], c,
-               e + 1);
+      snprintf(line, sizeof line, "<%s> vb%d = %c%d%s  {dep=}\n", real, c, letters[1], c, e + 1);
       len = put(text, len, sizeof text, line);
     }
   }
@@ -123,8 +122,10 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
   *out = NULL;
   FCL_TRY(fcl__fd_check_stretching(u, w));
   if (rk_order != 2 && rk_order != 3)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (rk_order): %d (2 or 3 for the "
-                     "conservative formulation)", rk_order);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (rk_order): %d (2 or 3 for the "
+                     "conservative formulation)",
+                     rk_order);
   fcl_fd *op = NULL;
   FCL_TRY(fcl__fd_new("fd.stretching_conservative", &op));
   op->order = 4;
@@ -155,13 +156,13 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s1", u, w, NULL, s, "w-s", 0, 1, 1);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", exchange, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
-    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s2", u, s, w, r, "swr", 0.75, 0.25, 0.25);
+    if (st == FCL_OK)
+      st = add_stage(op, "fd_stretch_cons_rk3_s2", u, s, w, r, "swr", 0.75, 0.25, 0.25);
     host = NULL;
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", exchange, r, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, "fd_stretch_cons_rk3_s3", u, r, w, w, "rww", 1.0 / 3, 2.0 / 3,
-                    2.0 / 3);
+      st = add_stage(op, "fd_stretch_cons_rk3_s3", u, r, w, w, "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);
   }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;

@@ -17,22 +17,28 @@ static fcl_status check_args(fcl_field *u, fcl_field *mask, const double *solid_
   if (!(lambda > 0 && isfinite(lambda)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "penalization: lambda = %g (must be > 0)", lambda);
   if (fcl_field_ncomp(mask) != 1)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "penalization: the mask '%s' must be a scalar "
-                     "field (it has %d components)", fcl_field_name(mask), fcl_field_ncomp(mask));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "penalization: the mask '%s' must be a scalar "
+                     "field (it has %d components)",
+                     fcl_field_name(mask), fcl_field_ncomp(mask));
   if (u == mask)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "penalization: '%s' is both the field and the "
-                     "mask", fcl_field_name(u));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "penalization: '%s' is both the field and the "
+                     "mask",
+                     fcl_field_name(u));
   for (int c = 0; solid_velocity && c < fcl_field_ncomp(u); ++c)
     if (!isfinite(solid_velocity[c]))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "penalization: solid velocity component %d is "
-                       "%g", c, solid_velocity[c]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "penalization: solid velocity component %d is "
+                       "%g",
+                       c, solid_velocity[c]);
   return FCL_OK;
 }
 
 /* The implicit update of u's components, as instructions; with_change: the change of each
  * component also goes to d<c>. */
-static void velocity_text(char *text, size_t size, const fcl_field *u,
-                          const double *solid_velocity, double lambda, bool with_change) {
+static void velocity_text(char *text, size_t size, const fcl_field *u, const double *solid_velocity,
+                          double lambda, bool with_change) {
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
   const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
   char lam[40];
@@ -49,8 +55,10 @@ static void velocity_text(char *text, size_t size, const fcl_field *u,
                               "%s[k, j, i] = new%d - old%d\n%s[k, j, i] = new%d\n",
                               real, c, n, real, c, c, us, d_names[c], c, c, n, c);
     else
-      len += (size_t)snprintf(text + len, size - len, "%s[k, j, i] = (%s[k, j, i] + c * %s) / "
-                              "(1 + c)\n", n, n, us);
+      len += (size_t)snprintf(text + len, size - len,
+                              "%s[k, j, i] = (%s[k, j, i] + c * %s) / "
+                              "(1 + c)\n",
+                              n, n, us);
   }
 }
 
@@ -106,15 +114,17 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
   const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
   const int ncomp = fcl_field_ncomp(u), wcomp = dim == 3 ? 3 : 1;
   if (dim < 2 || ncomp != dim || fcl_field_ncomp(w) != wcomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "penalization: in %dD the velocity '%s' needs %d "
-                     "components and the vorticity '%s' %d", dim, fcl_field_name(u), dim,
-                     fcl_field_name(w), wcomp);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "penalization: in %dD the velocity '%s' needs %d "
+                     "components and the vorticity '%s' %d",
+                     dim, fcl_field_name(u), dim, fcl_field_name(w), wcomp);
   fcl_topology *t = fcl_field_topology(u);
   for (int a = 0; a < dim; ++a)
     if (fcl_topology_ghosts(t)[a] < 2)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "penalization of '%s': the curl of the change "
-                       "needs 2 ghosts on axis %d, the topology has %d", fcl_field_name(w), a,
-                       fcl_topology_ghosts(t)[a]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "penalization of '%s': the curl of the change "
+                       "needs 2 ghosts on axis %d, the topology has %d",
+                       fcl_field_name(w), a, fcl_topology_ghosts(t)[a]);
   fcl_fd *op = NULL;
   FCL_TRY(fcl__fd_new("penalization_vorticity", &op));
   char name[96];
@@ -162,8 +172,8 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
     for (int c = 0; c < ncomp; ++c) carrays[c] = (fcl__fd_array){d_names[c], d, c};
     for (int c = 0; c < wcomp; ++c) carrays[ncomp + c] = (fcl__fd_array){w_names[c], w, c};
     curl_text(text, sizeof text, d, w);
-    st = fcl__fd_add_kernel(op, "penalization_vorticity_curl", u, (size_t)(ncomp + wcomp),
-                            carrays, text, (ncomp + 2.0 * wcomp) * points * size);
+    st = fcl__fd_add_kernel(op, "penalization_vorticity_curl", u, (size_t)(ncomp + wcomp), carrays,
+                            text, (ncomp + 2.0 * wcomp) * points * size);
   }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;

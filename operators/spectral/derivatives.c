@@ -25,8 +25,10 @@ fcl_status fcl_spectral_curl(fcl_spectral *s, const fcl_field *u, fcl_field *w) 
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "velocity"));
   FCL_TRY(fcl__spectral_check_ncomp(w, s->dim == 3 ? 3 : 1, 3, "vorticity"));
   if (u == w)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (w): must not be the velocity "
-                     "field '%s'", fcl_field_name(u));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (w): must not be the velocity "
+                     "field '%s'",
+                     fcl_field_name(u));
   for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_forward(s->fft, u, c, c));
   FCL_TRY(fcl__spectral_run(s, s->curl, NULL));
   for (int c = 0; c < fcl_field_ncomp(w); ++c) FCL_TRY(fcl_fft_backward(s->fft, c, w, c));

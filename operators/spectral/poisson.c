@@ -26,8 +26,10 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl
   FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "vorticity"));
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "velocity"));
   if (omega == u)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (u): must not be the vorticity "
-                     "field '%s'", fcl_field_name(omega));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (u): must not be the vorticity "
+                     "field '%s'",
+                     fcl_field_name(omega));
   for (int c = 0; c < fcl_field_ncomp(omega); ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
   FCL_TRY(fcl__spectral_run(s, s->biot_savart, NULL));
   for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
@@ -45,8 +47,10 @@ fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, f
   FCL_TRY(fcl__spectral_check_ncomp(omega, nw, 2, "vorticity"));
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "velocity"));
   if (omega == u)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (u): must not be the vorticity "
-                     "field '%s'", fcl_field_name(omega));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (u): must not be the vorticity "
+                     "field '%s'",
+                     fcl_field_name(omega));
   FCL_TRY(fcl__spectral_set_real(s, s->diffuse_biot_savart_params, "nu_dt", nu * dt));
   for (int c = 0; c < nw; ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
   FCL_TRY(fcl__spectral_run(s, s->diffuse_biot_savart, s->diffuse_biot_savart_params));

@@ -15,8 +15,8 @@ static fcl_arg real_arg(cl_uint index, fcl_dtype dtype, double v) {
 /* A launcher over kernel name: nbuf slots, the layout, the scale 1 / N, then extra fixed
  * arguments and per-call parameters. */
 static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, size_t nextra,
-                                const fcl_arg *extra, size_t nparams,
-                                const fcl_param_spec *params, fcl_launcher **out) {
+                                const fcl_arg *extra, size_t nparams, const fcl_param_spec *params,
+                                fcl_launcher **out) {
   const fcl_fft_layout *l = fcl_fft_layout_of(s->fft);
   const fcl_domain *d = fcl_topology_domain(s->topo);
   fcl_arg args[24];
@@ -44,8 +44,8 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, s
     ps[p] = params[p];
     ps[p].index = (cl_uint)(n + p);
   }
-  fcl_launch_config cfg = {.queue = s->queue, .work_dim = 3,
-                           .bytes_per_launch = 2 * (size_t)nbuf * l->bytes};
+  fcl_launch_config cfg = {
+      .queue = s->queue, .work_dim = 3, .bytes_per_launch = 2 * (size_t)nbuf * l->bytes};
   for (int m = 0; m < 3; ++m) cfg.global[m] = (size_t)l->local[l->order[m]];
   char name[96];
   snprintf(name, sizeof name, "spectral.%s", kernel + sizeof "spectral_" - 1);
@@ -66,19 +66,20 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   const bool three = s->dim == 3;
   fcl_value_type real = s->dtype == FCL_FLOAT64 ? FCL_TYPE_F64 : FCL_TYPE_F32;
   FCL_TRY(make_launcher(s, "spectral_poisson", 1, 0, NULL, 0, NULL, &s->poisson));
-  FCL_TRY(make_launcher(s, three ? "spectral_biot_savart3" : "spectral_biot_savart2",
-                        three ? 3 : 2, 0, NULL, 0, NULL, &s->biot_savart));
+  FCL_TRY(make_launcher(s, three ? "spectral_biot_savart3" : "spectral_biot_savart2", three ? 3 : 2,
+                        0, NULL, 0, NULL, &s->biot_savart));
   /* In 2D the kernel never touches its third buffer (the last slot stands in). */
   fcl_arg dim_arg = fcl_arg_i32(0, s->dim);
   FCL_TRY(make_launcher(s, "spectral_project", 3, 1, &dim_arg, 0, NULL, &s->project));
   fcl_param_spec nu = {"nu_dt", 0, real};
   FCL_TRY(make_launcher(s, "spectral_diffuse", 1, 0, NULL, 1, &nu, &s->diffuse));
-  FCL_TRY(make_launcher(s, three ? "spectral_diffuse_biot_savart3" : "spectral_diffuse_biot_savart2",
+  FCL_TRY(make_launcher(s,
+                        three ? "spectral_diffuse_biot_savart3" : "spectral_diffuse_biot_savart2",
                         three ? 6 : 3, 0, NULL, 1, &nu, &s->diffuse_biot_savart));
   fcl_param_spec deriv[2] = {{"axis", 0, FCL_TYPE_I32}, {"order", 0, FCL_TYPE_I32}};
   FCL_TRY(make_launcher(s, "spectral_derivative", 1, 0, NULL, 2, deriv, &s->derivative));
-  FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2, 0, NULL,
-                        0, NULL, &s->curl));
+  FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2, 0, NULL, 0,
+                        NULL, &s->curl));
   FCL_TRY(fcl_param_set_create(s->diffuse, &s->diffuse_params));
   FCL_TRY(fcl_param_set_create(s->derivative, &s->derivative_params));
   FCL_TRY(fcl_param_set_create(s->diffuse_biot_savart, &s->diffuse_biot_savart_params));
@@ -92,8 +93,8 @@ fcl_status fcl_spectral_create(const fcl_field *like, fcl_fft_backend backend, f
   FCL_CHECK_NULL(out, 4);
   *out = NULL;
   fcl_spectral *s = calloc(1, sizeof *s);
-  if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "spectral operators for '%s'",
-                           fcl_field_name(like));
+  if (!s)
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "spectral operators for '%s'", fcl_field_name(like));
   s->topo = fcl_field_topology(like);
   s->dim = fcl_topology_domain(s->topo)->dim;
   s->dtype = fcl_field_dtype(like);
@@ -119,8 +120,8 @@ void fcl_spectral_destroy(fcl_spectral **spectral) {
   fcl_param_set_destroy(&s->diffuse_params);
   fcl_param_set_destroy(&s->derivative_params);
   fcl_param_set_destroy(&s->diffuse_biot_savart_params);
-  fcl_launcher *all[] = {s->poisson, s->biot_savart, s->project, s->diffuse, s->derivative,
-                         s->curl, s->diffuse_biot_savart};
+  fcl_launcher *all[] = {s->poisson, s->biot_savart,        s->project, s->diffuse, s->derivative,
+                         s->curl,    s->diffuse_biot_savart};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i) fcl_launcher_destroy(&all[i]);
   fcl_program_release(&s->program);
   fcl_fft_destroy(&s->fft);
@@ -137,8 +138,10 @@ fcl_status fcl__spectral_run(fcl_spectral *s, fcl_launcher *launcher, const fcl_
 
 fcl_status fcl__spectral_check_ncomp(const fcl_field *f, int ncomp, int pos, const char *what) {
   if (fcl_field_ncomp(f) != ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d: %s '%s' has %d component(s), "
-                     "needs %d", pos, what, fcl_field_name(f), fcl_field_ncomp(f), ncomp);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument %d: %s '%s' has %d component(s), "
+                     "needs %d",
+                     pos, what, fcl_field_name(f), fcl_field_ncomp(f), ncomp);
   return FCL_OK;
 }
 

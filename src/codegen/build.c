@@ -13,8 +13,10 @@ static fcl_status sizes(const fcl_kbuilder *kb, const fcl__axes *axes, const int
   for (int d = 0; d < 3; ++d) {
     int64_t groups = 1;
     if (axes->groups[d] && !fcl__kb_eval(kb, axes->groups[d], values, &groups))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': the number of work-groups along "
-                       "axis %d cannot be evaluated", kb->name, d);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': the number of work-groups along "
+                       "axis %d cannot be evaluated",
+                       kb->name, d);
     if (groups < 0) groups = 0;
     global[d] = (size_t)groups * (size_t)axes->local[d];
     local[d] = (size_t)axes->local[d];
@@ -41,7 +43,7 @@ fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_v
 typedef struct {
   size_t slot, arg; /* launcher parameter position, kernel argument index */
   size_t itemsize;
-  cl_mem checked;   /* the buffer last found large enough (NULL: none yet) */
+  cl_mem checked; /* the buffer last found large enough (NULL: none yet) */
 } array_arg;
 
 /* What a built launcher keeps to size its calls. */
@@ -88,9 +90,10 @@ static fcl_status check_buffers(size_state *s, const fcl_value *values) {
       bool written;
       fcl_kbuilder_arg(s->kb, x->arg, &name, &is_array, &t, &written);
       x->checked = NULL;
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': the buffer of array '%s' has %zu "
-                       "bytes, its shape needs %zu for these sizes", s->kb->name,
-                       name ? name : "?", have, need);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': the buffer of array '%s' has %zu "
+                       "bytes, its shape needs %zu for these sizes",
+                       s->kb->name, name ? name : "?", have, need);
     }
     x->checked = b;
   }
@@ -98,8 +101,8 @@ static fcl_status check_buffers(size_state *s, const fcl_value *values) {
   return FCL_OK;
 }
 
-static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim,
-                          size_t global[3], size_t local[3]) {
+static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim, size_t global[3],
+                          size_t local[3]) {
   size_state *s = user;
   for (size_t i = 0; i < s->nparams; ++i) s->values[i] = values[s->slot[i]].i32;
   FCL_TRY(check_buffers(s, values));
@@ -109,29 +112,30 @@ static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim
 static fcl_value_type value_type(fcl_dtype t, bool *ok) {
   *ok = true;
   switch (t) {
-  case FCL_FLOAT32: return FCL_TYPE_F32;
-  case FCL_FLOAT64: return FCL_TYPE_F64;
-  case FCL_INT32: return FCL_TYPE_I32;
-  case FCL_UINT32: return FCL_TYPE_U32;
-  case FCL_INT64: return FCL_TYPE_I64;
-  case FCL_UINT64: return FCL_TYPE_U64;
-  default: *ok = false; return FCL_TYPE_I32;
+    case FCL_FLOAT32: return FCL_TYPE_F32;
+    case FCL_FLOAT64: return FCL_TYPE_F64;
+    case FCL_INT32: return FCL_TYPE_I32;
+    case FCL_UINT32: return FCL_TYPE_U32;
+    case FCL_INT64: return FCL_TYPE_I64;
+    case FCL_UINT64: return FCL_TYPE_U64;
+    default: *ok = false; return FCL_TYPE_I32;
   }
 }
 
 /* Generate, build, wrap as a kernel launcher, or an iterative one when generators are given. */
-static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context,
-                                 const char *options, cl_command_queue queue,
-                                 size_t num_generators, const fcl_generator *generators,
-                                 bool enqueue_barrier, fcl_launcher **out) {
+static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context, const char *options,
+                                 cl_command_queue queue, size_t num_generators,
+                                 const fcl_generator *generators, bool enqueue_barrier,
+                                 fcl_launcher **out) {
   *out = NULL;
   for (size_t g = 0; g < num_generators; ++g) {
     const fcl__var *v = generators[g].param ? fcl__kb_var(kb, generators[g].param) : NULL;
     if (!v || v->kind != V_SCALAR)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': generator %zu iterates '%s', "
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': generator %zu iterates '%s', "
                        "which is not a scalar argument (a domain's parameter sets the work "
-                       "size and cannot be iterated)", kb->name, g,
-                       generators[g].param ? generators[g].param : "(null)");
+                       "size and cannot be iterated)",
+                       kb->name, g, generators[g].param ? generators[g].param : "(null)");
   }
   /* parameters in kernel-argument order */
   fcl_param_spec specs[64];
@@ -140,14 +144,19 @@ static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context,
     const fcl__var *v = &kb->vars[i];
     bool ok = true;
     fcl_value_type t;
-    if (v->kind == V_PARAM && !v->fixed) t = FCL_TYPE_I32;
-    else if (v->kind == V_ARRAY) t = FCL_TYPE_BUFFER;
-    else if (v->kind == V_SCALAR) t = value_type(v->dtype, &ok);
-    else continue;
+    if (v->kind == V_PARAM && !v->fixed)
+      t = FCL_TYPE_I32;
+    else if (v->kind == V_ARRAY)
+      t = FCL_TYPE_BUFFER;
+    else if (v->kind == V_SCALAR)
+      t = value_type(v->dtype, &ok);
+    else
+      continue;
     if (!ok)
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "kernel '%s': scalar '%s' of type %s cannot be a "
-                       "launcher parameter (use 32- or 64-bit types)", kb->name, v->name,
-                       fcl_dtype_cl_name(v->dtype));
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                       "kernel '%s': scalar '%s' of type %s cannot be a "
+                       "launcher parameter (use 32- or 64-bit types)",
+                       kb->name, v->name, fcl_dtype_cl_name(v->dtype));
     if (n == 64)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "kernel '%s': more than 64 arguments", kb->name);
     specs[n] = (fcl_param_spec){v->name, (cl_uint)n, t};
@@ -227,6 +236,6 @@ fcl_status fcl_kbuilder_build_iterative(const fcl_kbuilder *kb, fcl_context *con
   FCL_CHECK_ARG(num_generators > 0 && generators, 6, "generators",
                 "an iterative launcher needs at least one generator");
   FCL_CHECK_NULL(out, 8);
-  return build_launcher(kb, context, options, queue, num_generators, generators,
-                        enqueue_barrier, out);
+  return build_launcher(kb, context, options, queue, num_generators, generators, enqueue_barrier,
+                        out);
 }

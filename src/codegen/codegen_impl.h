@@ -104,13 +104,13 @@ typedef struct {
   fcl__expr *lo, *hi; /* lo <= iname < hi, in the parameters */
   fcl__expr *min;     /* align_iname: the domain's own lower bound, kept as a guard (or NULL) */
   fcl__tag_kind tag;
-  int axis;           /* g.N / l.N */
-  bool derived;       /* split: value = lo + outer * factor + inner */
+  int axis;     /* g.N / l.N */
+  bool derived; /* split: value = lo + outer * factor + inner */
   size_t outer, inner;
   int64_t factor;
-  fcl__expr *value;   /* derived: the value expression */
-  int priority;       /* position in prioritize_loops (-1: none) */
-  bool streamed;      /* stream_iname: carries registers (no longer split or retagged) */
+  fcl__expr *value; /* derived: the value expression */
+  int priority;     /* position in prioritize_loops (-1: none) */
+  bool streamed;    /* stream_iname: carries registers (no longer split or retagged) */
 } fcl__iname;
 
 typedef enum { V_PARAM, V_ARRAY, V_SCALAR, V_TEMP } fcl__var_kind;
@@ -119,34 +119,34 @@ typedef struct {
   char *name;
   fcl__var_kind kind;
   fcl_dtype dtype;
-  bool auto_type;        /* temporary typed from its first assignment */
-  fcl_temp_scope scope;  /* temporaries */
+  bool auto_type;       /* temporary typed from its first assignment */
+  fcl_temp_scope scope; /* temporaries */
   size_t ndim;
   fcl__expr *shape[FCL_KB_MAX_DIMS];
-  bool fixed;            /* parameters: fix_parameters */
+  bool fixed; /* parameters: fix_parameters */
   int64_t value;
-  int64_t modulus;       /* parameters: assume "p mod k = 0" */
-  int64_t lower;         /* parameters: assume "p >= c" (INT64_MIN: none) */
+  int64_t modulus; /* parameters: assume "p mod k = 0" */
+  int64_t lower;   /* parameters: assume "p >= c" (INT64_MIN: none) */
   bool written;
 } fcl__var;
 
 typedef struct {
   char *id;
-  char *text;            /* as written, for messages */
+  char *text; /* as written, for messages */
   fcl__expr *lhs, *rhs;
-  char **inames;         /* the loops it lives in (not its reduction inames) */
+  char **inames; /* the loops it lives in (not its reduction inames) */
   size_t ninames;
-  bool inames_given;     /* "inames=" without '+' */
-  char **deps;           /* dep= patterns, then resolved ids */
+  bool inames_given; /* "inames=" without '+' */
+  char **deps;       /* dep= patterns, then resolved ids */
   size_t ndeps;
   bool deps_given;
-  char **after;          /* ids a transformation orders it after, on top of its deps (given or
+  char **after; /* ids a transformation orders it after, on top of its deps (given or
                             inferred): stream_iname keeps a loop whole after its prologue */
   size_t nafter;
-  char **conds;          /* if= */
+  char **conds; /* if= */
   size_t nconds;
   int priority;
-  bool carried;          /* stream_iname's rotations: the value is for the next iteration, so
+  bool carried; /* stream_iname's rotations: the value is for the next iteration, so
                             the single-writer rule does not count them as writers */
 } fcl__insn;
 
@@ -158,11 +158,11 @@ typedef struct {
 } fcl__rule;
 
 typedef struct {
-  char *array;     /* the global array */
-  char *fetch;     /* the local copy */
-  char **sweep;    /* inames whose range the footprint covers */
+  char *array;  /* the global array */
+  char *fetch;  /* the local copy */
+  char **sweep; /* inames whose range the footprint covers */
   size_t nsweep;
-  int pad;         /* extra elements per row of the local copy */
+  int pad; /* extra elements per row of the local copy */
 } fcl__prefetch;
 
 struct fcl_kbuilder {
@@ -207,8 +207,7 @@ const fcl__expr *fcl__kb_expand(void *kb, const char *name);
 void fcl__kb_leaf_inames(const fcl_kbuilder *kb, const fcl__expr *e, char **list, size_t *n,
                          size_t cap);
 /* Leaf inames of every reduction in e (appended, up to FCL__MAX_LEAVES). */
-void fcl__kb_reduction_leaves(const fcl_kbuilder *kb, const fcl__expr *e, char **list,
-                              size_t *n);
+void fcl__kb_reduction_leaves(const fcl_kbuilder *kb, const fcl__expr *e, char **list, size_t *n);
 /* Whether hi - lo of an iname is a multiple of factor under the assumptions. */
 bool fcl__kb_divisible(const fcl_kbuilder *kb, const fcl__expr *lo, const fcl__expr *hi,
                        int64_t factor);
@@ -225,7 +224,7 @@ const char *fcl__tag_text(const fcl__iname *in, char *buf, size_t size);
 /* Prefetch footprints (prefetch.c): the local box of an array that the sweep inames touch. */
 #define FCL__MAX_LEAVES 16
 typedef struct {
-  size_t index;                       /* which prefetch */
+  size_t index; /* which prefetch */
   const fcl__var *array;
   size_t ndim;
   int64_t box[FCL_KB_MAX_DIMS];       /* extent of the box per dimension */
@@ -248,18 +247,18 @@ fcl__expr *fcl__prefetch_offset(const fcl_kbuilder *kb, const fcl__prefetch_plan
 
 /* Schedule items (schedule.c): instructions and prefetch copies with their loops. */
 typedef struct {
-  const fcl__insn *insn;               /* NULL: the copy of a prefetch */
-  const fcl__prefetch_plan *plan;      /* prefetch copies */
+  const fcl__insn *insn;          /* NULL: the copy of a prefetch */
+  const fcl__prefetch_plan *plan; /* prefetch copies */
   const char *id;
   const char *leaves[FCL__MAX_LEAVES]; /* leaf inames it runs over (not its reductions) */
   size_t nleaves;
-  const char *loops[FCL__MAX_LEAVES];  /* the sequential ones, outermost first */
+  const char *loops[FCL__MAX_LEAVES]; /* the sequential ones, outermost first */
   size_t nloops;
-  size_t *deps;                        /* items it depends on */
+  size_t *deps; /* items it depends on */
   size_t ndeps;
-  const char *vec;                     /* vectorized over this iname (NULL: not) */
-  bool vec_lanes;                      /* vec: some guards depend on the lane */
-  bool vec_blocks;                     /* vec: accesses read aligned blocks (emit.c) */
+  const char *vec; /* vectorized over this iname (NULL: not) */
+  bool vec_lanes;  /* vec: some guards depend on the lane */
+  bool vec_blocks; /* vec: accesses read aligned blocks (emit.c) */
 } fcl__item;
 /* Dependencies: explicit dep= patterns, the single-writer rule, prefetch copies before their
  * readers. Errors name the instruction and the pattern. */

@@ -23,7 +23,8 @@ fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text) {
       if (v->lower != INT64_MIN) fcl__str_printf(&b, " (>= %lld)", (long long)v->lower);
     } else {
       fcl__str_printf(&b, ": %s%s", v->auto_type ? "auto " : "", fcl_dtype_cl_name(v->dtype));
-      if (v->kind == V_TEMP) fcl__str_printf(&b, " %s", v->scope == FCL_TEMP_LOCAL ? "local" : "private");
+      if (v->kind == V_TEMP)
+        fcl__str_printf(&b, " %s", v->scope == FCL_TEMP_LOCAL ? "local" : "private");
       if (v->ndim) {
         fcl__str_printf(&b, " [");
         for (size_t d = 0; d < v->ndim; ++d) {
@@ -67,18 +68,21 @@ fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text) {
     fcl__str_printf(&b, " = ");
     expr(&b, in->rhs);
     fcl__str_printf(&b, "  {inames=");
-    for (size_t k = 0; k < in->ninames; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->inames[k]);
+    for (size_t k = 0; k < in->ninames; ++k)
+      fcl__str_printf(&b, "%s%s", k ? ":" : "", in->inames[k]);
     if (in->ndeps) {
       fcl__str_printf(&b, ", dep=");
       for (size_t k = 0; k < in->ndeps; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->deps[k]);
     }
     if (in->nafter) {
       fcl__str_printf(&b, ", after=");
-      for (size_t k = 0; k < in->nafter; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->after[k]);
+      for (size_t k = 0; k < in->nafter; ++k)
+        fcl__str_printf(&b, "%s%s", k ? ":" : "", in->after[k]);
     }
     if (in->nconds) {
       fcl__str_printf(&b, ", if=");
-      for (size_t k = 0; k < in->nconds; ++k) fcl__str_printf(&b, "%s%s", k ? ":" : "", in->conds[k]);
+      for (size_t k = 0; k < in->nconds; ++k)
+        fcl__str_printf(&b, "%s%s", k ? ":" : "", in->conds[k]);
     }
     if (in->priority) fcl__str_printf(&b, ", priority=%d", in->priority);
     fcl__str_printf(&b, "}\n");

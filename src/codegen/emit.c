@@ -20,7 +20,7 @@ typedef struct {
   /* printing a vectorized instruction */
   const char *vec;
   int vec_width;
-  int vec_lane;  /* >= 0: print the vector iname as this lane (its lower bound + lane) */
+  int vec_lane;    /* >= 0: print the vector iname as this lane (its lower bound + lane) */
   bool vec_blocks; /* print accesses along it from the aligned blocks below */
   struct vblock *blocks;
   size_t nblocks;
@@ -118,8 +118,10 @@ static fcl_status resolve_auto(fcl_kbuilder *kb, const size_t *rank) {
       int axis = 0;
       while (axis < 3 && used[axis]) axis++;
       if (axis == 3)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': iname '%s' is tagged l.auto but "
-                         "the three local axes are taken; tag it unr or for", kb->name, in->name);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': iname '%s' is tagged l.auto but "
+                         "the three local axes are taken; tag it unr or for",
+                         kb->name, in->name);
       used[axis] = true;
       in->tag = TAG_L;
       in->axis = axis;
@@ -141,8 +143,8 @@ fcl_status fcl__kb_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
     const fcl__iname *in = &kb->inames[i];
     if (in->derived || !is_hw(in)) continue;
     if ((unsigned)in->axis + 1 > axes->dim) axes->dim = (unsigned)in->axis + 1;
-    fcl__expr *ext = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
-                                                     fcl__expr_clone(in->lo)));
+    fcl__expr *ext = fcl__expr_fold(
+        fcl__expr_binary("-", fcl__expr_clone(in->hi), fcl__expr_clone(in->lo)));
     if (!ext) {
       fcl__axes_free(axes);
       return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "axes");
@@ -153,7 +155,8 @@ fcl_status fcl__kb_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
       fcl__expr_free(ext);
       if (!ok || n < 1) {
         fcl__axes_free(axes);
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': iname '%s' is tagged l.%d but "
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': iname '%s' is tagged l.%d but "
                          "its extent is not a positive constant; split it or fix the parameters",
                          kb->name, in->name, in->axis);
       }
@@ -186,7 +189,8 @@ static fcl_status prepare(const fcl_kbuilder *kb, emitter *em) {
   bool *child = calloc(em->kb->ninames ? em->kb->ninames : 1, sizeof *child);
   if (!child) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
   for (size_t i = 0; i < em->kb->ninames; ++i)
-    if (em->kb->inames[i].derived) child[em->kb->inames[i].outer] = child[em->kb->inames[i].inner] = true;
+    if (em->kb->inames[i].derived)
+      child[em->kb->inames[i].outer] = child[em->kb->inames[i].inner] = true;
   for (size_t i = 0; i < em->kb->ninames; ++i)
     if (!child[i]) rank_dfs(em->kb, i, em->rank, &next);
   free(child);
@@ -250,7 +254,7 @@ static bool depends_on(const emitter *em, const fcl__expr *e, const char *leaf) 
  * outside (r != 0 while lanes have guards) are loaded under a test of their position. */
 
 struct vblock {
-  char *key;   /* pointer to the block's first element: "array + linear index" */
+  char *key; /* pointer to the block's first element: "array + linear index" */
   char *name;
   char *guard; /* position test, or NULL */
   fcl_dtype dtype;
@@ -279,10 +283,14 @@ static bool block_offset(const emitter *em, const fcl__expr *e, const char *v, i
   if (!rows || !fcl__kb_const(kb, fcl__kb_iname(kb, v)->lo, &lo)) return false;
   for (size_t k = 0; k < f->n; ++k) {
     const fcl__var *p = fcl__kb_var(kb, f->sym[k]);
-    if (!strcmp(f->sym[k], v)) c += f->coef[k] * lo;
-    else if (p && p->kind == V_PARAM && p->fixed) c += f->coef[k] * p->value;
-    else if (p && (p->kind != V_PARAM || !p->modulus || (f->coef[k] * p->modulus) % w)) return false;
-    else if (!p && f->coef[k] % w) return false; /* an iname */
+    if (!strcmp(f->sym[k], v))
+      c += f->coef[k] * lo;
+    else if (p && p->kind == V_PARAM && p->fixed)
+      c += f->coef[k] * p->value;
+    else if (p && (p->kind != V_PARAM || !p->modulus || (f->coef[k] * p->modulus) % w))
+      return false;
+    else if (!p && f->coef[k] % w)
+      return false; /* an iname */
   }
   *r = ((c % w) + w) % w;
   return true;
@@ -320,8 +328,8 @@ static char *printed(emitter *em, fcl__expr *e) {
 }
 
 /* Key and position test of block b of access e (whose r and last index are given). */
-static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, int64_t r,
-                        int b, char **key, char **pos) {
+static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, int64_t r, int b,
+                        char **key, char **pos) {
   const fcl__var *a = fcl__kb_var(em->kb, e->text);
   int64_t w = em->vec_width;
   fcl__expr *access = fcl__expr_clone(e), *start = block_start(em, f, em->vec, b * w - r);
@@ -333,8 +341,8 @@ static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, i
   fcl__expr_free(access->kids[access->nkids - 1]);
   access->kids[access->nkids - 1] = fcl__expr_clone(start);
   char *index = printed(em, linear_index(a, access)), *s = printed(em, start);
-  char *l = printed(em, fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]),
-                                         fcl__expr_num(w)));
+  char *l = printed(
+      em, fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]), fcl__expr_num(w)));
   fcl__expr_free(access);
   fcl__str k = {0}, p = {0};
   if (index) fcl__str_printf(&k, "%s + %s", a->name, index);
@@ -374,7 +382,8 @@ static bool collect_blocks(emitter *em, const fcl__expr *e, bool lanes) {
         if (!nb) return false;
         em->blocks = nb;
         x = &em->blocks[em->nblocks++];
-        *x = (struct vblock){.key = key, .guard = guarded ? pos : NULL,
+        *x = (struct vblock){.key = key,
+                             .guard = guarded ? pos : NULL,
                              .dtype = fcl__kb_var(em->kb, e->text)->dtype};
         fcl__str nm = {0};
         fcl__str_printf(&nm, "%s_blk%zu", e->text, em->nblocks - 1);
@@ -433,7 +442,8 @@ static void print_block_lanes(emitter *em, const fcl__expr *e) {
     fcl__str_printf(&em->out, "%s", name[0]);
     return;
   }
-  fcl__str_printf(&em->out, "(%s%lld)(", cl_type(fcl__kb_var(em->kb, e->text)->dtype), (long long)w);
+  fcl__str_printf(&em->out, "(%s%lld)(", cl_type(fcl__kb_var(em->kb, e->text)->dtype),
+                  (long long)w);
   for (int64_t l = 0; l < w; ++l)
     fcl__str_printf(&em->out, "%s%s.s%c", l ? ", " : "", name[(r + l) / w], hex[(r + l) % w]);
   fcl__str_printf(&em->out, ")");
@@ -463,75 +473,77 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
   emitter *em = user;
   const fcl_kbuilder *kb = em->kb;
   switch (e->kind) {
-  case E_NUM:
-    if (em->literals_float && fcl__expr_is_float_literal(e)) {
-      char last = e->text[strlen(e->text) - 1];
-      if (last != 'f' && last != 'F') {
-        fcl__str_printf(out, "%sf", e->text);
+    case E_NUM:
+      if (em->literals_float && fcl__expr_is_float_literal(e)) {
+        char last = e->text[strlen(e->text) - 1];
+        if (last != 'f' && last != 'F') {
+          fcl__str_printf(out, "%sf", e->text);
+          return true;
+        }
+      }
+      return false;
+    case E_VAR: {
+      const fcl__iname *in = fcl__kb_iname(kb, e->text);
+      if (in && in->derived) {
+        fcl__str_printf(out, "(");
+        fcl__expr_print(out, in->value, print_hook, em);
+        fcl__str_printf(out, ")");
         return true;
       }
+      if (in && em->vec_lane >= 0 && em->vec && !strcmp(in->name, em->vec)) {
+        fcl__expr *lane = fcl__expr_fold(
+            fcl__expr_binary("+", fcl__expr_clone(in->lo), fcl__expr_num(em->vec_lane)));
+        if (lane)
+          fcl__expr_print(out, lane, print_hook, em);
+        else
+          out->failed = true;
+        fcl__expr_free(lane);
+        return true;
+      }
+      const fcl__var *v = fcl__kb_var(kb, e->text);
+      if (v && v->kind == V_PARAM && v->fixed) {
+        fcl__str_printf(out, "%lld", (long long)v->value);
+        return true;
+      }
+      return false;
     }
-    return false;
-  case E_VAR: {
-    const fcl__iname *in = fcl__kb_iname(kb, e->text);
-    if (in && in->derived) {
-      fcl__str_printf(out, "(");
-      fcl__expr_print(out, in->value, print_hook, em);
-      fcl__str_printf(out, ")");
+    case E_SUBSCRIPT: {
+      const fcl__var *v = fcl__kb_var(kb, e->text);
+      if (em->vec && em->vec_blocks && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
+        print_block_lanes(em, e);
+        return true;
+      }
+      if (em->vec && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
+        fcl__str_printf(out, "vload%d(0, ", em->vec_width);
+        em->vec_lane = 0;
+        print_pointer(em, e);
+        em->vec_lane = -1;
+        fcl__str_printf(out, ")");
+        return true;
+      }
+      size_t pf = fcl__kb_prefetch_of(kb, e->text);
+      if (pf != SIZE_MAX) {
+        fcl__str_printf(out, "%s[", kb->prefetches[pf].fetch);
+        print_index(em, fcl__prefetch_offset(kb, &em->plans[pf], e));
+        fcl__str_printf(out, "]");
+        return true;
+      }
+      if (v->kind == V_ARRAY) {
+        fcl__str_printf(out, "%s[", v->name);
+        print_index(em, linear_index(v, e));
+        fcl__str_printf(out, "]");
+        return true;
+      }
+      fcl__str_printf(out, "%s", v->name);
+      for (size_t d = 0; d < e->nkids; ++d) {
+        fcl__str_printf(out, "[");
+        fcl__expr_print(out, e->kids[d], print_hook, em);
+        fcl__str_printf(out, "]");
+      }
       return true;
     }
-    if (in && em->vec_lane >= 0 && em->vec && !strcmp(in->name, em->vec)) {
-      fcl__expr *lane = fcl__expr_fold(fcl__expr_binary("+", fcl__expr_clone(in->lo),
-                                                        fcl__expr_num(em->vec_lane)));
-      if (lane) fcl__expr_print(out, lane, print_hook, em);
-      else out->failed = true;
-      fcl__expr_free(lane);
-      return true;
-    }
-    const fcl__var *v = fcl__kb_var(kb, e->text);
-    if (v && v->kind == V_PARAM && v->fixed) {
-      fcl__str_printf(out, "%lld", (long long)v->value);
-      return true;
-    }
-    return false;
-  }
-  case E_SUBSCRIPT: {
-    const fcl__var *v = fcl__kb_var(kb, e->text);
-    if (em->vec && em->vec_blocks && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
-      print_block_lanes(em, e);
-      return true;
-    }
-    if (em->vec && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
-      fcl__str_printf(out, "vload%d(0, ", em->vec_width);
-      em->vec_lane = 0;
-      print_pointer(em, e);
-      em->vec_lane = -1;
-      fcl__str_printf(out, ")");
-      return true;
-    }
-    size_t pf = fcl__kb_prefetch_of(kb, e->text);
-    if (pf != SIZE_MAX) {
-      fcl__str_printf(out, "%s[", kb->prefetches[pf].fetch);
-      print_index(em, fcl__prefetch_offset(kb, &em->plans[pf], e));
-      fcl__str_printf(out, "]");
-      return true;
-    }
-    if (v->kind == V_ARRAY) {
-      fcl__str_printf(out, "%s[", v->name);
-      print_index(em, linear_index(v, e));
-      fcl__str_printf(out, "]");
-      return true;
-    }
-    fcl__str_printf(out, "%s", v->name);
-    for (size_t d = 0; d < e->nkids; ++d) {
-      fcl__str_printf(out, "[");
-      fcl__expr_print(out, e->kids[d], print_hook, em);
-      fcl__str_printf(out, "]");
-    }
-    return true;
-  }
-  case E_REDUCE: fcl__str_printf(out, "acc_%d", e->id); return true;
-  default: return false;
+    case E_REDUCE: fcl__str_printf(out, "acc_%d", e->id); return true;
+    default: return false;
   }
 }
 
@@ -540,8 +552,8 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
 static bool has_unvectorizable(const fcl__expr *e) {
   if (e->kind == E_REDUCE || e->kind == E_TERNARY) return true;
   if (e->kind == E_BINARY) {
-    static const char *bad[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||", "%", "<<", ">>",
-                                "&", "|", "^"};
+    static const char *bad[] = {"<",  "<=", ">",  ">=", "==", "!=", "&&",
+                                "||", "%",  "<<", ">>", "&",  "|",  "^"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
       if (!strcmp(e->text, bad[i])) return true;
   }
@@ -697,18 +709,23 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   for (size_t u = 0; u < nu; ++u)
     if (!in_list((const char *const *)leaves, nl, used[u]) &&
         !in_list((const char *const *)red, nr, used[u]))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s uses iname '%s', which is not "
-                       "among its inames", kb->name, label, used[u]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': %s uses iname '%s', which is not "
+                       "among its inames",
+                       kb->name, label, used[u]);
   for (size_t r = 0; r < nr; ++r) {
     const fcl__iname *ri = fcl__kb_iname(kb, red[r]);
     char tag[16];
     if (in_list((const char *const *)leaves, nl, red[r]))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: '%s' is both a reduction "
-                       "iname and an iname of the instruction", kb->name, label, red[r]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': %s: '%s' is both a reduction "
+                       "iname and an iname of the instruction",
+                       kb->name, label, red[r]);
     if (is_hw(ri))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: reduction iname '%s' is tagged "
-                       "%s; parallel reductions are not supported (tag it for or unr)", kb->name,
-                       label, red[r], fcl__tag_text(ri, tag, sizeof tag));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': %s: reduction iname '%s' is tagged "
+                       "%s; parallel reductions are not supported (tag it for or unr)",
+                       kb->name, label, red[r], fcl__tag_text(ri, tag, sizeof tag));
   }
   /* one iname per hardware axis, at most one vector iname */
   const char *vec = NULL;
@@ -716,17 +733,20 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
     const fcl__iname *ia = fcl__kb_iname(kb, leaves[a]);
     if (ia->tag == TAG_VEC) {
       if (vec)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: inames '%s' and '%s' are "
-                         "both tagged vec", kb->name, label, vec, ia->name);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': %s: inames '%s' and '%s' are "
+                         "both tagged vec",
+                         kb->name, label, vec, ia->name);
       vec = ia->name;
     }
     for (size_t b = a + 1; b < nl && is_hw(ia); ++b) {
       const fcl__iname *ib = fcl__kb_iname(kb, leaves[b]);
       char tag[16];
       if (ib->tag == ia->tag && ib->axis == ia->axis)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: inames '%s' and '%s' are "
-                         "both tagged %s", kb->name, label, ia->name, ib->name,
-                         fcl__tag_text(ia, tag, sizeof tag));
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': %s: inames '%s' and '%s' are "
+                         "both tagged %s",
+                         kb->name, label, ia->name, ib->name, fcl__tag_text(ia, tag, sizeof tag));
     }
   }
   it->nleaves = nl;
@@ -823,8 +843,8 @@ static void guards(emitter *em, const char *const *set, size_t nset, const char 
     if (!is_hw(in)) continue;
     bool short_axis;
     int64_t ext = 0;
-    fcl__expr *e = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
-                                                   fcl__expr_clone(in->lo)));
+    fcl__expr *e = fcl__expr_fold(
+        fcl__expr_binary("-", fcl__expr_clone(in->hi), fcl__expr_clone(in->lo)));
     if (in->tag == TAG_L)
       short_axis = !fcl__kb_const(kb, e, &ext) || ext < em->axes.local[in->axis];
     else
@@ -845,8 +865,8 @@ static void number_reductions(emitter *em, fcl__expr *e) {
   for (size_t i = 0; i < e->nkids; ++i) number_reductions(em, e->kids[i]);
 }
 
-static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e,
-                            const char **red, size_t *nred);
+static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e, const char **red,
+                            size_t *nred);
 
 /* acc = neutral; loops over the reduction's leaves { nested reductions; acc = acc op body; } */
 static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, const char **red,
@@ -854,7 +874,7 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
   const fcl_kbuilder *kb = em->kb;
   fcl_dtype t = fcl__kb_type_of(kb, e->kids[0]);
   bool real = t == FCL_FLOAT32 || t == FCL_FLOAT64;
-  const char *neutral = !strcmp(e->text, "sum") ? "0"
+  const char *neutral = !strcmp(e->text, "sum")   ? "0"
                         : !strcmp(e->text, "max") ? (real ? "-INFINITY" : "INT_MIN")
                                                   : (real ? "INFINITY" : "INT_MAX");
   fcl__str_indent(&em->out, em->depth);
@@ -883,8 +903,10 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
   free(cond.s);
   emit_reductions(em, it, e->kids[0], red, nred);
   fcl__str_indent(&em->out, em->depth);
-  if (!strcmp(e->text, "sum")) fcl__str_printf(&em->out, "acc_%d += ", e->id);
-  else fcl__str_printf(&em->out, "acc_%d = %s(acc_%d, ", e->id, e->text, e->id);
+  if (!strcmp(e->text, "sum"))
+    fcl__str_printf(&em->out, "acc_%d += ", e->id);
+  else
+    fcl__str_printf(&em->out, "acc_%d = %s(acc_%d, ", e->id, e->text, e->id);
   print(em, e->kids[0]);
   fcl__str_printf(&em->out, "%s;\n", !strcmp(e->text, "sum") ? "" : ")");
   if (guarded) close_block(em);
@@ -892,8 +914,8 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
   *nred = base;
 }
 
-static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e,
-                            const char **red, size_t *nred) {
+static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e, const char **red,
+                            size_t *nred) {
   if (e->kind == E_REDUCE) {
     emit_reduce(em, it, e, red, nred);
     return;
@@ -904,8 +926,7 @@ static void emit_reductions(emitter *em, const fcl__item *it, const fcl__expr *e
 /* The guards of iname d that involve the vector iname, printed with its upper bound tested at
  * lane hi_lane and its lower one at lane lo_lane (guards grow with the lane: the last lane
  * decides the upper bounds of all lanes, the first the lower ones), joined to cond. */
-static void lane_guard(emitter *em, const fcl__iname *d, int hi_lane, int lo_lane,
-                       fcl__str *cond) {
+static void lane_guard(emitter *em, const fcl__iname *d, int hi_lane, int lo_lane, fcl__str *cond) {
   fcl__str saved = em->out;
   fcl__expr v = {.kind = E_VAR, .text = d->name};
   for (int bound = 0; bound < 2; ++bound) {
@@ -916,8 +937,10 @@ static void lane_guard(emitter *em, const fcl__iname *d, int hi_lane, int lo_lan
     fcl__str_printf(&em->out, bound == 0 ? " < " : " >= ");
     print(em, bound == 0 ? d->hi : d->min);
     em->vec_lane = -1;
-    if (em->out.s) fcl__str_printf(cond, "%s%s", cond->len ? " && " : "", em->out.s);
-    else cond->failed = true;
+    if (em->out.s)
+      fcl__str_printf(cond, "%s%s", cond->len ? " && " : "", em->out.s);
+    else
+      cond->failed = true;
     free(em->out.s);
   }
   em->out = saved;
@@ -972,8 +995,10 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out, "/* %s: aligned %s%d blocks */\n", in->id, t, w);
   fcl__str_indent(&em->out, em->depth);
-  if (cond.len) fcl__str_printf(&em->out, "if (%s) {\n", cond.s);
-  else fcl__str_printf(&em->out, "{\n");
+  if (cond.len)
+    fcl__str_printf(&em->out, "if (%s) {\n", cond.s);
+  else
+    fcl__str_printf(&em->out, "{\n");
   free(cond.s);
   em->depth++;
   if (!collect_blocks(em, in->rhs, it->vec_lanes)) em->out.failed = true;
@@ -1082,9 +1107,11 @@ static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
                   em->kb->prefetches[p->index].fetch, (long long)total);
   if (in_loop) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier readers are done */");
   fcl__str_indent(&em->out, em->depth);
-  fcl__str_printf(&em->out, "for (int f = (int)(get_local_id(0) + %lld * (get_local_id(1) + %lld * "
-                  "get_local_id(2))); f < %lld; f += %lld) {\n", (long long)em->axes.local[0],
-                  (long long)em->axes.local[1], (long long)total, (long long)wg);
+  fcl__str_printf(&em->out,
+                  "for (int f = (int)(get_local_id(0) + %lld * (get_local_id(1) + %lld * "
+                  "get_local_id(2))); f < %lld; f += %lld) {\n",
+                  (long long)em->axes.local[0], (long long)em->axes.local[1], (long long)total,
+                  (long long)wg);
   em->depth++;
   int64_t div = 1;
   for (size_t d = p->ndim; d-- > 0;) {
@@ -1181,8 +1208,10 @@ static void emit_body(emitter *em, const size_t *order) {
       stack[depth] = it->loops[depth];
       wrote[depth + 1] = read[depth + 1] = 0;
     }
-    if (it->insn) emit_insn(em, it);
-    else emit_prefetch(em, it, depth > 0);
+    if (it->insn)
+      emit_insn(em, it);
+    else
+      emit_prefetch(em, it, depth > 0);
     uint64_t wmask = 0, rmask = 0;
     for (size_t i = 0; it->insn && i < kb->nvars; ++i) {
       if (!is_local(kb, kb->vars[i].name)) continue;
@@ -1201,7 +1230,8 @@ static void emit_body(emitter *em, const size_t *order) {
       dirty[ndirty++] = it->insn->lhs->text;
   }
   while (depth > 0) {
-    if (wrote[depth] & read[depth]) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+    if (wrote[depth] & read[depth])
+      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
     close_block(em);
     depth--;
   }
@@ -1292,14 +1322,17 @@ static void emit_declarations(emitter *em) {
 
 static void emit_signature(emitter *em) {
   const fcl_kbuilder *kb = em->kb;
-  fcl__str_printf(&em->out, "__kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\n"
-                  "void %s(", (long long)em->axes.local[0], (long long)em->axes.local[1],
+  fcl__str_printf(&em->out,
+                  "__kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\n"
+                  "void %s(",
+                  (long long)em->axes.local[0], (long long)em->axes.local[1],
                   (long long)em->axes.local[2], kb->name);
   bool first = true;
   for (size_t i = 0; i < kb->nvars; ++i) {
     const fcl__var *v = &kb->vars[i];
     const char *sep = first ? "" : ",\n    ";
-    if (v->kind == V_PARAM && !v->fixed) fcl__str_printf(&em->out, "%sconst int %s", sep, v->name);
+    if (v->kind == V_PARAM && !v->fixed)
+      fcl__str_printf(&em->out, "%sconst int %s", sep, v->name);
     else if (v->kind == V_ARRAY)
       fcl__str_printf(&em->out, "%s__global %s%s *restrict %s", sep, v->written ? "" : "const ",
                       cl_type(v->dtype), v->name);
@@ -1329,7 +1362,8 @@ static void emit_header(emitter *em) {
     fcl__str_printf(&em->out, "%lld", (long long)em->axes.local[d]);
   }
   fcl__str_printf(&em->out, ") */\n");
-  if (!em->literals_float) fcl__str_printf(&em->out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (!em->literals_float)
+    fcl__str_printf(&em->out, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
 }
 
 fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source) {

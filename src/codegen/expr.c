@@ -171,8 +171,8 @@ static bool accept(parser *p, const char *tok) {
 }
 
 static bool is_type_name(const char *name) {
-  static const char *bases[] = {"char", "uchar", "short", "ushort", "int", "uint", "long",
-                                "ulong", "float", "double", "size_t", "bool"};
+  static const char *bases[] = {"char", "uchar", "short", "ushort", "int",    "uint",
+                                "long", "ulong", "float", "double", "size_t", "bool"};
   for (size_t i = 0; i < sizeof bases / sizeof *bases; ++i) {
     size_t n = strlen(bases[i]);
     if (strncmp(name, bases[i], n) != 0) continue;
@@ -315,10 +315,16 @@ static fcl__expr *parse_unary(parser *p) {
 }
 
 /* Binary levels from loosest to tightest. */
-static const char *const levels[][4] = {
-    {"||", NULL}, {"&&", NULL}, {"|", NULL},  {"^", NULL},          {"&", NULL},
-    {"==", "!=", NULL}, {"<=", ">=", "<", ">"}, {"<<", ">>", NULL}, {"+", "-", NULL},
-    {"*", "/", "%", NULL}};
+static const char *const levels[][4] = {{"||", NULL},
+                                        {"&&", NULL},
+                                        {"|", NULL},
+                                        {"^", NULL},
+                                        {"&", NULL},
+                                        {"==", "!=", NULL},
+                                        {"<=", ">=", "<", ">"},
+                                        {"<<", ">>", NULL},
+                                        {"+", "-", NULL},
+                                        {"*", "/", "%", NULL}};
 enum { NUM_LEVELS = sizeof levels / sizeof *levels };
 
 static fcl__expr *parse_level(parser *p, int level) {
@@ -393,15 +399,15 @@ fcl__expr *fcl__expr_parse_prefix(const char *text, const char **end, const char
 
 static int precedence(const fcl__expr *e) {
   switch (e->kind) {
-  case E_TERNARY: return 1;
-  case E_BINARY:
-    for (int l = 0; l < NUM_LEVELS; ++l)
-      for (int i = 0; i < 4 && levels[l][i]; ++i)
-        if (!strcmp(levels[l][i], e->text)) return 2 + l;
-    return 2;
-  case E_UNARY:
-  case E_CAST: return 2 + NUM_LEVELS;
-  default: return 3 + NUM_LEVELS;
+    case E_TERNARY: return 1;
+    case E_BINARY:
+      for (int l = 0; l < NUM_LEVELS; ++l)
+        for (int i = 0; i < 4 && levels[l][i]; ++i)
+          if (!strcmp(levels[l][i], e->text)) return 2 + l;
+      return 2;
+    case E_UNARY:
+    case E_CAST: return 2 + NUM_LEVELS;
+    default: return 3 + NUM_LEVELS;
   }
 }
 
@@ -417,44 +423,44 @@ void fcl__expr_print(fcl__str *out, const fcl__expr *e, fcl__print_hook hook, vo
   if (hook && hook(user, out, e)) return;
   int prec = precedence(e);
   switch (e->kind) {
-  case E_NUM:
-  case E_VAR: fcl__str_printf(out, "%s", e->text); break;
-  case E_UNARY:
-    fcl__str_printf(out, "%s", e->text);
-    /* "- -x" must not print as "--x" */
-    if (e->kids[0]->kind == E_UNARY) fcl__str_printf(out, " ");
-    print_child(out, e->kids[0], prec, hook, user);
-    break;
-  case E_CAST:
-    fcl__str_printf(out, "(%s)", e->text);
-    print_child(out, e->kids[0], prec, hook, user);
-    break;
-  case E_BINARY:
-    print_child(out, e->kids[0], prec, hook, user);
-    fcl__str_printf(out, " %s ", e->text);
-    print_child(out, e->kids[1], prec + 1, hook, user); /* left to right: keep (a - (b - c)) */
-    break;
-  case E_TERNARY:
-    print_child(out, e->kids[0], prec + 1, hook, user);
-    fcl__str_printf(out, " ? ");
-    print_child(out, e->kids[1], prec, hook, user);
-    fcl__str_printf(out, " : ");
-    print_child(out, e->kids[2], prec, hook, user);
-    break;
-  case E_CALL:
-  case E_SUBSCRIPT:
-    fcl__str_printf(out, "%s%s", e->text, e->kind == E_CALL ? "(" : "[");
-    for (size_t i = 0; i < e->nkids; ++i) {
-      if (i) fcl__str_printf(out, ", ");
-      fcl__expr_print(out, e->kids[i], hook, user);
-    }
-    fcl__str_printf(out, "%s", e->kind == E_CALL ? ")" : "]");
-    break;
-  case E_REDUCE:
-    fcl__str_printf(out, "%s(%s, ", e->text, e->iname);
-    fcl__expr_print(out, e->kids[0], hook, user);
-    fcl__str_printf(out, ")");
-    break;
+    case E_NUM:
+    case E_VAR: fcl__str_printf(out, "%s", e->text); break;
+    case E_UNARY:
+      fcl__str_printf(out, "%s", e->text);
+      /* "- -x" must not print as "--x" */
+      if (e->kids[0]->kind == E_UNARY) fcl__str_printf(out, " ");
+      print_child(out, e->kids[0], prec, hook, user);
+      break;
+    case E_CAST:
+      fcl__str_printf(out, "(%s)", e->text);
+      print_child(out, e->kids[0], prec, hook, user);
+      break;
+    case E_BINARY:
+      print_child(out, e->kids[0], prec, hook, user);
+      fcl__str_printf(out, " %s ", e->text);
+      print_child(out, e->kids[1], prec + 1, hook, user); /* left to right: keep (a - (b - c)) */
+      break;
+    case E_TERNARY:
+      print_child(out, e->kids[0], prec + 1, hook, user);
+      fcl__str_printf(out, " ? ");
+      print_child(out, e->kids[1], prec, hook, user);
+      fcl__str_printf(out, " : ");
+      print_child(out, e->kids[2], prec, hook, user);
+      break;
+    case E_CALL:
+    case E_SUBSCRIPT:
+      fcl__str_printf(out, "%s%s", e->text, e->kind == E_CALL ? "(" : "[");
+      for (size_t i = 0; i < e->nkids; ++i) {
+        if (i) fcl__str_printf(out, ", ");
+        fcl__expr_print(out, e->kids[i], hook, user);
+      }
+      fcl__str_printf(out, "%s", e->kind == E_CALL ? ")" : "]");
+      break;
+    case E_REDUCE:
+      fcl__str_printf(out, "%s(%s, ", e->text, e->iname);
+      fcl__expr_print(out, e->kids[0], hook, user);
+      fcl__str_printf(out, ")");
+      break;
   }
 }
 
@@ -473,71 +479,82 @@ char *fcl__expr_text(const fcl__expr *e) {
 bool fcl__expr_eval(const fcl__expr *e, fcl__lookup lookup, void *user, int64_t *value) {
   int64_t a = 0, b = 0, c = 0;
   switch (e->kind) {
-  case E_NUM: {
-    if (fcl__expr_is_float_literal(e)) return false;
-    char *end;
-    errno = 0;
-    long long v = strtoll(e->text, &end, 0);
-    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') end++;
-    if (*end || errno == ERANGE) return false;
-    *value = v;
-    return true;
-  }
-  case E_VAR: return lookup && lookup(user, e->text, value);
-  case E_UNARY:
-    if (!fcl__expr_eval(e->kids[0], lookup, user, &a)) return false;
-    if (e->text[0] == '-' && a == INT64_MIN) return false; /* no value: it overflows */
-    *value = e->text[0] == '-' ? -a : e->text[0] == '+' ? a : e->text[0] == '!' ? !a : ~a;
-    return true;
-  case E_CAST: return fcl__expr_eval(e->kids[0], lookup, user, value);
-  case E_TERNARY:
-    if (!fcl__expr_eval(e->kids[0], lookup, user, &a)) return false;
-    return fcl__expr_eval(e->kids[a ? 1 : 2], lookup, user, value);
-  case E_CALL:
-    if (e->nkids != 2 || (strcmp(e->text, "min") && strcmp(e->text, "max"))) return false;
-    if (!fcl__expr_eval(e->kids[0], lookup, user, &a) ||
-        !fcl__expr_eval(e->kids[1], lookup, user, &b))
-      return false;
-    *value = (e->text[1] == 'i') == (a < b) ? a : b;
-    return true;
-  case E_BINARY: {
-    if (!fcl__expr_eval(e->kids[0], lookup, user, &a) ||
-        !fcl__expr_eval(e->kids[1], lookup, user, &b))
-      return false;
-    const char *op = e->text;
-    /* an operation that overflows int64_t has no value here (C leaves it undefined) */
-    if (!strcmp(op, "+")) {
-      if (__builtin_add_overflow(a, b, &c)) return false;
-    } else if (!strcmp(op, "-")) {
-      if (__builtin_sub_overflow(a, b, &c)) return false;
-    } else if (!strcmp(op, "*")) {
-      if (__builtin_mul_overflow(a, b, &c)) return false;
-    } else if (!strcmp(op, "/") || !strcmp(op, "%")) {
-      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-      c = op[0] == '/' ? a / b : a % b;
-    } else if (!strcmp(op, "<")) c = a < b;
-    else if (!strcmp(op, "<=")) c = a <= b;
-    else if (!strcmp(op, ">")) c = a > b;
-    else if (!strcmp(op, ">=")) c = a >= b;
-    else if (!strcmp(op, "==")) c = a == b;
-    else if (!strcmp(op, "!=")) c = a != b;
-    else if (!strcmp(op, "&&")) c = a && b;
-    else if (!strcmp(op, "||")) c = a || b;
-    else if (!strcmp(op, "<<")) {
-      if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b)) return false;
-      c = a << b;
-    } else if (!strcmp(op, ">>")) {
-      if (b < 0 || b > 63) return false;
-      c = a >> b;
+    case E_NUM: {
+      if (fcl__expr_is_float_literal(e)) return false;
+      char *end;
+      errno = 0;
+      long long v = strtoll(e->text, &end, 0);
+      while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L') end++;
+      if (*end || errno == ERANGE) return false;
+      *value = v;
+      return true;
     }
-    else if (!strcmp(op, "&")) c = a & b;
-    else if (!strcmp(op, "|")) c = a | b;
-    else if (!strcmp(op, "^")) c = a ^ b;
-    else return false;
-    *value = c;
-    return true;
-  }
-  default: return false;
+    case E_VAR: return lookup && lookup(user, e->text, value);
+    case E_UNARY:
+      if (!fcl__expr_eval(e->kids[0], lookup, user, &a)) return false;
+      if (e->text[0] == '-' && a == INT64_MIN) return false; /* no value: it overflows */
+      *value = e->text[0] == '-' ? -a : e->text[0] == '+' ? a : e->text[0] == '!' ? !a : ~a;
+      return true;
+    case E_CAST: return fcl__expr_eval(e->kids[0], lookup, user, value);
+    case E_TERNARY:
+      if (!fcl__expr_eval(e->kids[0], lookup, user, &a)) return false;
+      return fcl__expr_eval(e->kids[a ? 1 : 2], lookup, user, value);
+    case E_CALL:
+      if (e->nkids != 2 || (strcmp(e->text, "min") && strcmp(e->text, "max"))) return false;
+      if (!fcl__expr_eval(e->kids[0], lookup, user, &a) ||
+          !fcl__expr_eval(e->kids[1], lookup, user, &b))
+        return false;
+      *value = (e->text[1] == 'i') == (a < b) ? a : b;
+      return true;
+    case E_BINARY: {
+      if (!fcl__expr_eval(e->kids[0], lookup, user, &a) ||
+          !fcl__expr_eval(e->kids[1], lookup, user, &b))
+        return false;
+      const char *op = e->text;
+      /* an operation that overflows int64_t has no value here (C leaves it undefined) */
+      if (!strcmp(op, "+")) {
+        if (__builtin_add_overflow(a, b, &c)) return false;
+      } else if (!strcmp(op, "-")) {
+        if (__builtin_sub_overflow(a, b, &c)) return false;
+      } else if (!strcmp(op, "*")) {
+        if (__builtin_mul_overflow(a, b, &c)) return false;
+      } else if (!strcmp(op, "/") || !strcmp(op, "%")) {
+        if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+        c = op[0] == '/' ? a / b : a % b;
+      } else if (!strcmp(op, "<"))
+        c = a < b;
+      else if (!strcmp(op, "<="))
+        c = a <= b;
+      else if (!strcmp(op, ">"))
+        c = a > b;
+      else if (!strcmp(op, ">="))
+        c = a >= b;
+      else if (!strcmp(op, "=="))
+        c = a == b;
+      else if (!strcmp(op, "!="))
+        c = a != b;
+      else if (!strcmp(op, "&&"))
+        c = a && b;
+      else if (!strcmp(op, "||"))
+        c = a || b;
+      else if (!strcmp(op, "<<")) {
+        if (a < 0 || b < 0 || b > 62 || a > (INT64_MAX >> b)) return false;
+        c = a << b;
+      } else if (!strcmp(op, ">>")) {
+        if (b < 0 || b > 63) return false;
+        c = a >> b;
+      } else if (!strcmp(op, "&"))
+        c = a & b;
+      else if (!strcmp(op, "|"))
+        c = a | b;
+      else if (!strcmp(op, "^"))
+        c = a ^ b;
+      else
+        return false;
+      *value = c;
+      return true;
+    }
+    default: return false;
   }
 }
 
@@ -576,50 +593,50 @@ bool fcl__affine_of(const fcl__expr *e, fcl__expand expand, void *user, fcl__aff
   memset(out, 0, sizeof *out);
   fcl__affine a, b;
   switch (e->kind) {
-  case E_NUM: return fcl__expr_eval(e, NULL, NULL, &out->constant);
-  case E_VAR: {
-    const fcl__expr *x = expand ? expand(user, e->text) : NULL;
-    if (x) return fcl__affine_of(x, expand, user, out);
-    fcl__affine_add(out, e->text, 1);
-    return out->n == 1;
-  }
-  case E_CAST: return fcl__affine_of(e->kids[0], expand, user, out);
-  case E_UNARY:
-    if (e->text[0] != '-' && e->text[0] != '+') return false;
-    if (!fcl__affine_of(e->kids[0], expand, user, out)) return false;
-    if (e->text[0] == '-') affine_scale(out, -1);
-    return true;
-  case E_BINARY:
-    if (!fcl__affine_of(e->kids[0], expand, user, &a) ||
-        !fcl__affine_of(e->kids[1], expand, user, &b))
-      return false;
-    if (!strcmp(e->text, "+") || !strcmp(e->text, "-")) {
-      int64_t s = e->text[0] == '-' ? -1 : 1;
-      *out = a;
-      out->constant += s * b.constant;
-      for (size_t i = 0; i < b.n; ++i) fcl__affine_add(out, b.sym[i], s * b.coef[i]);
-      return true;
+    case E_NUM: return fcl__expr_eval(e, NULL, NULL, &out->constant);
+    case E_VAR: {
+      const fcl__expr *x = expand ? expand(user, e->text) : NULL;
+      if (x) return fcl__affine_of(x, expand, user, out);
+      fcl__affine_add(out, e->text, 1);
+      return out->n == 1;
     }
-    if (!strcmp(e->text, "*")) {
-      if (affine_is_const(&a)) {
-        *out = b;
-        affine_scale(out, a.constant);
-        return true;
-      }
-      if (affine_is_const(&b)) {
+    case E_CAST: return fcl__affine_of(e->kids[0], expand, user, out);
+    case E_UNARY:
+      if (e->text[0] != '-' && e->text[0] != '+') return false;
+      if (!fcl__affine_of(e->kids[0], expand, user, out)) return false;
+      if (e->text[0] == '-') affine_scale(out, -1);
+      return true;
+    case E_BINARY:
+      if (!fcl__affine_of(e->kids[0], expand, user, &a) ||
+          !fcl__affine_of(e->kids[1], expand, user, &b))
+        return false;
+      if (!strcmp(e->text, "+") || !strcmp(e->text, "-")) {
+        int64_t s = e->text[0] == '-' ? -1 : 1;
         *out = a;
-        affine_scale(out, b.constant);
+        out->constant += s * b.constant;
+        for (size_t i = 0; i < b.n; ++i) fcl__affine_add(out, b.sym[i], s * b.coef[i]);
+        return true;
+      }
+      if (!strcmp(e->text, "*")) {
+        if (affine_is_const(&a)) {
+          *out = b;
+          affine_scale(out, a.constant);
+          return true;
+        }
+        if (affine_is_const(&b)) {
+          *out = a;
+          affine_scale(out, b.constant);
+          return true;
+        }
+        return false;
+      }
+      if ((!strcmp(e->text, "/") || !strcmp(e->text, "%")) && affine_is_const(&a) &&
+          affine_is_const(&b) && b.constant) {
+        out->constant = e->text[0] == '/' ? a.constant / b.constant : a.constant % b.constant;
         return true;
       }
       return false;
-    }
-    if ((!strcmp(e->text, "/") || !strcmp(e->text, "%")) && affine_is_const(&a) &&
-        affine_is_const(&b) && b.constant) {
-      out->constant = e->text[0] == '/' ? a.constant / b.constant : a.constant % b.constant;
-      return true;
-    }
-    return false;
-  default: return false;
+    default: return false;
   }
 }
 
@@ -647,10 +664,14 @@ fcl__expr *fcl__expr_fold(fcl__expr *e) {
     return e;
   }
   fcl__expr *keep = NULL;
-  if (additive && is_int(e->kids[1], 0)) keep = e->kids[0];
-  else if (!strcmp(op, "+") && is_int(e->kids[0], 0)) keep = e->kids[1];
-  else if (!strcmp(op, "*") && is_int(e->kids[1], 1)) keep = e->kids[0];
-  else if (!strcmp(op, "*") && is_int(e->kids[0], 1)) keep = e->kids[1];
+  if (additive && is_int(e->kids[1], 0))
+    keep = e->kids[0];
+  else if (!strcmp(op, "+") && is_int(e->kids[0], 0))
+    keep = e->kids[1];
+  else if (!strcmp(op, "*") && is_int(e->kids[1], 1))
+    keep = e->kids[0];
+  else if (!strcmp(op, "*") && is_int(e->kids[0], 1))
+    keep = e->kids[1];
   if (!keep) return e;
   /* detach the kept child and free the rest */
   for (size_t i = 0; i < e->nkids; ++i)

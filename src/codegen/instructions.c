@@ -35,9 +35,9 @@ static fcl_status stmt_error(const ctx *c, const char *func, const char *file, i
 }
 
 static bool known_constant(const char *name) {
-  static const char *names[] = {"INFINITY", "NAN",     "MAXFLOAT",    "HUGE_VALF", "HUGE_VAL",
-                                "FLT_MAX",  "FLT_MIN", "FLT_EPSILON", "DBL_MAX",   "DBL_MIN",
-                                "DBL_EPSILON", "INT_MAX", "INT_MIN", "true", "false"};
+  static const char *names[] = {"INFINITY",    "NAN",     "MAXFLOAT",    "HUGE_VALF", "HUGE_VAL",
+                                "FLT_MAX",     "FLT_MIN", "FLT_EPSILON", "DBL_MAX",   "DBL_MIN",
+                                "DBL_EPSILON", "INT_MAX", "INT_MIN",     "true",      "false"};
   if (!strncmp(name, "M_", 2)) return true;
   for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
     if (!strcmp(names[i], name)) return true;
@@ -96,7 +96,7 @@ static fcl_status resolve_reductions(const ctx *c, fcl__expr *e) {
   if (!over_iname) {
     if (is_sum)
       return STMT_ERROR(c, "sum(iname, expr) needs an iname as its first argument (domains must "
-                        "be added before the instructions that use them)");
+                           "be added before the instructions that use them)");
     return FCL_OK; /* the OpenCL max(a, b) */
   }
   e->kind = E_REDUCE;
@@ -111,37 +111,37 @@ static fcl_status resolve_reductions(const ctx *c, fcl__expr *e) {
 static fcl_status check_names(const ctx *c, const fcl__expr *e) {
   const fcl_kbuilder *kb = c->kb;
   switch (e->kind) {
-  case E_VAR: {
-    const fcl__var *v = fcl__kb_var(kb, e->text);
-    if (v && (v->kind == V_ARRAY || (v->kind == V_TEMP && v->ndim)))
-      return STMT_ERROR(c, "array '%s' is used without indices", e->text);
-    if (!v && !fcl__kb_iname(kb, e->text) && !known_constant(e->text))
-      return STMT_ERROR(c, "unknown name '%s'", e->text);
-    break;
-  }
-  case E_SUBSCRIPT: {
-    const fcl__var *v = fcl__kb_var(kb, e->text);
-    if (!v) return STMT_ERROR(c, "unknown array '%s'", e->text);
-    if ((v->kind != V_ARRAY && v->kind != V_TEMP) || v->ndim == 0)
-      return STMT_ERROR(c, "'%s' is not an array", e->text);
-    if (e->nkids != v->ndim)
-      return STMT_ERROR(c, "'%s' has %zu dimensions, %zu indices given", e->text, v->ndim,
-                        e->nkids);
-    break;
-  }
-  case E_CALL:
-    if (fcl__kb_var(kb, e->text) || fcl__kb_iname(kb, e->text))
-      return STMT_ERROR(c, "'%s' is not a function", e->text);
-    if (!fcl__cl_builtin_function(e->text))
-      return STMT_ERROR(c, "unknown function '%s' (neither an OpenCL C built-in nor a rule)",
-                        e->text);
-    break;
-  case E_REDUCE: {
-    const fcl__iname *in = fcl__kb_iname(kb, e->iname);
-    if (!in) return STMT_ERROR(c, "unknown reduction iname '%s'", e->iname);
-    break;
-  }
-  default: break;
+    case E_VAR: {
+      const fcl__var *v = fcl__kb_var(kb, e->text);
+      if (v && (v->kind == V_ARRAY || (v->kind == V_TEMP && v->ndim)))
+        return STMT_ERROR(c, "array '%s' is used without indices", e->text);
+      if (!v && !fcl__kb_iname(kb, e->text) && !known_constant(e->text))
+        return STMT_ERROR(c, "unknown name '%s'", e->text);
+      break;
+    }
+    case E_SUBSCRIPT: {
+      const fcl__var *v = fcl__kb_var(kb, e->text);
+      if (!v) return STMT_ERROR(c, "unknown array '%s'", e->text);
+      if ((v->kind != V_ARRAY && v->kind != V_TEMP) || v->ndim == 0)
+        return STMT_ERROR(c, "'%s' is not an array", e->text);
+      if (e->nkids != v->ndim)
+        return STMT_ERROR(c, "'%s' has %zu dimensions, %zu indices given", e->text, v->ndim,
+                          e->nkids);
+      break;
+    }
+    case E_CALL:
+      if (fcl__kb_var(kb, e->text) || fcl__kb_iname(kb, e->text))
+        return STMT_ERROR(c, "'%s' is not a function", e->text);
+      if (!fcl__cl_builtin_function(e->text))
+        return STMT_ERROR(c, "unknown function '%s' (neither an OpenCL C built-in nor a rule)",
+                          e->text);
+      break;
+    case E_REDUCE: {
+      const fcl__iname *in = fcl__kb_iname(kb, e->iname);
+      if (!in) return STMT_ERROR(c, "unknown reduction iname '%s'", e->iname);
+      break;
+    }
+    default: break;
   }
   for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(check_names(c, e->kids[i]));
   return FCL_OK;
@@ -149,8 +149,7 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
 
 /* The range [lo, hi] an affine index takes over the inames' domains, when every bound and
  * extent is a constant (false otherwise: nothing can be said at build time). */
-static bool index_range(const fcl_kbuilder *kb, const fcl__expr *index, int64_t *lo,
-                        int64_t *hi) {
+static bool index_range(const fcl_kbuilder *kb, const fcl__expr *index, int64_t *lo, int64_t *hi) {
   fcl__affine a;
   if (!fcl__affine_of(index, NULL, NULL, &a)) return false;
   *lo = *hi = a.constant;
@@ -182,9 +181,10 @@ static fcl_status check_bounds(const ctx *c, const fcl__expr *e) {
         continue;
       if (lo < 0 || hi >= extent) {
         char *text = fcl__expr_text(e);
-        fcl_status st = STMT_ERROR(c, "'%s' reaches index %lld along axis %zu of '%s', whose "
-                                   "extent is %lld", text ? text : e->text,
-                                   (long long)(lo < 0 ? lo : hi), d, v->name,
+        fcl_status st = STMT_ERROR(c,
+                                   "'%s' reaches index %lld along axis %zu of '%s', whose "
+                                   "extent is %lld",
+                                   text ? text : e->text, (long long)(lo < 0 ? lo : hi), d, v->name,
                                    (long long)extent);
         free(text);
         return st;
@@ -221,7 +221,8 @@ static fcl_status split_list(const char *value, char ***out, size_t *n) {
   char *copy = strdup(value);
   if (!copy) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "attribute");
   fcl_status st = FCL_OK;
-  for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+  for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok;
+       tok = strtok_r(NULL, ":", &save)) {
     tok = fcl__trim(tok);
     if (!*tok) continue;
     char **grown = realloc(*out, (*n + 1) * sizeof *grown);
@@ -241,7 +242,8 @@ static fcl_status parse_attrs(const ctx *c, char *attrs, fcl__insn *in, bool *in
                               char ***inames, size_t *ninames, char *id_prefix, size_t size) {
   static const char *const keys[] = {"id", "dep", "inames", "if", "priority", "id_prefix"};
   bool seen[sizeof keys / sizeof *keys] = {false};
-  for (char *save = NULL, *tok = strtok_r(attrs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+  for (char *save = NULL, *tok = strtok_r(attrs, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
     tok = fcl__trim(tok);
     if (!*tok) continue;
     char *eq = strchr(tok, '=');
@@ -296,8 +298,7 @@ static fcl_status add_rule(const ctx *c, char *head, char *body) {
   fcl__expr *h = NULL, *b = NULL;
   FCL_TRY(parse_expr(c, head, "rule head", &h));
   fcl_status st = FCL_OK;
-  if (h->kind != E_CALL && h->kind != E_VAR)
-    st = STMT_ERROR(c, "a rule head is 'name(arg, ...)'");
+  if (h->kind != E_CALL && h->kind != E_VAR) st = STMT_ERROR(c, "a rule head is 'name(arg, ...)'");
   for (size_t i = 0; st == FCL_OK && i < h->nkids; ++i)
     if (h->kids[i]->kind != E_VAR) st = STMT_ERROR(c, "rule arguments must be names");
   if (st == FCL_OK && (find_rule(kb, h->text) || fcl__kb_var(kb, h->text)))
@@ -312,8 +313,7 @@ static fcl_status add_rule(const ctx *c, char *head, char *body) {
     for (size_t i = 0; i < h->nkids && r.args; ++i) r.args[i] = strdup(h->kids[i]->text);
     fcl__rule *grown = realloc(kb->rules, (kb->nrules + 1) * sizeof *grown);
     if (grown) kb->rules = grown;
-    if (!grown || !r.name || (h->nkids && !r.args))
-      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "rule");
+    if (!grown || !r.name || (h->nkids && !r.args)) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "rule");
   }
   if (st == FCL_OK) {
     r.body = b;
@@ -333,9 +333,9 @@ static fcl_dtype type_named(const char *name, bool *ok) {
   static const struct {
     const char *n;
     fcl_dtype t;
-  } map[] = {{"float", FCL_FLOAT32}, {"double", FCL_FLOAT64}, {"int", FCL_INT32},
-             {"uint", FCL_UINT32},   {"long", FCL_INT64},     {"ulong", FCL_UINT64},
-             {"short", FCL_INT16},   {"ushort", FCL_UINT16},  {"char", FCL_INT8},
+  } map[] = {{"float", FCL_FLOAT32}, {"double", FCL_FLOAT64},  {"int", FCL_INT32},
+             {"uint", FCL_UINT32},   {"long", FCL_INT64},      {"ulong", FCL_UINT64},
+             {"short", FCL_INT16},   {"ushort", FCL_UINT16},   {"char", FCL_INT8},
              {"uchar", FCL_UINT8},   {"float32", FCL_FLOAT32}, {"float64", FCL_FLOAT64},
              {"int32", FCL_INT32},   {"int64", FCL_INT64}};
   for (size_t i = 0; i < sizeof map / sizeof *map; ++i)
@@ -374,10 +374,11 @@ static fcl_status declare_temp(const ctx *c, const char *type, const fcl__expr *
 static char *find_assign(char *s) {
   int depth = 0;
   for (char *p = s; *p; ++p) {
-    if (*p == '(' || *p == '[') depth++;
-    else if (*p == ')' || *p == ']') depth--;
-    else if (*p == '=' && depth == 0 && p[1] != '=' &&
-             (p == s || !strchr("=!<>", p[-1])))
+    if (*p == '(' || *p == '[')
+      depth++;
+    else if (*p == ')' || *p == ']')
+      depth--;
+    else if (*p == '=' && depth == 0 && p[1] != '=' && (p == s || !strchr("=!<>", p[-1])))
       return p;
   }
   return NULL;
@@ -404,7 +405,8 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
   bool declares = false;
   if (st == FCL_OK && body[0] == '<') {
     char *gt = strchr(body, '>');
-    if (!gt || (size_t)(gt - body) >= sizeof type) st = STMT_ERROR(c, "bad type '<...>'");
+    if (!gt || (size_t)(gt - body) >= sizeof type)
+      st = STMT_ERROR(c, "bad type '<...>'");
     else {
       memcpy(type, body + 1, (size_t)(gt - body - 1));
       type[gt - body - 1] = '\0';
@@ -435,12 +437,15 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
     if (!in.rhs) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
   }
   if (st == FCL_OK && declares) {
-    if (op) st = STMT_ERROR(c, "a declaration cannot be a compound assignment");
-    else st = declare_temp(c, type, in.lhs);
+    if (op)
+      st = STMT_ERROR(c, "a declaration cannot be a compound assignment");
+    else
+      st = declare_temp(c, type, in.lhs);
   }
   if (st == FCL_OK) {
     const fcl__var *v = fcl__kb_var(kb, in.lhs->text);
-    if (!v) st = STMT_ERROR(c, "unknown variable '%s' on the left side", in.lhs->text);
+    if (!v)
+      st = STMT_ERROR(c, "unknown variable '%s' on the left side", in.lhs->text);
     else if (v->kind != V_ARRAY && v->kind != V_TEMP)
       st = STMT_ERROR(c, "cannot assign to %s '%s'",
                       v->kind == V_PARAM ? "parameter" : "scalar argument", v->name);
@@ -525,8 +530,8 @@ fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text) {
   FCL_TRY(fcl_kbuilder_copy(kb, &work));
   char *copy = strdup(text);
   fcl_status st = copy ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instructions");
-  for (char *save = NULL, *line = copy ? strtok_r(copy, "\n;", &save) : NULL;
-       st == FCL_OK && line; line = strtok_r(NULL, "\n;", &save)) {
+  for (char *save = NULL, *line = copy ? strtok_r(copy, "\n;", &save) : NULL; st == FCL_OK && line;
+       line = strtok_r(NULL, "\n;", &save)) {
     char *stmt = fcl__trim(line);
     if (!*stmt || stmt[0] == '#' || !strncmp(stmt, "//", 2)) continue;
     char label[512];

@@ -128,7 +128,8 @@ fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out) {
   for (size_t i = 0; c->vars && i < kb->nvars; ++i) {
     c->vars[i].name = strdup(kb->vars[i].name);
     ok = ok && c->vars[i].name;
-    for (size_t d = 0; d < kb->vars[i].ndim; ++d) c->vars[i].shape[d] = dup_expr(kb->vars[i].shape[d], &ok);
+    for (size_t d = 0; d < kb->vars[i].ndim; ++d)
+      c->vars[i].shape[d] = dup_expr(kb->vars[i].shape[d], &ok);
   }
   c->inames = dup_array(kb->inames, kb->ninames, sizeof *kb->inames, &ok);
   for (size_t i = 0; c->inames && i < kb->ninames; ++i) {
@@ -295,8 +296,7 @@ void fcl__kb_leaf_inames(const fcl_kbuilder *kb, const fcl__expr *e, char **list
   for (size_t i = 0; i < e->nkids; ++i) fcl__kb_leaf_inames(kb, e->kids[i], list, n, cap);
 }
 
-void fcl__kb_reduction_leaves(const fcl_kbuilder *kb, const fcl__expr *e, char **list,
-                              size_t *n) {
+void fcl__kb_reduction_leaves(const fcl_kbuilder *kb, const fcl__expr *e, char **list, size_t *n) {
   if (e->kind == E_REDUCE) {
     fcl__expr v = {.kind = E_VAR, .text = e->iname};
     fcl__kb_leaf_inames(kb, &v, list, n, FCL__MAX_LEAVES);
@@ -329,12 +329,12 @@ bool fcl__kb_divisible(const fcl_kbuilder *kb, const fcl__expr *lo, const fcl__e
 
 static int rank(fcl_dtype t) {
   switch (t) {
-  case FCL_FLOAT64: return 9;
-  case FCL_FLOAT32: return 8;
-  case FCL_UINT64: return 7;
-  case FCL_INT64: return 6;
-  case FCL_UINT32: return 5;
-  default: return 4; /* int and the small types promote to int */
+    case FCL_FLOAT64: return 9;
+    case FCL_FLOAT32: return 8;
+    case FCL_UINT64: return 7;
+    case FCL_INT64: return 6;
+    case FCL_UINT32: return 5;
+    default: return 4; /* int and the small types promote to int */
   }
 }
 
@@ -374,36 +374,36 @@ static fcl_dtype cast_type(const char *name) {
 
 static fcl_dtype type_of(const fcl_kbuilder *kb, const fcl__expr *e, int depth) {
   switch (e->kind) {
-  case E_NUM:
-    if (fcl__expr_is_float_literal(e)) {
-      char last = e->text[strlen(e->text) - 1];
-      return (last == 'f' || last == 'F' || fcl__kb_literals_float(kb)) ? FCL_FLOAT32
-                                                                        : FCL_FLOAT64;
+    case E_NUM:
+      if (fcl__expr_is_float_literal(e)) {
+        char last = e->text[strlen(e->text) - 1];
+        return (last == 'f' || last == 'F' || fcl__kb_literals_float(kb)) ? FCL_FLOAT32
+                                                                          : FCL_FLOAT64;
+      }
+      return strpbrk(e->text, "lL") ? FCL_INT64 : FCL_INT32;
+    case E_VAR:
+    case E_SUBSCRIPT: {
+      const fcl__var *v = fcl__kb_var(kb, e->text);
+      if (v) return var_type(kb, v, depth);
+      if (!strncmp(e->text, "M_", 2) || !strcmp(e->text, "INFINITY") || !strcmp(e->text, "NAN"))
+        return fcl__kb_literals_float(kb) ? FCL_FLOAT32 : FCL_FLOAT64;
+      return FCL_INT32; /* inames */
     }
-    return strpbrk(e->text, "lL") ? FCL_INT64 : FCL_INT32;
-  case E_VAR:
-  case E_SUBSCRIPT: {
-    const fcl__var *v = fcl__kb_var(kb, e->text);
-    if (v) return var_type(kb, v, depth);
-    if (!strncmp(e->text, "M_", 2) || !strcmp(e->text, "INFINITY") || !strcmp(e->text, "NAN"))
-      return fcl__kb_literals_float(kb) ? FCL_FLOAT32 : FCL_FLOAT64;
-    return FCL_INT32; /* inames */
-  }
-  case E_CAST: return cast_type(e->text);
-  case E_UNARY: return e->text[0] == '!' ? FCL_INT32 : type_of(kb, e->kids[0], depth);
-  case E_BINARY: {
-    static const char *logical[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
-    for (size_t i = 0; i < sizeof logical / sizeof *logical; ++i)
-      if (!strcmp(e->text, logical[i])) return FCL_INT32;
-    return promote(type_of(kb, e->kids[0], depth), type_of(kb, e->kids[1], depth));
-  }
-  case E_TERNARY: return promote(type_of(kb, e->kids[1], depth), type_of(kb, e->kids[2], depth));
-  case E_CALL: {
-    fcl_dtype t = FCL_INT32;
-    for (size_t i = 0; i < e->nkids; ++i) t = promote(t, type_of(kb, e->kids[i], depth));
-    return t;
-  }
-  case E_REDUCE: return type_of(kb, e->kids[0], depth);
+    case E_CAST: return cast_type(e->text);
+    case E_UNARY: return e->text[0] == '!' ? FCL_INT32 : type_of(kb, e->kids[0], depth);
+    case E_BINARY: {
+      static const char *logical[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||"};
+      for (size_t i = 0; i < sizeof logical / sizeof *logical; ++i)
+        if (!strcmp(e->text, logical[i])) return FCL_INT32;
+      return promote(type_of(kb, e->kids[0], depth), type_of(kb, e->kids[1], depth));
+    }
+    case E_TERNARY: return promote(type_of(kb, e->kids[1], depth), type_of(kb, e->kids[2], depth));
+    case E_CALL: {
+      fcl_dtype t = FCL_INT32;
+      for (size_t i = 0; i < e->nkids; ++i) t = promote(t, type_of(kb, e->kids[i], depth));
+      return t;
+    }
+    case E_REDUCE: return type_of(kb, e->kids[0], depth);
   }
   return FCL_INT32;
 }
@@ -459,20 +459,27 @@ static fcl_status parse_shape(const fcl_kbuilder *kb, const char *name, const ch
                        kb->name, name, shape, err, end);
     if (v->ndim == FCL_KB_MAX_DIMS) {
       fcl__expr_free(e);
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': shape of '%s' (%s): more than %d "
-                       "dimensions", kb->name, name, shape, FCL_KB_MAX_DIMS);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': shape of '%s' (%s): more than %d "
+                       "dimensions",
+                       kb->name, name, shape, FCL_KB_MAX_DIMS);
     }
     v->shape[v->ndim++] = e;
     const char *bad = NULL;
     if (!only_params(kb, e, &bad))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': shape of '%s' (%s): '%s' is not a "
-                       "parameter", kb->name, name, shape, bad);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': shape of '%s' (%s): '%s' is not a "
+                       "parameter",
+                       kb->name, name, shape, bad);
     s = end;
     while (*s && isspace((unsigned char)*s)) s++;
-    if (*s == ',') s++;
+    if (*s == ',')
+      s++;
     else if (*s && *s != ')')
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': shape of '%s' (%s): expected ',' "
-                       "at '%s'", kb->name, name, shape, s);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': shape of '%s' (%s): expected ',' "
+                       "at '%s'",
+                       kb->name, name, shape, s);
   }
   return FCL_OK;
 }
@@ -537,8 +544,10 @@ fcl_status fcl_kbuilder_add_temporary(fcl_kbuilder *kb, const char *name, fcl_dt
     if (!fcl__kb_const(kb, t->shape[d], &n) || n <= 0) {
       var_free(t);
       kb->nvars--;
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': temporary '%s': shape (%s) must "
-                       "be positive constants (fix the parameters first)", kb->name, name, shape);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': temporary '%s': shape (%s) must "
+                       "be positive constants (fix the parameters first)",
+                       kb->name, name, shape);
     }
   }
   return FCL_OK;
@@ -547,7 +556,8 @@ fcl_status fcl_kbuilder_add_temporary(fcl_kbuilder *kb, const char *name, fcl_dt
 /* Public argument queries. */
 size_t fcl_kbuilder_num_params(const fcl_kbuilder *kb) {
   size_t n = 0;
-  for (size_t i = 0; kb && i < kb->nvars; ++i) n += kb->vars[i].kind == V_PARAM && !kb->vars[i].fixed;
+  for (size_t i = 0; kb && i < kb->nvars; ++i)
+    n += kb->vars[i].kind == V_PARAM && !kb->vars[i].fixed;
   return n;
 }
 
@@ -594,14 +604,18 @@ fcl_status fcl_kbuilder_arg_shape(const fcl_kbuilder *kb, size_t i, const int64_
   FCL_CHECK_NULL(shape, 5);
   const fcl__var *v = arg_at(kb, i);
   if (!v || v->kind != V_ARRAY)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (i): argument %zu of kernel '%s' is "
-                     "not an array", i, kb->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (i): argument %zu of kernel '%s' is "
+                     "not an array",
+                     i, kb->name);
   *ndim = v->ndim;
   for (size_t d = 0; d < v->ndim; ++d) {
     int64_t n;
     if (!fcl__kb_eval(kb, v->shape[d], param_values, &n) || n < 0)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': shape of '%s' is negative or "
-                       "cannot be evaluated for these parameter values", kb->name, v->name);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': shape of '%s' is negative or "
+                       "cannot be evaluated for these parameter values",
+                       kb->name, v->name);
     shape[d] = (size_t)n;
   }
   return FCL_OK;
@@ -634,8 +648,10 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain) {
   const char *lb = s ? strchr(s, '[') : NULL, *rb = lb ? strchr(lb, ']') : NULL;
   const char *close = colon ? strrchr(colon, '}') : NULL;
   if (!s || !lb || !rb || !colon || !close || rb > colon)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': domain '%s': expected "
-                     "\"{ [i, j]: 0 <= i < n and 0 <= j < m }\"", kb->name, domain);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': domain '%s': expected "
+                     "\"{ [i, j]: 0 <= i < n and 0 <= j < m }\"",
+                     kb->name, domain);
   enum { MAXN = 8 };
   char names[MAXN][64];
   fcl__expr *lo[MAXN] = {0}, *hi[MAXN] = {0};
@@ -652,8 +668,10 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain) {
       break;
     }
     if (n == MAXN || (size_t)(q - p) >= sizeof names[0]) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': domain '%s': at most %d inames of "
-                     "at most 63 characters", kb->name, domain, MAXN);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': domain '%s': at most %d inames of "
+                     "at most 63 characters",
+                     kb->name, domain, MAXN);
       break;
     }
     memcpy(names[n], p, (size_t)(q - p));
@@ -695,9 +713,10 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain) {
         const char *op = ops[side < 0 ? t - 1 : t];
         const char *bad = NULL;
         if (!only_params(kb, terms[o], &bad)) {
-          st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': domain '%s': bound '%s' of "
-                         "iname '%s' may only use parameters (rectangular domains)", kb->name,
-                         domain, bad, names[k]);
+          st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': domain '%s': bound '%s' of "
+                         "iname '%s' may only use parameters (rectangular domains)",
+                         kb->name, domain, bad, names[k]);
           break;
         }
         /* normalise to "other OP' i" with OP' in {<, <=} for a lower bound, etc. */
@@ -709,24 +728,30 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain) {
         fcl__expr **slot = is_lower ? &lo[k] : &hi[k];
         if (*slot) {
           fcl__expr_free(b);
-          st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': domain '%s': iname '%s' has two "
-                         "%s bounds", kb->name, domain, names[k], is_lower ? "lower" : "upper");
+          st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': domain '%s': iname '%s' has two "
+                         "%s bounds",
+                         kb->name, domain, names[k], is_lower ? "lower" : "upper");
           break;
         }
         *slot = b;
       }
     }
     if (st == FCL_OK && (nt < 2 || nt > 3))
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': domain '%s': condition '%s' is not "
-                     "'a <= i < b'", kb->name, domain, c);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': domain '%s': condition '%s' is not "
+                     "'a <= i < b'",
+                     kb->name, domain, c);
     fcl__expr_free(e);
-    c = and ? and + 5 : NULL;
+    c = and? and+5 : NULL;
   }
   free(conds);
   for (size_t k = 0; st == FCL_OK && k < n; ++k)
     if (!lo[k] || !hi[k])
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': domain '%s': iname '%s' has no %s "
-                     "bound", kb->name, domain, names[k], lo[k] ? "upper" : "lower");
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': domain '%s': iname '%s' has no %s "
+                     "bound",
+                     kb->name, domain, names[k], lo[k] ? "upper" : "lower");
   fcl__iname *grown = NULL;
   char *text = NULL;
   char **doms = NULL;
@@ -744,13 +769,15 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain) {
       st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "domain");
       break;
     }
-    kb->inames[kb->ninames] = (fcl__iname){.name = nm, .lo = lo[k], .hi = hi[k], .tag = TAG_NONE,
-                                           .priority = -1};
+    kb->inames[kb->ninames] = (fcl__iname){
+        .name = nm, .lo = lo[k], .hi = hi[k], .tag = TAG_NONE, .priority = -1};
     lo[k] = hi[k] = NULL;
     kb->ninames++;
   }
-  if (st == FCL_OK) kb->domains[kb->ndomains++] = text;
-  else free(text);
+  if (st == FCL_OK)
+    kb->domains[kb->ndomains++] = text;
+  else
+    free(text);
   for (size_t k = 0; k < n; ++k) {
     fcl__expr_free(lo[k]);
     fcl__expr_free(hi[k]);

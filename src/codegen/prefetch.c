@@ -66,13 +66,15 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
   for (size_t s = 0; s < nleaves; ++s) {
     const fcl__iname *in = fcl__kb_iname(kb, leaves[s]);
     if (!fcl__kb_const(kb, in->lo, &lo[s]) || !fcl__kb_const(kb, in->hi, &hi[s]))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': sweep iname '%s' "
-                       "needs a constant range (split it or fix the parameters)", kb->name,
-                       pf->array, leaves[s]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': prefetch of '%s': sweep iname '%s' "
+                       "needs a constant range (split it or fix the parameters)",
+                       kb->name, pf->array, leaves[s]);
     if (in->tag == TAG_G)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': sweep iname '%s' "
-                       "is tagged g.%d; a work-group can only fetch for itself", kb->name,
-                       pf->array, leaves[s], in->axis);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': prefetch of '%s': sweep iname '%s' "
+                       "is tagged g.%d; a work-group can only fetch for itself",
+                       kb->name, pf->array, leaves[s], in->axis);
     p->sweep[p->nsweep++] = in->name;
   }
   const fcl__expr *acc[256];
@@ -82,8 +84,10 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
     collect(kb->insns[i].lhs, pf->array, acc, &nacc, 256);
   }
   if (!nacc)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': no instruction "
-                     "reads it (add the instructions first)", kb->name, pf->array);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': prefetch of '%s': no instruction "
+                     "reads it (add the instructions first)",
+                     kb->name, pf->array);
   size_t ndim = acc[0]->nkids;
   fcl__affine ref[FCL_KB_MAX_DIMS];
   int64_t kmin[FCL_KB_MAX_DIMS], kmax[FCL_KB_MAX_DIMS];
@@ -92,9 +96,10 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
       fcl__affine f;
       if (!fcl__affine_of(acc[a]->kids[d], fcl__kb_expand, (void *)kb, &f)) {
         char *t = fcl__expr_text(acc[a]);
-        fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': index "
-                                  "%zu of %s is not affine in the inames", kb->name, pf->array,
-                                  d, t ? t : "?");
+        fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                                  "kernel '%s': prefetch of '%s': index "
+                                  "%zu of %s is not affine in the inames",
+                                  kb->name, pf->array, d, t ? t : "?");
         free(t);
         return st;
       }
@@ -104,11 +109,14 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
         continue;
       }
       bool same = true;
-      for (size_t k = 0; k < f.n; ++k) same = same && fcl__affine_coef(&ref[d], f.sym[k]) == f.coef[k];
-      for (size_t k = 0; k < ref[d].n; ++k) same = same && fcl__affine_coef(&f, ref[d].sym[k]) == ref[d].coef[k];
+      for (size_t k = 0; k < f.n; ++k)
+        same = same && fcl__affine_coef(&ref[d], f.sym[k]) == f.coef[k];
+      for (size_t k = 0; k < ref[d].n; ++k)
+        same = same && fcl__affine_coef(&f, ref[d].sym[k]) == ref[d].coef[k];
       if (!same) {
         char *t0 = fcl__expr_text(acc[0]), *t1 = fcl__expr_text(acc[a]);
-        fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': "
+        fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                                  "kernel '%s': prefetch of '%s': "
                                   "accesses %s and %s are not translates of each other",
                                   kb->name, pf->array, t0 ? t0 : "?", t1 ? t1 : "?");
         free(t0);
@@ -125,9 +133,10 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
       const fcl__iname *in = fcl__kb_iname(kb, ref[d].sym[k]);
       if (!in || !ref[d].coef[k] || is_sweep(p, in->name)) continue;
       if (in->tag == TAG_L || in->tag == TAG_L_AUTO)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': the accesses "
-                         "depend on local iname '%s', which is not swept", kb->name, pf->array,
-                         in->name);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "kernel '%s': prefetch of '%s': the accesses "
+                         "depend on local iname '%s', which is not swept",
+                         kb->name, pf->array, in->name);
       if (in->tag == TAG_G) continue;
       for (size_t i = 0; i < kb->ninsns; ++i) {
         if (!fcl__expr_uses(kb->insns[i].rhs, pf->array)) continue;
@@ -136,9 +145,10 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
         fcl__kb_reduction_leaves(kb, kb->insns[i].rhs, red, &nred);
         for (size_t r = 0; r < nred; ++r)
           if (!strcmp(red[r], in->name))
-            return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prefetch of '%s': the "
-                             "accesses move with reduction iname '%s'; sweep it too", kb->name,
-                             pf->array, in->name);
+            return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                             "kernel '%s': prefetch of '%s': the "
+                             "accesses move with reduction iname '%s'; sweep it too",
+                             kb->name, pf->array, in->name);
       }
       bool seen = false;
       for (size_t l = 0; l < p->nloops; ++l) seen = seen || p->loops[l] == in->name;

@@ -24,7 +24,8 @@ static size_t item_reads(const fcl_kbuilder *kb, const fcl__item *it, const char
   size_t n = 0;
   if (!it->insn) return 0;
   reads(kb, it->insn->rhs, list, &n, cap);
-  for (size_t i = 0; i < it->insn->lhs->nkids; ++i) reads(kb, it->insn->lhs->kids[i], list, &n, cap);
+  for (size_t i = 0; i < it->insn->lhs->nkids; ++i)
+    reads(kb, it->insn->lhs->kids[i], list, &n, cap);
   for (size_t i = 0; i < it->insn->nconds && n < cap; ++i) list[n++] = it->insn->conds[i];
   return n;
 }
@@ -53,9 +54,11 @@ fcl_status fcl__items_resolve_deps(const fcl_kbuilder *kb, fcl__item *items, siz
           FCL_TRY(add_dep(it, j));
         }
         if (!matched)
-          return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: dep '%s' matches no "
-                           "instruction", kb->name,
-                           fcl__insn_label(it->insn, label, sizeof label), it->insn->deps[d]);
+          return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                           "kernel '%s': %s: dep '%s' matches no "
+                           "instruction",
+                           kb->name, fcl__insn_label(it->insn, label, sizeof label),
+                           it->insn->deps[d]);
       }
     } else {
       /* a reader depends on the single writer of what it reads */

@@ -22,18 +22,18 @@
 typedef struct {
   fcl__expr *node; /* the access, rewritten in place */
   size_t insn;
-  int64_t q;       /* offset along the loop, in iterations */
+  int64_t q; /* offset along the loop, in iterations */
 } access;
 
 typedef struct {
   char key[512];
-  size_t dim;      /* the index dimension the loop moves */
-  int64_t step;    /* index step per iteration */
+  size_t dim;       /* the index dimension the loop moves */
+  int64_t step;     /* index step per iteration */
   const char *lane; /* a vec/ilp iname the access also varies along (NULL: none) */
   access acc[MAX_ACCESSES];
   size_t nacc;
-  int64_t window;                   /* offsets 0..window: window + 1 registers */
-  char reg[MAX_WINDOW + 1][96];     /* their names */
+  int64_t window;               /* offsets 0..window: window + 1 registers */
+  char reg[MAX_WINDOW + 1][96]; /* their names */
 } group;
 
 typedef struct {
@@ -64,8 +64,8 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 /* Group key of an access: the other indices as text, the moving index without its constant. */
-static bool access_key(const fcl__expr *e, const fcl__affine *f, size_t dim,
-                       int64_t step, char *key, size_t size) {
+static bool access_key(const fcl__expr *e, const fcl__affine *f, size_t dim, int64_t step,
+                       char *key, size_t size) {
   size_t len = (size_t)snprintf(key, size, "%zu|%lld|%lld|", dim, (long long)step,
                                 (long long)(((f->constant % step) + step) % step));
   char *terms[FCL__AFFINE_MAX];
@@ -78,7 +78,8 @@ static bool access_key(const fcl__expr *e, const fcl__affine *f, size_t dim,
     nt++;
   }
   qsort(terms, nt, sizeof *terms, cmp_str);
-  for (size_t t = 0; t < nt && len < size; ++t) len += (size_t)snprintf(key + len, size - len, "%s+", terms[t]);
+  for (size_t t = 0; t < nt && len < size; ++t)
+    len += (size_t)snprintf(key + len, size - len, "%s+", terms[t]);
   for (size_t d = 0; d < e->nkids && len < size; ++d) {
     if (d == dim) continue;
     char *text = fcl__expr_text(e->kids[d]);
@@ -136,7 +137,8 @@ static bool add_access(stream_ctx *c, size_t insn, fcl__expr *e) {
     g->lane = lane;
   }
   if (g->nacc == MAX_ACCESSES) return false;
-  g->acc[g->nacc++] = (access){e, insn, (f.constant - (((f.constant % step) + step) % step)) / step};
+  g->acc[g->nacc++] = (access){e, insn,
+                               (f.constant - (((f.constant % step) + step) % step)) / step};
   return true;
 }
 
@@ -225,19 +227,22 @@ static fcl_status stream_group(stream_ctx *c, group *g, size_t gi, fcl_dtype dty
     fcl__kb_const(kb, ln->lo, &lane_lo);
     fcl__kb_const(kb, ln->hi, &hi);
     snprintf(shape, sizeof shape, "%lld", (long long)(hi - lane_lo));
-    if (lane_lo) snprintf(idx, sizeof idx, "[%s - %lld]", g->lane, (long long)lane_lo);
-    else snprintf(idx, sizeof idx, "[%s]", g->lane);
+    if (lane_lo)
+      snprintf(idx, sizeof idx, "[%s - %lld]", g->lane, (long long)lane_lo);
+    else
+      snprintf(idx, sizeof idx, "[%s]", g->lane);
   }
   for (int64_t j = 0; j <= D; ++j) {
     /* <array>_s<group>_<offset>, with a numeric suffix if the kernel already has that name */
     snprintf(g->reg[j], sizeof g->reg[j], "%s_s%zu_%lld", c->array, gi, (long long)j);
     for (int k = 1; (fcl__kb_var(kb, g->reg[j]) || fcl__kb_iname(kb, g->reg[j])) && k < 100; ++k)
       snprintf(g->reg[j], sizeof g->reg[j], "%s_s%zu_%lld_%d", c->array, gi, (long long)j, k);
-    FCL_TRY(fcl_kbuilder_add_temporary(kb, g->reg[j], dtype, FCL_TEMP_PRIVATE,
-                                       g->lane ? shape : NULL));
+    FCL_TRY(
+        fcl_kbuilder_add_temporary(kb, g->reg[j], dtype, FCL_TEMP_PRIVATE, g->lane ? shape : NULL));
   }
   char readers[1024] = "";
-  for (size_t a = 0; a < g->nacc; ++a) list_add(readers, sizeof readers, kb->insns[g->acc[a].insn].id);
+  for (size_t a = 0; a < g->nacc; ++a)
+    list_add(readers, sizeof readers, kb->insns[g->acc[a].insn].id);
   char outer[512], all[512];
   leaves_text(c, &kb->insns[g->acc[0].insn], false, outer, sizeof outer);
   leaves_text(c, &kb->insns[g->acc[0].insn], true, all, sizeof all);
@@ -248,8 +253,8 @@ static fcl_status stream_group(stream_ctx *c, group *g, size_t gi, fcl_dtype dty
       fcl__str_printf(text, "%s%s = %s {id=%s_pre%s%s}\n", g->reg[j], idx, src, g->reg[j],
                       *outer ? ", inames=" : "", outer);
     else /* each iteration loads the newest offset */
-      fcl__str_printf(text, "%s%s = %s {id=%s_load, inames=%s}\n", g->reg[j], idx, src,
-                      g->reg[j], all);
+      fcl__str_printf(text, "%s%s = %s {id=%s_load, inames=%s}\n", g->reg[j], idx, src, g->reg[j],
+                      all);
     free(src);
   }
   for (int64_t j = 0; j < D; ++j) { /* after the readers: the window moves one iteration */
@@ -336,21 +341,30 @@ static fcl_status stream(fcl_kbuilder *kb, const char *iname, const char *array)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: unknown iname '%s'",
                      kb->name, iname);
   if (loop->derived)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: '%s' was split; "
-                     "stream along one of its parts", kb->name, iname);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': stream_iname: '%s' was split; "
+                     "stream along one of its parts",
+                     kb->name, iname);
   if (loop->tag != TAG_NONE && loop->tag != TAG_UNR)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: '%s' is tagged %s; "
-                     "only a sequential loop (for, unr) carries registers", kb->name, iname,
-                     fcl__tag_text(loop, tag, sizeof tag));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': stream_iname: '%s' is tagged %s; "
+                     "only a sequential loop (for, unr) carries registers",
+                     kb->name, iname, fcl__tag_text(loop, tag, sizeof tag));
   if (loop->min)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: '%s' was aligned; its "
-                     "first iterations are outside the domain", kb->name, iname);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': stream_iname: '%s' was aligned; its "
+                     "first iterations are outside the domain",
+                     kb->name, iname);
   if (!arr || arr->kind != V_ARRAY)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: '%s' is not a global "
-                     "array argument", kb->name, array);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': stream_iname: '%s' is not a global "
+                     "array argument",
+                     kb->name, array);
   if (fcl__kb_prefetch_of(kb, array) != SIZE_MAX)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: '%s' is prefetched "
-                     "into local memory; stream or prefetch it, not both", kb->name, array);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': stream_iname: '%s' is prefetched "
+                     "into local memory; stream or prefetch it, not both",
+                     kb->name, array);
   const fcl_dtype dtype = arr->dtype; /* vars move as temporaries are added */
   stream_ctx c = {.kb = kb, .iname = iname, .array = array};
   char label[512];
@@ -360,9 +374,10 @@ static fcl_status stream(fcl_kbuilder *kb, const char *iname, const char *array)
     size_t n = insn_leaves(kb, in, lv);
     if (!in_list(lv, n, iname)) continue;
     if (!strcmp(in->lhs->text, array))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: %s writes '%s' in "
-                       "the loop over '%s'; only arrays read there can stream", kb->name,
-                       fcl__insn_label(in, label, sizeof label), array, iname);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': stream_iname: %s writes '%s' in "
+                       "the loop over '%s'; only arrays read there can stream",
+                       kb->name, fcl__insn_label(in, label, sizeof label), array, iname);
     bool seq = false; /* readers inside another sequential loop keep their loads */
     for (size_t k = 0; k < n; ++k) {
       const fcl__iname *l = fcl__kb_iname(kb, lv[k]);
@@ -397,10 +412,12 @@ static fcl_status stream(fcl_kbuilder *kb, const char *iname, const char *array)
   }
   if (!streamed) {
     free(text.s);
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': stream_iname: no accesses of '%s' "
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': stream_iname: no accesses of '%s' "
                      "reuse each other along '%s' (needed: accesses that differ by a constant "
                      "step along it, in instructions whose other inames are work-item, vec or "
-                     "ilp inames)", kb->name, array, iname);
+                     "ilp inames)",
+                     kb->name, array, iname);
   }
   /* one call: adding instructions rebuilds the instruction list the accesses pointed into */
   fcl_status st = text.failed ? oom() : fcl_kbuilder_add_instructions(kb, text.s);
@@ -410,8 +427,8 @@ static fcl_status stream(fcl_kbuilder *kb, const char *iname, const char *array)
     if (c.groups[gi].window) FCL_TRY(link_group(&c, &c.groups[gi]));
   loop = fcl__kb_iname(kb, iname);
   loop->streamed = true;
-  return fcl__kb_history(kb, "stream_iname(%s, %s): %zu register window%s", iname, array,
-                         streamed, streamed == 1 ? "" : "s");
+  return fcl__kb_history(kb, "stream_iname(%s, %s): %zu register window%s", iname, array, streamed,
+                         streamed == 1 ? "" : "s");
 }
 
 fcl_status fcl_kbuilder_stream_iname(fcl_kbuilder *kb, const char *iname, const char *array) {

@@ -11,24 +11,29 @@
 
 const char *fcl__tag_text(const fcl__iname *in, char *buf, size_t size) {
   switch (in->tag) {
-  case TAG_G: snprintf(buf, size, "g.%d", in->axis); break;
-  case TAG_L: snprintf(buf, size, "l.%d", in->axis); break;
-  case TAG_L_AUTO: snprintf(buf, size, "l.auto"); break;
-  case TAG_UNR: snprintf(buf, size, "unr"); break;
-  case TAG_ILP: snprintf(buf, size, "ilp"); break;
-  case TAG_VEC: snprintf(buf, size, "vec"); break;
-  default: snprintf(buf, size, "for"); break;
+    case TAG_G: snprintf(buf, size, "g.%d", in->axis); break;
+    case TAG_L: snprintf(buf, size, "l.%d", in->axis); break;
+    case TAG_L_AUTO: snprintf(buf, size, "l.auto"); break;
+    case TAG_UNR: snprintf(buf, size, "unr"); break;
+    case TAG_ILP: snprintf(buf, size, "ilp"); break;
+    case TAG_VEC: snprintf(buf, size, "vec"); break;
+    default: snprintf(buf, size, "for"); break;
   }
   return buf;
 }
 
 static bool parse_tag(const char *text, fcl__tag_kind *tag, int *axis) {
   *axis = 0;
-  if (!text || !*text || !strcmp(text, "for") || !strcmp(text, "None")) *tag = TAG_NONE;
-  else if (!strcmp(text, "unr")) *tag = TAG_UNR;
-  else if (!strcmp(text, "ilp") || !strcmp(text, "ilp.unr") || !strcmp(text, "ilp.seq")) *tag = TAG_ILP;
-  else if (!strcmp(text, "vec")) *tag = TAG_VEC;
-  else if (!strcmp(text, "l.auto")) *tag = TAG_L_AUTO;
+  if (!text || !*text || !strcmp(text, "for") || !strcmp(text, "None"))
+    *tag = TAG_NONE;
+  else if (!strcmp(text, "unr"))
+    *tag = TAG_UNR;
+  else if (!strcmp(text, "ilp") || !strcmp(text, "ilp.unr") || !strcmp(text, "ilp.seq"))
+    *tag = TAG_ILP;
+  else if (!strcmp(text, "vec"))
+    *tag = TAG_VEC;
+  else if (!strcmp(text, "l.auto"))
+    *tag = TAG_L_AUTO;
   else if ((text[0] == 'g' || text[0] == 'l') && text[1] == '.' && text[2] >= '0' &&
            text[2] <= '2' && !text[3]) {
     *tag = text[0] == 'g' ? TAG_G : TAG_L;
@@ -54,8 +59,10 @@ fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags) {
     tok = fcl__trim(tok);
     char *colon = strchr(tok, ':');
     if (!colon) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames '%s': expected "
-                     "'iname:tag' in '%s'", kb->name, tags, tok);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': tag_inames '%s': expected "
+                     "'iname:tag' in '%s'",
+                     kb->name, tags, tok);
       break;
     }
     *colon = '\0';
@@ -65,30 +72,38 @@ fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags) {
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: unknown iname '%s'",
                      kb->name, name);
     else if (in->derived)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: iname '%s' was split; "
-                     "tag its parts", kb->name, name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': tag_inames: iname '%s' was split; "
+                     "tag its parts",
+                     kb->name, name);
     else if (n == MAXT)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: at most %d tags at once",
                      kb->name, MAXT);
     else if (!parse_tag(tag, &kind[n], &axis[n]))
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: unknown tag '%s' for "
-                     "'%s' (g.0-2, l.0-2, l.auto, unr, ilp, vec, for)", kb->name, tag, name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': tag_inames: unknown tag '%s' for "
+                     "'%s' (g.0-2, l.0-2, l.auto, unr, ilp, vec, for)",
+                     kb->name, tag, name);
     if (st != FCL_OK) break;
     char old[16], new[16];
     fcl__iname probe = {.tag = kind[n], .axis = axis[n]};
     fcl__tag_text(&probe, new, sizeof new);
     if (in->streamed && kind[n] != TAG_NONE && kind[n] != TAG_UNR)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: iname '%s' carries "
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': tag_inames: iname '%s' carries "
                      "registers (stream_iname); it stays a sequential loop (for, unr), not %s",
                      kb->name, name, new);
     else if (in->tag != TAG_NONE && (in->tag != kind[n] || in->axis != axis[n]))
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: iname '%s' is already "
-                     "tagged %s; it cannot also be %s", kb->name, name,
-                     fcl__tag_text(in, old, sizeof old), new);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': tag_inames: iname '%s' is already "
+                     "tagged %s; it cannot also be %s",
+                     kb->name, name, fcl__tag_text(in, old, sizeof old), new);
     for (size_t k = 0; st == FCL_OK && k < n; ++k)
       if (target[k] == in && (kind[k] != kind[n] || axis[k] != axis[n]))
-        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': tag_inames: iname '%s' is tagged "
-                       "twice in '%s'", kb->name, name, tags);
+        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': tag_inames: iname '%s' is tagged "
+                       "twice in '%s'",
+                       kb->name, name, tags);
     target[n++] = in;
   }
   free(copy);
@@ -115,11 +130,15 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname: '%s' was already split",
                      kb->name, iname);
   if (in->streamed)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname: '%s' carries registers "
-                     "(stream_iname); split before streaming", kb->name, iname);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': split_iname: '%s' carries registers "
+                     "(stream_iname); split before streaming",
+                     kb->name, iname);
   if (in->tag != TAG_NONE)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname: '%s' is tagged %s; "
-                     "split before tagging", kb->name, iname, fcl__tag_text(in, tag, sizeof tag));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': split_iname: '%s' is tagged %s; "
+                     "split before tagging",
+                     kb->name, iname, fcl__tag_text(in, tag, sizeof tag));
   fcl__tag_kind ko, ki;
   int ao, ai;
   if (!parse_tag(outer_tag, &ko, &ao) || !parse_tag(inner_tag, &ki, &ai))
@@ -128,15 +147,19 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
   char on[128], inn[128];
   snprintf(on, sizeof on, "%s_outer", iname);
   snprintf(inn, sizeof inn, "%s_inner", iname);
-  if (fcl__kb_iname(kb, on) || fcl__kb_var(kb, on) || fcl__kb_iname(kb, inn) || fcl__kb_var(kb, inn))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': split_iname '%s': the names '%s' / "
-                     "'%s' are taken", kb->name, iname, on, inn);
+  if (fcl__kb_iname(kb, on) || fcl__kb_var(kb, on) || fcl__kb_iname(kb, inn) ||
+      fcl__kb_var(kb, inn))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': split_iname '%s': the names '%s' / "
+                     "'%s' are taken",
+                     kb->name, iname, on, inn);
   /* outer in [0, ceil((hi - lo) / factor)), inner in [0, factor) */
-  fcl__expr *ext = fcl__expr_fold(fcl__expr_binary("-", fcl__expr_clone(in->hi),
-                                                   fcl__expr_clone(in->lo)));
+  fcl__expr *ext = fcl__expr_fold(
+      fcl__expr_binary("-", fcl__expr_clone(in->hi), fcl__expr_clone(in->lo)));
   int64_t c;
   fcl__expr *outer_hi = NULL;
-  if (ext && fcl__kb_const(kb, ext, &c)) outer_hi = fcl__expr_num((c + factor - 1) / factor);
+  if (ext && fcl__kb_const(kb, ext, &c))
+    outer_hi = fcl__expr_num((c + factor - 1) / factor);
   else if (ext)
     outer_hi = fcl__expr_fold(fcl__expr_binary(
         "/", fcl__expr_binary("+", fcl__expr_clone(ext), fcl__expr_num(factor - 1)),
@@ -149,10 +172,18 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
       fcl__expr_new(E_VAR, inn, 0));
   if (value && !lo_zero) value = fcl__expr_binary("+", fcl__expr_clone(in->lo), value);
   fcl__iname *grown = realloc(kb->inames, (kb->ninames + 2) * sizeof *grown);
-  fcl__iname o = {.name = strdup(on), .lo = fcl__expr_num(0), .hi = outer_hi, .tag = ko,
-                  .axis = ao, .priority = -1};
-  fcl__iname i = {.name = strdup(inn), .lo = fcl__expr_num(0), .hi = fcl__expr_num(factor),
-                  .tag = ki, .axis = ai, .priority = -1};
+  fcl__iname o = {.name = strdup(on),
+                  .lo = fcl__expr_num(0),
+                  .hi = outer_hi,
+                  .tag = ko,
+                  .axis = ao,
+                  .priority = -1};
+  fcl__iname i = {.name = strdup(inn),
+                  .lo = fcl__expr_num(0),
+                  .hi = fcl__expr_num(factor),
+                  .tag = ki,
+                  .axis = ai,
+                  .priority = -1};
   if (!grown || !value || !o.name || !o.lo || !o.hi || !i.name || !i.lo || !i.hi) {
     if (grown) kb->inames = grown;
     free(o.name), fcl__expr_free(o.lo), fcl__expr_free(o.hi);
@@ -169,9 +200,8 @@ fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t
   split->value = value;
   kb->inames[kb->ninames++] = o;
   kb->inames[kb->ninames++] = i;
-  return fcl__kb_history(kb, "split_iname(%s, %lld, outer=%s, inner=%s)", iname,
-                         (long long)factor, outer_tag ? outer_tag : "for",
-                         inner_tag ? inner_tag : "for");
+  return fcl__kb_history(kb, "split_iname(%s, %lld, outer=%s, inner=%s)", iname, (long long)factor,
+                         outer_tag ? outer_tag : "for", inner_tag ? inner_tag : "for");
 }
 
 fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t alignment) {
@@ -183,18 +213,22 @@ fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': align_iname: unknown iname '%s'",
                      kb->name, iname);
   if (in->derived)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': align_iname: '%s' was already split; "
-                     "align before splitting", kb->name, iname);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': align_iname: '%s' was already split; "
+                     "align before splitting",
+                     kb->name, iname);
   int64_t lo;
   if (!fcl__kb_const(kb, in->lo, &lo)) {
     char *text = fcl__expr_text(in->lo);
-    fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': align_iname: the lower "
-                              "bound of '%s' (%s) is not a constant", kb->name, iname,
-                              text ? text : "?");
+    fcl_status st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                              "kernel '%s': align_iname: the lower "
+                              "bound of '%s' (%s) is not a constant",
+                              kb->name, iname, text ? text : "?");
     free(text);
     return st;
   }
-  int64_t start = lo >= 0 ? lo / alignment * alignment : -((-lo + alignment - 1) / alignment) * alignment;
+  int64_t start = lo >= 0 ? lo / alignment * alignment
+                          : -((-lo + alignment - 1) / alignment) * alignment;
   if (start != lo) {
     fcl__expr *new_lo = fcl__expr_num(start), *min = in->min ? NULL : fcl__expr_clone(in->lo);
     if (!new_lo || (!in->min && !min)) {
@@ -231,8 +265,10 @@ static fcl_status check_fact(const fcl_kbuilder *kb, const fcl__var *p, int kind
   if (p->fixed || kind == 0) {
     int64_t x = kind == 0 ? v : p->value;
     if ((m && x % m) || (lower != INT64_MIN && x < lower))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': %s: %s = %lld contradicts the "
-                       "assumptions about it", kb->name, what, p->name, (long long)x);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': %s: %s = %lld contradicts the "
+                       "assumptions about it",
+                       kb->name, what, p->name, (long long)x);
   }
   return FCL_OK;
 }
@@ -253,14 +289,20 @@ fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values) {
     fcl__var *p = fcl__kb_var(kb, name);
     int64_t v = 0;
     if (!eq || parse_int(fcl__trim(eq + 1), &v) != FCL_OK)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': fix_parameters '%s': expected "
-                     "'name=integer' items", kb->name, values);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': fix_parameters '%s': expected "
+                     "'name=integer' items",
+                     kb->name, values);
     else if (!p || p->kind != V_PARAM)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': fix_parameters: '%s' is not a "
-                     "parameter", kb->name, name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': fix_parameters: '%s' is not a "
+                     "parameter",
+                     kb->name, name);
     else if (p->fixed && p->value != v)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': fix_parameters: '%s' is already "
-                     "fixed to %lld", kb->name, name, (long long)p->value);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': fix_parameters: '%s' is already "
+                     "fixed to %lld",
+                     kb->name, name, (long long)p->value);
     else if (n == 32)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': fix_parameters: too many", kb->name);
     else
@@ -302,17 +344,20 @@ fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions) {
     int kind = -1;
     if (sscanf(item, "%63[A-Za-z0-9_] mod %63[0-9] = %63s", name, op, rest) == 3 ||
         sscanf(item, "%63[A-Za-z0-9_] %% %63[0-9] == %63s", name, op, rest) == 3) {
-      if (parse_int(op, &a) == FCL_OK && parse_int(rest, &b) == FCL_OK && b == 0 && a > 0)
-        kind = 1;
+      if (parse_int(op, &a) == FCL_OK && parse_int(rest, &b) == FCL_OK && b == 0 && a > 0) kind = 1;
     } else if (sscanf(item, "%63[A-Za-z0-9_] %7[<>=] %63s", name, op, rest) == 3 &&
                parse_int(rest, &a) == FCL_OK) {
-      if (!strcmp(op, ">=")) kind = 2;
-      else if (!strcmp(op, ">")) kind = 2, a += 1;
+      if (!strcmp(op, ">="))
+        kind = 2;
+      else if (!strcmp(op, ">"))
+        kind = 2, a += 1;
     }
     p = fcl__kb_var(kb, name);
     if (kind < 0)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': assume: '%s' is not 'p mod k = 0' "
-                     "or 'p >= c'", kb->name, item);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': assume: '%s' is not 'p mod k = 0' "
+                     "or 'p >= c'",
+                     kb->name, item);
     else if (!p || p->kind != V_PARAM)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': assume: '%s' is not a parameter",
                      kb->name, name);
@@ -321,7 +366,7 @@ fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions) {
     else
       st = check_fact(kb, p, kind, a, "assume");
     if (st == FCL_OK) facts[n++] = (fact){p, a, kind};
-    c = and ? and + 5 : NULL;
+    c = and? and+5 : NULL;
   }
   free(copy);
   if (st != FCL_OK) return st;
@@ -350,11 +395,15 @@ fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order) {
     char *name = fcl__trim(tok);
     fcl__iname *in = fcl__kb_iname(kb, name);
     if (!in)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prioritize_loops: unknown iname "
-                     "'%s'", kb->name, name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': prioritize_loops: unknown iname "
+                     "'%s'",
+                     kb->name, name);
     else if (in->derived)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prioritize_loops: '%s' was split; "
-                     "order its parts", kb->name, name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': prioritize_loops: '%s' was split; "
+                     "order its parts",
+                     kb->name, name);
     else if (n == 32)
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': prioritize_loops: too many", kb->name);
     else
@@ -375,15 +424,21 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
   FCL_CHECK_ARG(pad >= 0 && pad <= 64, 5, "pad", "must be in [0, 64]");
   const fcl__var *a = fcl__kb_var(kb, array);
   if (!a || a->kind != V_ARRAY)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch: '%s' is not an array "
-                     "argument", kb->name, array);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': add_prefetch: '%s' is not an array "
+                     "argument",
+                     kb->name, array);
   if (a->written)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch: '%s' is written by the "
-                     "kernel; only read-only arrays can be prefetched", kb->name, array);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': add_prefetch: '%s' is written by the "
+                     "kernel; only read-only arrays can be prefetched",
+                     kb->name, array);
   for (size_t i = 0; i < kb->nprefetches; ++i)
     if (!strcmp(kb->prefetches[i].array, array))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch: '%s' is already "
-                       "prefetched", kb->name, array);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': add_prefetch: '%s' is already "
+                       "prefetched",
+                       kb->name, array);
   char fetch[128];
   snprintf(fetch, sizeof fetch, "%s", fetch_name ? fetch_name : "");
   if (!fetch_name) snprintf(fetch, sizeof fetch, "%s_fetch", array);
@@ -392,13 +447,16 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
                      kb->name, fetch);
   fcl__prefetch pf = {.array = strdup(array), .fetch = strdup(fetch), .pad = pad};
   char *copy = strdup(sweep);
-  fcl_status st = pf.array && pf.fetch && copy ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "prefetch");
+  fcl_status st = pf.array && pf.fetch && copy ? FCL_OK
+                                               : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "prefetch");
   for (char *save = NULL, *tok = copy ? strtok_r(copy, ",:", &save) : NULL; st == FCL_OK && tok;
        tok = strtok_r(NULL, ",:", &save)) {
     char *name = fcl__trim(tok);
     if (!fcl__kb_iname(kb, name)) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch of '%s': unknown sweep "
-                     "iname '%s'", kb->name, array, name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': add_prefetch of '%s': unknown sweep "
+                     "iname '%s'",
+                     kb->name, array, name);
       break;
     }
     char **grown = realloc(pf.sweep, (pf.nsweep + 1) * sizeof *grown);
@@ -414,7 +472,9 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
   if (st == FCL_OK && !pf.nsweep)
     st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch of '%s': no sweep inames",
                    kb->name, array);
-  fcl__prefetch *grown = st == FCL_OK ? realloc(kb->prefetches, (kb->nprefetches + 1) * sizeof *grown) : NULL;
+  fcl__prefetch *grown = st == FCL_OK
+                             ? realloc(kb->prefetches, (kb->nprefetches + 1) * sizeof *grown)
+                             : NULL;
   if (st == FCL_OK && !grown) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "prefetch");
   if (st == FCL_OK) {
     kb->prefetches = grown;
@@ -422,8 +482,10 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
     /* the footprint must be computable now; undo if not */
     fcl__prefetch_plan plan;
     st = fcl__prefetch_plan_make(kb, kb->nprefetches - 1, &plan);
-    if (st == FCL_OK) fcl__prefetch_plan_free(&plan);
-    else kb->nprefetches--;
+    if (st == FCL_OK)
+      fcl__prefetch_plan_free(&plan);
+    else
+      kb->nprefetches--;
   }
   if (st != FCL_OK) {
     free(pf.array);
@@ -432,5 +494,6 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
     free(pf.sweep);
     return st;
   }
-  return fcl__kb_history(kb, "add_prefetch(%s, sweep=%s, into=%s, pad=%d)", array, sweep, fetch, pad);
+  return fcl__kb_history(kb, "add_prefetch(%s, sweep=%s, into=%s, pad=%d)", array, sweep, fetch,
+                         pad);
 }

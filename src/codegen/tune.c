@@ -13,11 +13,11 @@
 
 const char *fcl_tune_effort_name(fcl_tune_effort effort) {
   switch (effort) {
-  case FCL_TUNE_NONE: return "none";
-  case FCL_TUNE_ESTIMATE: return "estimate";
-  case FCL_TUNE_MEASURE: return "measure";
-  case FCL_TUNE_EXHAUSTIVE: return "exhaustive";
-  default: return "default";
+    case FCL_TUNE_NONE: return "none";
+    case FCL_TUNE_ESTIMATE: return "estimate";
+    case FCL_TUNE_MEASURE: return "measure";
+    case FCL_TUNE_EXHAUSTIVE: return "exhaustive";
+    default: return "default";
   }
 }
 
@@ -29,8 +29,10 @@ fcl_status fcl_tune_effort_parse(const char *text, fcl_tune_effort *effort) {
       *effort = (fcl_tune_effort)e;
       return FCL_OK;
     }
-  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "tune effort '%s': expected none, estimate, measure "
-                   "or exhaustive", text);
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "tune effort '%s': expected none, estimate, measure "
+                   "or exhaustive",
+                   text);
 }
 
 static double now_s(void) {
@@ -51,7 +53,7 @@ typedef struct {
   unsigned repeats;
   size_t nargs;
   cl_mem buf[MAX_ARGS];
-  unsigned char *pristine[MAX_ARGS]; /* initial contents of written arrays */
+  unsigned char *pristine[MAX_ARGS];  /* initial contents of written arrays */
   unsigned char *reference[MAX_ARGS]; /* outputs of the first variant that ran */
   size_t bytes[MAX_ARGS];
   bool have_reference;
@@ -88,8 +90,10 @@ static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ct
     if (!host) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "tune: %zu bytes of inputs", b->bytes[a]);
     for (size_t i = 0; i < n; ++i) {
       double v = 0.5 + (double)(next_random(&seed) % 1000000) / 1e6;
-      if (t == FCL_FLOAT32) ((float *)host)[i] = (float)v;
-      else if (t == FCL_FLOAT64) ((double *)host)[i] = v;
+      if (t == FCL_FLOAT32)
+        ((float *)host)[i] = (float)v;
+      else if (t == FCL_FLOAT64)
+        ((double *)host)[i] = v;
     }
     cl_int err;
     b->buf[a] = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -98,8 +102,10 @@ static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ct
       free(host);
       return FCL_CL_ERROR(err, "tune: buffer of %zu bytes", b->bytes[a]);
     }
-    if (written) b->pristine[a] = host;
-    else free(host);
+    if (written)
+      b->pristine[a] = host;
+    else
+      free(host);
   }
   return FCL_OK;
 }
@@ -119,13 +125,20 @@ static fcl_status set_params(bench *b, const fcl_kbuilder *v, fcl_param_set *ps)
     bool is_array;
     fcl_dtype t;
     FCL_TRY(fcl_kbuilder_arg(b->base, a, &name, &is_array, &t, NULL));
-    if (is_array) FCL_TRY(fcl_param_set_buffer(ps, name, b->buf[a]));
-    else if (t == FCL_FLOAT32) FCL_TRY(fcl_param_set_f32(ps, name, 0.75f));
-    else if (t == FCL_FLOAT64) FCL_TRY(fcl_param_set_f64(ps, name, 0.75));
-    else if (t == FCL_INT32) FCL_TRY(fcl_param_set_i32(ps, name, 1));
-    else if (t == FCL_UINT32) FCL_TRY(fcl_param_set_u32(ps, name, 1));
-    else if (t == FCL_INT64) FCL_TRY(fcl_param_set_i64(ps, name, 1));
-    else FCL_TRY(fcl_param_set_u64(ps, name, 1));
+    if (is_array)
+      FCL_TRY(fcl_param_set_buffer(ps, name, b->buf[a]));
+    else if (t == FCL_FLOAT32)
+      FCL_TRY(fcl_param_set_f32(ps, name, 0.75f));
+    else if (t == FCL_FLOAT64)
+      FCL_TRY(fcl_param_set_f64(ps, name, 0.75));
+    else if (t == FCL_INT32)
+      FCL_TRY(fcl_param_set_i32(ps, name, 1));
+    else if (t == FCL_UINT32)
+      FCL_TRY(fcl_param_set_u32(ps, name, 1));
+    else if (t == FCL_INT64)
+      FCL_TRY(fcl_param_set_i64(ps, name, 1));
+    else
+      FCL_TRY(fcl_param_set_u64(ps, name, 1));
   }
   /* the variant's parameters (some may have been fixed by the choice), by name */
   for (size_t p = 0; p < fcl_kbuilder_num_params(v); ++p) {
@@ -137,13 +150,13 @@ static fcl_status set_params(bench *b, const fcl_kbuilder *v, fcl_param_set *ps)
   return FCL_OK;
 }
 
-static bool agrees(const unsigned char *got, const unsigned char *want, size_t bytes,
-                   fcl_dtype t) {
+static bool agrees(const unsigned char *got, const unsigned char *want, size_t bytes, fcl_dtype t) {
   if (t != FCL_FLOAT32 && t != FCL_FLOAT64) return memcmp(got, want, bytes) == 0;
   size_t n = bytes / fcl_dtype_size(t);
   double eps = 64 * (t == FCL_FLOAT32 ? FLT_EPSILON : DBL_EPSILON), scale = 0;
   for (size_t i = 0; i < n; ++i)
-    scale = fmax(scale, fabs(t == FCL_FLOAT32 ? ((const float *)want)[i] : ((const double *)want)[i]));
+    scale = fmax(scale,
+                 fabs(t == FCL_FLOAT32 ? ((const float *)want)[i] : ((const double *)want)[i]));
   for (size_t i = 0; i < n; ++i) {
     double g = t == FCL_FLOAT32 ? ((const float *)got)[i] : ((const double *)got)[i];
     double w = t == FCL_FLOAT32 ? ((const float *)want)[i] : ((const double *)want)[i];
@@ -179,7 +192,8 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
     } else {
       bool same = agrees(out, b->reference[a], b->bytes[a], t);
       free(out);
-      if (!same) st = FCL_ERROR(FCL_ERR_INVALID_STATE, "its outputs differ from the first variant's");
+      if (!same)
+        st = FCL_ERROR(FCL_ERR_INVALID_STATE, "its outputs differ from the first variant's");
     }
   }
   if (st == FCL_OK) b->have_reference = true;
@@ -343,7 +357,8 @@ static fcl_status search_estimate(search *s) {
     fcl_kbuilder *v = NULL;
     fcl_launcher *l = NULL;
     fcl_status st = make_variant(s, idx, &v);
-    if (st == FCL_OK) st = fcl_kbuilder_build(v, s->bench.ctx, s->bench.opt->build_options, NULL, &l);
+    if (st == FCL_OK)
+      st = fcl_kbuilder_build(v, s->bench.ctx, s->bench.opt->build_options, NULL, &l);
     fcl_launcher_destroy(&l);
     fcl_kbuilder_destroy(&v);
     if (st == FCL_OK) {
@@ -419,9 +434,8 @@ static fcl_status resolve_effort(fcl_tune_effort asked, cl_device_id device,
 }
 
 fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                    fcl_tune_apply_fn apply, void *user, fcl_context *context,
-                    cl_device_id device, const fcl_tune_options *options,
-                    fcl_tune_result *result, fcl_kbuilder **best) {
+                    fcl_tune_apply_fn apply, void *user, fcl_context *context, cl_device_id device,
+                    const fcl_tune_options *options, fcl_tune_result *result, fcl_kbuilder **best) {
   if (best) *best = NULL;
   FCL_TRY(check_args(base, num_axes, axes, apply, context, device, options, result));
   memset(result, 0, sizeof *result);
@@ -436,17 +450,22 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
   FCL_TRY(fcl_tune_effort_from_env(&from_env, &env_set));
   const bool auto_measure = options->effort == FCL_TUNE_AUTO && effort == FCL_TUNE_MEASURE &&
                             !env_set;
-  search s = {.base = base, .num_axes = num_axes, .axes = axes, .apply = apply, .user = user,
-              .res = result, .start = now_s(),
+  search s = {.base = base,
+              .num_axes = num_axes,
+              .axes = axes,
+              .apply = apply,
+              .user = user,
+              .res = result,
+              .start = now_s(),
               .budget = options->budget_s > 0 || !auto_measure ? options->budget_s
-                                                                : FCL_TUNE_AUTO_BUDGET_S};
+                                                               : FCL_TUNE_AUTO_BUDGET_S};
   char key[65] = "";
   fcl__tune_entry entry;
   bool cached = false;
   fcl_status st = FCL_OK;
   if (effort != FCL_TUNE_NONE) {
-    st = fcl__tune_key(base, num_axes, axes, options->build_options, device,
-                       options->param_values, key);
+    st = fcl__tune_key(base, num_axes, axes, options->build_options, device, options->param_values,
+                       key);
     cached = st == FCL_OK && fcl__tune_cache_load(key, num_axes, axes, &entry) &&
              entry.effort >= (auto_measure ? FCL_TUNE_ESTIMATE : effort);
   }
@@ -458,8 +477,10 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
      * to this one: then search as if nothing were remembered */
     fcl_kbuilder *check = NULL;
     if (make_variant(&s, s.best, &check) != FCL_OK) {
-      fcl_log(FCL_LOG_INFO, "tune '%s': the remembered choice does not apply here (%s): "
-              "searching", fcl_kbuilder_name(base), fcl_last_error());
+      fcl_log(FCL_LOG_INFO,
+              "tune '%s': the remembered choice does not apply here (%s): "
+              "searching",
+              fcl_kbuilder_name(base), fcl_last_error());
       fcl_clear_error();
       cached = false;
       memset(s.best, 0, sizeof s.best);
@@ -479,9 +500,10 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
     bench_close(&s.bench);
     if (st == FCL_OK && !s.have_best)
       st = fcl__error_set(s.first_error ? s.first_error : FCL_ERR_INVALID_ARGUMENT, 0, __func__,
-                          __FILE__, __LINE__, "tune '%s': no valid variant among %zu tried; the "
-                          "first failed with: %s", fcl_kbuilder_name(base), result->tried,
-                          s.first_message);
+                          __FILE__, __LINE__,
+                          "tune '%s': no valid variant among %zu tried; the "
+                          "first failed with: %s",
+                          fcl_kbuilder_name(base), result->tried, s.first_message);
     if (effort >= FCL_TUNE_MEASURE) {
       pthread_mutex_lock(&totals.lock);
       totals.tunings++;

@@ -7,9 +7,9 @@
 
 const char *fcl__transport_name(fcl__transport t) {
   switch (t) {
-  case FCL__TRANSPORT_AUTO: return "auto";
-  case FCL__TRANSPORT_STAGED: return "staged";
-  case FCL__TRANSPORT_MPI: return "mpi";
+    case FCL__TRANSPORT_AUTO: return "auto";
+    case FCL__TRANSPORT_STAGED: return "staged";
+    case FCL__TRANSPORT_MPI: return "mpi";
   }
   return "?";
 }
@@ -24,11 +24,14 @@ fcl_status fcl__transport_from_env(fcl__transport *out) {
       return FCL_OK;
     }
   if (strcmp(v, "device") == 0)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "FLOWCL_TRANSPORT=device: no device-direct transport "
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "FLOWCL_TRANSPORT=device: no device-direct transport "
                      "is built (the OpenCL drivers here offer no peer copy or importable "
                      "memory); use auto, staged or mpi");
-  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_TRANSPORT='%s': unknown transport (auto, "
-                   "staged, mpi)", v);
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "FLOWCL_TRANSPORT='%s': unknown transport (auto, "
+                   "staged, mpi)",
+                   v);
 }
 
 void fcl__alltoall_destroy(fcl__alltoall **xp) {
@@ -57,8 +60,10 @@ static fcl_status layout(fcl__alltoall *x, const fcl__block *send, const fcl__bl
   for (int q = 0; q < x->size; ++q) {
     size_t s = fcl__block_bytes(&send[q]), r = fcl__block_bytes(&recv[q]);
     if (s % x->unit || r % x->unit)
-      return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: the blocks of rank %d are not multiples "
-                       "of %zu bytes", q, x->unit);
+      return FCL_ERROR(FCL_ERR_INTERNAL,
+                       "all-to-all: the blocks of rank %d are not multiples "
+                       "of %zu bytes",
+                       q, x->unit);
     if (q == x->rank) {
       if (s != r)
         return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: own block of %zu bytes into %zu", s, r);

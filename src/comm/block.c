@@ -9,8 +9,8 @@ bool fcl__block_contiguous(const fcl__block *b) {
 
 /* b's shape laid out packed at byte offset `at`. */
 static fcl__block packed_like(const fcl__block *b, size_t at) {
-  fcl__block p = {at, {b->region[0], b->region[1], b->region[2]}, b->region[0],
-                  b->region[0] * b->region[1]};
+  fcl__block p = {
+      at, {b->region[0], b->region[1], b->region[2]}, b->region[0], b->region[0] * b->region[1]};
   return p;
 }
 
@@ -35,8 +35,10 @@ fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block 
                "block copy of %zu bytes", n);
     return FCL_OK;
   }
-  if (fcl__block_contiguous(&dd)) dd = packed_like(&ss, dd.offset);
-  else if (fcl__block_contiguous(&ss)) ss = packed_like(&dd, ss.offset);
+  if (fcl__block_contiguous(&dd))
+    dd = packed_like(&ss, dd.offset);
+  else if (fcl__block_contiguous(&ss))
+    ss = packed_like(&dd, ss.offset);
   else if (ss.region[0] != dd.region[0] || ss.region[1] != dd.region[1])
     return FCL_ERROR(FCL_ERR_INTERNAL, "block copy between two strided blocks of other shapes");
   size_t so[3], dor[3];
@@ -55,19 +57,19 @@ static fcl_status transfer(cl_command_queue queue, cl_mem buf, const fcl__block 
   if (n == 0) return FCL_OK;
   const char *what = to_host ? "read" : "write";
   if (fcl__block_contiguous(b)) {
-    FCL_CL_TRY(to_host ? clEnqueueReadBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL)
-                       : clEnqueueWriteBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
+    FCL_CL_TRY(to_host
+                   ? clEnqueueReadBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL)
+                   : clEnqueueWriteBuffer(queue, buf, CL_FALSE, b->offset, n, host, 0, NULL, NULL),
                "block %s of %zu bytes", what, n);
     return FCL_OK;
   }
   size_t o[3], zero[3] = {0, 0, 0}, hrow = b->region[0], hslice = b->region[0] * b->region[1];
   origin_of(b, o);
-  FCL_CL_TRY(to_host ? clEnqueueReadBufferRect(queue, buf, CL_FALSE, o, zero, b->region,
-                                               b->row_pitch, b->slice_pitch, hrow, hslice, host,
-                                               0, NULL, NULL)
-                     : clEnqueueWriteBufferRect(queue, buf, CL_FALSE, o, zero, b->region,
-                                                b->row_pitch, b->slice_pitch, hrow, hslice, host,
-                                                0, NULL, NULL),
+  FCL_CL_TRY(to_host
+                 ? clEnqueueReadBufferRect(queue, buf, CL_FALSE, o, zero, b->region, b->row_pitch,
+                                           b->slice_pitch, hrow, hslice, host, 0, NULL, NULL)
+                 : clEnqueueWriteBufferRect(queue, buf, CL_FALSE, o, zero, b->region, b->row_pitch,
+                                            b->slice_pitch, hrow, hslice, host, 0, NULL, NULL),
              "block %s of %zu x %zu x %zu bytes", what, b->region[0], b->region[1], b->region[2]);
   return FCL_OK;
 }

@@ -22,10 +22,10 @@
 
 /* MPI failure -> FCL_ERR_MPI with MPI's own message. */
 fcl_status fcl__mpi_error(int code, const char *what);
-#define FCL_MPI_TRY(call, what)                                                                \
-  do {                                                                                         \
-    int mpi_rc_ = (call);                                                                      \
-    if (mpi_rc_ != MPI_SUCCESS) return fcl__mpi_error(mpi_rc_, what);                          \
+#define FCL_MPI_TRY(call, what)                                                                    \
+  do {                                                                                             \
+    int mpi_rc_ = (call);                                                                          \
+    if (mpi_rc_ != MPI_SUCCESS) return fcl__mpi_error(mpi_rc_, what);                              \
   } while (0)
 
 /* A 3D rectangle of bytes in a buffer, as OpenCL's *BufferRect calls take it: region[0] in
@@ -113,7 +113,7 @@ struct fcl__alltoall {
   MPI_Comm comm; /* duplicated: ours */
   int rank, size;
   size_t unit;
-  fcl__block *send, *recv; /* per peer */
+  fcl__block *send, *recv;   /* per peer */
   size_t *send_at, *recv_at; /* packed offsets of the peers' blocks (own block excluded) */
   size_t send_total, recv_total;
   void *state;

@@ -52,8 +52,10 @@ static fcl_status check_backing(size_t node_bytes) {
   if (statvfs(dir, &v) != 0) return FCL_OK;
   unsigned long long avail = (unsigned long long)v.f_bavail * v.f_frsize;
   if (avail >= node_bytes + node_bytes / 8) return FCL_OK;
-  return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "shared staging: %zu MiB of windows for this node, "
-                   "%llu MiB free in %s", node_bytes >> 20, avail >> 20, dir);
+  return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                   "shared staging: %zu MiB of windows for this node, "
+                   "%llu MiB free in %s",
+                   node_bytes >> 20, avail >> 20, dir);
 }
 
 static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, size_t bytes) {
@@ -66,8 +68,10 @@ static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, s
   int mine = node_size == s->size;
   FCL_MPI_TRY(MPI_Allreduce(&mine, &one_node, 1, MPI_INT, MPI_MIN, comm), "shared staging: agree");
   if (!one_node)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "shared staging: the %d ranks are not all on one "
-                     "node", s->size);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "shared staging: the %d ranks are not all on one "
+                     "node",
+                     s->size);
   unsigned long long need = bytes, most = 0;
   FCL_MPI_TRY(MPI_Allreduce(&need, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm),
               "shared staging: segment size");
@@ -121,8 +125,8 @@ fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes
 
 cl_mem fcl__shm_stage_buffer(const fcl__shm_stage *s, int rank) { return s->wrap[rank]; }
 
-fcl_status fcl__shm_stage_publish(fcl__shm_stage *s, cl_command_queue queue, int me,
-                                  size_t offset, size_t bytes) {
+fcl_status fcl__shm_stage_publish(fcl__shm_stage *s, cl_command_queue queue, int me, size_t offset,
+                                  size_t bytes) {
   if (!bytes) return FCL_OK;
   cl_int err;
   void *p = clEnqueueMapBuffer(queue, s->wrap[me], CL_TRUE, CL_MAP_READ, offset, bytes, 0, NULL,

@@ -11,7 +11,7 @@ typedef struct {
   MPI_Datatype unit;
   cl_mem stage[2]; /* [0]: packed send-side blocks, [1]: packed recv-side blocks */
   char *host[2];
-  int *counts;     /* 4 x P: send counts, send displacements, recv counts, recv displacements */
+  int *counts; /* 4 x P: send counts, send displacements, recv counts, recv displacements */
 } mpi_state;
 
 static void mpi_destroy(fcl__alltoall *x) {
@@ -41,11 +41,12 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
   FCL_MPI_TRY(MPI_Type_commit(&s->unit), "mpi transport: datatype");
   for (int q = 0; q < P; ++q) {
     if (q == x->rank) continue;
-    size_t sc = fcl__block_bytes(&x->send[q]) / x->unit, rc = fcl__block_bytes(&x->recv[q]) / x->unit;
+    size_t sc = fcl__block_bytes(&x->send[q]) / x->unit,
+           rc = fcl__block_bytes(&x->recv[q]) / x->unit;
     size_t sd = x->send_at[q] / x->unit, rd = x->recv_at[q] / x->unit;
     if (sc > INT_MAX || rc > INT_MAX || sd > INT_MAX || rd > INT_MAX)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "mpi transport: a block of more than INT_MAX "
-                       "elements");
+                                              "elements");
     s->counts[q] = (int)sc;
     s->counts[P + q] = (int)sd;
     s->counts[2 * P + q] = (int)rc;
@@ -55,11 +56,11 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
   for (int i = 0; i < 2; ++i) {
     if (!bytes[i]) continue;
     cl_int err;
-    s->stage[i] = clCreateBuffer(fcl_context_cl(x->context), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i],
-                                 NULL, &err);
+    s->stage[i] = clCreateBuffer(fcl_context_cl(x->context),
+                                 CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i], NULL, &err);
     if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
-      s->host[i] = clEnqueueMapBuffer(x->queue, s->stage[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
-                                      0, bytes[i], 0, NULL, NULL, &err);
+      s->host[i] = clEnqueueMapBuffer(x->queue, s->stage[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                      bytes[i], 0, NULL, NULL, &err);
     if (err != CL_SUCCESS)
       return FCL_CL_ERROR(err, "mpi transport: %zu bytes of pinned staging", bytes[i]);
   }
@@ -70,8 +71,10 @@ static fcl_status mpi_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   mpi_state *s = x->state;
   const int P = x->size, me = x->rank;
   /* forward: a's send blocks -> b's recv blocks; backward: b's recv blocks -> a's send blocks */
-  const fcl__block *out_blocks = forward ? x->send : x->recv, *in_blocks = forward ? x->recv : x->send;
-  const size_t *out_at = forward ? x->send_at : x->recv_at, *in_at = forward ? x->recv_at : x->send_at;
+  const fcl__block *out_blocks = forward ? x->send : x->recv,
+                   *in_blocks = forward ? x->recv : x->send;
+  const size_t *out_at = forward ? x->send_at : x->recv_at,
+               *in_at = forward ? x->recv_at : x->send_at;
   cl_mem from = forward ? a : b, to = forward ? b : a;
   char *out_host = s->host[forward ? 0 : 1], *in_host = s->host[forward ? 1 : 0];
   int *out_count = s->counts + (forward ? 0 : 2 * P), *out_displ = out_count + P;

@@ -22,7 +22,7 @@ typedef struct {
   size_t *grain_send;   /* chunk grain of the pair (my send[q], q's recv[me]) */
   size_t *grain_recv;   /* chunk grain of the pair (my recv[q], q's send[me]) */
   MPI_Request *req;
-  cl_event *mapped;     /* per peer: the map of the chunk in flight */
+  cl_event *mapped; /* per peer: the map of the chunk in flight */
   void **mapped_at;
 } shm_state;
 
@@ -84,7 +84,8 @@ static fcl_status shm_setup(fcl__alltoall *x) {
     v[4 * q + 2] = fcl__block_grain(&x->send[q], x->unit);
     v[4 * q + 3] = fcl__block_grain(&x->recv[q], x->unit);
   }
-  int rc = MPI_Alltoall(v, 4, MPI_UNSIGNED_LONG_LONG, v + 4 * P, 4, MPI_UNSIGNED_LONG_LONG, x->comm);
+  int rc = MPI_Alltoall(v, 4, MPI_UNSIGNED_LONG_LONG, v + 4 * P, 4, MPI_UNSIGNED_LONG_LONG,
+                        x->comm);
   for (int q = 0; rc == MPI_SUCCESS && q < P; ++q) {
     const unsigned long long *peer = v + 4 * P + 4 * q;
     s->peer_send_at[q] = (size_t)peer[0];
@@ -104,8 +105,10 @@ static fcl_status shm_setup(fcl__alltoall *x) {
     char *end;
     unsigned long long asked = strtoull(env, &end, 10);
     if (*end || asked == 0)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_TRANSPORT_CHUNK='%s': not a positive "
-                       "byte count", env);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "FLOWCL_TRANSPORT_CHUNK='%s': not a positive "
+                       "byte count",
+                       env);
     chunk_bytes = (size_t)asked;
   }
   size_t k = (size_t)all / chunk_bytes;
@@ -135,7 +138,8 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
     size_t lo, hi;
     chunk(fcl__block_bytes(&out[q]), grain[q], j, s->chunks, &lo, &hi);
     if (q == x->rank || hi == lo) continue;
-    fcl__block part = fcl__block_part(&out[q], lo, hi), packed = fcl__block_range(out_at[q] + lo, hi - lo);
+    fcl__block part = fcl__block_part(&out[q], lo, hi),
+               packed = fcl__block_range(out_at[q] + lo, hi - lo);
     FCL_TRY(fcl__block_copy(x->queue, from, &part, mine, &packed));
     cl_int err;
     s->mapped_at[q] = clEnqueueMapBuffer(x->queue, mine, CL_FALSE, CL_MAP_READ, out_at[q] + lo,
@@ -182,11 +186,13 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
     size_t lo, hi;
     chunk(fcl__block_bytes(&in[q]), grain[q], j, s->chunks, &lo, &hi);
     if (q == x->rank || hi == lo) continue;
-    if (after) FCL_CL_TRY(clEnqueueBarrierWithWaitList(s->upload, 1, &after, NULL),
-                          "staged transport: order the upload queue");
+    if (after)
+      FCL_CL_TRY(clEnqueueBarrierWithWaitList(s->upload, 1, &after, NULL),
+                 "staged transport: order the upload queue");
     after = NULL;
     FCL_TRY(fcl__shm_stage_refresh(s->stage, s->upload, q, peer_at[q] + lo, hi - lo));
-    fcl__block part = fcl__block_part(&in[q], lo, hi), packed = fcl__block_range(peer_at[q] + lo, hi - lo);
+    fcl__block part = fcl__block_part(&in[q], lo, hi),
+               packed = fcl__block_range(peer_at[q] + lo, hi - lo);
     FCL_TRY(fcl__block_copy(s->upload, fcl__shm_stage_buffer(s->stage, q), &packed, to, &part));
   }
   return FCL_OK;
@@ -209,7 +215,8 @@ static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   for (int j = 0; st == FCL_OK && j <= K; ++j) {
     if (j < K) st = send_chunk(x, out, out_at, out_grain, from, j);
     if (st == FCL_OK && j > 0) st = announce_chunk(x, j - 1);
-    if (st == FCL_OK && j > 0) st = receive_chunk(x, in, peer_at, in_grain, to, j - 1, j == 1 ? start : NULL);
+    if (st == FCL_OK && j > 0)
+      st = receive_chunk(x, in, peer_at, in_grain, to, j - 1, j == 1 ? start : NULL);
   }
   clReleaseEvent(start);
   FCL_TRY(st);

@@ -7,9 +7,9 @@
 
 const char *fcl_fft_backend_name(fcl_fft_backend backend) {
   switch (backend) {
-  case FCL_FFT_AUTO: return "auto";
-  case FCL_FFT_VKFFT: return "vkfft";
-  case FCL_FFT_FFTW: return "fftw";
+    case FCL_FFT_AUTO: return "auto";
+    case FCL_FFT_VKFFT: return "vkfft";
+    case FCL_FFT_FFTW: return "fftw";
   }
   return "unknown";
 }
@@ -39,8 +39,8 @@ void fcl__fft_slab_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layout
   }
   l->global[0] = l->global[0] / 2 + 1;
   for (int a = 0; a < 3; ++a) l->local[a] = l->global[a];
-  if (t->size > 1) fcl__fft_split(l->global[dim - 2], t->size, t->rank, &l->local[dim - 2],
-                                  &l->offset[dim - 2]);
+  if (t->size > 1)
+    fcl__fft_split(l->global[dim - 2], t->size, t->rank, &l->local[dim - 2], &l->offset[dim - 2]);
   l->count = (size_t)(l->local[0] * l->local[1] * l->local[2]);
   l->bytes = l->count * 2 * fcl_dtype_size(dtype);
   l->padded_reals = 2 * (size_t)l->global[0] * (size_t)(t->local[1] * t->local[2]);
@@ -55,20 +55,24 @@ static fcl_status check_field(const fcl_field *f) {
                      f->name);
   for (int a = 0; a < dim; ++a)
     if (t->domain.bc[a][0] != FCL_BC_PERIODIC)
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is not periodic along axis %d; "
-                       "FFT solvers need periodic axes", f->name, a);
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                       "fft: field '%s' is not periodic along axis %d; "
+                       "FFT solvers need periodic axes",
+                       f->name, a);
   for (int a = 0; a < dim - 1; ++a)
     if (t->procs[a] != 1)
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is split over %d x %d x %d ranks; "
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                       "fft: field '%s' is split over %d x %d x %d ranks; "
                        "distributed transforms need slabs along the last axis (procs 1 along "
                        "axis %d); redistribute with fcl_field_redistribute",
                        f->name, t->procs[0], t->procs[1], t->procs[2], a);
   /* The transpose splits the second-to-last complex axis over the ranks. */
   int64_t split = dim == 2 ? t->domain.resolution[0] / 2 + 1 : t->domain.resolution[1];
   if (t->size > split)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' on %d ranks, more than the %lld "
-                     "complex points of axis %d the transpose splits", f->name, t->size,
-                     (long long)split, dim - 2);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: field '%s' on %d ranks, more than the %lld "
+                     "complex points of axis %d the transpose splits",
+                     f->name, t->size, (long long)split, dim - 2);
   return FCL_OK;
 }
 
@@ -93,18 +97,20 @@ static fcl_status resolve(const fcl_field *f, fcl_fft_backend want, fcl_fft_layo
   bool fftw_fits = false;
 #endif
   if (want == FCL_FFT_FFTW && !fftw_fits)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: fftw-mpi splits axis %d of field '%s' (%lld "
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: fftw-mpi splits axis %d of field '%s' (%lld "
                      "points) in blocks of ceil(n / %d), not as the topology does; use a "
                      "resolution divisible by the ranks or the vkfft backend",
                      f->topo->domain.dim - 1, f->name,
-                     (long long)f->topo->domain.resolution[f->topo->domain.dim - 1],
-                     f->topo->size);
+                     (long long)f->topo->domain.resolution[f->topo->domain.dim - 1], f->topo->size);
   if (want == FCL_FFT_AUTO)
     want = fftw_fits && (cpu_device(f->queue) || !FLOWCL_ENABLE_VKFFT) ? FCL_FFT_FFTW
-                                                                      : FCL_FFT_VKFFT;
+                                                                       : FCL_FFT_VKFFT;
   if (want == FCL_FFT_VKFFT && !FLOWCL_ENABLE_VKFFT)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' needs the vkfft backend (fftw-mpi "
-                     "cannot take its decomposition), which is not built in", f->name);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: field '%s' needs the vkfft backend (fftw-mpi "
+                     "cannot take its decomposition), which is not built in",
+                     f->name);
   if (want == FCL_FFT_VKFFT) fcl__fft_slab_layout(f->topo, f->dtype, l);
   *got = want;
   return FCL_OK;
@@ -149,7 +155,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   p->slots = calloc((size_t)nslots, sizeof *p->slots);
   if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
   size_t reals = 2 * p->layout.count > p->layout.padded_reals ? 2 * p->layout.count
-                                                             : p->layout.padded_reals;
+                                                              : p->layout.padded_reals;
   if (!reals) reals = 2;
   p->slot_bytes = reals * p->real_size;
   for (int s = 0; st == FCL_OK && s < nslots; ++s)
@@ -193,8 +199,10 @@ static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int comp, int 
   FCL_TRY(fcl__field_check_comp(f, comp, fpos + 1));
   if (f->topo != p->topo || f->dtype != p->dtype || f->queue != p->queue ||
       memcmp(f->padded, p->padded, sizeof p->padded) != 0)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d: field '%s' is not on the plan's "
-                     "topology, precision, ghosts and queue", fpos, f->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument %d: field '%s' is not on the plan's "
+                     "topology, precision, ghosts and queue",
+                     fpos, f->name);
   if (slot < 0 || slot >= p->nslots)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (slot): %d, the plan has %d slot(s)",
                      spos, slot, p->nslots);
@@ -227,7 +235,9 @@ fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot) { return inplace(fft,
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot) { return inplace(fft, slot, false); }
 
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft) { return fft ? &fft->layout : NULL; }
-fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) { return fft ? fft->backend : FCL_FFT_AUTO; }
+fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) {
+  return fft ? fft->backend : FCL_FFT_AUTO;
+}
 bool fcl_fft_distributed(const fcl_fft *fft) { return fft && fft->distributed; }
 const char *fcl_fft_description(const fcl_fft *fft) { return fft ? fft->description : NULL; }
 int fcl_fft_nslots(const fcl_fft *fft) { return fft ? fft->nslots : 0; }

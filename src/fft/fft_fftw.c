@@ -46,8 +46,7 @@ static int thread_count(const fcl_topology *t) {
   if (env && atoi(env) > 0) return atoi(env);
   MPI_Comm node;
   int local = 1;
-  if (MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-      MPI_SUCCESS) {
+  if (MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
     MPI_Comm_size(node, &local);
     MPI_Comm_free(&node);
   }
@@ -61,8 +60,9 @@ static fcl_status planner_flags(unsigned *flags) {
   fcl_tune_effort effort = FCL_TUNE_MEASURE;
   bool set;
   FCL_TRY(fcl_tune_effort_from_env(&effort, &set));
-  *flags = effort <= FCL_TUNE_ESTIMATE ? FFTW_ESTIMATE
-           : effort == FCL_TUNE_MEASURE ? FFTW_MEASURE : FFTW_PATIENT;
+  *flags = effort <= FCL_TUNE_ESTIMATE  ? FFTW_ESTIMATE
+           : effort == FCL_TUNE_MEASURE ? FFTW_MEASURE
+                                        : FFTW_PATIENT;
   return FCL_OK;
 }
 

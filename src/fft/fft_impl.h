@@ -19,8 +19,8 @@ struct fcl_fft {
   fcl_context *context;
   cl_command_queue queue;
   fcl_dtype dtype;
-  size_t real_size;  /* bytes of one real value */
-  size_t padded[3];  /* the fields' padded local shape */
+  size_t real_size; /* bytes of one real value */
+  size_t padded[3]; /* the fields' padded local shape */
   int dim;
   fcl_fft_backend backend;
   bool distributed;
@@ -58,8 +58,7 @@ typedef struct fcl__slab_transpose fcl__slab_transpose;
 fcl_status fcl__slab_transpose_create(const fcl_fft *fft, fcl__slab_transpose **out);
 void fcl__slab_transpose_destroy(fcl__slab_transpose **t);
 /* forward: pre -> slot; backward: slot -> pre. */
-fcl_status fcl__slab_transpose_run(fcl__slab_transpose *t, cl_mem pre, cl_mem slot,
-                                   bool forward);
+fcl_status fcl__slab_transpose_run(fcl__slab_transpose *t, cl_mem pre, cl_mem slot, bool forward);
 size_t fcl__slab_transpose_pre_bytes(const fcl__slab_transpose *t);
 /* Name of the transport the transpose runs on ("staged", "mpi"). */
 const char *fcl__slab_transpose_transport(const fcl__slab_transpose *t);

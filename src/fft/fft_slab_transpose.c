@@ -69,8 +69,8 @@ fcl_status fcl__slab_transpose_create(const fcl_fft *fft, fcl__slab_transpose **
     slot[q] = fcl__block_range(slot_at, slot_bytes);
     slot_at += slot_bytes;
   }
-  fcl_status st = fcl__alltoall_create(fft->context, fft->queue, topo->comm,
-                                       cbytes, pre, slot, kind, &t->exchange);
+  fcl_status st = fcl__alltoall_create(fft->context, fft->queue, topo->comm, cbytes, pre, slot,
+                                       kind, &t->exchange);
   free(pre);
   free(slot);
   if (st != FCL_OK) {
@@ -81,7 +81,6 @@ fcl_status fcl__slab_transpose_create(const fcl_fft *fft, fcl__slab_transpose **
   return FCL_OK;
 }
 
-fcl_status fcl__slab_transpose_run(fcl__slab_transpose *t, cl_mem pre, cl_mem slot,
-                                   bool forward) {
+fcl_status fcl__slab_transpose_run(fcl__slab_transpose *t, cl_mem pre, cl_mem slot, bool forward) {
   return fcl__alltoall_run(t->exchange, pre, slot, forward);
 }

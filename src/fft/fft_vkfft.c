@@ -10,18 +10,18 @@
 #include "fft_impl.h"
 
 #include "fft_vkfft_cache.h" /* before vkFFT.h: its program builds go through the cache */
-#define VKFFT_BACKEND 3 /* OpenCL */
+#define VKFFT_BACKEND 3      /* OpenCL */
 #include <vkFFT.h>
 
 typedef struct {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
-  VkFFTApplication whole;  /* r2c over the axes held whole */
-  VkFFTApplication last;   /* c2c along the last axis (distributed) */
+  VkFFTApplication whole;   /* r2c over the axes held whole */
+  VkFFTApplication last;    /* c2c along the last axis (distributed) */
   VkFFTApplication inplace; /* r2c in place on a slot (padded real rows), axes as `whole` */
   bool have_whole, have_last, have_inplace;
-  fcl_array *pre;          /* complex work array before the transpose (distributed) */
+  fcl_array *pre; /* complex work array before the transpose (distributed) */
   fcl__slab_transpose *transpose;
   char description[64];
 } vk_state;
@@ -107,8 +107,7 @@ static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
                "fft: in-place transform, copy back to the slot");
     if (forward) FCL_TRY(vk_append(s, &s->last, NULL, slot, -1, "forward, last axis"));
   }
-  if (!forward)
-    FCL_TRY(vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform"));
+  if (!forward) FCL_TRY(vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform"));
   return FCL_OK;
 }
 
@@ -166,8 +165,10 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   c.bufferSize = &out_bytes;
   /* VkFFT refuses to omit an axis of one point (VKFFT_ERROR_UNSUPPORTED_RADIX): a slab of one
    * plane is a plan of one dimension less. */
-  if (fft->distributed && n[dim - 1] == 1) c.FFTdim = (uint64_t)dim - 1;
-  else if (fft->distributed) c.omitDimension[dim - 1] = 1;
+  if (fft->distributed && n[dim - 1] == 1)
+    c.FFTdim = (uint64_t)dim - 1;
+  else if (fft->distributed)
+    c.omitDimension[dim - 1] = 1;
   cl_int err;
   in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "fft: VkFFT planning buffer");

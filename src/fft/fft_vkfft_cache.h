@@ -93,9 +93,8 @@ static cl_int vk_build_program(cl_program p, cl_uint n, const cl_device_id *devs
     return rc;
   }
   fcl__cache_entry entry = {.binary = malloc(size), .binary_size = size};
-  if (entry.binary &&
-      clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof entry.binary, &entry.binary, NULL) ==
-          CL_SUCCESS)
+  if (entry.binary && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof entry.binary, &entry.binary,
+                                       NULL) == CL_SUCCESS)
     fcl__cache_store(key, &entry);
   fcl__cache_unlock(lock);
   free(entry.binary);

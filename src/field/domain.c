@@ -22,15 +22,21 @@ fcl_status fcl_domain_check(const fcl_domain *d) {
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "domain: dim is %d; must be 1, 2 or 3", d->dim);
   for (int a = 0; a < d->dim; ++a) {
     if (!(d->length[a] > 0) || !isfinite(d->length[a]) || !isfinite(d->origin[a]))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "domain: axis %s: length %g must be finite and "
-                       "> 0 (origin %g)", axis_name(a), d->length[a], d->origin[a]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "domain: axis %s: length %g must be finite and "
+                       "> 0 (origin %g)",
+                       axis_name(a), d->length[a], d->origin[a]);
     if (d->resolution[a] < 2 || d->resolution[a] > INT32_MAX)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "domain: axis %s: resolution %lld must be in "
-                       "[2, 2^31)", axis_name(a), (long long)d->resolution[a]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "domain: axis %s: resolution %lld must be in "
+                       "[2, 2^31)",
+                       axis_name(a), (long long)d->resolution[a]);
     for (int s = 0; s < 2; ++s)
       if (d->bc[a][s] < FCL_BC_PERIODIC || d->bc[a][s] > FCL_BC_NEUMANN)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "domain: axis %s: unknown boundary condition "
-                         "%d on the %s face", axis_name(a), (int)d->bc[a][s], s ? "upper" : "lower");
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "domain: axis %s: unknown boundary condition "
+                         "%d on the %s face",
+                         axis_name(a), (int)d->bc[a][s], s ? "upper" : "lower");
     if ((d->bc[a][0] == FCL_BC_PERIODIC) != (d->bc[a][1] == FCL_BC_PERIODIC))
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "domain: axis %s is periodic on one face only",
                        axis_name(a));

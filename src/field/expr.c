@@ -36,12 +36,14 @@ static fcl_status check_params(size_t n, const char *const *p) {
   static const char *const taken[] = {"x", "y", "z", "i", "j", "k", "u", "t"};
   for (size_t i = 0; i < n; ++i) {
     if (!p[i] || !identifier(p[i]) || strlen(p[i]) >= MAX_NAME)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "parameter %zu: '%s' is not a name (letters, "
-                       "digits and '_', under %d characters)", i, p[i] ? p[i] : "(null)",
-                       MAX_NAME);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "parameter %zu: '%s' is not a name (letters, "
+                       "digits and '_', under %d characters)",
+                       i, p[i] ? p[i] : "(null)", MAX_NAME);
     for (size_t r = 0; r < sizeof taken / sizeof *taken; ++r)
       if (!strcmp(p[i], taken[r]))
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "parameter '%s': the name is taken (x, y, z "
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "parameter '%s': the name is taken (x, y, z "
                          "are the coordinates, t the time; i, j, k and u are the kernel's)",
                          p[i]);
     for (size_t j = 0; j < i; ++j)
@@ -72,7 +74,8 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
   char text[1024], o[40], h[40];
   snprintf(text, sizeof text, "%zu, %zu, %zu", f->padded[2], f->padded[1], f->padded[0]);
   FCL_TRY(fcl_kbuilder_add_array(kb, "u", f->dtype, text));
-  for (size_t p = 0; p < e->nparams; ++p) FCL_TRY(fcl_kbuilder_add_scalar(kb, e->names[p], f->dtype));
+  for (size_t p = 0; p < e->nparams; ++p)
+    FCL_TRY(fcl_kbuilder_add_scalar(kb, e->names[p], f->dtype));
   snprintf(text, sizeof text, "{ [k, j, i]: 0 <= k < %lld and 0 <= j < %lld and 0 <= i < %lld }",
            (long long)t->local[2], (long long)t->local[1], (long long)t->local[0]);
   FCL_TRY(fcl_kbuilder_add_domain(kb, text));
@@ -81,9 +84,11 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
   size_t len = 0;
   for (int a = 0; a < 3; ++a) {
     if (a < t->domain.dim)
-      len += (size_t)snprintf(text + len, sizeof text - len, "<%s> %s = %s + (%s + %lld) * %s "
-                              "{id=%s}\n", type, coord[a], lit(o, t->domain.origin[a], f->dtype),
-                              idx[a], (long long)t->offset[a],
+      len += (size_t)snprintf(text + len, sizeof text - len,
+                              "<%s> %s = %s + (%s + %lld) * %s "
+                              "{id=%s}\n",
+                              type, coord[a], lit(o, t->domain.origin[a], f->dtype), idx[a],
+                              (long long)t->offset[a],
                               lit(h, fcl_domain_spacing(&t->domain, a), f->dtype), coord[a]);
     else
       len += (size_t)snprintf(text + len, sizeof text - len, "<%s> %s = 0 {id=%s}\n", type,
@@ -93,8 +98,10 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
                    "u[k + %d, j + %d, i + %d] = %s {id=value, dep=x:y:z}", t->ghosts[2],
                    t->ghosts[1], t->ghosts[0], expression);
   if (n < 0 || (size_t)n >= sizeof text - len)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "field '%s': expression too long (%zu "
-                     "characters)", f->name, strlen(expression));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "field '%s': expression too long (%zu "
+                     "characters)",
+                     f->name, strlen(expression));
   FCL_TRY(fcl_kbuilder_add_instructions(kb, text));
   FCL_TRY(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0"));
   FCL_TRY(fcl_kbuilder_tag_inames(kb, "j:g.1"));
@@ -142,8 +149,8 @@ fcl_status fcl_field_expr_set(fcl_field_expr *e, const char *name, double value)
     size_t len = 0;
     for (size_t i = 0; i < e->nparams; ++i)
       len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", e->names[i]);
-    return FCL_ERROR(FCL_ERR_NOT_FOUND, "field expression: no parameter '%s' (it has: %s)",
-                     name, list);
+    return FCL_ERROR(FCL_ERR_NOT_FOUND, "field expression: no parameter '%s' (it has: %s)", name,
+                     list);
   }
   if (e->dtype == FCL_FLOAT64) return fcl_param_set_f64(e->params, name, value);
   return fcl_param_set_f32(e->params, name, (float)value);
@@ -154,8 +161,10 @@ fcl_status fcl_field_expr_eval(fcl_field_expr *e, fcl_field *f, int comp) {
   FCL_CHECK_NULL(f, 2);
   FCL_TRY(fcl__field_check_comp(f, comp, 3));
   if (f->topo != e->topo || f->dtype != e->dtype || memcmp(f->padded, e->padded, sizeof f->padded))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 ('%s'): not of the layout the "
-                     "expression was built for (its topology, precision and padding)", f->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 ('%s'): not of the layout the "
+                     "expression was built for (its topology, precision and padding)",
+                     f->name);
   FCL_TRY(fcl_param_set_buffer(e->params, "u", fcl_field_buffer(f, comp)));
   return fcl_launcher_call(e->launcher, f->queue, 0, NULL, e->params, NULL);
 }

@@ -15,8 +15,10 @@ static fcl_status field_program(fcl_field *f) {
   FCL_TRY(fcl_device_get_info(dev, &info));
   bool fp64 = info.double_fp_config != 0;
   if (f->dtype == FCL_FLOAT64 && !fp64)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "field '%s': double precision on %s, which has no "
-                     "cl_khr_fp64", f->name, info.name);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "field '%s': double precision on %s, which has no "
+                     "cl_khr_fp64",
+                     f->name, info.name);
   char options[96];
   snprintf(options, sizeof options, "-DT=%s%s", f->dtype == FCL_FLOAT64 ? "double" : "float",
            fp64 ? " -DFCL_FP64" : "");
@@ -106,8 +108,10 @@ size_t fcl_field_index(const fcl_field *f, int64_t i, int64_t j, int64_t k) {
 
 fcl_status fcl__field_check_comp(const fcl_field *f, int comp, int pos) {
   if (comp < 0 || comp >= f->ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (comp): %d is not a component of "
-                     "field '%s' (components 0 to %d)", pos, comp, f->name, f->ncomp - 1);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument %d (comp): %d is not a component of "
+                     "field '%s' (components 0 to %d)",
+                     pos, comp, f->name, f->ncomp - 1);
   return FCL_OK;
 }
 
@@ -136,8 +140,8 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
   fcl_rect r = interior_rect(f, true);
   cl_event done;
   FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.src_origin,
-                                     r.dst_origin, r.region, r.src_row_pitch, r.src_slice_pitch,
-                                     0, 0, host, 0, NULL, &done),
+                                     r.dst_origin, r.region, r.src_row_pitch, r.src_slice_pitch, 0,
+                                     0, host, 0, NULL, &done),
              "field '%s': read the interior of component %d", f->name, comp);
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
@@ -152,8 +156,8 @@ fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void 
   fcl_rect r = interior_rect(f, false);
   cl_event done;
   FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.dst_origin,
-                                      r.src_origin, r.region, r.dst_row_pitch, r.dst_slice_pitch,
-                                      0, 0, host, 0, NULL, &done),
+                                      r.src_origin, r.region, r.dst_row_pitch, r.dst_slice_pitch, 0,
+                                      0, host, 0, NULL, &done),
              "field '%s': write the interior of component %d", f->name, comp);
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
@@ -178,8 +182,10 @@ fcl_status fcl_field_init(fcl_field *f, fcl_field_init_fn fn, void *user) {
         fn(user, x, v);
         size_t at = fcl_field_index(f, i, j, k);
         for (int c = 0; c < f->ncomp; ++c) {
-          if (f->dtype == FCL_FLOAT64) ((double *)host)[c * total + at] = v[c];
-          else ((float *)host)[c * total + at] = (float)v[c];
+          if (f->dtype == FCL_FLOAT64)
+            ((double *)host)[c * total + at] = v[c];
+          else
+            ((float *)host)[c * total + at] = (float)v[c];
         }
       }
   fcl_status st = FCL_OK;

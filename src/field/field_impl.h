@@ -30,7 +30,7 @@ struct fcl_field {
   fcl_program *program; /* kernels/field.cl for the dtype */
   fcl__ghost_plan *ghosts;
   fcl__ghost_plan *accumulate;
-  void *reduce;    /* reduce.c state, made on first use */
+  void *reduce;     /* reduce.c state, made on first use */
   void *transposes; /* transpose.c: launchers writing into this field, made on first use */
 };
 

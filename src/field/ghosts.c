@@ -66,17 +66,26 @@ static fcl_status push_box(fcl__ghost_plan *p, fcl_launcher *list, const char *w
                            box src, const int64_t *ext, double scale, bool add) {
   const fcl_field *f = p->f;
   fcl_arg args[15] = {
-      fcl_arg_buffer(0, dst.buf), fcl_arg_i64(1, dst.off), fcl_arg_i64(2, dst.s[0]),
-      fcl_arg_i64(3, dst.s[1]),   fcl_arg_i64(4, dst.s[2]), fcl_arg_buffer(5, src.buf),
-      fcl_arg_i64(6, src.off),    fcl_arg_i64(7, src.s[0]), fcl_arg_i64(8, src.s[1]),
-      fcl_arg_i64(9, src.s[2]),   fcl_arg_i32(10, (int32_t)ext[0]),
-      fcl_arg_i32(11, (int32_t)ext[1]), fcl_arg_i32(12, (int32_t)ext[2]),
+      fcl_arg_buffer(0, dst.buf),
+      fcl_arg_i64(1, dst.off),
+      fcl_arg_i64(2, dst.s[0]),
+      fcl_arg_i64(3, dst.s[1]),
+      fcl_arg_i64(4, dst.s[2]),
+      fcl_arg_buffer(5, src.buf),
+      fcl_arg_i64(6, src.off),
+      fcl_arg_i64(7, src.s[0]),
+      fcl_arg_i64(8, src.s[1]),
+      fcl_arg_i64(9, src.s[2]),
+      fcl_arg_i32(10, (int32_t)ext[0]),
+      fcl_arg_i32(11, (int32_t)ext[1]),
+      fcl_arg_i32(12, (int32_t)ext[2]),
       f->dtype == FCL_FLOAT64 ? fcl_arg_f64(13, scale) : fcl_arg_f32(13, (float)scale),
       fcl_arg_i32(14, add)};
-  fcl_launch_config cfg = {.queue = f->queue, .work_dim = 3,
-                           .global = {(size_t)ext[0], (size_t)ext[1], (size_t)ext[2]},
-                           .bytes_per_launch = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize *
-                                               (add ? 3 : 2)};
+  fcl_launch_config cfg = {
+      .queue = f->queue,
+      .work_dim = 3,
+      .global = {(size_t)ext[0], (size_t)ext[1], (size_t)ext[2]},
+      .bytes_per_launch = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize * (add ? 3 : 2)};
   char name[160];
   snprintf(name, sizeof name, "%s.%s", f->name, what);
   fcl_launcher *l = NULL;
@@ -239,22 +248,22 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       face_box(f, a, p->accumulate ? ghost : partner, g, src_origin, dummy);
       for (int c = 0; c < nc; ++c) {
         cl_mem buf = fcl_field_buffer(f, c);
-        FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin),
-                         padded_box(f, buf, src_origin), ext, 1.0, p->accumulate));
+        FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin), padded_box(f, buf, src_origin),
+                         ext, 1.0, p->accumulate));
       }
     } else if (peer == MPI_PROC_NULL) {
       /* a wall: mirror about the wall point w (ghost w -/+ 1 + m <-> interior w +/- 1 + m) */
       double sign = t->domain.bc[a][side] == FCL_BC_DIRICHLET ? -1.0 : 1.0;
       int64_t w = side == 0 ? g : g + n - 1, step = side == 0 ? -1 : 1;
-      face_box(f, a, w + step, g, origin, ext); /* ghost run, walking away from the wall */
+      face_box(f, a, w + step, g, origin, ext);       /* ghost run, walking away from the wall */
       face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
       for (int c = 0; c < nc; ++c) {
         cl_mem buf = fcl_field_buffer(f, c);
         box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
         gb.s[a] *= step;
         ib.s[a] *= -step;
-        FCL_TRY(push_box(p, pre, what, p->accumulate ? ib : gb, p->accumulate ? gb : ib, ext,
-                         sign, p->accumulate));
+        FCL_TRY(push_box(p, pre, what, p->accumulate ? ib : gb, p->accumulate ? gb : ib, ext, sign,
+                         p->accumulate));
       }
     } else {
       faces[nfaces++] = (mpi_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
@@ -279,23 +288,34 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     size_t at = take_stage(p, bytes);
     snprintf(what, sizeof what, "%s.pack.%c%d", kind, "xyz"[a], i);
     for (int c = 0; c < nc; ++c) {
-      box stage = {p->device_stage, (long)((at + (size_t)c * one) / f->itemsize),
+      box stage = {p->device_stage,
+                   (long)((at + (size_t)c * one) / f->itemsize),
                    {1, (long)ext[0], (long)(ext[0] * ext[1])}};
-      FCL_TRY(push_box(p, pre, what, stage, padded_box(f, fcl_field_buffer(f, c), origin), ext,
-                       1.0, false));
+      FCL_TRY(push_box(p, pre, what, stage, padded_box(f, fcl_field_buffer(f, c), origin), ext, 1.0,
+                       false));
     }
     if (p->shm)
       FCL_TRY(fcl_launcher_create_copy_d2d(what, p->device_stage, at,
                                            fcl__shm_stage_buffer(p->shm, t->rank), at, bytes, &l));
     else
-      FCL_TRY(fcl_launcher_create_copy_d2h(what, p->device_stage, at, (char *)p->host + at, bytes,
-                                           &l));
+      FCL_TRY(
+          fcl_launcher_create_copy_d2h(what, p->device_stage, at, (char *)p->host + at, bytes, &l));
     FCL_TRY(fcl_launcher_list_push(pre, l));
-    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + at : NULL, (int)bytes,
-                                  faces[i].peer, faces[i].send_tag, true, at, 0};
+    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + at : NULL,
+                                  (int)bytes,
+                                  faces[i].peer,
+                                  faces[i].send_tag,
+                                  true,
+                                  at,
+                                  0};
     recv_at[i] = take_stage(p, bytes);
-    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + recv_at[i] : NULL, (int)bytes,
-                                  faces[i].peer, faces[i].recv_tag, false, recv_at[i], 0};
+    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + recv_at[i] : NULL,
+                                  (int)bytes,
+                                  faces[i].peer,
+                                  faces[i].recv_tag,
+                                  false,
+                                  recv_at[i],
+                                  0};
   }
   if (!nfaces) return FCL_OK;
   if (p->shm) FCL_TRY(exchange_offsets(m));
@@ -311,14 +331,15 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     snprintf(what, sizeof what, "%s.unpack.%c%d", kind, "xyz"[a], i);
     message *r = &m->msg[2 * i + 1];
     if (p->shm)
-      FCL_TRY(fcl_launcher_create_copy_d2d(what, fcl__shm_stage_buffer(p->shm, r->peer),
-                                           r->peer_at, p->device_stage, recv_at[i], bytes, &l));
+      FCL_TRY(fcl_launcher_create_copy_d2d(what, fcl__shm_stage_buffer(p->shm, r->peer), r->peer_at,
+                                           p->device_stage, recv_at[i], bytes, &l));
     else
       FCL_TRY(fcl_launcher_create_copy_h2d(what, (char *)p->host + recv_at[i], p->device_stage,
                                            recv_at[i], bytes, &l));
     FCL_TRY(fcl_launcher_list_push(postl, l));
     for (int c = 0; c < nc; ++c) {
-      box stage = {p->device_stage, (long)((recv_at[i] + (size_t)c * one) / f->itemsize),
+      box stage = {p->device_stage,
+                   (long)((recv_at[i] + (size_t)c * one) / f->itemsize),
                    {1, (long)ext[0], (long)(ext[0] * ext[1])}};
       FCL_TRY(push_box(p, postl, what, padded_box(f, fcl_field_buffer(f, c), origin), stage, ext,
                        1.0, p->accumulate));
@@ -375,7 +396,8 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
     for (int b = 0; b < 3; ++b) e[b] = b < a ? n[b] + 2 * g[b] : b == a ? 2 * g[b] : n[b];
     const size_t l0 = gpu ? pow2_at_least(e[0], 64) : 1,
                  l1 = gpu ? pow2_at_least(e[1], 256 / l0) : 1;
-    fcl_launch_config cfg = {.queue = f->queue, .work_dim = 3,
+    fcl_launch_config cfg = {.queue = f->queue,
+                             .work_dim = 3,
                              .local = {gpu ? l0 : 0, gpu ? l1 : 0, gpu ? 1 : 0},
                              .global = {(size_t)(e[0] + (int64_t)l0 - 1) / l0 * l0,
                                         (size_t)(e[1] + (int64_t)l1 - 1) / l1 * l1, (size_t)e[2]},
@@ -389,15 +411,20 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
       fcl_launch_config one = cfg;
       one.global[2] *= (size_t)nc;
       one.bytes_per_launch *= (size_t)nc;
-      fcl_arg args[11] = {fcl_arg_buffer(0, u[0]),       fcl_arg_buffer(1, u[1]),
-                          fcl_arg_buffer(2, u[2]),       fcl_arg_i32(3, nc),
-                          fcl_arg_i32(4, a),             fcl_arg_i32(5, (int32_t)n[0]),
-                          fcl_arg_i32(6, (int32_t)n[1]), fcl_arg_i32(7, (int32_t)n[2]),
-                          fcl_arg_i32(8, (int32_t)g[0]), fcl_arg_i32(9, (int32_t)g[1]),
+      fcl_arg args[11] = {fcl_arg_buffer(0, u[0]),
+                          fcl_arg_buffer(1, u[1]),
+                          fcl_arg_buffer(2, u[2]),
+                          fcl_arg_i32(3, nc),
+                          fcl_arg_i32(4, a),
+                          fcl_arg_i32(5, (int32_t)n[0]),
+                          fcl_arg_i32(6, (int32_t)n[1]),
+                          fcl_arg_i32(7, (int32_t)n[2]),
+                          fcl_arg_i32(8, (int32_t)g[0]),
+                          fcl_arg_i32(9, (int32_t)g[1]),
                           fcl_arg_i32(10, (int32_t)g[2])};
       fcl_launcher *l = NULL;
-      FCL_TRY(fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 11, args, 0, NULL, &one,
-                                         &l));
+      FCL_TRY(
+          fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 11, args, 0, NULL, &one, &l));
       fcl_status st = fcl_launcher_list_push(p->begin, l);
       if (st != FCL_OK) {
         fcl_launcher_destroy(&l);
@@ -441,8 +468,8 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
   if (st == FCL_OK && p->stage_bytes) {
     p->device_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE, p->stage_bytes, NULL, &err);
     if (err == CL_SUCCESS && !p->shm)
-      p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                     p->stage_bytes, NULL, &err);
+      p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, p->stage_bytes,
+                                     NULL, &err);
     if (err == CL_SUCCESS && !p->shm) /* mapped for the plan's lifetime: pinned host memory */
       p->host = clEnqueueMapBuffer(f->queue, p->host_stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                    p->stage_bytes, 0, NULL, NULL, &err);

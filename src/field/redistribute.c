@@ -43,10 +43,13 @@ static void copy_box(char *local, box3 lb, char *block, box3 b, size_t item, boo
   for (int64_t k = 0; k < b.n[2]; ++k)
     for (int64_t j = 0; j < b.n[1]; ++j) {
       size_t row = (size_t)(((b.lo[2] + k - lb.lo[2]) * lb.n[1] + (b.lo[1] + j - lb.lo[1])) *
-                                lb.n[0] + (b.lo[0] - lb.lo[0]));
+                                lb.n[0] +
+                            (b.lo[0] - lb.lo[0]));
       size_t bytes = (size_t)b.n[0] * item;
-      if (to_block) memcpy(block + at, local + row * item, bytes);
-      else memcpy(local + row * item, block + at, bytes);
+      if (to_block)
+        memcpy(block + at, local + row * item, bytes);
+      else
+        memcpy(local + row * item, block + at, bytes);
       at += bytes;
     }
 }
@@ -58,8 +61,10 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
   const fcl_topology *ts = src->topo, *td = dst->topo;
   if (ts->size != td->size || ts->domain.dim != td->domain.dim ||
       memcmp(ts->domain.resolution, td->domain.resolution, sizeof ts->domain.resolution))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "redistribute: '%s' and '%s' are not on one "
-                     "domain resolution and communicator size", src->name, dst->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "redistribute: '%s' and '%s' are not on one "
+                     "domain resolution and communicator size",
+                     src->name, dst->name);
   if (src->dtype != dst->dtype)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "redistribute: '%s' and '%s' differ in precision",
                      src->name, dst->name);
@@ -68,7 +73,8 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
   box3 mine_src = rank_box(ts, me), mine_dst = rank_box(td, me);
   int *counts = calloc(4 * (size_t)size, sizeof *counts);
   char *in = malloc(volume(mine_src) * item), *out = malloc(volume(mine_dst) * item);
-  char *sendbuf = malloc(volume(mine_src) * item + 1), *recvbuf = malloc(volume(mine_dst) * item + 1);
+  char *sendbuf = malloc(volume(mine_src) * item + 1),
+       *recvbuf = malloc(volume(mine_dst) * item + 1);
   fcl_status st = counts && in && out && sendbuf && recvbuf
                       ? FCL_OK
                       : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "redistribute '%s'", src->name);
@@ -78,7 +84,8 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
   if (st == FCL_OK) {
     size_t s = 0, r = 0;
     for (int q = 0; q < size; ++q) {
-      box3 out_box = intersect(mine_src, rank_box(td, q)), in_box = intersect(rank_box(ts, q), mine_dst);
+      box3 out_box = intersect(mine_src, rank_box(td, q)),
+           in_box = intersect(rank_box(ts, q), mine_dst);
       sdispl[q] = (int)s;
       scount[q] = (int)(volume(out_box) * item);
       copy_box(in, mine_src, sendbuf + s, out_box, item, true);

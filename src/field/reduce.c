@@ -70,17 +70,28 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
       st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
       break;
     }
-    fcl_arg args[17] = {
-        fcl_arg_buffer(0, fcl_field_buffer(f, c)), fcl_arg_i64(1, px), fcl_arg_i64(2, pxy),
-        fcl_arg_i32(3, t->ghosts[0]), fcl_arg_i32(4, t->ghosts[1]), fcl_arg_i32(5, t->ghosts[2]),
-        fcl_arg_i32(6, (int32_t)t->local[0]), fcl_arg_i32(7, (int32_t)t->local[1]),
-        fcl_arg_i32(8, (int32_t)t->local[2]), fcl_arg_i64(9, t->offset[0]),
-        fcl_arg_i64(10, t->offset[1]), fcl_arg_i64(11, t->offset[2]),
-        fcl_arg_i64(12, t->domain.resolution[0]), fcl_arg_i64(13, t->domain.resolution[1]),
-        fcl_arg_i64(14, t->domain.resolution[2]), fcl_arg_i32(15, bounded),
-        fcl_arg_buffer(16, r->partial[c])};
-    fcl_launch_config cfg = {.queue = f->queue, .work_dim = 1, .global = {r->groups * WG},
-                             .local = {WG}, .bytes_per_launch = total * f->itemsize};
+    fcl_arg args[17] = {fcl_arg_buffer(0, fcl_field_buffer(f, c)),
+                        fcl_arg_i64(1, px),
+                        fcl_arg_i64(2, pxy),
+                        fcl_arg_i32(3, t->ghosts[0]),
+                        fcl_arg_i32(4, t->ghosts[1]),
+                        fcl_arg_i32(5, t->ghosts[2]),
+                        fcl_arg_i32(6, (int32_t)t->local[0]),
+                        fcl_arg_i32(7, (int32_t)t->local[1]),
+                        fcl_arg_i32(8, (int32_t)t->local[2]),
+                        fcl_arg_i64(9, t->offset[0]),
+                        fcl_arg_i64(10, t->offset[1]),
+                        fcl_arg_i64(11, t->offset[2]),
+                        fcl_arg_i64(12, t->domain.resolution[0]),
+                        fcl_arg_i64(13, t->domain.resolution[1]),
+                        fcl_arg_i64(14, t->domain.resolution[2]),
+                        fcl_arg_i32(15, bounded),
+                        fcl_arg_buffer(16, r->partial[c])};
+    fcl_launch_config cfg = {.queue = f->queue,
+                             .work_dim = 1,
+                             .global = {r->groups * WG},
+                             .local = {WG},
+                             .bytes_per_launch = total * f->itemsize};
     char name[160];
     snprintf(name, sizeof name, "%s.reduce.%d", f->name, c);
     st = fcl_launcher_create_kernel(name, f->program, "reduce_stats", 17, args, 0, NULL, &cfg,
@@ -116,14 +127,17 @@ static void drop(reduce_state *r, int c0, int c1) {
 static fcl_status start(reduce_state *r, int c0, int c1) {
   fcl_field *f = r->field;
   for (int c = c0; c < c1; ++c)
-    if (r->read[c]) return FCL_ERROR(FCL_ERR_INVALID_STATE, "field '%s': a reduction of "
-                                     "component %d is already in flight", f->name, c);
+    if (r->read[c])
+      return FCL_ERROR(FCL_ERR_INVALID_STATE,
+                       "field '%s': a reduction of "
+                       "component %d is already in flight",
+                       f->name, c);
   fcl_status st = FCL_OK;
   for (int c = c0; c < c1 && st == FCL_OK; ++c) {
     st = fcl_launcher_call(r->launcher[c], f->queue, 0, NULL, NULL, NULL);
     cl_int err = st == FCL_OK ? clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
-                                                    r->groups * NSTAT * r->acc_size, r->host[c],
-                                                    0, NULL, &r->read[c])
+                                                    r->groups * NSTAT * r->acc_size, r->host[c], 0,
+                                                    NULL, &r->read[c])
                               : CL_SUCCESS;
     if (err != CL_SUCCESS) {
       r->read[c] = NULL;
@@ -159,16 +173,23 @@ static fcl_status finish(reduce_state *r, int c0, int c1, fcl_reduce_op op, doub
       for (int q = 0; q < NSTAT; ++q) {
         double v = r->acc_size == sizeof(double) ? ((double *)r->host[c])[g * NSTAT + q]
                                                  : ((float *)r->host[c])[g * NSTAT + q];
-        if (q == 0) s[0] = fmin(s[0], v);
-        else if (q < 3) s[q] = fmax(s[q], v);
-        else s[q] += v;
+        if (q == 0)
+          s[0] = fmin(s[0], v);
+        else if (q < 3)
+          s[q] = fmax(s[q], v);
+        else
+          s[q] += v;
       }
-    local[c - c0] = op == FCL_REDUCE_MIN ? s[0] : op == FCL_REDUCE_MAX ? s[1]
-                  : op == FCL_REDUCE_NORM_LINF ? s[2] : op == FCL_REDUCE_SUM ? s[3]
-                  : op == FCL_REDUCE_INTEGRAL ? s[4] : s[5];
+    local[c - c0] = op == FCL_REDUCE_MIN         ? s[0]
+                    : op == FCL_REDUCE_MAX       ? s[1]
+                    : op == FCL_REDUCE_NORM_LINF ? s[2]
+                    : op == FCL_REDUCE_SUM       ? s[3]
+                    : op == FCL_REDUCE_INTEGRAL  ? s[4]
+                                                 : s[5];
   }
-  MPI_Op mop = op == FCL_REDUCE_MIN ? MPI_MIN
-             : op == FCL_REDUCE_MAX || op == FCL_REDUCE_NORM_LINF ? MPI_MAX : MPI_SUM;
+  MPI_Op mop = op == FCL_REDUCE_MIN                                 ? MPI_MIN
+               : op == FCL_REDUCE_MAX || op == FCL_REDUCE_NORM_LINF ? MPI_MAX
+                                                                    : MPI_SUM;
   double global[3];
   FCL_MPI_TRY(MPI_Allreduce(local, global, c1 - c0, MPI_DOUBLE, mop, f->topo->comm),
               "field reduce: MPI_Allreduce");

@@ -32,12 +32,16 @@ fcl_status fcl_topology_create(MPI_Comm comm, const fcl_domain *domain, const in
   }
   int product = 1, free_axes = 0;
   for (int a = 0; a < dim; ++a) {
-    if (dims[a]) product *= dims[a];
-    else free_axes++;
+    if (dims[a])
+      product *= dims[a];
+    else
+      free_axes++;
   }
   if ((!free_axes && product != size) || (free_axes && size % product))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "topology: the process grid %d x %d x %d does not "
-                     "fit %d ranks (0: chosen by MPI)", dims[0], dims[1], dims[2], size);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "topology: the process grid %d x %d x %d does not "
+                     "fit %d ranks (0: chosen by MPI)",
+                     dims[0], dims[1], dims[2], size);
   /* MPI_Dims_create balances its first entries largest; we want z split first (x contiguous
    * stays whole longest): fill reversed axes */
   int rev[3];
@@ -49,12 +53,15 @@ fcl_status fcl_topology_create(MPI_Comm comm, const fcl_domain *domain, const in
     if (g < 0)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "topology: ghosts[%d] = %d must be >= 0", a, g);
     if (domain->resolution[a] / dims[a] < (g ? g : 1))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "topology: axis %d: %lld points over %d ranks "
-                       "leave some rank fewer than %d (the ghost width)", a,
-                       (long long)domain->resolution[a], dims[a], g ? g : 1);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "topology: axis %d: %lld points over %d ranks "
+                       "leave some rank fewer than %d (the ghost width)",
+                       a, (long long)domain->resolution[a], dims[a], g ? g : 1);
     if (g && domain->bc[a][0] != FCL_BC_PERIODIC && domain->resolution[a] / dims[a] <= g)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "topology: axis %d: mirrored ghosts need more "
-                       "than %d points per rank", a, g);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "topology: axis %d: mirrored ghosts need more "
+                       "than %d points per rank",
+                       a, g);
   }
   fcl_topology *t = calloc(1, sizeof *t);
   if (!t) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "topology");

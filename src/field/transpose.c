@@ -102,13 +102,15 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
   fcl_device_info info;
   fcl_status st = fcl_queue_device(dst->queue, &dev);
   if (st == FCL_OK) st = fcl_device_get_info(dev, &info);
-  mapping m = {{perm[0], perm[1], perm[2]}, st == FCL_OK ? info.max_work_group_size : 1,
-               src->itemsize, st == FCL_OK ? info.local_mem_size : 0};
+  mapping m = {{perm[0], perm[1], perm[2]},
+               st == FCL_OK ? info.max_work_group_size : 1,
+               src->itemsize,
+               st == FCL_OK ? info.local_mem_size : 0};
   static const int64_t tiles[] = {32, 16, 64}, rows[] = {4, 8, 16, 1}, gpu_staged[] = {1, 0},
                        cpu_staged[] = {0, 1};
   bool gpu = st == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU);
-  const fcl_tune_axis axes[] = {{"tile", 3, tiles}, {"rows", 4, rows},
-                                {"staged", 2, gpu ? gpu_staged : cpu_staged}};
+  const fcl_tune_axis axes[] = {
+      {"tile", 3, tiles}, {"rows", 4, rows}, {"staged", 2, gpu ? gpu_staged : cpu_staged}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
   fcl_tune_result r;
   if (st == FCL_OK) st = fcl_tune(base, 3, axes, apply, &m, dst->context, dev, &opt, &r, &best);
@@ -128,22 +130,27 @@ fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *ds
   int p[3] = {0, 1, 2}, seen = 0;
   for (int a = 0; a < dim; ++a) {
     if (perm[a] < 0 || perm[a] >= dim || (seen & (1 << perm[a])))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (perm): not a permutation of the "
-                       "%d axes", dim);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument 5 (perm): not a permutation of the "
+                       "%d axes",
+                       dim);
     seen |= 1 << perm[a];
     p[a] = perm[a];
   }
   if (src_comp < 0 || src_comp >= src->ncomp || dst_comp < 0 || dst_comp >= dst->ncomp)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "transpose: component %d of '%s' or %d of '%s' "
-                     "does not exist", src_comp, src->name, dst_comp, dst->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "transpose: component %d of '%s' or %d of '%s' "
+                     "does not exist",
+                     src_comp, src->name, dst_comp, dst->name);
   if (src->dtype != dst->dtype)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "transpose: '%s' and '%s' differ in precision",
                      src->name, dst->name);
   for (int a = 0; a < 3; ++a)
     if (dst->topo->local[a] != src->topo->local[p[a]])
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "transpose: '%s' has %lld points along axis %d, "
-                       "'%s' has %lld along axis %d (perm)", dst->name,
-                       (long long)dst->topo->local[a], a, src->name,
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "transpose: '%s' has %lld points along axis %d, "
+                       "'%s' has %lld along axis %d (perm)",
+                       dst->name, (long long)dst->topo->local[a], a, src->name,
                        (long long)src->topo->local[p[a]], p[a]);
   if (!dst->transposes && !(dst->transposes = calloc(1, sizeof(transpose_cache))))
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "transpose cache");

@@ -56,8 +56,7 @@ static fcl_status write_state(void *user, hid_t file) {
 }
 
 /* Steps of the files <name>_<step><suffix> in directory (sorted, newest last); *n entries. */
-static int64_t *list_steps(const char *directory, const char *name, const char *suffix,
-                           size_t *n) {
+static int64_t *list_steps(const char *directory, const char *name, const char *suffix, size_t *n) {
   *n = 0;
   DIR *d = opendir(directory);
   if (!d) return NULL;
@@ -130,9 +129,9 @@ static void remove_stale_temporaries(const char *directory, const char *name) {
   free(steps);
 }
 
-fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep,
-                                size_t nfields, fcl_field *const *fields,
-                                const fcl_checkpoint_state *state, char *path, size_t size) {
+fcl_status fcl_checkpoint_write(const char *directory, const char *name, int keep, size_t nfields,
+                                fcl_field *const *fields, const fcl_checkpoint_state *state,
+                                char *path, size_t size) {
   FCL_CHECK_NULL(directory, 1);
   FCL_CHECK_NULL(name, 2);
   FCL_CHECK_ARG(nfields >= 1, 4, "nfields", "must be >= 1");
@@ -165,16 +164,17 @@ fcl_status fcl_checkpoint_write(const char *directory, const char *name, int kee
   return FCL_OK;
 }
 
-fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *path,
-                                 size_t size) {
+fcl_status fcl_checkpoint_latest(const char *directory, const char *name, char *path, size_t size) {
   FCL_CHECK_NULL(directory, 1);
   FCL_CHECK_NULL(name, 2);
   FCL_CHECK_NULL(path, 3);
   size_t n = 0;
   int64_t *steps = list_steps(directory, name, ".chk.h5", &n);
   fcl_status st = FCL_OK;
-  if (!n) st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name, directory);
-  else file_name(path, size, directory, name, steps[n - 1]);
+  if (!n)
+    st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name, directory);
+  else
+    file_name(path, size, directory, name, steps[n - 1]);
   free(steps);
   return st;
 }
@@ -206,27 +206,32 @@ fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *cons
   int format = 0;
   int64_t nparams = 0;
   fcl_status st = FCL_OK;
-  if (file < 0) st = FCL_ERROR(FCL_ERR_IO, "restart '%s': cannot open", path);
+  if (file < 0)
+    st = FCL_ERROR(FCL_ERR_IO, "restart '%s': cannot open", path);
   else if (fcl__io_attr_read(file, "checkpoint_format", H5T_NATIVE_INT, 1, &format) != 0)
-    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "restart '%s': not a flowcl checkpoint (no "
-                   "checkpoint_format attribute)", path);
+    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "restart '%s': not a flowcl checkpoint (no "
+                   "checkpoint_format attribute)",
+                   path);
   else if (format != FCL_CHECKPOINT_FORMAT)
-    st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "restart '%s': checkpoint format %d, this flowcl "
-                   "reads format %d", path, format, FCL_CHECKPOINT_FORMAT);
+    st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                   "restart '%s': checkpoint format %d, this flowcl "
+                   "reads format %d",
+                   path, format, FCL_CHECKPOINT_FORMAT);
   else if (fcl__io_attr_read(file, "time", H5T_NATIVE_DOUBLE, 1, &s.time) != 0 ||
            fcl__io_attr_read(file, "dt", H5T_NATIVE_DOUBLE, 1, &s.dt) != 0 ||
            fcl__io_attr_read(file, "step", H5T_NATIVE_INT64, 1, &s.step) != 0 ||
-           fcl__io_attr_read(file, "nparams", H5T_NATIVE_INT64, 1, &nparams) != 0 ||
-           nparams < 0 || nparams > FCL_CHECKPOINT_MAX_PARAMS)
+           fcl__io_attr_read(file, "nparams", H5T_NATIVE_INT64, 1, &nparams) != 0 || nparams < 0 ||
+           nparams > FCL_CHECKPOINT_MAX_PARAMS)
     st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': the state attributes are missing or damaged",
                    path);
   /* parameter names come from the attribute names */
   for (hsize_t i = 0; st == FCL_OK && (int64_t)s.nparams < nparams; ++i) {
     char key[64];
-    if (H5Aget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, key, sizeof key,
-                           H5P_DEFAULT) < 0) {
-      st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': %lld parameters announced, fewer found",
-                     path, (long long)nparams);
+    if (H5Aget_name_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, i, key, sizeof key, H5P_DEFAULT) <
+        0) {
+      st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': %lld parameters announced, fewer found", path,
+                     (long long)nparams);
       break;
     }
     if (strncmp(key, "param_", 6)) continue;
@@ -241,9 +246,10 @@ fcl_status fcl_checkpoint_read(const char *path, size_t nfields, fcl_field *cons
   if (st == FCL_OK &&
       fcl__io_attr_read(file, "state_checksum", H5T_NATIVE_UINT64, 1, &stored) == 0 &&
       stored != state_checksum(&s))
-    st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': the state (time %g, dt %g, step %lld, %zu "
-                   "parameter(s)) does not match its checksum", path, s.time, s.dt,
-                   (long long)s.step, s.nparams);
+    st = FCL_ERROR(FCL_ERR_CORRUPT,
+                   "restart '%s': the state (time %g, dt %g, step %lld, %zu "
+                   "parameter(s)) does not match its checksum",
+                   path, s.time, s.dt, (long long)s.step, s.nparams);
   if (st == FCL_OK && (!isfinite(s.time) || !isfinite(s.dt) || s.dt < 0 || s.step < 0))
     st = FCL_ERROR(FCL_ERR_CORRUPT, "restart '%s': impossible state (time %g, dt %g, step %lld)",
                    path, s.time, s.dt, (long long)s.step);

@@ -12,14 +12,18 @@
 static fcl_status probe(const char *path, MPI_Comm comm, int rank) {
   int code = 0; /* 0 fine, 1 missing, 2 not HDF5 */
   if (rank == 0) {
-    if (access(path, R_OK) != 0) code = 1;
-    else if (H5Fis_hdf5(path) <= 0) code = 2;
+    if (access(path, R_OK) != 0)
+      code = 1;
+    else if (H5Fis_hdf5(path) <= 0)
+      code = 2;
   }
   MPI_Bcast(&code, 1, MPI_INT, 0, comm);
   if (code == 1) return FCL_ERROR(FCL_ERR_IO, "read '%s': no such file (or not readable)", path);
   if (code == 2)
-    return FCL_ERROR(FCL_ERR_IO, "read '%s': not an HDF5 file (or truncated before its "
-                     "superblock)", path);
+    return FCL_ERROR(FCL_ERR_IO,
+                     "read '%s': not an HDF5 file (or truncated before its "
+                     "superblock)",
+                     path);
   return FCL_OK;
 }
 
@@ -31,14 +35,16 @@ static fcl_status read_open(const char *path, const char *dataset, fcl_field *f,
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "read '%s': no dataset '%s'", path, dataset);
   hid_t dset = H5Dopen2(file, dataset, H5P_DEFAULT);
   if (dset < 0)
-    return FCL_ERROR(FCL_ERR_IO, "read '%s': dataset '%s' cannot be opened (truncated file?)",
-                     path, dataset);
+    return FCL_ERROR(FCL_ERR_IO, "read '%s': dataset '%s' cannot be opened (truncated file?)", path,
+                     dataset);
   hid_t type = H5Dget_type(dset), space = H5Dget_space(dset);
   fcl_status st = FCL_OK;
   const char *want = f->dtype == FCL_FLOAT64 ? "double" : "float";
   if (H5Tget_class(type) != H5T_FLOAT || H5Tget_size(type) != f->itemsize)
-    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "read '%s': dataset '%s' holds %s of %zu bytes; "
-                   "field '%s' expects %s", path, dataset,
+    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "read '%s': dataset '%s' holds %s of %zu bytes; "
+                   "field '%s' expects %s",
+                   path, dataset,
                    H5Tget_class(type) == H5T_FLOAT ? "floats" : "non-floating-point values",
                    H5Tget_size(type), f->name, want);
   hsize_t dims[3] = {0, 0, 0}, want_dims[3];
@@ -53,9 +59,10 @@ static fcl_status read_open(const char *path, const char *dataset, fcl_field *f,
     for (int a = 0; a < dim; ++a)
       snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%llu", a ? " x " : "",
                (unsigned long long)want_dims[a]);
-    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "read '%s': dataset '%s' has shape %s (%d-D); "
-                   "field '%s' expects %s (slowest axis first)", path, dataset, got, rank,
-                   f->name, exp);
+    st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "read '%s': dataset '%s' has shape %s (%d-D); "
+                   "field '%s' expects %s (slowest axis first)",
+                   path, dataset, got, rank, f->name, exp);
   }
   if (st == FCL_OK) {
     hsize_t start[3], count[3];
@@ -72,15 +79,16 @@ static fcl_status read_open(const char *path, const char *dataset, fcl_field *f,
       rc = H5Dread(dset, f->dtype == FCL_FLOAT64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, mspace,
                    space, xfer, host);
     if (rc < 0)
-      st = FCL_ERROR(FCL_ERR_IO, "read '%s': reading dataset '%s' failed (truncated file?)",
-                     path, dataset);
+      st = FCL_ERROR(FCL_ERR_IO, "read '%s': reading dataset '%s' failed (truncated file?)", path,
+                     dataset);
     uint64_t stored = 0; /* files written by flowcl carry a checksum; others (h5py) do not */
     if (st == FCL_OK && fcl__io_attr_read(dset, "checksum", H5T_NATIVE_UINT64, 1, &stored) == 0) {
       uint64_t computed = fcl__io_checksum(f, host);
       if (computed != stored)
-        st = FCL_ERROR(FCL_ERR_CORRUPT, "read '%s': dataset '%s' does not match its checksum "
-                       "(%016llx stored, %016llx read): the file is corrupted", path, dataset,
-                       (unsigned long long)stored, (unsigned long long)computed);
+        st = FCL_ERROR(FCL_ERR_CORRUPT,
+                       "read '%s': dataset '%s' does not match its checksum "
+                       "(%016llx stored, %016llx read): the file is corrupted",
+                       path, dataset, (unsigned long long)stored, (unsigned long long)computed);
     }
     H5Pclose(xfer);
     H5Sclose(mspace);
@@ -109,7 +117,8 @@ fcl_status fcl_io_read(const char *path, const char *dataset, fcl_field *f, int 
     H5Pset_fapl_mpio(fapl, t->comm, MPI_INFO_NULL);
     file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
-    if (file < 0) st = FCL_ERROR(FCL_ERR_IO, "read '%s': cannot open (truncated or damaged?)", path);
+    if (file < 0)
+      st = FCL_ERROR(FCL_ERR_IO, "read '%s': cannot open (truncated or damaged?)", path);
   }
   void *host = st == FCL_OK ? malloc(fcl__field_count(t->local) * f->itemsize + 1) : NULL;
   if (st == FCL_OK && !host) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "read '%s'", path);

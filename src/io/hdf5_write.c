@@ -13,8 +13,10 @@
 #include "io_impl.h"
 
 void fcl__io_dataset_name(const fcl_field *f, int c, char *buf, size_t size) {
-  if (f->ncomp == 1) snprintf(buf, size, "%s", f->name);
-  else snprintf(buf, size, "%s_%c", f->name, "xyz"[c]);
+  if (f->ncomp == 1)
+    snprintf(buf, size, "%s", f->name);
+  else
+    snprintf(buf, size, "%s_%c", f->name, "xyz"[c]);
 }
 
 int fcl__io_global_dims(const fcl_topology *t, hsize_t *dims) {
@@ -34,8 +36,10 @@ uint64_t fcl__io_checksum(const fcl_field *f, const void *host) {
     for (int64_t j = 0; j < n[1]; ++j)
       for (int64_t i = 0; i < n[0]; ++i, ++at) {
         uint64_t bits = 0;
-        if (f->dtype == FCL_FLOAT64) memcpy(&bits, (const double *)host + at, 8);
-        else memcpy(&bits, (const float *)host + at, 4);
+        if (f->dtype == FCL_FLOAT64)
+          memcpy(&bits, (const double *)host + at, 8);
+        else
+          memcpy(&bits, (const float *)host + at, 4);
         uint64_t g = (uint64_t)(((o[2] + k) * N[1] + o[1] + j) * N[0] + o[0] + i);
         sum += fcl__io_mix(g * 0x9e3779b97f4a7c15ull ^ bits);
       }
@@ -124,8 +128,8 @@ static fcl_status write_component(hid_t file, const fcl_field *f, int c, void *h
   if (dset >= 0) H5Dclose(dset);
   if (fspace >= 0) H5Sclose(fspace);
   if (rc < 0)
-    return FCL_ERROR(FCL_ERR_HDF5, "write '%s': dataset '%s' (%s, %d-D) could not be written",
-                     path, name, f->dtype == FCL_FLOAT64 ? "double" : "float", dim);
+    return FCL_ERROR(FCL_ERR_HDF5, "write '%s': dataset '%s' (%s, %d-D) could not be written", path,
+                     name, f->dtype == FCL_FLOAT64 ? "double" : "float", dim);
   return FCL_OK;
 }
 
@@ -140,8 +144,10 @@ fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st) {
    * ranks that branched apart would wait on each other's collectives), its own words kept */
   char own[768];
   snprintf(own, sizeof own, "%s", fcl_last_error());
-  return FCL_ERROR((fcl_status)worst, "%s (status %s here, %s on another rank: all ranks return "
-                   "the latter)", own, fcl_status_name(st), fcl_status_name((fcl_status)worst));
+  return FCL_ERROR((fcl_status)worst,
+                   "%s (status %s here, %s on another rank: all ranks return "
+                   "the latter)",
+                   own, fcl_status_name(st), fcl_status_name((fcl_status)worst));
 }
 
 fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
@@ -165,16 +171,20 @@ static void sync_directory_of(const char *path) {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = '\0';
+  else
+    *slash = '\0';
   (void)sync_path(dir);
 }
 
 fcl_status fcl__io_check_path(const char *path, size_t extra) {
   size_t n = strlen(path) + extra;
   if (n > FCL_IO_MAX_PATH)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "'%s': a path of %zu characters%s; MPI-IO (Open "
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "'%s': a path of %zu characters%s; MPI-IO (Open "
                      "MPI's shared file pointers) takes at most %d: use a shorter directory",
                      path, n, extra ? " with its temporary name" : "", FCL_IO_MAX_PATH);
   return FCL_OK;
@@ -192,8 +202,10 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
     int same = MPI_UNEQUAL;
     MPI_Comm_compare(fields[i]->topo->comm, t->comm, &same);
     if (same != MPI_IDENT && same != MPI_CONGRUENT)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "write '%s': fields '%s' and '%s' are not on "
-                       "the same ranks", path, fields[0]->name, fields[i]->name);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "write '%s': fields '%s' and '%s' are not on "
+                       "the same ranks",
+                       path, fields[0]->name, fields[i]->name);
   }
   MPI_Comm comm = t->comm;
   size_t len = strlen(path);
@@ -211,8 +223,10 @@ fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const
   hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
   H5Pclose(fcpl);
   H5Pclose(fapl);
-  fcl_status st = file < 0 ? FCL_ERROR(FCL_ERR_IO, "write '%s': cannot create '%s' (does the "
-                                       "directory exist and is it writable?)", path, tmp)
+  fcl_status st = file < 0 ? FCL_ERROR(FCL_ERR_IO,
+                                       "write '%s': cannot create '%s' (does the "
+                                       "directory exist and is it writable?)",
+                                       path, tmp)
                            : FCL_OK;
   if (st == FCL_OK) {
     int64_t s = step;

@@ -68,8 +68,10 @@ static fcl_status file_size(int fd, MPI_Comm comm, const char *path, uint64_t *s
   MPI_Bcast(&mine, 1, MPI_UINT64_T, 0, comm);
   *size = mine;
   if (mine <= FCL__IO_SEAL_SIZE)
-    return FCL_ERROR(FCL_ERR_CORRUPT, "'%s': %" PRIu64 " bytes, too short for a sealed "
-                     "checkpoint", path, mine);
+    return FCL_ERROR(FCL_ERR_CORRUPT,
+                     "'%s': %" PRIu64 " bytes, too short for a sealed "
+                     "checkpoint",
+                     path, mine);
   return FCL_OK;
 }
 
@@ -77,16 +79,17 @@ fcl_status fcl__io_seal(const char *path, MPI_Comm comm) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   int fd = open(path, rank == 0 ? O_RDWR : O_RDONLY);
-  fcl_status st = fd >= 0 ? FCL_OK : FCL_ERROR(FCL_ERR_IO, "seal: cannot open '%s': %s", path,
-                                               strerror(errno));
+  fcl_status st = fd >= 0
+                      ? FCL_OK
+                      : FCL_ERROR(FCL_ERR_IO, "seal: cannot open '%s': %s", path, strerror(errno));
   st = fcl__io_agree(comm, st);
   uint64_t size = 0, digest = 0;
   if (st == FCL_OK) st = fcl__io_agree(comm, file_size(fd, comm, path, &size));
   if (st == FCL_OK) st = body_digest(fd, size, comm, path, &digest);
   if (st == FCL_OK && rank == 0) {
     char header[FCL__IO_SEAL_SIZE] = {0};
-    snprintf(header, sizeof header, "flowcl-seal %d\nlength %" PRIu64 "\ndigest %016" PRIx64
-             "\n", SEAL_VERSION, size, digest);
+    snprintf(header, sizeof header, "flowcl-seal %d\nlength %" PRIu64 "\ndigest %016" PRIx64 "\n",
+             SEAL_VERSION, size, digest);
     if (pwrite(fd, header, sizeof header, 0) != (ssize_t)sizeof header)
       st = FCL_ERROR(FCL_ERR_IO, "seal: writing the header of '%s' failed: %s", path,
                      strerror(errno));
@@ -97,8 +100,9 @@ fcl_status fcl__io_seal(const char *path, MPI_Comm comm) {
 
 fcl_status fcl__io_verify_seal(const char *path, MPI_Comm comm) {
   int fd = open(path, O_RDONLY);
-  fcl_status st = fd >= 0 ? FCL_OK : FCL_ERROR(FCL_ERR_IO, "restart: cannot open '%s': %s",
-                                               path, strerror(errno));
+  fcl_status st = fd >= 0 ? FCL_OK
+                          : FCL_ERROR(FCL_ERR_IO, "restart: cannot open '%s': %s", path,
+                                      strerror(errno));
   st = fcl__io_agree(comm, st);
   uint64_t size = 0, digest = 0, length = 0, stored = 0;
   if (st == FCL_OK) st = fcl__io_agree(comm, file_size(fd, comm, path, &size));
@@ -109,20 +113,26 @@ fcl_status fcl__io_verify_seal(const char *path, MPI_Comm comm) {
              sscanf(header, "flowcl-seal %d\nlength %" SCNu64 "\ndigest %" SCNx64, &version,
                     &length, &stored) == 3;
     if (!ok)
-      st = FCL_ERROR(FCL_ERR_CORRUPT, "'%s' carries no flowcl seal: not a checkpoint, written "
-                     "before checkpoint format 2, or its first bytes are damaged", path);
+      st = FCL_ERROR(FCL_ERR_CORRUPT,
+                     "'%s' carries no flowcl seal: not a checkpoint, written "
+                     "before checkpoint format 2, or its first bytes are damaged",
+                     path);
     else if (version != SEAL_VERSION)
       st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "'%s': seal version %d, this flowcl reads %d", path,
                      version, SEAL_VERSION);
     else if (length != size)
-      st = FCL_ERROR(FCL_ERR_CORRUPT, "'%s' is %" PRIu64 " bytes, sealed at %" PRIu64 ": "
-                     "truncated or appended to", path, size, length);
+      st = FCL_ERROR(FCL_ERR_CORRUPT,
+                     "'%s' is %" PRIu64 " bytes, sealed at %" PRIu64 ": "
+                     "truncated or appended to",
+                     path, size, length);
   }
   st = fcl__io_agree(comm, st);
   if (st == FCL_OK) st = body_digest(fd, size, comm, path, &digest);
   if (st == FCL_OK && digest != stored)
-    st = FCL_ERROR(FCL_ERR_CORRUPT, "'%s' does not match its seal (digest %016" PRIx64 ", "
-                   "sealed %016" PRIx64 "): damaged after it was written", path, digest, stored);
+    st = FCL_ERROR(FCL_ERR_CORRUPT,
+                   "'%s' does not match its seal (digest %016" PRIx64 ", "
+                   "sealed %016" PRIx64 "): damaged after it was written",
+                   path, digest, stored);
   if (fd >= 0) close(fd);
   return fcl__io_agree(comm, st); /* each rank read the header itself: one answer for all */
 }

@@ -23,7 +23,7 @@ struct fcl_io_series {
   char *grid; /* topology + geometry of the first output, reused (one domain per series) */
   char **datasets;
   char **precision;
-  char **vector;   /* per dataset: the name of the 3-component field it starts, else NULL */
+  char **vector; /* per dataset: the name of the 3-component field it starts, else NULL */
   size_t ndatasets;
   char dims[96];
 };
@@ -35,8 +35,8 @@ fcl_status fcl_io_series_create(const char *directory, const char *name, fcl_io_
   FCL_CHECK_ARG(*name && !strchr(name, '/'), 2, "name", "must be a plain file name");
   *out = NULL;
   if (fcl__make_dirs(directory) != 0)
-    return FCL_ERROR(FCL_ERR_IO, "series '%s': cannot create directory '%s': %s", name,
-                     directory, strerror(errno));
+    return FCL_ERROR(FCL_ERR_IO, "series '%s': cannot create directory '%s': %s", name, directory,
+                     strerror(errno));
   fcl_io_series *s = calloc(1, sizeof *s);
   size_t len = strlen(directory) + strlen(name) + 8;
   if (!s || !(s->dir = strdup(directory)) || !(s->name = strdup(name)) ||
@@ -102,14 +102,16 @@ static fcl_status write_xdmf(const fcl_io_series *s) {
   size_t cap = 4096 + s->n * (1024 + s->ndatasets * 512);
   char *x = malloc(cap);
   if (!x) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "series '%s': XDMF", s->name);
-  size_t n = (size_t)snprintf(x, cap, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM "
+  size_t n = (size_t)snprintf(x, cap,
+                              "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM "
                               "\"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n    <Grid "
                               "Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n",
                               s->name);
   for (size_t o = 0; o < s->n && n < cap; ++o) {
-    n += (size_t)snprintf(x + n, cap - n, "    <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n"
-                          "      <Time Value=\"%.17g\"/>\n%s", (long long)s->outputs[o].step,
-                          s->outputs[o].time, s->grid);
+    n += (size_t)snprintf(x + n, cap - n,
+                          "    <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n"
+                          "      <Time Value=\"%.17g\"/>\n%s",
+                          (long long)s->outputs[o].step, s->outputs[o].time, s->grid);
     for (size_t d = 0; d < s->ndatasets && n < cap; ++d) {
       if (s->vector[d]) { /* one vector attribute: its three datasets joined (XDMF 2 JOIN) */
         n += (size_t)snprintf(x + n, cap - n,
@@ -129,19 +131,20 @@ static fcl_status write_xdmf(const fcl_io_series *s) {
         d += 2;
         continue;
       }
-      n += (size_t)snprintf(x + n, cap - n,
-                            "      <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-                            "        <DataItem Dimensions=\"%s\" NumberType=\"Float\" "
-                            "Precision=\"%s\" Format=\"HDF\">%s:/%s</DataItem>\n"
-                            "      </Attribute>\n",
-                            s->datasets[d], s->dims, s->precision[d], s->outputs[o].file,
-                            s->datasets[d]);
+      n += (size_t)snprintf(
+          x + n, cap - n,
+          "      <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+          "        <DataItem Dimensions=\"%s\" NumberType=\"Float\" "
+          "Precision=\"%s\" Format=\"HDF\">%s:/%s</DataItem>\n"
+          "      </Attribute>\n",
+          s->datasets[d], s->dims, s->precision[d], s->outputs[o].file, s->datasets[d]);
     }
     if (n < cap) n += (size_t)snprintf(x + n, cap - n, "    </Grid>\n");
   }
   if (n < cap) n += (size_t)snprintf(x + n, cap - n, "    </Grid>\n  </Domain>\n</Xdmf>\n");
   fcl_status st = FCL_OK;
-  if (n >= cap) st = FCL_ERROR(FCL_ERR_INTERNAL, "series '%s': XDMF text overflow", s->name);
+  if (n >= cap)
+    st = FCL_ERROR(FCL_ERR_INTERNAL, "series '%s': XDMF text overflow", s->name);
   else if (fcl__file_write_atomic(s->xdmf, x, n) != 0)
     st = FCL_ERROR(FCL_ERR_IO, "series '%s': cannot write '%s': %s", s->name, s->xdmf,
                    strerror(errno));
@@ -180,8 +183,10 @@ fcl_status fcl_io_series_write(fcl_io_series *s, size_t nfields, fcl_field *cons
   FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
   FCL_CHECK_NULL(fields, 3);
   if (fields[0]->topo->domain.dim < 2)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "series '%s': XDMF sidecars describe 2D and 3D "
-                     "domains; write 1D fields with fcl_io_write", s->name);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "series '%s': XDMF sidecars describe 2D and 3D "
+                     "domains; write 1D fields with fcl_io_write",
+                     s->name);
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 16;
     output *grown = realloc(s->outputs, cap * sizeof *grown);

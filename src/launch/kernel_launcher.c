@@ -9,14 +9,14 @@
 
 static fcl_status set_fixed(fcl_launcher *l, fcl_kernel *k, const fcl_arg *a) {
   switch (a->type) {
-  case FCL_TYPE_I32: return fcl_kernel_set_arg_i32(k, a->index, a->value.i32);
-  case FCL_TYPE_U32: return fcl_kernel_set_arg_u32(k, a->index, a->value.u32);
-  case FCL_TYPE_I64: return fcl_kernel_set_arg_i64(k, a->index, a->value.i64);
-  case FCL_TYPE_U64: return fcl_kernel_set_arg_u64(k, a->index, a->value.u64);
-  case FCL_TYPE_F32: return fcl_kernel_set_arg_f32(k, a->index, a->value.f32);
-  case FCL_TYPE_F64: return fcl_kernel_set_arg_f64(k, a->index, a->value.f64);
-  case FCL_TYPE_BUFFER: return fcl_kernel_set_arg_buffer(k, a->index, a->value.buffer);
-  case FCL_TYPE_LOCAL: return fcl_kernel_set_arg_local(k, a->index, a->value.local_bytes);
+    case FCL_TYPE_I32: return fcl_kernel_set_arg_i32(k, a->index, a->value.i32);
+    case FCL_TYPE_U32: return fcl_kernel_set_arg_u32(k, a->index, a->value.u32);
+    case FCL_TYPE_I64: return fcl_kernel_set_arg_i64(k, a->index, a->value.i64);
+    case FCL_TYPE_U64: return fcl_kernel_set_arg_u64(k, a->index, a->value.u64);
+    case FCL_TYPE_F32: return fcl_kernel_set_arg_f32(k, a->index, a->value.f32);
+    case FCL_TYPE_F64: return fcl_kernel_set_arg_f64(k, a->index, a->value.f64);
+    case FCL_TYPE_BUFFER: return fcl_kernel_set_arg_buffer(k, a->index, a->value.buffer);
+    case FCL_TYPE_LOCAL: return fcl_kernel_set_arg_local(k, a->index, a->value.local_bytes);
   }
   return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': argument %u has invalid type %d",
                    l->name, a->index, (int)a->type);
@@ -38,13 +38,17 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
                       : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher '%s'", l->name);
   for (size_t i = 0; st == FCL_OK && i < num_args; ++i) {
     if (args[i].index >= nargs) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': argument index %u, but kernel "
-                     "'%s' has %u arguments", l->name, args[i].index, kernel_name, nargs);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': argument index %u, but kernel "
+                     "'%s' has %u arguments",
+                     l->name, args[i].index, kernel_name, nargs);
       break;
     }
     if (seen[args[i].index]++) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': kernel '%s' argument %u given "
-                     "twice", l->name, kernel_name, args[i].index);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': kernel '%s' argument %u given "
+                     "twice",
+                     l->name, kernel_name, args[i].index);
       break;
     }
     st = set_fixed(l, k, &args[i]); /* typed: checked against the signature */
@@ -54,27 +58,32 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
     const fcl_param_spec *p = &params[i];
     fcl_kernel_arg_info info;
     if (!p->name || !*p->name) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter %zu has no name",
-                     l->name, i);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter %zu has no name", l->name,
+                     i);
       break;
     }
     if (p->index >= nargs || seen[p->index]++) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' is argument %u of "
-                     "kernel '%s', which %s", l->name, p->name, p->index, kernel_name,
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': parameter '%s' is argument %u of "
+                     "kernel '%s', which %s",
+                     l->name, p->name, p->index, kernel_name,
                      p->index >= nargs ? "does not exist" : "is already fixed or a parameter");
       break;
     }
     if (p->type == FCL_TYPE_LOCAL) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s': local memory "
-                     "sizes are fixed arguments", l->name, p->name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': parameter '%s': local memory "
+                     "sizes are fixed arguments",
+                     l->name, p->name);
       break;
     }
     st = fcl_kernel_get_arg_info(k, p->index, &info);
     if (st == FCL_OK && !fcl__value_type_matches(p->type, &info)) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' is declared %s but "
-                     "kernel '%s' argument %u (%s) is %s", l->name, p->name,
-                     fcl_value_type_name(p->type), kernel_name, p->index, info.name,
-                     info.type_name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': parameter '%s' is declared %s but "
+                     "kernel '%s' argument %u (%s) is %s",
+                     l->name, p->name, fcl_value_type_name(p->type), kernel_name, p->index,
+                     info.name, info.type_name);
       break;
     }
     size_t pos = 0;
@@ -83,15 +92,17 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
       st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' appears twice",
                      l->name, p->name);
     if (st == FCL_OK)
-      l->param_args[l->num_param_args++] =
-          (fcl__param_arg){pos, p->type, p->index, fcl__value_size(p->type), false, {0}};
+      l->param_args[l->num_param_args++] = (fcl__param_arg){
+          pos, p->type, p->index, fcl__value_size(p->type), false, {0}};
   }
   for (cl_uint i = 0; st == FCL_OK && i < nargs; ++i)
     if (!seen[i]) {
       fcl_kernel_arg_info info;
       fcl_kernel_get_arg_info(k, i, &info);
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': kernel '%s' argument %u (%s) is "
-                     "neither fixed nor a parameter", l->name, kernel_name, i, info.name);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': kernel '%s' argument %u (%s) is "
+                     "neither fixed nor a parameter",
+                     l->name, kernel_name, i, info.name);
     }
   free(seen);
   if (st == FCL_OK) {
@@ -113,9 +124,8 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
 }
 
 fcl_status fcl_launcher_create_kernel(const char *name, fcl_program *program,
-                                      const char *kernel_name, size_t num_args,
-                                      const fcl_arg *args, size_t num_params,
-                                      const fcl_param_spec *params,
+                                      const char *kernel_name, size_t num_args, const fcl_arg *args,
+                                      size_t num_params, const fcl_param_spec *params,
                                       const fcl_launch_config *config, fcl_launcher **out) {
   FCL_CHECK_NULL(program, 2);
   FCL_CHECK_NULL(kernel_name, 3);
@@ -141,8 +151,8 @@ fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
                                          const fcl_generator *generators, bool enqueue_barrier,
                                          const fcl_launch_config *config, fcl_launcher **out) {
   FCL_CHECK_ARG(num_generators > 0 && generators, 9, "generators", "at least one is needed");
-  FCL_TRY(fcl_launcher_create_kernel(name, program, kernel_name, num_args, args, num_params,
-                                     params, config, out));
+  FCL_TRY(fcl_launcher_create_kernel(name, program, kernel_name, num_args, args, num_params, params,
+                                     config, out));
   fcl_launcher *l = *out;
   l->kind = L_ITERATIVE;
   l->barrier = enqueue_barrier;
@@ -156,32 +166,38 @@ fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
     fcl_value_type type = arg != SIZE_MAX ? l->param_args[arg].type : FCL_TYPE_I32;
     size_t count = SIZE_MAX;
     if (arg == SIZE_MAX)
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': generator %zu drives '%s', which "
-                     "is not one of its parameters", l->name, g, gen->param ? gen->param : "(null)");
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': generator %zu drives '%s', which "
+                     "is not one of its parameters",
+                     l->name, g, gen->param ? gen->param : "(null)");
     else if (gen->kind == FCL_GENERATOR_RANGE) {
-      if (gen->step == 0 || (type != FCL_TYPE_I32 && type != FCL_TYPE_U32 &&
-                             type != FCL_TYPE_I64 && type != FCL_TYPE_U64))
-        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': range of '%s' needs a non-zero "
-                       "step and an integer parameter (it is %s)", l->name, gen->param,
-                       fcl_value_type_name(type));
+      if (gen->step == 0 || (type != FCL_TYPE_I32 && type != FCL_TYPE_U32 && type != FCL_TYPE_I64 &&
+                             type != FCL_TYPE_U64))
+        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "launcher '%s': range of '%s' needs a non-zero "
+                       "step and an integer parameter (it is %s)",
+                       l->name, gen->param, fcl_value_type_name(type));
       else if ((gen->step > 0 && gen->stop <= gen->start) ||
                (gen->step < 0 && gen->stop >= gen->start))
         count = 0;
       else
-        count = (size_t)((gen->stop - gen->start + gen->step + (gen->step > 0 ? -1 : 1)) / gen->step);
+        count = (size_t)((gen->stop - gen->start + gen->step + (gen->step > 0 ? -1 : 1)) /
+                         gen->step);
     } else if (gen->kind == FCL_GENERATOR_LIST) {
       if (gen->count && !gen->values)
         st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': list of '%s' has no values",
                        l->name, gen->param);
       count = gen->count;
     } else if (gen->kind != FCL_GENERATOR_CALLBACK || !gen->fn) {
-      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': generator of '%s' has no kind or "
-                     "callback", l->name, gen->param);
+      st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': generator of '%s' has no kind or "
+                     "callback",
+                     l->name, gen->param);
     }
     for (size_t h = 0; st == FCL_OK && h < l->num_iterated; ++h)
       if (l->iterated[h].arg == arg)
-        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': '%s' has two generators",
-                       l->name, gen->param);
+        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': '%s' has two generators", l->name,
+                       gen->param);
     if (st == FCL_OK) l->iterated[l->num_iterated++] = (fcl__iterated){arg, *gen, count};
   }
   if (st != FCL_OK) {
@@ -196,7 +212,8 @@ fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
     l->num_decls--;
     l->param_args[l->iterated[h].arg].decl = SIZE_MAX;
     for (size_t j = 0; j < l->num_param_args; ++j)
-      if (l->param_args[j].decl != SIZE_MAX && l->param_args[j].decl > gone) l->param_args[j].decl--;
+      if (l->param_args[j].decl != SIZE_MAX && l->param_args[j].decl > gone)
+        l->param_args[j].decl--;
   }
   return FCL_OK;
 }
@@ -236,21 +253,20 @@ static bool generate(const fcl__iterated *it, fcl_value_type type, size_t i, fcl
   int64_t x = g->start + (int64_t)i * g->step;
   memset(v, 0, sizeof *v);
   switch (type) {
-  case FCL_TYPE_I32: v->i32 = (int32_t)x; break;
-  case FCL_TYPE_U32: v->u32 = (uint32_t)x; break;
-  case FCL_TYPE_U64: v->u64 = (uint64_t)x; break;
-  default: v->i64 = x; break;
+    case FCL_TYPE_I32: v->i32 = (int32_t)x; break;
+    case FCL_TYPE_U32: v->u32 = (uint32_t)x; break;
+    case FCL_TYPE_U64: v->u64 = (uint64_t)x; break;
+    default: v->i64 = x; break;
   }
   return true;
 }
 
 static fcl_status launch_failed(const fcl_launcher *l, cl_int err, const char *what) {
-  return fcl__error_set(err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
-                            ? FCL_ERR_OUT_OF_MEMORY
-                            : FCL_ERR_OPENCL,
-                        err, "fcl_launcher_call", __FILE__, __LINE__,
-                        "launcher '%s' (kernel '%s'): %s: %s (%d)", l->name, l->kernel_name, what,
-                        fcl_cl_error_name(err), err);
+  return fcl__error_set(
+      err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? FCL_ERR_OUT_OF_MEMORY
+                                                                            : FCL_ERR_OPENCL,
+      err, "fcl_launcher_call", __FILE__, __LINE__, "launcher '%s' (kernel '%s'): %s: %s (%d)",
+      l->name, l->kernel_name, what, fcl_cl_error_name(err), err);
 }
 
 static fcl_status enqueue(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
@@ -258,14 +274,17 @@ static fcl_status enqueue(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
                           const size_t *map) {
   bool profile = fcl__launcher_profiling(l, q);
   cl_event ev = NULL;
-  if (l->trace) fcl__trace_launch(l, l->work_dim, l->global, l->has_local ? l->local : NULL, values, map);
+  if (l->trace)
+    fcl__trace_launch(l, l->work_dim, l->global, l->has_local ? l->local : NULL, values, map);
   cl_int err = clEnqueueNDRangeKernel(q, l->kernel, l->work_dim, NULL, l->global,
                                       l->has_local ? l->local : NULL, num_wait, wait,
                                       (event || profile) ? &ev : NULL);
   if (err != CL_SUCCESS) return launch_failed(l, err, "clEnqueueNDRangeKernel");
   if (profile) fcl__launcher_record(l, q, ev);
-  if (event) *event = ev;
-  else if (ev) clReleaseEvent(ev);
+  if (event)
+    *event = ev;
+  else if (ev)
+    clReleaseEvent(ev);
   return FCL_OK;
 }
 
@@ -274,8 +293,10 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
                             const size_t *map, cl_event *event) {
   if (!q) q = l->queue;
   if (!q)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': no queue given and none "
-                     "configured", l->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': no queue given and none "
+                     "configured",
+                     l->name);
   if (l->size_fn) {
     /* the size function sees the values in the launcher's own parameter order */
     for (size_t j = 0; j < l->num_decls; ++j) {
@@ -299,8 +320,10 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
     l->has_local = local[0] != 0;
   }
   if (!l->work_dim)
-    return FCL_ERROR(FCL_ERR_INVALID_STATE, "launcher '%s': no global size configured "
-                     "(fcl_launcher_configure)", l->name);
+    return FCL_ERROR(FCL_ERR_INVALID_STATE,
+                     "launcher '%s': no global size configured "
+                     "(fcl_launcher_configure)",
+                     l->name);
   /* Parameters supplied by the caller (iterated ones come from their generators). */
   for (size_t j = 0; j < l->num_param_args; ++j) {
     if (l->param_args[j].decl == SIZE_MAX) continue; /* generated */
@@ -332,7 +355,8 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
       fcl__iterated *it = &l->iterated[h];
       generate(it, l->param_args[it->arg].type, index[h], &v);
       cl_int err = apply(l, &l->param_args[it->arg], &v);
-      if (err != CL_SUCCESS) return launch_failed(l, err, "clSetKernelArg of an iterated parameter");
+      if (err != CL_SUCCESS)
+        return launch_failed(l, err, "clSetKernelArg of an iterated parameter");
     }
     if (last) clReleaseEvent(last);
     last = NULL;
@@ -353,7 +377,9 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
     cl_int err = clEnqueueBarrierWithWaitList(q, 0, NULL, event ? &last : NULL);
     if (err != CL_SUCCESS) return launch_failed(l, err, "barrier after the iterations");
   }
-  if (event) *event = last;
-  else if (last) clReleaseEvent(last);
+  if (event)
+    *event = last;
+  else if (last)
+    clReleaseEvent(last);
   return FCL_OK;
 }

@@ -14,7 +14,7 @@ typedef struct {
 
 /* A kernel argument fed from a parameter, with the value last given to clSetKernelArg. */
 typedef struct {
-  size_t decl;  /* position in the launcher's own table; SIZE_MAX when generated (iterated) */
+  size_t decl; /* position in the launcher's own table; SIZE_MAX when generated (iterated) */
   fcl_value_type type;
   cl_uint index;
   size_t size;
@@ -23,7 +23,7 @@ typedef struct {
 } fcl__param_arg;
 
 typedef struct {
-  size_t arg;   /* which fcl__param_arg it drives */
+  size_t arg; /* which fcl__param_arg it drives */
   fcl_generator gen;
   size_t count; /* values per cycle (known for range and list; SIZE_MAX for callbacks) */
 } fcl__iterated;

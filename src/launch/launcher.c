@@ -7,7 +7,8 @@
 #include "launch_impl.h"
 
 const char *fcl_value_type_name(fcl_value_type type) {
-  static const char *names[] = {"int", "uint", "long", "ulong", "float", "double", "buffer", "local"};
+  static const char *names[] = {"int",   "uint",   "long",   "ulong",
+                                "float", "double", "buffer", "local"};
   return (unsigned)type < sizeof names / sizeof *names ? names[type] : "invalid";
 }
 
@@ -19,16 +20,16 @@ size_t fcl__value_size(fcl_value_type type) {
 bool fcl__value_type_matches(fcl_value_type type, const fcl_kernel_arg_info *arg) {
   if (arg->kind == FCL_ARG_UNKNOWN) return true; /* no metadata: the driver checks sizes */
   switch (type) {
-  case FCL_TYPE_BUFFER: return arg->kind == FCL_ARG_GLOBAL || arg->kind == FCL_ARG_CONSTANT;
-  case FCL_TYPE_LOCAL: return arg->kind == FCL_ARG_LOCAL;
-  case FCL_TYPE_U32:
-    return arg->kind == FCL_ARG_SCALAR &&
-           (!strcmp(arg->type_name, "uint") || !strcmp(arg->type_name, "unsigned int"));
-  case FCL_TYPE_U64:
-    return arg->kind == FCL_ARG_SCALAR &&
-           (!strcmp(arg->type_name, "ulong") || !strcmp(arg->type_name, "unsigned long"));
-  default:
-    return arg->kind == FCL_ARG_SCALAR && !strcmp(arg->type_name, fcl_value_type_name(type));
+    case FCL_TYPE_BUFFER: return arg->kind == FCL_ARG_GLOBAL || arg->kind == FCL_ARG_CONSTANT;
+    case FCL_TYPE_LOCAL: return arg->kind == FCL_ARG_LOCAL;
+    case FCL_TYPE_U32:
+      return arg->kind == FCL_ARG_SCALAR &&
+             (!strcmp(arg->type_name, "uint") || !strcmp(arg->type_name, "unsigned int"));
+    case FCL_TYPE_U64:
+      return arg->kind == FCL_ARG_SCALAR &&
+             (!strcmp(arg->type_name, "ulong") || !strcmp(arg->type_name, "unsigned long"));
+    default:
+      return arg->kind == FCL_ARG_SCALAR && !strcmp(arg->type_name, fcl_value_type_name(type));
   }
 }
 
@@ -47,8 +48,10 @@ fcl_status fcl__decl_add(fcl_launcher *l, const char *name, fcl_value_type type,
   for (size_t i = 0; i < l->num_decls; ++i) {
     if (strcmp(l->decls[i].name, name) != 0) continue;
     if (l->decls[i].type != type)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' is %s here but "
-                       "%s in an earlier member", l->name, name, fcl_value_type_name(type),
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "launcher '%s': parameter '%s' is %s here but "
+                       "%s in an earlier member",
+                       l->name, name, fcl_value_type_name(type),
                        fcl_value_type_name(l->decls[i].type));
     *pos = i;
     return FCL_OK;
@@ -172,8 +175,10 @@ fcl_status fcl_launcher_reset_statistics(fcl_launcher *launcher) {
 fcl_status fcl_launcher_set_bytes_per_launch(fcl_launcher *launcher, size_t bytes) {
   FCL_CHECK_NULL(launcher, 1);
   if (launcher->kind == L_LIST || launcher->kind == L_HOST)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': bytes per launch apply to kernel "
-                     "and copy launchers", launcher->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s': bytes per launch apply to kernel "
+                     "and copy launchers",
+                     launcher->name);
   launcher->bytes_per_launch = bytes;
   return FCL_OK;
 }
@@ -190,8 +195,10 @@ fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char
                               fcl_value_type *type) {
   FCL_CHECK_NULL(launcher, 1);
   if (i >= launcher->num_decls)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s' has %zu parameters; %zu is out of "
-                     "range", launcher->name, launcher->num_decls, i);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s' has %zu parameters; %zu is out of "
+                     "range",
+                     launcher->name, launcher->num_decls, i);
   if (name) *name = launcher->decls[i].name;
   if (type) *type = launcher->decls[i].type;
   return FCL_OK;
@@ -214,8 +221,8 @@ bool fcl_launcher_queue_configured(const fcl_launcher *l) {
   return l->num_steps > 0;
 }
 
-fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue,
-                                  cl_uint work_dim, const size_t *global, const size_t *local) {
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue, cl_uint work_dim,
+                                  const size_t *global, const size_t *local) {
   FCL_CHECK_NULL(launcher, 1);
   fcl_launcher *l = launcher;
   if (l->kind != L_KERNEL && l->kind != L_ITERATIVE)
@@ -241,8 +248,8 @@ fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue
   return FCL_OK;
 }
 
-fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_fn fn,
-                                         void *user, void (*destroy)(void *user)) {
+fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_fn fn, void *user,
+                                         void (*destroy)(void *user)) {
   FCL_CHECK_NULL(launcher, 1);
   FCL_CHECK_NULL(fn, 2);
   fcl_launcher *l = launcher;
@@ -266,27 +273,30 @@ fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue, cl_
   if (num_wait && !wait)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (wait): NULL with %u events", num_wait);
   if (params && params->owner != launcher)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (params): made for launcher '%s', "
-                     "not '%s'", params->owner->name, launcher->name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 5 (params): made for launcher '%s', "
+                     "not '%s'",
+                     params->owner->name, launcher->name);
   if (!params && launcher->num_decls)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s' has %zu parameters (first: '%s') "
-                     "but no parameter set was given", launcher->name, launcher->num_decls,
-                     launcher->decls[0].name);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "launcher '%s' has %zu parameters (first: '%s') "
+                     "but no parameter set was given",
+                     launcher->name, launcher->num_decls, launcher->decls[0].name);
   const fcl_value *values = params ? params->values : NULL;
   const bool *set = params ? params->set : NULL;
   switch (launcher->kind) {
-  case L_KERNEL:
-  case L_ITERATIVE:
-    return fcl__kernel_call(launcher, queue, num_wait, wait, values, set, NULL, event);
-  case L_LIST:
-    return fcl__list_call(launcher, queue, num_wait, wait, values, set, event);
-  case L_COPY:
-    if (!queue) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "copy launcher '%s' needs a queue",
-                                 launcher->name);
-    return fcl__copy_call(launcher, queue, num_wait, wait, event);
-  case L_HOST:
-    if (num_wait) FCL_TRY(fcl_events_wait(num_wait, wait));
-    return launcher->host_fn(launcher->host_user, queue);
+    case L_KERNEL:
+    case L_ITERATIVE:
+      return fcl__kernel_call(launcher, queue, num_wait, wait, values, set, NULL, event);
+    case L_LIST: return fcl__list_call(launcher, queue, num_wait, wait, values, set, event);
+    case L_COPY:
+      if (!queue)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "copy launcher '%s' needs a queue",
+                         launcher->name);
+      return fcl__copy_call(launcher, queue, num_wait, wait, event);
+    case L_HOST:
+      if (num_wait) FCL_TRY(fcl_events_wait(num_wait, wait));
+      return launcher->host_fn(launcher->host_user, queue);
   }
   return FCL_ERROR(FCL_ERR_INTERNAL, "launcher kind %d", (int)launcher->kind);
 }

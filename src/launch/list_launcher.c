@@ -26,8 +26,10 @@ static fcl_status push_one(fcl_launcher *list, fcl_launcher *step) {
     if (steps) list->steps = steps;
     size_t **maps = steps ? realloc(list->maps, cap * sizeof *maps) : NULL;
     if (maps) list->maps = maps;
-    if (!steps || !maps) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "list of %zu steps", cap);
-    else list->cap_steps = cap;
+    if (!steps || !maps)
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "list of %zu steps", cap);
+    else
+      list->cap_steps = cap;
   }
   if (st != FCL_OK) { /* roll the table back: the list is unchanged */
     for (size_t i = before; i < list->num_decls; ++i) free(list->decls[i].name);
@@ -113,30 +115,32 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
     const cl_event *w = i == 0 ? wait : (nw ? &prev : NULL);
     cl_event ev = NULL, *evp = want ? &ev : NULL;
     switch (s->kind) {
-    case L_KERNEL:
-    case L_ITERATIVE:
-      st = fcl__kernel_call(s, q, nw, w, values, set, l->maps[i], evp);
-      break;
-    case L_COPY:
-      st = q ? fcl__copy_call(s, q, nw, w, evp)
-             : FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "list '%s': copy step '%s' needs the list to "
-                         "be called with a queue", l->name, s->name);
-      break;
-    case L_HOST: /* runs once everything before it in this call is done */
-      if (s->host_enqueues && !chain && q) { /* in order after the earlier steps: no wait */
-        if (nw && clEnqueueBarrierWithWaitList(q, nw, w, NULL) != CL_SUCCESS)
-          st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': barrier before '%s'", l->name, s->name);
-        if (st == FCL_OK) st = s->host_fn(s->host_user, q);
-        /* the step's event: a marker after what fn enqueued */
-        if (st == FCL_OK && evp && clEnqueueMarkerWithWaitList(q, 0, NULL, evp) != CL_SUCCESS)
-          st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': marker after '%s'", l->name, s->name);
+      case L_KERNEL:
+      case L_ITERATIVE: st = fcl__kernel_call(s, q, nw, w, values, set, l->maps[i], evp); break;
+      case L_COPY:
+        st = q ? fcl__copy_call(s, q, nw, w, evp)
+               : FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                           "list '%s': copy step '%s' needs the list to "
+                           "be called with a queue",
+                           l->name, s->name);
         break;
-      }
-      if (nw) st = fcl_events_wait(nw, w);
-      else if (i > 0 && q) st = fcl_queue_finish(q);
-      if (st == FCL_OK) st = s->host_fn(s->host_user, q);
-      break;
-    case L_LIST: st = FCL_ERROR(FCL_ERR_INTERNAL, "nested list in '%s'", l->name); break;
+      case L_HOST: /* runs once everything before it in this call is done */
+        if (s->host_enqueues && !chain && q) { /* in order after the earlier steps: no wait */
+          if (nw && clEnqueueBarrierWithWaitList(q, nw, w, NULL) != CL_SUCCESS)
+            st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': barrier before '%s'", l->name, s->name);
+          if (st == FCL_OK) st = s->host_fn(s->host_user, q);
+          /* the step's event: a marker after what fn enqueued */
+          if (st == FCL_OK && evp && clEnqueueMarkerWithWaitList(q, 0, NULL, evp) != CL_SUCCESS)
+            st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': marker after '%s'", l->name, s->name);
+          break;
+        }
+        if (nw)
+          st = fcl_events_wait(nw, w);
+        else if (i > 0 && q)
+          st = fcl_queue_finish(q);
+        if (st == FCL_OK) st = s->host_fn(s->host_user, q);
+        break;
+      case L_LIST: st = FCL_ERROR(FCL_ERR_INTERNAL, "nested list in '%s'", l->name); break;
     }
     if (prev) clReleaseEvent(prev);
     prev = ev;
@@ -145,8 +149,10 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
     if (prev) clReleaseEvent(prev);
     return st;
   }
-  if (event) *event = prev;
-  else if (prev) clReleaseEvent(prev);
+  if (event)
+    *event = prev;
+  else if (prev)
+    clReleaseEvent(prev);
   return FCL_OK;
 }
 
@@ -165,27 +171,32 @@ fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_me
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
-  fcl__copy c = {.kind = COPY_H2D, .src_host = src, .dst = dst, .dst_offset = dst_offset, .bytes = bytes};
+  fcl__copy c = {
+      .kind = COPY_H2D, .src_host = src, .dst = dst, .dst_offset = dst_offset, .bytes = bytes};
   return copy_new(name, c, bytes, out);
 }
 
-fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset,
-                                        void *dst, size_t bytes, fcl_launcher **out) {
+fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset, void *dst,
+                                        size_t bytes, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
   FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
-  fcl__copy c = {.kind = COPY_D2H, .dst_host = dst, .src = src, .src_offset = src_offset, .bytes = bytes};
+  fcl__copy c = {
+      .kind = COPY_D2H, .dst_host = dst, .src = src, .src_offset = src_offset, .bytes = bytes};
   return copy_new(name, c, bytes, out);
 }
 
-fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset,
-                                        cl_mem dst, size_t dst_offset, size_t bytes,
-                                        fcl_launcher **out) {
+fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset, cl_mem dst,
+                                        size_t dst_offset, size_t bytes, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
   FCL_CHECK_ARG(bytes > 0, 6, "bytes", "must be > 0");
-  fcl__copy c = {.kind = COPY_D2D, .src = src, .dst = dst, .src_offset = src_offset,
-                 .dst_offset = dst_offset, .bytes = bytes};
+  fcl__copy c = {.kind = COPY_D2D,
+                 .src = src,
+                 .dst = dst,
+                 .src_offset = src_offset,
+                 .dst_offset = dst_offset,
+                 .bytes = bytes};
   return copy_new(name, c, 2 * bytes, out); /* read + write */
 }
 
@@ -227,39 +238,42 @@ fcl_status fcl__copy_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
   cl_int err;
   if (l->trace)
     fcl_log(FCL_LOG_INFO, "trace: copy '%s' (%s, %zu bytes)", l->name,
-            c->kind == COPY_H2D ? "host->device" : c->kind == COPY_D2H ? "device->host"
-                                                                       : "device->device",
+            c->kind == COPY_H2D   ? "host->device"
+            : c->kind == COPY_D2H ? "device->host"
+                                  : "device->device",
             c->rect ? rect_bytes(r) : c->bytes);
   switch (c->kind) {
-  case COPY_H2D:
-    err = c->rect ? clEnqueueWriteBufferRect(q, c->dst, CL_FALSE, r->dst_origin, r->src_origin,
-                                             r->region, r->dst_row_pitch, r->dst_slice_pitch,
-                                             r->src_row_pitch, r->src_slice_pitch, c->src_host,
-                                             num_wait, wait, evp)
-                  : clEnqueueWriteBuffer(q, c->dst, CL_FALSE, c->dst_offset, c->bytes,
-                                         c->src_host, num_wait, wait, evp);
-    break;
-  case COPY_D2H:
-    err = c->rect ? clEnqueueReadBufferRect(q, c->src, CL_FALSE, r->src_origin, r->dst_origin,
-                                            r->region, r->src_row_pitch, r->src_slice_pitch,
-                                            r->dst_row_pitch, r->dst_slice_pitch, c->dst_host,
-                                            num_wait, wait, evp)
-                  : clEnqueueReadBuffer(q, c->src, CL_FALSE, c->src_offset, c->bytes, c->dst_host,
-                                        num_wait, wait, evp);
-    break;
-  default:
-    err = c->rect ? clEnqueueCopyBufferRect(q, c->src, c->dst, r->src_origin, r->dst_origin,
-                                            r->region, r->src_row_pitch, r->src_slice_pitch,
-                                            r->dst_row_pitch, r->dst_slice_pitch, num_wait, wait,
-                                            evp)
-                  : clEnqueueCopyBuffer(q, c->src, c->dst, c->src_offset, c->dst_offset, c->bytes,
-                                        num_wait, wait, evp);
+    case COPY_H2D:
+      err = c->rect ? clEnqueueWriteBufferRect(q, c->dst, CL_FALSE, r->dst_origin, r->src_origin,
+                                               r->region, r->dst_row_pitch, r->dst_slice_pitch,
+                                               r->src_row_pitch, r->src_slice_pitch, c->src_host,
+                                               num_wait, wait, evp)
+                    : clEnqueueWriteBuffer(q, c->dst, CL_FALSE, c->dst_offset, c->bytes,
+                                           c->src_host, num_wait, wait, evp);
+      break;
+    case COPY_D2H:
+      err = c->rect ? clEnqueueReadBufferRect(q, c->src, CL_FALSE, r->src_origin, r->dst_origin,
+                                              r->region, r->src_row_pitch, r->src_slice_pitch,
+                                              r->dst_row_pitch, r->dst_slice_pitch, c->dst_host,
+                                              num_wait, wait, evp)
+                    : clEnqueueReadBuffer(q, c->src, CL_FALSE, c->src_offset, c->bytes, c->dst_host,
+                                          num_wait, wait, evp);
+      break;
+    default:
+      err = c->rect
+                ? clEnqueueCopyBufferRect(q, c->src, c->dst, r->src_origin, r->dst_origin,
+                                          r->region, r->src_row_pitch, r->src_slice_pitch,
+                                          r->dst_row_pitch, r->dst_slice_pitch, num_wait, wait, evp)
+                : clEnqueueCopyBuffer(q, c->src, c->dst, c->src_offset, c->dst_offset, c->bytes,
+                                      num_wait, wait, evp);
   }
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "copy launcher '%s' (%zu bytes)", l->name,
                         c->rect ? rect_bytes(r) : c->bytes);
   if (profile) fcl__launcher_record(l, q, ev);
-  if (event) *event = ev;
-  else if (ev) clReleaseEvent(ev);
+  if (event)
+    *event = ev;
+  else if (ev)
+    clReleaseEvent(ev);
   return FCL_OK;
 }

@@ -70,8 +70,10 @@ fcl_status fcl_param_set_value(fcl_param_set *set, size_t slot, fcl_value_type t
                                fcl_value value) {
   FCL_CHECK_NULL(set, 1);
   if (slot >= set->count)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (slot): %zu, but launcher '%s' has %zu "
-                     "parameters", slot, set->owner->name, set->count);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (slot): %zu, but launcher '%s' has %zu "
+                     "parameters",
+                     slot, set->owner->name, set->count);
   if (type != set->decls[slot].type)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' is %s, given %s",
                      set->owner->name, set->decls[slot].name,

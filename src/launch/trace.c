@@ -17,14 +17,14 @@ bool fcl__trace_matches(const char *launcher_name, const char *kernel_name) {
 
 static int format_value(char *buf, size_t size, fcl_value_type type, const fcl_value *v) {
   switch (type) {
-  case FCL_TYPE_I32: return snprintf(buf, size, "int %d", (int)v->i32);
-  case FCL_TYPE_U32: return snprintf(buf, size, "uint %u", (unsigned)v->u32);
-  case FCL_TYPE_I64: return snprintf(buf, size, "long %lld", (long long)v->i64);
-  case FCL_TYPE_U64: return snprintf(buf, size, "ulong %llu", (unsigned long long)v->u64);
-  case FCL_TYPE_F32: return snprintf(buf, size, "float %.9g", (double)v->f32);
-  case FCL_TYPE_F64: return snprintf(buf, size, "double %.17g", v->f64);
-  case FCL_TYPE_BUFFER: return snprintf(buf, size, "buffer %p", (void *)v->buffer);
-  case FCL_TYPE_LOCAL: return snprintf(buf, size, "local %zu bytes", v->local_bytes);
+    case FCL_TYPE_I32: return snprintf(buf, size, "int %d", (int)v->i32);
+    case FCL_TYPE_U32: return snprintf(buf, size, "uint %u", (unsigned)v->u32);
+    case FCL_TYPE_I64: return snprintf(buf, size, "long %lld", (long long)v->i64);
+    case FCL_TYPE_U64: return snprintf(buf, size, "ulong %llu", (unsigned long long)v->u64);
+    case FCL_TYPE_F32: return snprintf(buf, size, "float %.9g", (double)v->f32);
+    case FCL_TYPE_F64: return snprintf(buf, size, "double %.17g", v->f64);
+    case FCL_TYPE_BUFFER: return snprintf(buf, size, "buffer %p", (void *)v->buffer);
+    case FCL_TYPE_LOCAL: return snprintf(buf, size, "local %zu bytes", v->local_bytes);
   }
   return 0;
 }
@@ -36,11 +36,13 @@ void fcl__trace_launch(const fcl_launcher *l, cl_uint work_dim, const size_t *gl
                    l->kernel_name);
   for (cl_uint i = 0; i < work_dim && n > 0 && (size_t)n < sizeof line; ++i)
     n += snprintf(line + n, sizeof line - (size_t)n, "%s%zu", i ? ", " : "", global[i]);
-  if (n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, ") local ");
+  if (n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, ") local ");
   for (cl_uint i = 0; local && i < work_dim && n > 0 && (size_t)n < sizeof line; ++i)
     n += snprintf(line + n, sizeof line - (size_t)n, "%s%zu%s", i ? ", " : "(", local[i],
                   i + 1 == work_dim ? ")" : "");
-  if (!local && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, "auto");
+  if (!local && n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, "auto");
   for (size_t i = 0; i < l->num_fixed && n > 0 && (size_t)n < sizeof line; ++i) {
     n += snprintf(line + n, sizeof line - (size_t)n, "; [%u] ", l->fixed[i].index);
     if (n > 0 && (size_t)n < sizeof line)

@@ -17,8 +17,8 @@ typedef struct {
   cl_mem_flags flags;
   cl_command_queue queue; /* immediate allocator only */
   cl_svm_mem_flags svm_flags;
-  cl_ulong device_bytes;  /* the device's global memory */
-  atomic_size_t live;     /* bytes of this allocator's buffers */
+  cl_ulong device_bytes; /* the device's global memory */
+  atomic_size_t live;    /* bytes of this allocator's buffers */
 } builtin;
 
 static fcl_status buffer_failed(const builtin *b, cl_int err, size_t size) {
@@ -44,9 +44,10 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
   size_t live = atomic_fetch_add(&b->live, size);
   if (b->device_bytes && (cl_ulong)live + size > b->device_bytes) {
     atomic_fetch_sub(&b->live, size);
-    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "buffer of %zu bytes: this allocator holds %zu bytes "
-                     "and the device memory is %llu bytes", size, live,
-                     (unsigned long long)b->device_bytes);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY,
+                     "buffer of %zu bytes: this allocator holds %zu bytes "
+                     "and the device memory is %llu bytes",
+                     size, live, (unsigned long long)b->device_bytes);
   }
   cl_int err;
   cl_mem m = clCreateBuffer(b->context->cl, b->flags, size, NULL, &err);
@@ -68,7 +69,8 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
     if (err != CL_SUCCESS) {
       clReleaseMemObject(m);
       atomic_fetch_sub(&b->live, size);
-      if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+      if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
       return buffer_failed(b, err, size);
     }
   }
@@ -88,8 +90,7 @@ static void buffer_free(void *impl, fcl_allocation *a) {
 static fcl_status svm_alloc(void *impl, size_t size, fcl_allocation *out) {
   builtin *b = impl;
   void *p = clSVMAlloc(b->context->cl, b->svm_flags, size, 0);
-  if (!p)
-    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "clSVMAlloc of %zu bytes returned NULL", size);
+  if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "clSVMAlloc of %zu bytes returned NULL", size);
   *out = (fcl_allocation){NULL, p, size};
   return FCL_OK;
 }

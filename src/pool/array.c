@@ -26,8 +26,8 @@ void fcl__packed_strides(int ndim, const size_t *shape, size_t itemsize, size_t 
 
 static fcl_status check_shape(fcl_dtype dtype, int ndim, const size_t *shape, int pos) {
   if (fcl_dtype_size(dtype) == 0)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (dtype): %d is not an fcl_dtype",
-                     pos, (int)dtype);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (dtype): %d is not an fcl_dtype", pos,
+                     (int)dtype);
   if (ndim < 1 || ndim > FCL_ARRAY_MAX_DIMS)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (ndim): %d is not in 1..%d", pos + 1,
                      ndim, FCL_ARRAY_MAX_DIMS);
@@ -51,8 +51,10 @@ static fcl_status new_array(fcl__storage *storage, cl_command_queue queue, fcl_d
   a->dtype = dtype;
   a->ndim = ndim;
   memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
-  if (strides) memcpy(a->strides, strides, (size_t)ndim * sizeof *strides);
-  else fcl__packed_strides(ndim, shape, fcl_dtype_size(dtype), a->strides);
+  if (strides)
+    memcpy(a->strides, strides, (size_t)ndim * sizeof *strides);
+  else
+    fcl__packed_strides(ndim, shape, fcl_dtype_size(dtype), a->strides);
   a->offset = offset;
   *out = a;
   return FCL_OK;
@@ -137,8 +139,10 @@ fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtyp
   size_t extent = offset + itemsize;
   for (int i = 0; i < ndim; ++i) extent += (shape[i] - 1) * strides[i];
   if (extent > size)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "array view reaches byte %zu of a %zu-byte buffer "
-                     "(shape, strides and offset do not fit)", extent, size);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "array view reaches byte %zu of a %zu-byte buffer "
+                     "(shape, strides and offset do not fit)",
+                     extent, size);
   fcl__storage *s = calloc(1, sizeof *s);
   if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "array storage record");
   clRetainMemObject(buffer);
@@ -198,11 +202,13 @@ fcl_status fcl_array_reshape(const fcl_array *array, int ndim, const size_t *sha
   size_t n = 1;
   for (int i = 0; i < ndim; ++i) n *= shape[i];
   if (n != fcl_array_size(array))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (shape): %zu elements, the array has "
-                     "%zu", n, fcl_array_size(array));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (shape): %zu elements, the array has "
+                     "%zu",
+                     n, fcl_array_size(array));
   if (!fcl_array_is_contiguous(array))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
-                     "reshaped (copy the view first)");
+                                               "reshaped (copy the view first)");
   FCL_TRY(new_array(array->storage, array->queue, array->dtype, ndim, shape, NULL, array->offset,
                     view));
   (*view)->readonly = array->readonly;
@@ -218,15 +224,16 @@ fcl_status fcl_array_slice(const fcl_array *array, const fcl_slice *slices, fcl_
   for (int i = 0; i < array->ndim; ++i) {
     fcl_slice s = slices[i];
     if (s.step < 1 || s.start >= s.stop || s.stop > array->shape[i])
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (slices): axis %d slice [%zu:%zu:%zu] "
-                       "is empty or outside 0..%zu (step must be >= 1)", i, s.start, s.stop,
-                       s.step, array->shape[i]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument 2 (slices): axis %d slice [%zu:%zu:%zu] "
+                       "is empty or outside 0..%zu (step must be >= 1)",
+                       i, s.start, s.stop, s.step, array->shape[i]);
     shape[i] = (s.stop - s.start + s.step - 1) / s.step;
     strides[i] = array->strides[i] * s.step;
     offset += s.start * array->strides[i];
   }
-  FCL_TRY(new_array(array->storage, array->queue, array->dtype, array->ndim, shape, strides,
-                    offset, view));
+  FCL_TRY(new_array(array->storage, array->queue, array->dtype, array->ndim, shape, strides, offset,
+                    view));
   (*view)->readonly = array->readonly;
   return FCL_OK;
 }
@@ -266,12 +273,12 @@ fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl
   FCL_TRY(check_shape(dtype, ndim, shape, 3));
   if (!options.readable && !options.writable)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 7 (options): an array kernels may "
-                     "neither read nor write");
+                                               "neither read nor write");
   size_t bytes = fcl_dtype_size(dtype);
   for (int i = 0; i < ndim; ++i) {
     if (shape[i] && bytes > SIZE_MAX / shape[i])
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (shape): the array's size "
-                       "overflows size_t");
+                                                 "overflows size_t");
     bytes *= shape[i];
   }
   const cl_mem_flags access = options.readable && options.writable ? CL_MEM_READ_WRITE

@@ -9,9 +9,9 @@
 /* The memory under one or more arrays. */
 typedef struct {
   atomic_int refs;
-  fcl_pool *pool;        /* NULL for a wrapped buffer */
+  fcl_pool *pool; /* NULL for a wrapped buffer */
   fcl_pool_block *block;
-  cl_mem buffer;         /* the block's buffer, or the wrapped (retained) buffer */
+  cl_mem buffer; /* the block's buffer, or the wrapped (retained) buffer */
   size_t size;
 } fcl__storage;
 

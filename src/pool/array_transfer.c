@@ -37,8 +37,7 @@ static void make_plan(int ndim, const size_t *shape, size_t itemsize, const size
     ++next;
     size_t za = next < n ? sa[axes[next]] : 0, zb = next < n ? sb[axes[next]] : 0;
     if (max_dims >= 3 && next < n && za >= p->region[1] * p->pitch_a[0] &&
-        za % p->pitch_a[0] == 0 &&
-        zb >= p->region[1] * p->pitch_b[0] && zb % p->pitch_b[0] == 0) {
+        za % p->pitch_a[0] == 0 && zb >= p->region[1] * p->pitch_b[0] && zb % p->pitch_b[0] == 0) {
       p->region[2] = shape[axes[next]];
       p->pitch_a[1] = za;
       p->pitch_b[1] = zb;
@@ -58,7 +57,7 @@ typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_FILL } op_kind;
 typedef struct {
   op_kind kind;
   cl_command_queue queue;
-  cl_mem a, b;    /* a: the device array read/written/filled; b: copy source */
+  cl_mem a, b; /* a: the device array read/written/filled; b: copy source */
   size_t base_a, base_b;
   unsigned char *host; /* read destination / write source */
   const void *pattern;
@@ -89,32 +88,32 @@ static cl_int enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, si
                                num_wait, wait, event);
   if (p->rect_dims == 1) { /* one run of bytes: a linear command */
     switch (o->kind) {
-    case OP_READ:
-      return clEnqueueReadBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
-                                 num_wait, wait, event);
-    case OP_WRITE:
-      return clEnqueueWriteBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
-                                  num_wait, wait, event);
-    default:
-      return clEnqueueCopyBuffer(o->queue, o->b, o->a, off_b, off_a, p->region[0], num_wait, wait,
-                                 event);
+      case OP_READ:
+        return clEnqueueReadBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
+                                   num_wait, wait, event);
+      case OP_WRITE:
+        return clEnqueueWriteBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
+                                    num_wait, wait, event);
+      default:
+        return clEnqueueCopyBuffer(o->queue, o->b, o->a, off_b, off_a, p->region[0], num_wait, wait,
+                                   event);
     }
   }
   origin_of(off_a, p->pitch_a, p->rect_dims, oa);
   switch (o->kind) {
-  case OP_READ:
-    return clEnqueueReadBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
-                                   p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
-                                   num_wait, wait, event);
-  case OP_WRITE:
-    return clEnqueueWriteBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
-                                    p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
-                                    num_wait, wait, event);
-  default:
-    origin_of(off_b, p->pitch_b, p->rect_dims, ob);
-    return clEnqueueCopyBufferRect(o->queue, o->b, o->a, ob, oa, p->region, p->pitch_b[0],
-                                   p->pitch_b[1], p->pitch_a[0], p->pitch_a[1], num_wait, wait,
-                                   event);
+    case OP_READ:
+      return clEnqueueReadBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
+                                     p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
+                                     num_wait, wait, event);
+    case OP_WRITE:
+      return clEnqueueWriteBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
+                                      p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
+                                      num_wait, wait, event);
+    default:
+      origin_of(off_b, p->pitch_b, p->rect_dims, ob);
+      return clEnqueueCopyBufferRect(o->queue, o->b, o->a, ob, oa, p->region, p->pitch_b[0],
+                                     p->pitch_b[1], p->pitch_a[0], p->pitch_a[1], num_wait, wait,
+                                     event);
   }
 }
 
@@ -134,11 +133,13 @@ static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, 
     cl_int err = enqueue_one(o, p, off_a, off_b, num_wait, wait, count == 1 ? &last : NULL);
     if (err == CL_INVALID_VALUE && c == 0 && p->rect_dims > 1 && layout_a) {
       /* Some drivers refuse rectangles the specification allows: use one dimension fewer. */
-      fcl_log(FCL_LOG_DEBUG, "array %d-D rectangular command refused (CL_INVALID_VALUE); "
-              "retrying with %d-D commands", p->rect_dims, p->rect_dims - 1);
+      fcl_log(FCL_LOG_DEBUG,
+              "array %d-D rectangular command refused (CL_INVALID_VALUE); "
+              "retrying with %d-D commands",
+              p->rect_dims, p->rect_dims - 1);
       rect_plan smaller;
-      make_plan(layout_a->ndim, layout_a->shape, fcl_dtype_size(layout_a->dtype),
-                layout_a->strides, strides_b, p->rect_dims - 1, &smaller);
+      make_plan(layout_a->ndim, layout_a->shape, fcl_dtype_size(layout_a->dtype), layout_a->strides,
+                strides_b, p->rect_dims - 1, &smaller);
       return run_plan(o, &smaller, blocking, num_wait, wait, event, layout_a, strides_b);
     }
     if (err != CL_SUCCESS) {
@@ -152,8 +153,10 @@ static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, 
     FCL_CL_TRY(clEnqueueMarkerWithWaitList(o->queue, 0, NULL, &last), "marker after array %s",
                "transfer");
   fcl_status st = blocking ? fcl_events_wait(1, &last) : FCL_OK;
-  if (event) *event = last;
-  else clReleaseEvent(last);
+  if (event)
+    *event = last;
+  else
+    clReleaseEvent(last);
   return st;
 }
 
@@ -165,11 +168,10 @@ static fcl_status host_transfer(const fcl_array *a, cl_command_queue queue, op_k
   cl_command_queue q = queue ? queue : a->queue;
   if (fcl_array_is_contiguous(a)) { /* one linear command */
     size_t n = fcl_array_nbytes(a);
-    cl_int err = kind == OP_READ
-                     ? clEnqueueReadBuffer(q, a->storage->buffer, blocking, a->offset, n, host,
-                                           num_wait, wait, event)
-                     : clEnqueueWriteBuffer(q, a->storage->buffer, blocking, a->offset, n, host,
-                                            num_wait, wait, event);
+    cl_int err = kind == OP_READ ? clEnqueueReadBuffer(q, a->storage->buffer, blocking, a->offset,
+                                                       n, host, num_wait, wait, event)
+                                 : clEnqueueWriteBuffer(q, a->storage->buffer, blocking, a->offset,
+                                                        n, host, num_wait, wait, event);
     if (err != CL_SUCCESS)
       return FCL_CL_ERROR(err, "array %s of %zu bytes at offset %zu",
                           kind == OP_READ ? "read" : "write", n, a->offset);
@@ -198,8 +200,8 @@ fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void 
                        event);
 }
 
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host,
-                          bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host, bool blocking,
+                          cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
   return host_transfer(array, queue, OP_READ, host, blocking, num_wait, wait, event);
@@ -219,8 +221,15 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
   } else {
     make_plan(array->ndim, array->shape, itemsize, array->strides, array->strides, 1, &p);
   }
-  op_desc o = {OP_FILL, queue ? queue : array->queue, array->storage->buffer, NULL, array->offset,
-               0, NULL, value, itemsize};
+  op_desc o = {OP_FILL,
+               queue ? queue : array->queue,
+               array->storage->buffer,
+               NULL,
+               array->offset,
+               0,
+               NULL,
+               value,
+               itemsize};
   return run_plan(&o, &p, false, num_wait, wait, event, NULL, NULL);
 }
 
@@ -231,9 +240,11 @@ fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue
   FCL_TRY(writable(dst, 1, "copy into"));
   if (dst->dtype != src->dtype || dst->ndim != src->ndim ||
       memcmp(dst->shape, src->shape, (size_t)dst->ndim * sizeof *dst->shape) != 0)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "array copy needs the same dtype and shape "
-                     "(dst %s[%d axes], src %s[%d axes])", fcl_dtype_cl_name(dst->dtype),
-                     dst->ndim, fcl_dtype_cl_name(src->dtype), src->ndim);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "array copy needs the same dtype and shape "
+                     "(dst %s[%d axes], src %s[%d axes])",
+                     fcl_dtype_cl_name(dst->dtype), dst->ndim, fcl_dtype_cl_name(src->dtype),
+                     src->ndim);
   rect_plan p;
   if (fcl_array_is_contiguous(dst) && fcl_array_is_contiguous(src)) {
     memset(&p, 0, sizeof p);
@@ -241,11 +252,17 @@ fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue
     p.region[1] = p.region[2] = 1;
     p.rect_dims = 1;
   } else {
-    make_plan(dst->ndim, dst->shape, fcl_dtype_size(dst->dtype), dst->strides, src->strides, 3,
-              &p);
+    make_plan(dst->ndim, dst->shape, fcl_dtype_size(dst->dtype), dst->strides, src->strides, 3, &p);
   }
-  op_desc o = {OP_COPY, queue ? queue : dst->queue, dst->storage->buffer, src->storage->buffer,
-               dst->offset, src->offset, NULL, NULL, 0};
+  op_desc o = {OP_COPY,
+               queue ? queue : dst->queue,
+               dst->storage->buffer,
+               src->storage->buffer,
+               dst->offset,
+               src->offset,
+               NULL,
+               NULL,
+               0};
   return run_plan(&o, &p, false, num_wait, wait, event, dst, src->strides);
 }
 
@@ -258,7 +275,7 @@ fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags 
     FCL_TRY(writable(array, 1, "map for writing"));
   if (!fcl_array_is_contiguous(array))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
-                     "mapped");
+                                               "mapped");
   cl_int err;
   cl_event mapped = NULL;
   cl_command_queue q = queue ? queue : array->queue;
@@ -276,8 +293,7 @@ fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags 
   return FCL_OK;
 }
 
-fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host,
-                           cl_event *event) {
+fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
   FCL_CL_TRY(clEnqueueUnmapMemObject(queue ? queue : array->queue, array->storage->buffer, host, 0,
@@ -293,8 +309,10 @@ fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *val
   size_t off = array->offset;
   for (int i = 0; i < array->ndim; ++i) {
     if (index[i] >= array->shape[i])
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (index): axis %d index %zu is out of "
-                       "range 0..%zu", i, index[i], array->shape[i] - 1);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument 2 (index): axis %d index %zu is out of "
+                       "range 0..%zu",
+                       i, index[i], array->shape[i] - 1);
     off += index[i] * array->strides[i];
   }
   cl_event read = NULL;

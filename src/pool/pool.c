@@ -131,8 +131,7 @@ void fcl_pool_release(fcl_pool **pool) {
   *pool = NULL;
   if (atomic_fetch_sub(&p->refs, 1) != 1) return;
   pthread_mutex_lock(&p->lock);
-  while (free_largest_held(p, true)) {
-  }
+  while (free_largest_held(p, true)) {}
   if (p->stats.active_blocks)
     fcl_log(FCL_LOG_WARNING, "memory pool released with %zu active blocks (%zu bytes) not freed",
             p->stats.active_blocks, p->stats.active_bytes);
@@ -152,8 +151,8 @@ static fcl_status out_of_memory(fcl_pool *p, size_t size, size_t bin_size, const
                    "pool cannot provide %zu bytes (bin of %zu bytes): %s; pool: managed %zu "
                    "bytes (cap %s), active %zu bytes in %zu blocks, held %zu blocks, high-water "
                    "%zu bytes",
-                   size, bin_size, why, s->managed_bytes, cap, s->active_bytes,
-                   s->active_blocks, s->held_blocks, s->high_water_bytes);
+                   size, bin_size, why, s->managed_bytes, cap, s->active_bytes, s->active_blocks,
+                   s->held_blocks, s->high_water_bytes);
 }
 
 /* New memory for a bin, making room by releasing held blocks when needed (lock held). */
@@ -324,7 +323,9 @@ fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint nu
   return FCL_OK;
 }
 
-cl_mem fcl_pool_block_buffer(const fcl_pool_block *block) { return block ? block->mem.buffer : NULL; }
+cl_mem fcl_pool_block_buffer(const fcl_pool_block *block) {
+  return block ? block->mem.buffer : NULL;
+}
 void *fcl_pool_block_svm(const fcl_pool_block *block) { return block ? block->mem.svm : NULL; }
 size_t fcl_pool_block_size(const fcl_pool_block *block) { return block ? block->mem.size : 0; }
 
@@ -340,8 +341,7 @@ fcl_status fcl_pool_get_stats(fcl_pool *pool, fcl_pool_stats *stats) {
 fcl_status fcl_pool_free_held(fcl_pool *pool) {
   FCL_CHECK_NULL(pool, 1);
   pthread_mutex_lock(&pool->lock);
-  while (free_largest_held(pool, false)) {
-  }
+  while (free_largest_held(pool, false)) {}
   pthread_mutex_unlock(&pool->lock);
   return FCL_OK;
 }
@@ -350,8 +350,7 @@ fcl_status fcl_pool_stop_holding(fcl_pool *pool) {
   FCL_CHECK_NULL(pool, 1);
   pthread_mutex_lock(&pool->lock);
   pool->holding = false;
-  while (free_largest_held(pool, true)) {
-  }
+  while (free_largest_held(pool, true)) {}
   pthread_mutex_unlock(&pool->lock);
   return FCL_OK;
 }

@@ -18,22 +18,26 @@ fcl_status fcl_dt_policy_compute(const fcl_dt_policy *policy, const fcl_dt_input
   if (!(P->dt_max > 0 && isfinite(P->dt_max)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: dt_max = %g (must be > 0)", P->dt_max);
   if (!(P->dt_min >= 0 && P->dt_min <= P->dt_max))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: dt_min = %g (must be in [0, dt_max "
-                     "= %g])", P->dt_min, P->dt_max);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "dt policy: dt_min = %g (must be in [0, dt_max "
+                     "= %g])",
+                     P->dt_min, P->dt_max);
   if (!(P->cfl >= 0 && isfinite(P->cfl)) || !(P->lcfl >= 0 && isfinite(P->lcfl)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: cfl = %g, lcfl = %g (must be >= 0)",
                      P->cfl, P->lcfl);
   if ((P->cfl > 0 || P->lcfl > 0) && !in)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: cfl and lcfl need measured inputs "
-                     "(argument 2 is NULL)");
+                                               "(argument 2 is NULL)");
   const bool adaptive = P->cfl > 0 || P->lcfl > 0;
   double d = P->dt_max;
   fcl_dt_limit l = adaptive ? FCL_DT_MAX : FCL_DT_FIXED;
   if (P->cfl > 0)
     for (int a = 0; a < in->dim && a < 3; ++a) {
       if (!(isfinite(in->umax[a]) && in->umax[a] >= 0))
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: max|u_%d| = %g (the flow "
-                         "diverged?)", a, in->umax[a]);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "dt policy: max|u_%d| = %g (the flow "
+                         "diverged?)",
+                         a, in->umax[a]);
       if (in->umax[a] > 0 && P->cfl * in->dx[a] / in->umax[a] < d) {
         d = P->cfl * in->dx[a] / in->umax[a];
         l = FCL_DT_CFL;
@@ -41,8 +45,10 @@ fcl_status fcl_dt_policy_compute(const fcl_dt_policy *policy, const fcl_dt_input
     }
   if (P->lcfl > 0) {
     if (!(isfinite(in->grad_u_max) && in->grad_u_max >= 0))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: max|grad u| = %g (the flow "
-                       "diverged?)", in->grad_u_max);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "dt policy: max|grad u| = %g (the flow "
+                       "diverged?)",
+                       in->grad_u_max);
     if (in->grad_u_max > 0 && P->lcfl / in->grad_u_max < d) {
       d = P->lcfl / in->grad_u_max;
       l = FCL_DT_LCFL;
@@ -53,8 +59,10 @@ fcl_status fcl_dt_policy_compute(const fcl_dt_policy *policy, const fcl_dt_input
     l = FCL_DT_OPERATOR;
   }
   if (d < P->dt_min)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: the %s bound gives dt = %g, below "
-                     "dt_min = %g", fcl_dt_limit_name(l), d, P->dt_min);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "dt policy: the %s bound gives dt = %g, below "
+                     "dt_min = %g",
+                     fcl_dt_limit_name(l), d, P->dt_min);
   *dt = d;
   *limit = l;
   return FCL_OK;

@@ -51,16 +51,19 @@ fcl_status fcl_problem_add_field(fcl_problem *p, fcl_field *field, bool state) {
                      p->name);
   for (int i = 0; i < p->nfields; ++i)
     if (!strcmp(fcl_field_name(p->fields[i]), fcl_field_name(field)))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': a field named '%s' is already "
-                       "registered", p->name, fcl_field_name(field));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "problem '%s': a field named '%s' is already "
+                       "registered",
+                       p->name, fcl_field_name(field));
   int cmp = MPI_IDENT;
   if (p->nfields)
     MPI_Comm_compare(fcl_topology_comm(fcl_field_topology(p->fields[0])),
                      fcl_topology_comm(fcl_field_topology(field)), &cmp);
   if (cmp == MPI_UNEQUAL)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': field '%s' is on another "
-                     "communicator than '%s'", p->name, fcl_field_name(field),
-                     fcl_field_name(p->fields[0]));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "problem '%s': field '%s' is on another "
+                     "communicator than '%s'",
+                     p->name, fcl_field_name(field), fcl_field_name(p->fields[0]));
   fcl_field **fields = realloc(p->fields, (size_t)(p->nfields + 1) * sizeof *fields);
   if (fields) p->fields = fields;
   bool *st = realloc(p->state, (size_t)(p->nfields + 1) * sizeof *st);
@@ -107,24 +110,31 @@ static fcl_status check_uses(const fcl_problem *p, const fcl__op *op) {
   for (int u = 0; u < d->nuses; ++u) {
     const fcl_field *f = d->uses[u].field;
     if (!f)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': operator '%s', use %d: no "
-                       "field", p->name, op->name, u);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "problem '%s': operator '%s', use %d: no "
+                       "field",
+                       p->name, op->name, u);
     if (field_index(p, f) < 0)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': operator '%s' uses field '%s', "
-                       "which is not a field of the problem (fcl_problem_add_field)", p->name,
-                       op->name, fcl_field_name(f));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "problem '%s': operator '%s' uses field '%s', "
+                       "which is not a field of the problem (fcl_problem_add_field)",
+                       p->name, op->name, fcl_field_name(f));
     const fcl_field *f0 = d->uses[0].field;
     if (fcl_field_dtype(f) != fcl_field_dtype(f0))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': operator '%s' mixes precisions: "
-                       "field '%s' is %s, field '%s' is %s", p->name, op->name,
-                       fcl_field_name(f0), fcl_dtype_cl_name(fcl_field_dtype(f0)),
-                       fcl_field_name(f), fcl_dtype_cl_name(fcl_field_dtype(f)));
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "problem '%s': operator '%s' mixes precisions: "
+                       "field '%s' is %s, field '%s' is %s",
+                       p->name, op->name, fcl_field_name(f0),
+                       fcl_dtype_cl_name(fcl_field_dtype(f0)), fcl_field_name(f),
+                       fcl_dtype_cl_name(fcl_field_dtype(f)));
     const fcl_topology *t = fcl_field_topology(f);
     for (int a = 0; a < fcl_topology_domain(t)->dim; ++a)
       if (fcl_topology_ghosts(t)[a] < d->uses[u].ghosts)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': operator '%s' reads %d ghosts "
-                         "of field '%s', whose topology has %d on axis %d", p->name, op->name,
-                         d->uses[u].ghosts, fcl_field_name(f), fcl_topology_ghosts(t)[a], a);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "problem '%s': operator '%s' reads %d ghosts "
+                         "of field '%s', whose topology has %d on axis %d",
+                         p->name, op->name, d->uses[u].ghosts, fcl_field_name(f),
+                         fcl_topology_ghosts(t)[a], a);
   }
   return FCL_OK;
 }
@@ -143,8 +153,8 @@ static int walk(const fcl_problem *p, bool *fresh, fcl__node *nodes) {
       for (int v = 0; v < d->nuses; ++v)
         if (d->uses[v].field == d->uses[u].field && d->uses[v].ghosts > width)
           width = d->uses[v].ghosts;
-      if (nodes) nodes[n] = (fcl__node){.kind = FCL__NODE_GHOSTS, .op = o, .field = f,
-                                        .width = width};
+      if (nodes)
+        nodes[n] = (fcl__node){.kind = FCL__NODE_GHOSTS, .op = o, .field = f, .width = width};
       ++n;
       fresh[f] = true;
     }
@@ -158,10 +168,8 @@ static int walk(const fcl_problem *p, bool *fresh, fcl__node *nodes) {
 
 fcl_status fcl_problem_setup(fcl_problem *p) {
   FCL_CHECK_NULL(p, 1);
-  if (p->ready)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': already set up", p->name);
-  if (!p->nops)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': no operators", p->name);
+  if (p->ready) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': already set up", p->name);
+  if (!p->nops) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': no operators", p->name);
   for (int o = 0; o < p->nops; ++o) FCL_TRY(check_uses(p, &p->ops[o]));
   /* values: a field is read only after an operator wrote it, or if it is state */
   bool *valid = calloc((size_t)p->nfields, sizeof *valid);
@@ -177,10 +185,11 @@ fcl_status fcl_problem_setup(fcl_problem *p) {
     const fcl_operator *d = &p->ops[o].desc;
     for (int u = 0; u < d->nuses && st == FCL_OK; ++u)
       if (d->uses[u].read && !valid[field_index(p, d->uses[u].field)])
-        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': operator '%s' reads field '%s' "
+        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "problem '%s': operator '%s' reads field '%s' "
                        "before any operator writes it (register it as state if it holds "
-                       "initial values)", p->name, p->ops[o].name,
-                       fcl_field_name(d->uses[u].field));
+                       "initial values)",
+                       p->name, p->ops[o].name, fcl_field_name(d->uses[u].field));
     for (int u = 0; u < d->nuses; ++u)
       if (d->uses[u].written) valid[field_index(p, d->uses[u].field)] = true;
   }
@@ -253,9 +262,11 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
       if (st != FCL_OK) {
         char why[512]; /* the operator's message, kept under the problem's context */
         snprintf(why, sizeof why, "%s", fcl_last_error());
-        return FCL_ERROR(st, "problem '%s': operator '%s' failed at step %lld (t = %g, "
-                         "dt = %g): %s", p->name, p->ops[node->op].name, (long long)info->step,
-                         info->t, info->dt, why);
+        return FCL_ERROR(st,
+                         "problem '%s': operator '%s' failed at step %lld (t = %g, "
+                         "dt = %g): %s",
+                         p->name, p->ops[node->op].name, (long long)info->step, info->t, info->dt,
+                         why);
       }
     }
     if (st == FCL_OK && p->timing) st = fcl__problem_finish(p);

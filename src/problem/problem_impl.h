@@ -9,9 +9,9 @@ typedef enum { FCL__NODE_OPERATOR, FCL__NODE_GHOSTS } fcl__node_kind;
 /* One node of the resolved step: an operator, or a ghost exchange inserted before one. */
 typedef struct {
   fcl__node_kind kind;
-  int op;      /* the operator (ghosts: the reader it was inserted for) */
-  int field;   /* ghosts: the field exchanged */
-  int width;   /* ghosts: the widest read that needs it */
+  int op;        /* the operator (ghosts: the reader it was inserted for) */
+  int field;     /* ghosts: the field exchanged */
+  int width;     /* ghosts: the widest read that needs it */
   double wall_s; /* host wall time spent in this node (statistics) */
   int64_t calls;
   /* with per-node timing: the device time and bytes of its launchers during its own calls
@@ -33,11 +33,11 @@ struct fcl_problem {
   fcl__op *ops;
   int nnodes;
   fcl__node *nodes;
-  int nprologue;  /* fields whose ghosts the first step refreshes */
+  int nprologue; /* fields whose ghosts the first step refreshes */
   int *prologue;
-  bool ready;     /* setup done */
-  bool timing;    /* wait for the queues after every node */
-  int64_t steps;  /* steps taken */
+  bool ready;    /* setup done */
+  bool timing;   /* wait for the queues after every node */
+  int64_t steps; /* steps taken */
 };
 
 /* The communicator of the problem's fields (MPI_COMM_SELF without fields). */

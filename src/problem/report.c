@@ -57,7 +57,7 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
   double *v = calloc(3 * (size_t)p->nnodes, sizeof *v);
   if (!v) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "report");
   fcl_status st = FCL_OK;
-  char (*names)[64] = calloc((size_t)p->nnodes, sizeof *names);
+  char(*names)[64] = calloc((size_t)p->nnodes, sizeof *names);
   if (!names) {
     free(v);
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "report");
@@ -72,15 +72,13 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
   }
   int ok = st == FCL_OK, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-  if (all_ok)
-    MPI_Allreduce(MPI_IN_PLACE, v, 3 * p->nnodes, MPI_DOUBLE, MPI_SUM, comm);
+  if (all_ok) MPI_Allreduce(MPI_IN_PLACE, v, 3 * p->nnodes, MPI_DOUBLE, MPI_SUM, comm);
   if (all_ok && rank == 0) {
     double total = 0;
     for (int n = 0; n < p->nnodes; ++n) total += v[3 * n] / size;
     fprintf(out, "problem '%s': %lld steps on %d rank(s), mean over ranks\n", p->name,
             (long long)p->steps, size);
-    fprintf(out, "  %-34s %10s %8s %12s %10s\n", "node", "wall ms", "share", "device ms",
-            "GB/s");
+    fprintf(out, "  %-34s %10s %8s %12s %10s\n", "node", "wall ms", "share", "device ms", "GB/s");
     for (int n = 0; n < p->nnodes; ++n) {
       const fcl__node *node = &p->nodes[n];
       const char *name = names[n];
@@ -88,8 +86,10 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
       const double wall = v[3 * n] / size, dev = v[3 * n + 1] / size, bytes = v[3 * n + 2] / size;
       fprintf(out, "  %-34s %10.3f %7.1f%%", name, 1e3 * wall / calls,
               total > 0 ? 100 * wall / total : 0);
-      if (dev > 0) fprintf(out, " %12.3f %10.1f\n", 1e-6 * dev / calls, bytes > 0 ? bytes / dev : 0);
-      else fprintf(out, " %12s %10s\n", "-", "-");
+      if (dev > 0)
+        fprintf(out, " %12.3f %10.1f\n", 1e-6 * dev / calls, bytes > 0 ? bytes / dev : 0);
+      else
+        fprintf(out, " %12s %10s\n", "-", "-");
     }
     if (p->timing)
       fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "

@@ -7,19 +7,23 @@
 
 static fcl_status check_options(const fcl_simulation_options *o) {
   if (!(isfinite(o->t_start) && isfinite(o->t_end) && o->t_end >= o->t_start))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "simulation: t_start = %g, t_end = %g (need "
-                     "finite t_end >= t_start)", o->t_start, o->t_end);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "simulation: t_start = %g, t_end = %g (need "
+                     "finite t_end >= t_start)",
+                     o->t_start, o->t_end);
   if ((o->dt.cfl > 0 || o->dt.lcfl > 0) && !o->measure)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "simulation: an adaptive dt (cfl %g, lcfl %g) "
-                     "needs the measure callback", o->dt.cfl, o->dt.lcfl);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "simulation: an adaptive dt (cfl %g, lcfl %g) "
+                     "needs the measure callback",
+                     o->dt.cfl, o->dt.lcfl);
   if (o->max_steps < 0 || o->diagnostics_every < 0 || o->checkpoint_every < 0 ||
       !(o->output_every_t >= 0) || !(o->progress_every_s >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "simulation: negative max_steps, cadence or "
-                     "progress interval");
+                                               "progress interval");
   if ((o->diagnostics_every && !o->diagnostics) || (o->checkpoint_every && !o->checkpoint) ||
       (o->output_every_t > 0 && !o->output))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "simulation: a cadence is set without its "
-                     "callback");
+                                               "callback");
   return FCL_OK;
 }
 
@@ -65,16 +69,15 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
       dt = target - s.t;
       s.limit = FCL_DT_END;
     }
-    const fcl_step_info info = {.step = s.step, .t = s.t, .dt = dt,
-                                .umax = adaptive && o->dt.cfl > 0 ? in.umax : NULL};
+    const fcl_step_info info = {
+        .step = s.step, .t = s.t, .dt = dt, .umax = adaptive && o->dt.cfl > 0 ? in.umax : NULL};
     st = fcl_problem_step(p, &info);
     if (st != FCL_OK) break;
     s.dt = dt;
     s.t = fabs(s.t + dt - target) <= eps ? target : s.t + dt;
     ++s.step;
     ++taken;
-    if (o->diagnostics_every && taken % o->diagnostics_every == 0)
-      st = o->diagnostics(o->user, &s);
+    if (o->diagnostics_every && taken % o->diagnostics_every == 0) st = o->diagnostics(o->user, &s);
     if (st == FCL_OK && o->output_every_t > 0 && s.t == target && target <= o->t_end)
       if (fabs(remainder(s.t, o->output_every_t)) <= eps) st = o->output(o->user, &s);
     if (st == FCL_OK && o->checkpoint_every && taken % o->checkpoint_every == 0)

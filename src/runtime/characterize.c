@@ -25,7 +25,8 @@ static bool is_amd_gpu(const fcl_device_info *d) {
 
 /* Preferred work-group multiple of a trivial kernel: the SIMD width for GPUs we know nothing of. */
 static fcl_status probe_simd(cl_device_id device, unsigned *out) {
-  static const char *src = "__kernel void fcl_probe(__global float *x) { x[get_global_id(0)] = 0; }";
+  static const char *src =
+      "__kernel void fcl_probe(__global float *x) { x[get_global_id(0)] = 0; }";
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
   fcl_kernel *k = NULL;
@@ -48,7 +49,8 @@ static fcl_status simd_size(const fcl_device_info *d, size_t type_size, unsigned
     *out = 32;
     if (fcl_device_has_extension(d, "cl_nv_device_attribute_query") &&
         clGetDeviceInfo(d->id, FCL_CL_DEVICE_WARP_SIZE_NV, sizeof value, &value, NULL) ==
-            CL_SUCCESS && value)
+            CL_SUCCESS &&
+        value)
       *out = value;
     return FCL_OK;
   }
@@ -56,7 +58,8 @@ static fcl_status simd_size(const fcl_device_info *d, size_t type_size, unsigned
     *out = 64;
     if (fcl_device_has_extension(d, "cl_amd_device_attribute_query") &&
         clGetDeviceInfo(d->id, FCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof value, &value, NULL) ==
-            CL_SUCCESS && value)
+            CL_SUCCESS &&
+        value)
       *out = value;
     return FCL_OK;
   }
@@ -114,8 +117,8 @@ fcl_status fcl_device_characterize(cl_device_id device, fcl_device_characterizat
 }
 
 /* Distinct-word count on the busiest bank when consecutive work-items step along one axis. */
-static unsigned axis_conflicts(const fcl_device_characterization *c, size_t itemsize,
-                               size_t stride, size_t extent, unsigned *worst_bank) {
+static unsigned axis_conflicts(const fcl_device_characterization *c, size_t itemsize, size_t stride,
+                               size_t extent, unsigned *worst_bank) {
   enum { MAX_ITEMS = 64, MAX_WORDS = MAX_ITEMS * 4 };
   size_t items = c->simultaneous_local_access < extent ? c->simultaneous_local_access : extent;
   if (items > MAX_ITEMS) items = MAX_ITEMS;
@@ -154,9 +157,10 @@ fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device,
   if (!stored_shape) stored_shape = shape;
   for (int i = 0; i < ndim; ++i)
     if (stored_shape[i] < shape[i] || shape[i] == 0)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (stored_shape): axis %d stores %zu "
-                       "elements, fewer than shape's %zu (or shape is 0)", i, stored_shape[i],
-                       shape[i]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument 5 (stored_shape): axis %d stores %zu "
+                       "elements, fewer than shape's %zu (or shape is 0)",
+                       i, stored_shape[i], shape[i]);
   char local_buf[2];
   if (!explanation || explanation_size == 0) {
     explanation = local_buf;

@@ -22,41 +22,43 @@ fcl_status fcl__error_cl(int cl_error, const char *func, const char *file, int l
 #endif
     ;
 
-#define FCL_ERROR(status, ...) fcl__error_set((status), 0, __func__, __FILE__, __LINE__, __VA_ARGS__)
-#define FCL_CL_ERROR(cl_error, ...) fcl__error_cl((cl_error), __func__, __FILE__, __LINE__, __VA_ARGS__)
+#define FCL_ERROR(status, ...)                                                                     \
+  fcl__error_set((status), 0, __func__, __FILE__, __LINE__, __VA_ARGS__)
+#define FCL_CL_ERROR(cl_error, ...)                                                                \
+  fcl__error_cl((cl_error), __func__, __FILE__, __LINE__, __VA_ARGS__)
 
 /* Argument validation with the argument's position and name, as DESIGN.md asks. */
-#define FCL_CHECK_ARG(cond, pos, name, what)                                                   \
-  do {                                                                                         \
-    if (!(cond))                                                                               \
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (%s): %s", (pos), (name), (what)); \
+#define FCL_CHECK_ARG(cond, pos, name, what)                                                       \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (%s): %s", (pos), (name), (what));   \
   } while (0)
 #define FCL_CHECK_NULL(ptr, pos) FCL_CHECK_ARG((ptr) != NULL, (pos), #ptr, "must not be NULL")
 
 /* Propagate a failing status unchanged (its message is already recorded). */
-#define FCL_TRY(expr)                                                                          \
-  do {                                                                                         \
-    fcl_status fcl_try_status_ = (expr);                                                       \
-    if (fcl_try_status_ != FCL_OK) return fcl_try_status_;                                     \
+#define FCL_TRY(expr)                                                                              \
+  do {                                                                                             \
+    fcl_status fcl_try_status_ = (expr);                                                           \
+    if (fcl_try_status_ != FCL_OK) return fcl_try_status_;                                         \
   } while (0)
 
 /* Call an OpenCL function returning cl_int; on failure record it and return. */
-#define FCL_CL_TRY(call, ...)                                                                  \
-  do {                                                                                         \
-    cl_int fcl_cl_err_ = (call);                                                               \
-    if (fcl_cl_err_ != CL_SUCCESS) return FCL_CL_ERROR(fcl_cl_err_, __VA_ARGS__);              \
+#define FCL_CL_TRY(call, ...)                                                                      \
+  do {                                                                                             \
+    cl_int fcl_cl_err_ = (call);                                                                   \
+    if (fcl_cl_err_ != CL_SUCCESS) return FCL_CL_ERROR(fcl_cl_err_, __VA_ARGS__);                  \
   } while (0)
 
 #ifdef NDEBUG
 #define FCL_ASSERT(cond) ((void)0)
 #else
-#define FCL_ASSERT(cond)                                                                       \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      fcl_log(FCL_LOG_ERROR, "flowcl internal assertion failed: %s (%s:%d)", #cond, __FILE__,  \
-              __LINE__);                                                                       \
-      return FCL_ERROR(FCL_ERR_INTERNAL, "assertion failed: %s", #cond);                       \
-    }                                                                                          \
+#define FCL_ASSERT(cond)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fcl_log(FCL_LOG_ERROR, "flowcl internal assertion failed: %s (%s:%d)", #cond, __FILE__,      \
+              __LINE__);                                                                           \
+      return FCL_ERROR(FCL_ERR_INTERNAL, "assertion failed: %s", #cond);                           \
+    }                                                                                              \
   } while (0)
 #endif
 

@@ -25,11 +25,12 @@ static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
   pthread_mutex_init(&c->memo_lock, &attr);
   pthread_mutexattr_destroy(&attr);
   c->cl = cl;
-  cl_int err = clGetContextInfo(cl, CL_CONTEXT_NUM_DEVICES, sizeof c->num_devices,
-                                &c->num_devices, NULL);
+  cl_int err = clGetContextInfo(cl, CL_CONTEXT_NUM_DEVICES, sizeof c->num_devices, &c->num_devices,
+                                NULL);
   if (err == CL_SUCCESS) {
     c->devices = malloc(c->num_devices * sizeof *c->devices);
-    if (!c->devices) err = CL_OUT_OF_HOST_MEMORY;
+    if (!c->devices)
+      err = CL_OUT_OF_HOST_MEMORY;
     else
       err = clGetContextInfo(cl, CL_CONTEXT_DEVICES, c->num_devices * sizeof *c->devices,
                              c->devices, NULL);

@@ -60,8 +60,10 @@ fcl_status fcl_platform_get_info(cl_platform_id platform, fcl_platform_info *inf
   platform_string(platform, CL_PLATFORM_PROFILE, info->profile, sizeof info->profile);
   platform_string(platform, CL_PLATFORM_EXTENSIONS, info->extensions, sizeof info->extensions);
   cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &info->num_devices);
-  if (err == CL_DEVICE_NOT_FOUND) info->num_devices = 0;
-  else FCL_CL_TRY(err, "clGetDeviceIDs on platform '%s'", info->name);
+  if (err == CL_DEVICE_NOT_FOUND)
+    info->num_devices = 0;
+  else
+    FCL_CL_TRY(err, "clGetDeviceIDs on platform '%s'", info->name);
   return FCL_OK;
 }
 
@@ -117,9 +119,9 @@ fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
   FCL_CHECK_NULL(info, 2);
   memset(info, 0, sizeof *info);
   info->id = device;
-  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof info->platform, &info->platform,
-                             NULL),
-             "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+  FCL_CL_TRY(
+      clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof info->platform, &info->platform, NULL),
+      "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
   device_string(device, CL_DEVICE_NAME, info->name, sizeof info->name);
   device_string(device, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
   device_string(device, CL_DEVICE_VERSION, info->version, sizeof info->version);
@@ -127,8 +129,8 @@ fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
   device_string(device, CL_DEVICE_OPENCL_C_VERSION, info->opencl_c_version,
                 sizeof info->opencl_c_version);
   device_string(device, CL_DEVICE_PROFILE, info->profile, sizeof info->profile);
-  info->extensions_truncated =
-      device_string(device, CL_DEVICE_EXTENSIONS, info->extensions, sizeof info->extensions);
+  info->extensions_truncated = device_string(device, CL_DEVICE_EXTENSIONS, info->extensions,
+                                             sizeof info->extensions);
   device_string(device, CL_DEVICE_BUILT_IN_KERNELS, info->built_in_kernels,
                 sizeof info->built_in_kernels);
   device_string(device, CL_DEVICE_IL_VERSION, info->il_version, sizeof info->il_version);
@@ -161,8 +163,7 @@ fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
                sizeof(cl_ulong));
   device_value(device, CL_DEVICE_MAX_CONSTANT_ARGS, &info->max_constant_args, sizeof(cl_uint));
   device_value(device, CL_DEVICE_MAX_PARAMETER_SIZE, &info->max_parameter_size, sizeof(size_t));
-  device_value(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &info->mem_base_addr_align,
-               sizeof(cl_uint));
+  device_value(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &info->mem_base_addr_align, sizeof(cl_uint));
   device_value(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, &info->max_work_group_size, sizeof(size_t));
   device_value(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, &info->max_work_item_dimensions,
                sizeof(cl_uint));

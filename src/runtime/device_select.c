@@ -13,7 +13,8 @@ fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count) {
   FCL_CHECK_NULL(count, 2);
   *entries = NULL;
   *count = 0;
-  (void)fcl_log_get_level(); /* every program lists devices first: a bad FLOWCL_LOG_LEVEL shows now */
+  (void)
+      fcl_log_get_level(); /* every program lists devices first: a bad FLOWCL_LOG_LEVEL shows now */
   cl_uint np = 0;
   FCL_TRY(fcl_platform_count(&np));
   if (np == 0) return FCL_OK;
@@ -97,8 +98,10 @@ static bool device_matches(const char *part, const fcl_device_entry *e) {
 static void describe_devices(const fcl_device_entry *list, size_t n, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = '\0';
-  if (n == 0) snprintf(buf, size, "  (none: no OpenCL platform or device was found; is an ICD "
-                                  "such as pocl-opencl-icd installed?)");
+  if (n == 0)
+    snprintf(buf, size,
+             "  (none: no OpenCL platform or device was found; is an ICD "
+             "such as pocl-opencl-icd installed?)");
   for (size_t i = 0; i < n && used < size; ++i) {
     fcl_platform_info pi;
     fcl_device_info di;
@@ -189,8 +192,10 @@ static fcl_status select_nth_gpu(const fcl_device_entry *all, size_t n, int inde
   for (size_t i = 0; i < n; ++i) {
     fcl_device_info info;
     if (fcl_device_get_info(all[i].device, &info) != FCL_OK) continue;
-    if (info.type & CL_DEVICE_TYPE_GPU) gpus++;
-    else if ((info.type & CL_DEVICE_TYPE_CPU) && first_cpu == SIZE_MAX) first_cpu = i;
+    if (info.type & CL_DEVICE_TYPE_GPU)
+      gpus++;
+    else if ((info.type & CL_DEVICE_TYPE_CPU) && first_cpu == SIZE_MAX)
+      first_cpu = i;
   }
   if (gpus) {
     const size_t want = (size_t)index % gpus;

@@ -17,7 +17,7 @@ static _Thread_local fcl_error_record last_error;
 
 const char *fcl_status_name(fcl_status status) {
   switch (status) {
-#define FCL_X_NAME(name, value, text) \
+#define FCL_X_NAME(name, value, text)                                                              \
   case name: return #name;
     FCL_STATUS_TABLE(FCL_X_NAME)
 #undef FCL_X_NAME
@@ -27,7 +27,7 @@ const char *fcl_status_name(fcl_status status) {
 
 const char *fcl_status_string(fcl_status status) {
   switch (status) {
-#define FCL_X_TEXT(name, value, text) \
+#define FCL_X_TEXT(name, value, text)                                                              \
   case name: return text;
     FCL_STATUS_TABLE(FCL_X_TEXT)
 #undef FCL_X_TEXT
@@ -36,6 +36,7 @@ const char *fcl_status_string(fcl_status status) {
 }
 
 /* Every error code of the OpenCL 3.0 core headers, plus common extension codes. */
+/* clang-format off */
 #define FCL_CL_ERROR_TABLE(X)                                                                  \
   X(CL_SUCCESS, 0) X(CL_DEVICE_NOT_FOUND, -1) X(CL_DEVICE_NOT_AVAILABLE, -2)                   \
   X(CL_COMPILER_NOT_AVAILABLE, -3) X(CL_MEM_OBJECT_ALLOCATION_FAILURE, -4)                     \
@@ -68,10 +69,11 @@ const char *fcl_status_string(fcl_status status) {
   X(CL_INVALID_PARTITION_NAME_EXT, -1059) X(CL_CONTEXT_TERMINATED_KHR, -1121)                  \
   X(CL_INVALID_COMMAND_BUFFER_KHR, -1138) X(CL_INVALID_SYNC_POINT_WAIT_LIST_KHR, -1139)        \
   X(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR, -1140)
+/* clang-format on */
 
 const char *fcl_cl_error_name(int cl_error) {
   switch (cl_error) {
-#define FCL_X_CL(name, value) \
+#define FCL_X_CL(name, value)                                                                      \
   case value: return #name;
     FCL_CL_ERROR_TABLE(FCL_X_CL)
 #undef FCL_X_CL

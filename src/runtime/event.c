@@ -32,19 +32,18 @@ fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events) {
 fcl_status fcl_event_status(cl_event event, cl_int *status) {
   FCL_CHECK_NULL(event, 1);
   FCL_CHECK_NULL(status, 2);
-  FCL_CL_TRY(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status,
-                            NULL),
+  FCL_CL_TRY(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status, NULL),
              "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
   return FCL_OK;
 }
 
 const char *fcl_event_status_name(cl_int status) {
   switch (status) {
-  case CL_COMPLETE: return "complete";
-  case CL_RUNNING: return "running";
-  case CL_SUBMITTED: return "submitted";
-  case CL_QUEUED: return "queued";
-  default: return "error";
+    case CL_COMPLETE: return "complete";
+    case CL_RUNNING: return "running";
+    case CL_SUBMITTED: return "submitted";
+    case CL_QUEUED: return "queued";
+    default: return "error";
   }
 }
 
@@ -102,8 +101,8 @@ fcl_status fcl_event_profile(cl_event event, fcl_event_times *times) {
   FCL_CHECK_NULL(event, 1);
   FCL_CHECK_NULL(times, 2);
   static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED,
-                                            CL_PROFILING_COMMAND_SUBMIT,
-                                            CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+                                            CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+                                            CL_PROFILING_COMMAND_END};
   cl_ulong *out[4] = {&times->queued, &times->submit, &times->start, &times->end};
   for (int i = 0; i < 4; ++i) {
     cl_int err = clGetEventProfilingInfo(event, what[i], sizeof(cl_ulong), out[i], NULL);

@@ -19,16 +19,21 @@ struct fcl_image {
 typedef struct {
   cl_uint value;
   const char *name;
-  int n;            /* channels (orders) or bytes per channel (types; 0: packed) */
+  int n;             /* channels (orders) or bytes per channel (types; 0: packed) */
   const char *ctype; /* types: the host C type of a channel */
 } table_row;
 
 static const table_row orders[] = {
-    {CL_R, "CL_R", 1, NULL},         {CL_A, "CL_A", 1, NULL},
-    {CL_INTENSITY, "CL_INTENSITY", 1, NULL}, {CL_LUMINANCE, "CL_LUMINANCE", 1, NULL},
-    {CL_DEPTH, "CL_DEPTH", 1, NULL}, {CL_RG, "CL_RG", 2, NULL},
-    {CL_RA, "CL_RA", 2, NULL},       {CL_RGB, "CL_RGB", 3, NULL},
-    {CL_RGBA, "CL_RGBA", 4, NULL},   {CL_BGRA, "CL_BGRA", 4, NULL},
+    {CL_R, "CL_R", 1, NULL},
+    {CL_A, "CL_A", 1, NULL},
+    {CL_INTENSITY, "CL_INTENSITY", 1, NULL},
+    {CL_LUMINANCE, "CL_LUMINANCE", 1, NULL},
+    {CL_DEPTH, "CL_DEPTH", 1, NULL},
+    {CL_RG, "CL_RG", 2, NULL},
+    {CL_RA, "CL_RA", 2, NULL},
+    {CL_RGB, "CL_RGB", 3, NULL},
+    {CL_RGBA, "CL_RGBA", 4, NULL},
+    {CL_BGRA, "CL_BGRA", 4, NULL},
     {CL_ARGB, "CL_ARGB", 4, NULL},
 };
 
@@ -69,8 +74,9 @@ fcl_status fcl_image_format_info(cl_image_format format, int *channels, size_t *
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "image format: unknown channel type 0x%x",
                      format.image_channel_data_type);
   /* packed types hold every channel of a pixel in one 16- or 32-bit word */
-  size_t bytes = t->n ? (size_t)(o->n * t->n)
-                      : format.image_channel_data_type == CL_UNORM_INT_101010 ? 4 : 2;
+  size_t bytes = t->n                                                    ? (size_t)(o->n * t->n)
+                 : format.image_channel_data_type == CL_UNORM_INT_101010 ? 4
+                                                                         : 2;
   if (channels) *channels = o->n;
   if (pixel_bytes) *pixel_bytes = bytes;
   if (ctype) *ctype = t->ctype;
@@ -136,7 +142,8 @@ static fcl_status check_format(fcl_context *ctx, cl_mem_flags flags, int dim,
   free(all);
   char name[64];
   if (!found)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "images: format %s is not supported for %dD images "
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "images: format %s is not supported for %dD images "
                      "on this context (fcl_image_supported_formats lists those that are)",
                      fcl_image_format_name(format, name, sizeof name), dim);
   return FCL_OK;
@@ -149,21 +156,24 @@ static fcl_status check_limits(const fcl_context *ctx, int dim, const size_t *sh
     const size_t *max = dim == 2 ? info.image2d_max_size : info.image3d_max_size;
     for (int a = 0; a < dim; ++a)
       if (shape[a] < 1 || shape[a] > max[a])
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "images: axis %d of %zu pixels (device '%s' "
-                         "takes 1 to %zu for %dD images)", a, shape[a], info.name, max[a], dim);
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "images: axis %d of %zu pixels (device '%s' "
+                         "takes 1 to %zu for %dD images)",
+                         a, shape[a], info.name, max[a], dim);
   }
   return FCL_OK;
 }
 
-fcl_status fcl_image_create(fcl_context *ctx, cl_mem_flags flags, cl_image_format format,
-                            int dim, const size_t *shape, const void *host, fcl_image **out) {
+fcl_status fcl_image_create(fcl_context *ctx, cl_mem_flags flags, cl_image_format format, int dim,
+                            const size_t *shape, const void *host, fcl_image **out) {
   FCL_CHECK_NULL(ctx, 1);
   FCL_CHECK_ARG(dim == 2 || dim == 3, 4, "dim", "must be 2 or 3");
   FCL_CHECK_NULL(shape, 5);
   FCL_CHECK_NULL(out, 7);
   *out = NULL;
   const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY;
-  FCL_CHECK_ARG((flags & ~access) == 0, 2, "flags", "must be CL_MEM_READ_WRITE, _READ_ONLY or "
+  FCL_CHECK_ARG((flags & ~access) == 0, 2, "flags",
+                "must be CL_MEM_READ_WRITE, _READ_ONLY or "
                 "_WRITE_ONLY");
   size_t pixel = 0;
   FCL_TRY(fcl_image_format_info(format, NULL, &pixel, NULL));
@@ -177,11 +187,12 @@ fcl_status fcl_image_create(fcl_context *ctx, cl_mem_flags flags, cl_image_forma
   img->pixel_bytes = pixel;
   img->shape[0] = shape[0], img->shape[1] = shape[1], img->shape[2] = dim == 3 ? shape[2] : 1;
   cl_image_desc desc = {.image_type = dim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D,
-                        .image_width = img->shape[0], .image_height = img->shape[1],
+                        .image_width = img->shape[0],
+                        .image_height = img->shape[1],
                         .image_depth = dim == 3 ? img->shape[2] : 0};
   cl_int err;
-  img->mem = clCreateImage(ctx->cl, (flags ? flags : CL_MEM_READ_WRITE) |
-                                        (host ? CL_MEM_COPY_HOST_PTR : 0),
+  img->mem = clCreateImage(ctx->cl,
+                           (flags ? flags : CL_MEM_READ_WRITE) | (host ? CL_MEM_COPY_HOST_PTR : 0),
                            &format, &desc, (void *)host, &err);
   if (err != CL_SUCCESS) {
     free(img);
@@ -210,17 +221,21 @@ cl_image_format fcl_image_format(const fcl_image *image) {
 size_t fcl_image_pixel_bytes(const fcl_image *image) { return image ? image->pixel_bytes : 0; }
 
 /* origin and region (NULL: 0 and the whole image) into o and r, checked to lie inside. */
-static fcl_status box(const fcl_image *img, const size_t *origin, const size_t *region,
-                      size_t *o, size_t *r, const char *what) {
+static fcl_status box(const fcl_image *img, const size_t *origin, const size_t *region, size_t *o,
+                      size_t *r, const char *what) {
   for (int a = 0; a < 3; ++a) {
     o[a] = origin ? origin[a] : 0;
     r[a] = region ? region[a] : img->shape[a] - o[a];
     if (a >= img->dim && (o[a] != 0 || r[a] != 1))
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: a %dD image takes origin 0 and region 1 "
-                       "along axis %d", what, img->dim, a);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "%s: a %dD image takes origin 0 and region 1 "
+                       "along axis %d",
+                       what, img->dim, a);
     if (r[a] < 1 || o[a] >= img->shape[a] || r[a] > img->shape[a] - o[a])
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: pixels %zu to %zu along axis %d lie "
-                       "outside the image's %zu", what, o[a], o[a] + r[a], a, img->shape[a]);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "%s: pixels %zu to %zu along axis %d lie "
+                       "outside the image's %zu",
+                       what, o[a], o[a] + r[a], a, img->shape[a]);
   }
   return FCL_OK;
 }
@@ -289,8 +304,7 @@ fcl_status fcl_image_copy_to_buffer(fcl_image *img, cl_command_queue q, const si
 }
 
 fcl_status fcl_image_copy_from_buffer(fcl_image *img, cl_command_queue q, cl_mem buffer,
-                                      size_t offset, const size_t *origin,
-                                      const size_t *region) {
+                                      size_t offset, const size_t *origin, const size_t *region) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(buffer, 3);

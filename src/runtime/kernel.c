@@ -8,8 +8,9 @@
 #include "runtime_impl.h"
 
 static const char *kind_name(fcl_arg_kind kind) {
-  static const char *names[] = {"unknown", "by-value", "__global pointer", "__constant pointer",
-                                "__local pointer", "image", "sampler"};
+  static const char *names[] = {
+      "unknown",         "by-value", "__global pointer", "__constant pointer",
+      "__local pointer", "image",    "sampler"};
   return names[kind];
 }
 
@@ -41,8 +42,10 @@ fcl_status fcl_kernel_create(fcl_program *program, const char *name, fcl_kernel 
   FCL_CHECK_NULL(out, 3);
   *out = NULL;
   if (!program->kernels)
-    return FCL_ERROR(FCL_ERR_INVALID_STATE, "program %s is not built: call fcl_program_build "
-                     "before fcl_kernel_create('%s')", program->origin, name);
+    return FCL_ERROR(FCL_ERR_INVALID_STATE,
+                     "program %s is not built: call fcl_program_build "
+                     "before fcl_kernel_create('%s')",
+                     program->origin, name);
   for (size_t i = 0; i < program->num_kernels; ++i)
     if (strcmp(program->kernels[i].name, name) == 0)
       return kernel_new(program, &program->kernels[i], out);
@@ -106,12 +109,15 @@ cl_uint fcl_kernel_num_args(const fcl_kernel *kernel) {
   return kernel ? kernel->meta->num_args : 0;
 }
 
-fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index, fcl_kernel_arg_info *info) {
+fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index,
+                                   fcl_kernel_arg_info *info) {
   FCL_CHECK_NULL(kernel, 1);
   FCL_CHECK_NULL(info, 3);
   if (index >= kernel->meta->num_args)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (index): kernel '%s' has %u arguments, "
-                     "index %u is out of range", kernel->meta->name, kernel->meta->num_args, index);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (index): kernel '%s' has %u arguments, "
+                     "index %u is out of range",
+                     kernel->meta->name, kernel->meta->num_args, index);
   const fcl__arg_meta *a = &kernel->meta->args[index];
   *info = (fcl_kernel_arg_info){a->name, a->type_name, a->kind, a->size};
   return FCL_OK;
@@ -126,26 +132,28 @@ fcl_status fcl_kernel_arg_index(const fcl_kernel *kernel, const char *name, cl_u
       *index = i;
       return FCL_OK;
     }
-  return FCL_ERROR(FCL_ERR_NOT_FOUND, "kernel '%s' has no argument named '%s'",
-                   kernel->meta->name, name);
+  return FCL_ERROR(FCL_ERR_NOT_FOUND, "kernel '%s' has no argument named '%s'", kernel->meta->name,
+                   name);
 }
 
 /* Common failure text: "kernel 'k' argument 2 (alpha, float)". */
 #define ARG_FMT "kernel '%s' argument %u (%s%s%s)"
-#define ARG_ARGS(k, i)                                                                         \
-  (k)->meta->name, (i), (k)->meta->args[i].name[0] ? (k)->meta->args[i].name : "unnamed",      \
+#define ARG_ARGS(k, i)                                                                             \
+  (k)->meta->name, (i), (k)->meta->args[i].name[0] ? (k)->meta->args[i].name : "unnamed",          \
       (k)->meta->args[i].type_name[0] ? ", " : "", (k)->meta->args[i].type_name
 
 static fcl_status bad_index(const fcl_kernel *k, cl_uint index) {
-  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s' has %u arguments; index %u is out of "
-                   "range", k->meta->name, k->meta->num_args, index);
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "kernel '%s' has %u arguments; index %u is out of "
+                   "range",
+                   k->meta->name, k->meta->num_args, index);
 }
 
 static fcl_status set_failed(const fcl_kernel *k, cl_uint index, cl_int err, size_t size) {
-  return fcl__error_set(err == CL_INVALID_ARG_SIZE ? FCL_ERR_INVALID_ARGUMENT : FCL_ERR_OPENCL,
-                        err, __func__, __FILE__, __LINE__,
-                        "clSetKernelArg of " ARG_FMT " with %zu bytes: %s (%d)",
-                        ARG_ARGS(k, index), size, fcl_cl_error_name(err), err);
+  return fcl__error_set(err == CL_INVALID_ARG_SIZE ? FCL_ERR_INVALID_ARGUMENT : FCL_ERR_OPENCL, err,
+                        __func__, __FILE__, __LINE__,
+                        "clSetKernelArg of " ARG_FMT " with %zu bytes: %s (%d)", ARG_ARGS(k, index),
+                        size, fcl_cl_error_name(err), err);
 }
 
 /* Store a by-value argument (for capture) and pass it to OpenCL. */
@@ -192,8 +200,8 @@ static fcl_status set_typed(fcl_kernel *k, cl_uint index, const char *ctype, con
   if (index >= k->meta->num_args) return bad_index(k, index);
   const fcl__arg_meta *a = &k->meta->args[index];
   if (a->kind != FCL_ARG_UNKNOWN &&
-      (a->kind != FCL_ARG_SCALAR || (strcmp(a->type_name, t1) != 0 &&
-                                     (!t2 || strcmp(a->type_name, t2) != 0))))
+      (a->kind != FCL_ARG_SCALAR ||
+       (strcmp(a->type_name, t1) != 0 && (!t2 || strcmp(a->type_name, t2) != 0))))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      ARG_FMT ": wrong type, expected %s (%zu bytes), given %s (%zu bytes)",
                      ARG_ARGS(k, index), a->type_name, a->size, ctype, size);
@@ -297,10 +305,10 @@ fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, cl_device_id
   FCL_CL_TRY(clGetKernelWorkGroupInfo(k, device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(cl_ulong),
                                       &info->private_mem_size, NULL),
              "clGetKernelWorkGroupInfo(CL_KERNEL_PRIVATE_MEM_SIZE)");
-  FCL_CL_TRY(clGetKernelWorkGroupInfo(k, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
-                                      sizeof(size_t), &info->preferred_work_group_size_multiple,
-                                      NULL),
-             "clGetKernelWorkGroupInfo(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE)");
+  FCL_CL_TRY(
+      clGetKernelWorkGroupInfo(k, device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                               sizeof(size_t), &info->preferred_work_group_size_multiple, NULL),
+      "clGetKernelWorkGroupInfo(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE)");
   return FCL_OK;
 }
 
@@ -315,8 +323,8 @@ static void format_sizes(char *buf, size_t size, cl_uint dim, const size_t *v) {
   if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, ")");
 }
 
-static fcl_status enqueue_failed(const fcl_kernel *k, cl_int err, cl_uint dim,
-                                 const size_t *global, const size_t *local) {
+static fcl_status enqueue_failed(const fcl_kernel *k, cl_int err, cl_uint dim, const size_t *global,
+                                 const size_t *local) {
   char g[128], l[128], unset[512] = "";
   format_sizes(g, sizeof g, dim, global);
   format_sizes(l, sizeof l, dim, local);
@@ -324,8 +332,8 @@ static fcl_status enqueue_failed(const fcl_kernel *k, cl_int err, cl_uint dim,
     size_t used = 0;
     for (cl_uint i = 0; i < k->meta->num_args && used < sizeof unset; ++i)
       if (k->values[i].how == FCL__UNSET) {
-        int w = snprintf(unset + used, sizeof unset - used, "%s%u (%s)", used ? ", " : "; unset: ",
-                         i, k->meta->args[i].name);
+        int w = snprintf(unset + used, sizeof unset - used, "%s%u (%s)",
+                         used ? ", " : "; unset: ", i, k->meta->args[i].name);
         if (w > 0) used += (size_t)w;
       }
   }
@@ -354,8 +362,8 @@ fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, cl_command_queue queue, cl_uin
     for (cl_uint i = 0; i < work_dim; ++i) scaled[i] = global[i] * local[i];
     g = scaled;
   }
-  cl_int err =
-      clEnqueueNDRangeKernel(queue, kernel->cl, work_dim, offset, g, local, num_wait, wait, event);
+  cl_int err = clEnqueueNDRangeKernel(queue, kernel->cl, work_dim, offset, g, local, num_wait, wait,
+                                      event);
   if (err != CL_SUCCESS) return enqueue_failed(kernel, err, work_dim, g, local);
   return FCL_OK;
 }

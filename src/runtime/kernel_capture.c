@@ -12,13 +12,13 @@ static void write_c_string(FILE *f, const char *s) {
   fputs("  \"", f);
   for (; *s; ++s) {
     switch (*s) {
-    case '\\': fputs("\\\\", f); break;
-    case '"': fputs("\\\"", f); break;
-    case '\t': fputs("\\t", f); break;
-    case '\r': break;
-    case '\n': fputs(s[1] ? "\\n\"\n  \"" : "\\n", f); break;
-    case '?': fputs("\\?", f); break; /* no trigraphs */
-    default: fputc(*s, f);
+      case '\\': fputs("\\\\", f); break;
+      case '"': fputs("\\\"", f); break;
+      case '\t': fputs("\\t", f); break;
+      case '\r': break;
+      case '\n': fputs(s[1] ? "\\n\"\n  \"" : "\\n", f); break;
+      case '?': fputs("\\?", f); break; /* no trigraphs */
+      default: fputc(*s, f);
     }
   }
   fputs("\"", f);
@@ -47,7 +47,8 @@ static cl_uint first_alias(const fcl_kernel *k, cl_uint i) {
 
 static const char main_head[] =
     "#define CHECK(call) do { cl_int e_ = (call); if (e_ != CL_SUCCESS) { \\\n"
-    "  fprintf(stderr, \"%s failed: %d (line %d)\\n\", #call, e_, __LINE__); return 1; } } while (0)\n"
+    "  fprintf(stderr, \"%s failed: %d (line %d)\\n\", #call, e_, __LINE__); return 1; } } while "
+    "(0)\n"
     "\n"
     "int main(int argc, char **argv) {\n"
     "  unsigned pi = 0, di = 0;\n"
@@ -84,10 +85,11 @@ static const char main_head[] =
 static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, cl_uint dim,
                                 const size_t *global, const size_t *local, const size_t *offset) {
   const fcl__kernel_meta *m = k->meta;
-  fprintf(f, "/* Reproducer of one launch of kernel '%s' from %s, written by flowcl %s.\n"
-             " * Build: cc this_file.c -lOpenCL   Run: ./a.out [platform:device] [output file]\n"
-             " * After the launch, every buffer argument is written to the output file in\n"
-             " * argument order. Needs only an OpenCL implementation. */\n",
+  fprintf(f,
+          "/* Reproducer of one launch of kernel '%s' from %s, written by flowcl %s.\n"
+          " * Build: cc this_file.c -lOpenCL   Run: ./a.out [platform:device] [output file]\n"
+          " * After the launch, every buffer argument is written to the output file in\n"
+          " * argument order. Needs only an OpenCL implementation. */\n",
           m->name, k->program->origin, FLOWCL_VERSION_STRING);
   fputs("#define CL_TARGET_OPENCL_VERSION 120\n#define CL_USE_DEPRECATED_OPENCL_1_2_APIS\n"
         "#include <CL/cl.h>\n#include <stdio.h>\n\n",
@@ -124,30 +126,37 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
   for (cl_uint i = 0; i < m->num_args; ++i) {
     fcl__arg_value *v = &k->values[i];
     switch (v->how) {
-    case FCL__VALUE:
-      fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof arg%u, arg%u));\n", i, i, i);
-      break;
-    case FCL__LOCAL: fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, %zu, NULL));\n", i, v->size); break;
-    case FCL__BUFFER:
-      if (!v->buffer) {
-        fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), NULL));\n", i);
-      } else if (first_alias(k, i) == i) {
-        fprintf(f, "  cl_mem buf%u = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, "
-                   "sizeof arg%u, (void *)arg%u, &err);\n  CHECK(err);\n", i, i, i);
-        fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), &buf%u));\n", i, i);
-      } else {
-        fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), &buf%u));\n", i,
-                first_alias(k, i));
-      }
-      break;
-    case FCL__UNSET:
-      return FCL_ERROR(FCL_ERR_INVALID_STATE, "cannot capture kernel '%s': argument %u (%s) is "
-                       "not set", m->name, i, m->args[i].name);
-    case FCL__IMAGE:
-    case FCL__SAMPLER:
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "cannot capture kernel '%s': argument %u (%s) is "
-                       "an image or a sampler (captures hold buffers and values)", m->name, i,
-                       m->args[i].name);
+      case FCL__VALUE:
+        fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof arg%u, arg%u));\n", i, i, i);
+        break;
+      case FCL__LOCAL:
+        fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, %zu, NULL));\n", i, v->size);
+        break;
+      case FCL__BUFFER:
+        if (!v->buffer) {
+          fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), NULL));\n", i);
+        } else if (first_alias(k, i) == i) {
+          fprintf(f,
+                  "  cl_mem buf%u = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, "
+                  "sizeof arg%u, (void *)arg%u, &err);\n  CHECK(err);\n",
+                  i, i, i);
+          fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), &buf%u));\n", i, i);
+        } else {
+          fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), &buf%u));\n", i,
+                  first_alias(k, i));
+        }
+        break;
+      case FCL__UNSET:
+        return FCL_ERROR(FCL_ERR_INVALID_STATE,
+                         "cannot capture kernel '%s': argument %u (%s) is "
+                         "not set",
+                         m->name, i, m->args[i].name);
+      case FCL__IMAGE:
+      case FCL__SAMPLER:
+        return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                         "cannot capture kernel '%s': argument %u (%s) is "
+                         "an image or a sampler (captures hold buffers and values)",
+                         m->name, i, m->args[i].name);
     }
   }
   write_sizes(f, "global", dim, global);
@@ -161,12 +170,17 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
   for (cl_uint i = 0; i < m->num_args; ++i) {
     if (k->values[i].how != FCL__BUFFER || !k->values[i].buffer) continue;
     cl_uint a = first_alias(k, i);
-    fprintf(f, "  { static unsigned char host[sizeof arg%u];\n"
-               "    CHECK(clEnqueueReadBuffer(queue, buf%u, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL));\n"
-               "    fwrite(host, 1, sizeof host, out); }\n", a, a);
+    fprintf(f,
+            "  { static unsigned char host[sizeof arg%u];\n"
+            "    CHECK(clEnqueueReadBuffer(queue, buf%u, CL_TRUE, 0, sizeof host, host, 0, NULL, "
+            "NULL));\n"
+            "    fwrite(host, 1, sizeof host, out); }\n",
+            a, a);
   }
-  fputs("  fclose(out);\n  printf(\"ran one launch of %s; buffers written to %s\\n\", kernel_name, out_path);\n"
-        "  return 0;\n}\n", f);
+  fputs("  fclose(out);\n  printf(\"ran one launch of %s; buffers written to %s\\n\", kernel_name, "
+        "out_path);\n"
+        "  return 0;\n}\n",
+        f);
   return FCL_OK;
 }
 
@@ -179,8 +193,10 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const 
   FCL_CHECK_ARG(work_dim >= 1 && work_dim <= 3, 4, "work_dim", "must be 1, 2 or 3");
   FCL_CHECK_NULL(global, 5);
   if (!kernel->program->source)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "cannot capture kernel '%s': its program %s has no "
-                     "source", kernel->meta->name, kernel->program->origin);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "cannot capture kernel '%s': its program %s has no "
+                     "source",
+                     kernel->meta->name, kernel->program->origin);
   size_t scaled[3];
   if (flags & FCL_LAUNCH_G_TIMES_L) {
     FCL_CHECK_ARG(local != NULL, 6, "local", "FCL_LAUNCH_G_TIMES_L needs local sizes");
@@ -190,8 +206,9 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const 
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");
-  if (!f) return FCL_ERROR(FCL_ERR_IO, "cannot create %s for the capture of '%s'", tmp,
-                           kernel->meta->name);
+  if (!f)
+    return FCL_ERROR(FCL_ERR_IO, "cannot create %s for the capture of '%s'", tmp,
+                     kernel->meta->name);
   fcl_status st = write_program(kernel, queue, f, work_dim, global, local, offset);
   if (fclose(f) != 0 && st == FCL_OK) st = FCL_ERROR(FCL_ERR_IO, "cannot write %s", tmp);
   if (st == FCL_OK && rename(tmp, path) != 0)

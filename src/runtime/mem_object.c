@@ -19,12 +19,14 @@ fcl_status fcl_mem_get_info(cl_mem mem, fcl_mem_info *out) {
              "clGetMemObjectInfo(CL_MEM_HOST_PTR)");
   FCL_CL_TRY(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof out->context, &out->context, NULL),
              "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-  FCL_CL_TRY(clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof out->base, &out->base,
-                                NULL), "clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT)");
+  FCL_CL_TRY(
+      clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof out->base, &out->base, NULL),
+      "clGetMemObjectInfo(CL_MEM_ASSOCIATED_MEMOBJECT)");
   FCL_CL_TRY(clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof out->offset, &out->offset, NULL),
              "clGetMemObjectInfo(CL_MEM_OFFSET)");
   FCL_CL_TRY(clGetMemObjectInfo(mem, CL_MEM_REFERENCE_COUNT, sizeof out->references,
-                                &out->references, NULL), "clGetMemObjectInfo(CL_MEM_REFERENCE_COUNT)");
+                                &out->references, NULL),
+             "clGetMemObjectInfo(CL_MEM_REFERENCE_COUNT)");
   return FCL_OK;
 }
 

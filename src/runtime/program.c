@@ -11,7 +11,7 @@
 #define ARG_INFO_OPTION "-cl-kernel-arg-info"
 
 fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
-                           fcl_program **out) {
+                            fcl_program **out) {
   fcl_program *p = calloc(1, sizeof *p);
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "program object");
   atomic_init(&p->refs, 1);
@@ -72,8 +72,10 @@ fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices
   *out = NULL;
   for (cl_uint i = 0; i < num_devices; ++i) {
     if (fcl__context_device_index(context, devices[i]) < 0)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (devices): entry %u is not a device "
-                       "of the context", i);
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument 3 (devices): entry %u is not a device "
+                       "of the context",
+                       i);
     if (!binaries[i] || sizes[i] == 0)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (binaries): entry %u is empty", i);
     const char *why;
@@ -180,7 +182,7 @@ static void collect_logs(fcl_program *p) {
   for (cl_uint i = 0; i < p->context->num_devices; ++i) {
     size_t n = 0;
     if (clGetProgramBuildInfo(p->cl, p->context->devices[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
-            CL_SUCCESS)
+        CL_SUCCESS)
       continue;
     p->logs[i] = calloc(n + 1, 1);
     if (p->logs[i])
@@ -210,8 +212,8 @@ static void show_warnings(const fcl_program *p, const char *when) {
     if (blank(p->logs[i])) continue;
     char name[256] = "";
     clGetDeviceInfo(p->context->devices[i], CL_DEVICE_NAME, sizeof name, name, NULL);
-    fcl_log(only_benign(p->logs[i]) ? FCL_LOG_DEBUG : FCL_LOG_WARNING, "build messages for %s on '%s'%s:\n%s", p->origin, name, when,
-            p->logs[i]);
+    fcl_log(only_benign(p->logs[i]) ? FCL_LOG_DEBUG : FCL_LOG_WARNING,
+            "build messages for %s on '%s'%s:\n%s", p->origin, name, when, p->logs[i]);
   }
 }
 
@@ -315,13 +317,14 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   drop_binaries(p);
   fcl__program_meta_free(p);
   cl_uint n = p->context->num_devices;
-  char (*keys)[65] = NULL;
+  char(*keys)[65] = NULL;
   bool cache = p->source && fcl__cache_enabled();
   int lock = -1;
   if (cache) {
     keys = malloc(n * sizeof *keys);
     if (!keys) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "cache keys");
-    for (cl_uint i = 0; i < n; ++i) fcl__cache_key(p->source, opts, p->context->devices[i], keys[i]);
+    for (cl_uint i = 0; i < n; ++i)
+      fcl__cache_key(p->source, opts, p->context->devices[i], keys[i]);
     lock = fcl__cache_lock(keys[0]); /* until stored: see program_cache.c */
     if (build_from_cache(p, opts, keys)) {
       fcl__cache_unlock(lock);
@@ -401,8 +404,10 @@ fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
                         num_programs, ps, NULL, NULL, &err);
   free(ps);
   if (err != CL_SUCCESS) {
-    if (p->cl) st = build_failure(p, err, "link", p->options);
-    else st = FCL_CL_ERROR(err, "clLinkProgram(%s)", origin);
+    if (p->cl)
+      st = build_failure(p, err, "link", p->options);
+    else
+      st = FCL_CL_ERROR(err, "clLinkProgram(%s)", origin);
     fcl_program_release(&p);
     return st;
   }
@@ -429,9 +434,7 @@ const char *fcl_program_origin(const fcl_program *program) {
 const char *fcl_program_options(const fcl_program *program) {
   return program ? program->options : "";
 }
-bool fcl_program_from_cache(const fcl_program *program) {
-  return program && program->from_cache;
-}
+bool fcl_program_from_cache(const fcl_program *program) { return program && program->from_cache; }
 
 fcl_status fcl_program_build_status(const fcl_program *program, cl_device_id device,
                                     cl_build_status *status) {
@@ -457,8 +460,9 @@ fcl_status fcl_program_binary(fcl_program *program, cl_device_id device,
   FCL_CHECK_NULL(size, 4);
   fcl_program *p = program;
   int idx = fcl__context_device_index(p->context, device);
-  if (idx < 0) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of "
-                                "the program's context");
+  if (idx < 0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of "
+                                               "the program's context");
   fcl_status st = FCL_OK;
   pthread_mutex_lock(&p->lock);
   if (!p->binaries[idx]) {

@@ -14,10 +14,10 @@
 
 #include "runtime_impl.h"
 
-#define POCL_MAGIC "poclbin"         /* 8 bytes with its NUL */
-#define POCL_HASH_BYTES 41           /* SHA-1 in 40 characters and a NUL */
-#define POCL_FLAG_SCOPE_VARS 2u      /* version >= 10: a u64 of program-scope bytes follows */
-#define POCL_KERNEL_FIXED_BYTES 20u  /* struct size, binaries size, arginfo size */
+#define POCL_MAGIC "poclbin"        /* 8 bytes with its NUL */
+#define POCL_HASH_BYTES 41          /* SHA-1 in 40 characters and a NUL */
+#define POCL_FLAG_SCOPE_VARS 2u     /* version >= 10: a u64 of program-scope bytes follows */
+#define POCL_KERNEL_FIXED_BYTES 20u /* struct size, binaries size, arginfo size */
 
 typedef struct {
   const unsigned char *p;

@@ -62,13 +62,19 @@ fcl_status fcl_program_cache_dir(char *buf, size_t size) {
   const char *xdg = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
   int n;
-  if (dir && *dir) n = snprintf(buf, size, "%s", dir);
-  else if (xdg && *xdg) n = snprintf(buf, size, "%s/flowcl", xdg);
-  else if (home && *home) n = snprintf(buf, size, "%s/.cache/flowcl", home);
-  else n = snprintf(buf, size, "/tmp/flowcl-cache-%u", (unsigned)getuid());
+  if (dir && *dir)
+    n = snprintf(buf, size, "%s", dir);
+  else if (xdg && *xdg)
+    n = snprintf(buf, size, "%s/flowcl", xdg);
+  else if (home && *home)
+    n = snprintf(buf, size, "%s/.cache/flowcl", home);
+  else
+    n = snprintf(buf, size, "/tmp/flowcl-cache-%u", (unsigned)getuid());
   if (n < 0 || (size_t)n >= size)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (size): %zu bytes cannot hold the "
-                     "cache directory path", size);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (size): %zu bytes cannot hold the "
+                     "cache directory path",
+                     size);
   char why[128], text[4400];
   if (!fcl__dir_trusted(buf, why, sizeof why)) {
     snprintf(text, sizeof text, "program cache: not using %s: %s", buf, why);
@@ -102,7 +108,8 @@ static void hash_device(fcl__sha256 *h, cl_device_id device) {
  * -I directories of the options), recursively, so that editing a header changes the key. */
 static void hash_includes(fcl__sha256 *h, const char *source, const char *options, int depth) {
   if (depth > 16 || !source) return;
-  for (const char *line = source; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+  for (const char *line = source; line && *line;
+       line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     const char *p = line;
     while (*p == ' ' || *p == '\t') ++p;
     if (*p != '#') continue;
@@ -179,8 +186,10 @@ static bool reject(const char *path, const char *why, unsigned char *data) {
     fcl_log(FCL_LOG_WARNING, "program cache entry %s is corrupted (%s): removed, rebuilding", path,
             why);
   } else {
-    snprintf(text, sizeof text, "program cache entry %s is corrupted (%s) and cannot be removed "
-             "(%s): rebuilding without it", path, why, strerror(errno));
+    snprintf(text, sizeof text,
+             "program cache entry %s is corrupted (%s) and cannot be removed "
+             "(%s): rebuilding without it",
+             path, why, strerror(errno));
     warn_once(text);
   }
   return false;

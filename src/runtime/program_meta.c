@@ -11,9 +11,8 @@ size_t fcl__cl_type_size(const char *t) {
   static const struct {
     const char *name;
     size_t size;
-  } base[] = {{"uchar", 1},  {"char", 1},   {"ushort", 2}, {"short", 2}, {"half", 2},
-              {"uint", 4},   {"int", 4},    {"float", 4},  {"ulong", 8}, {"long", 8},
-              {"double", 8}};
+  } base[] = {{"uchar", 1}, {"char", 1},  {"ushort", 2}, {"short", 2}, {"half", 2},  {"uint", 4},
+              {"int", 4},   {"float", 4}, {"ulong", 8},  {"long", 8},  {"double", 8}};
   if (!t) return 0;
   if (strncmp(t, "unsigned ", 9) == 0) t += 9;
   for (size_t i = 0; i < sizeof base / sizeof *base; ++i) {
@@ -33,10 +32,10 @@ static fcl_arg_kind kind_of(cl_kernel_arg_address_qualifier q, const char *type)
   /* images are memory objects in the global address space: the type decides first */
   if (strncmp(type, "image", 5) == 0) return FCL_ARG_IMAGE;
   switch (q) {
-  case CL_KERNEL_ARG_ADDRESS_GLOBAL: return FCL_ARG_GLOBAL;
-  case CL_KERNEL_ARG_ADDRESS_CONSTANT: return FCL_ARG_CONSTANT;
-  case CL_KERNEL_ARG_ADDRESS_LOCAL: return FCL_ARG_LOCAL;
-  default: break;
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL: return FCL_ARG_GLOBAL;
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT: return FCL_ARG_CONSTANT;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL: return FCL_ARG_LOCAL;
+    default: break;
   }
   if (strcmp(type, "sampler_t") == 0) return FCL_ARG_SAMPLER;
   return FCL_ARG_SCALAR;
@@ -75,7 +74,8 @@ static cl_int query_args(cl_kernel k, fcl__kernel_meta *meta) {
 /* Find "K name nargs" in serialized metadata and fill meta->args from its "A" lines. */
 static bool parse_cached(const char *text, fcl__kernel_meta *meta) {
   size_t nlen = strlen(meta->name);
-  for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+  for (const char *line = text; line && *line;
+       line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
     if (strncmp(line, "K ", 2) != 0 || strncmp(line + 2, meta->name, nlen) != 0 ||
         line[2 + nlen] != ' ')
       continue;

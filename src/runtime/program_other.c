@@ -21,8 +21,7 @@ static bool listed(const char *list, const char *name, size_t len) {
   return false;
 }
 
-fcl_status fcl_program_create_built_in(fcl_context *context, const char *names,
-                                       fcl_program **out) {
+fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, fcl_program **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(names, 2);
   FCL_CHECK_NULL(out, 3);
@@ -37,8 +36,10 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names,
       fcl_device_info info;
       FCL_TRY(fcl_device_get_info(context->devices[d], &info));
       if (!listed(info.built_in_kernels, p, n))
-        return FCL_ERROR(FCL_ERR_NOT_FOUND, "built-in kernel '%.*s' is not one of device '%s' "
-                         "(it has: %s)", (int)n, p, info.name,
+        return FCL_ERROR(FCL_ERR_NOT_FOUND,
+                         "built-in kernel '%.*s' is not one of device '%s' "
+                         "(it has: %s)",
+                         (int)n, p, info.name,
                          info.built_in_kernels[0] ? info.built_in_kernels : "none");
     }
     p = e;
@@ -46,8 +47,8 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names,
   fcl_program *prog;
   FCL_TRY(fcl__program_new(context, NULL, "<built-in kernels>", &prog));
   cl_int err;
-  prog->cl = clCreateProgramWithBuiltInKernels(context->cl, context->num_devices,
-                                               context->devices, names, &err);
+  prog->cl = clCreateProgramWithBuiltInKernels(context->cl, context->num_devices, context->devices,
+                                               names, &err);
   if (err != CL_SUCCESS) {
     fcl_program_release(&prog);
     return FCL_CL_ERROR(err, "clCreateProgramWithBuiltInKernels('%s')", names);
@@ -88,8 +89,10 @@ fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, siz
   const size_t len = strlen(text);
   if (len != size) {
     free(text);
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (bytes): neither SPIR-V (no magic "
-                     "number) nor OpenCL C text (a NUL byte at %zu of %zu)", len, size);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (bytes): neither SPIR-V (no magic "
+                     "number) nor OpenCL C text (a NUL byte at %zu of %zu)",
+                     len, size);
   }
   fcl_status st = fcl_program_create_source(context, text, origin, out);
   free(text);

@@ -22,18 +22,17 @@ fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, uns
   if (fcl__context_device_index(context, device) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
   cl_command_queue_properties supported = 0, wanted = 0;
-  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported,
-                             NULL),
-             "clGetDeviceInfo(CL_DEVICE_QUEUE_PROPERTIES)");
+  FCL_CL_TRY(
+      clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL),
+      "clGetDeviceInfo(CL_DEVICE_QUEUE_PROPERTIES)");
   if (flags & FCL_QUEUE_OUT_OF_ORDER) wanted |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   if (flags & FCL_QUEUE_PROFILING) wanted |= CL_QUEUE_PROFILING_ENABLE;
   if ((wanted & supported) != wanted) {
     char name[256] = "";
     device_name(device, name, sizeof name);
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "device '%s' does not support %s queues", name,
-                     (wanted & ~supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-                         ? "out-of-order"
-                         : "profiling");
+                     (wanted & ~supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? "out-of-order"
+                                                                                    : "profiling");
   }
   cl_int err;
   char version[256] = "";
@@ -114,8 +113,8 @@ fcl_status fcl_queue_enqueue_native(cl_command_queue queue, fcl_native_fn fn, co
   /* OpenCL copies args_size bytes; the function pointer travels as the callback itself. */
   unsigned char empty = 0;
   FCL_CL_TRY(clEnqueueNativeKernel(queue, (void(CL_CALLBACK *)(void *))fn,
-                                   args_size ? (void *)args : &empty, args_size ? args_size : 1,
-                                   0, NULL, NULL, num_wait, wait, event),
+                                   args_size ? (void *)args : &empty, args_size ? args_size : 1, 0,
+                                   NULL, NULL, num_wait, wait, event),
              "clEnqueueNativeKernel");
   return FCL_OK;
 }

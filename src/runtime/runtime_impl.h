@@ -42,12 +42,12 @@ struct fcl_program {
   atomic_int refs;
   fcl_context *context;
   cl_program cl;
-  char *source;  /* NULL for binary / IL programs */
+  char *source; /* NULL for binary / IL programs */
   char *origin;
   char *options; /* of the last build, FLOWCL_BUILD_OPTIONS included */
   bool from_cache;
   bool built_in; /* built-in kernels: ready at creation, nothing to build */
-  char **logs; /* one per context device, from the last build */
+  char **logs;   /* one per context device, from the last build */
   size_t num_kernels;
   fcl__kernel_meta *kernels; /* filled after a successful build */
   pthread_mutex_t lock;      /* guards lazily read binaries */
@@ -58,10 +58,10 @@ struct fcl_program {
 /* What a launch needs to know of one argument's current value (kept for capture). */
 typedef struct {
   enum { FCL__UNSET, FCL__VALUE, FCL__BUFFER, FCL__LOCAL, FCL__IMAGE, FCL__SAMPLER } how;
-  size_t size;            /* value bytes, or local bytes */
-  unsigned char value[32];/* by-value bytes up to 32 */
-  unsigned char *big;     /* larger by-value arguments */
-  cl_mem buffer;          /* or the image */
+  size_t size;             /* value bytes, or local bytes */
+  unsigned char value[32]; /* by-value bytes up to 32 */
+  unsigned char *big;      /* larger by-value arguments */
+  cl_mem buffer;           /* or the image */
 } fcl__arg_value;
 
 struct fcl_kernel {

@@ -70,17 +70,22 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
     fcl_dtype t;
     CHECK_OK(fcl_kbuilder_arg(kb, a, &name, &is_array, &t, NULL));
     if (!is_array) {
-      if (t == FCL_FLOAT32) CHECK_OK(fcl_param_set_f32(ps, name, (float)d.scalar[a]));
-      else CHECK_OK(fcl_param_set_f64(ps, name, d.scalar[a]));
+      if (t == FCL_FLOAT32)
+        CHECK_OK(fcl_param_set_f32(ps, name, (float)d.scalar[a]));
+      else
+        CHECK_OK(fcl_param_set_f64(ps, name, d.scalar[a]));
       continue;
     }
     size_t es = fcl_dtype_size(t), n = d.count[a];
     unsigned char *host = malloc((n ? n : 1) * es);
     for (size_t i = 0; i < n; ++i) {
-      if (t == FCL_FLOAT32) ((float *)host)[i] = (float)d.data[a][i];
-      else ((double *)host)[i] = d.data[a][i];
+      if (t == FCL_FLOAT32)
+        ((float *)host)[i] = (float)d.data[a][i];
+      else
+        ((double *)host)[i] = d.data[a][i];
       /* the reference sees exactly what the device sees */
-      d.data[a][i] = expect.data[a][i] = t == FCL_FLOAT32 ? (double)((float *)host)[i] : d.data[a][i];
+      d.data[a][i] = expect.data[a][i] = t == FCL_FLOAT32 ? (double)((float *)host)[i]
+                                                          : d.data[a][i];
     }
     cl_int err;
     bufs[a] = clCreateBuffer(fcl_context_cl(env->ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -123,9 +128,11 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
   if (bad) {
     char *src = NULL;
     fcl_kbuilder_generate(kb, &src);
-    fcl_test_fail(__FILE__, __LINE__, "%s [%s] on %s: %zu wrong values; first: argument %zu "
-                  "element %zu = %.17g, expected %.17g\n%s", fcl_kbuilder_name(kb), variant,
-                  env->device, bad, first_arg, first, got_first, want_first, src ? src : "");
+    fcl_test_fail(__FILE__, __LINE__,
+                  "%s [%s] on %s: %zu wrong values; first: argument %zu "
+                  "element %zu = %.17g, expected %.17g\n%s",
+                  fcl_kbuilder_name(kb), variant, env->device, bad, first_arg, first, got_first,
+                  want_first, src ? src : "");
     free(src);
   }
   for (size_t a = 0; a < d.nargs; ++a)

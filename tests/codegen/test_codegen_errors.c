@@ -45,8 +45,8 @@ static void declarations(void) {
 
 static void instructions(void) {
   fcl_kbuilder *kb = base();
-  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] + q"),
-               FCL_ERR_INVALID_ARGUMENT, "unknown name 'q'");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] + q"), FCL_ERR_INVALID_ARGUMENT,
+               "unknown name 'q'");
   CHECKF(fcl_test_contains(fcl_last_error(), "b[i, j] = a[i, j] + q"), "statement not named: %s",
          fcl_last_error());
   CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "b[i, j] = (a[i, j] + 1"),
@@ -76,7 +76,8 @@ static void instructions(void) {
   CHECK_OK(fcl_kbuilder_create("big", &big));
   CHECK_OK(fcl_kbuilder_add_array(big, "w", FCL_FLOAT32, "8"));
   CHECK_OK(fcl_kbuilder_add_domain(big, "{ [i]: 0 <= i < 9223372036854775807 + 1 }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(big, "w[(i << 62) * 4 + (-9223372036854775807 - 1) / -1] = 1"));
+  CHECK_OK(
+      fcl_kbuilder_add_instructions(big, "w[(i << 62) * 4 + (-9223372036854775807 - 1) / -1] = 1"));
   char *big_src = NULL;
   fcl_status big_st = fcl_kbuilder_generate(big, &big_src);
   CHECKF(big_st == FCL_OK || big_st == FCL_ERR_INVALID_ARGUMENT, "generate: %s",
@@ -189,8 +190,7 @@ static void streams(void) {
   CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "n"), FCL_ERR_INVALID_ARGUMENT,
                "'n' is not a global array");
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
-  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "j", "a"), FCL_ERR_INVALID_ARGUMENT,
-               "'j' was split");
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "j", "a"), FCL_ERR_INVALID_ARGUMENT, "'j' was split");
   CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "j_inner", "a"), FCL_ERR_INVALID_ARGUMENT,
                "'j_inner' is tagged l.0");
   CHECK_OK(fcl_kbuilder_assume(kb, "m mod 16 = 0")); /* one body: no remainder to unswitch */
@@ -206,15 +206,14 @@ static void streams(void) {
   size_t loads = 0;
   for (const char *p = src; p && (p = strstr(p, "a[")); ++p) loads++;
   CHECKF(src && loads == 3 && strstr(src, "a_s0_0_rot") && strstr(src, "a_s0_1_rot") &&
-         !strstr(src, "a_s0_2_rot"), "expected 3 loads of a and 2 rotations:\n%s",
-         src ? src : "");
+             !strstr(src, "a_s0_2_rot"),
+         "expected 3 loads of a and 2 rotations:\n%s", src ? src : "");
   free(src);
   fcl_kbuilder_destroy(&kb);
 
   kb = base(); /* written in the loop */
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "a[i, j] = 2 * a[i, j] {id=scale}"));
-  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "a"), FCL_ERR_INVALID_ARGUMENT,
-               "insn 'scale'");
+  CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "a"), FCL_ERR_INVALID_ARGUMENT, "insn 'scale'");
   fcl_kbuilder_destroy(&kb);
 
   kb = base(); /* prefetched */

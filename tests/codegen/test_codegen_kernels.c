@@ -33,9 +33,12 @@ static void v_none(fcl_kbuilder *kb) { (void)kb; }
 /* ---------------- elementwise map ---------------- */
 
 static void ref_map(kb_data *d, const int64_t *p) {
-  for (int64_t i = 0; i < p[0]; ++i) d->data[3][i] = d->scalar[0] * d->data[1][i] + sin(d->data[2][i]);
+  for (int64_t i = 0; i < p[0]; ++i)
+    d->data[3][i] = d->scalar[0] * d->data[1][i] + sin(d->data[2][i]);
 }
-static void v_map_g64(fcl_kbuilder *kb) { CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0")); }
+static void v_map_g64(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0"));
+}
 static void v_map_vec(fcl_kbuilder *kb) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 256, "g.0", NULL));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "vec"));
@@ -62,9 +65,11 @@ static fcl_kbuilder *make_map(fcl_dtype t) {
 }
 
 static void map_tests(kb_env *env, fcl_dtype t) {
-  static const variant v[] = {{"sequential", v_none}, {"g.0/l.0 by 64", v_map_g64},
+  static const variant v[] = {{"sequential", v_none},
+                              {"g.0/l.0 by 64", v_map_g64},
                               {"vec 4 (remainder: unrolled)", v_map_vec},
-                              {"l.auto", v_map_auto}, {"ilp 4", v_map_ilp}};
+                              {"l.auto", v_map_auto},
+                              {"ilp 4", v_map_ilp}};
   fcl_kbuilder *kb = make_map(t);
   int64_t n = 1000;
   run_variants(env, kb, &n, ref_map, v, sizeof v / sizeof *v);
@@ -116,12 +121,12 @@ static void rules_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_array(kb, "y", t, "n"));
   CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb,
-      "sq(v) := v * v\n"
-      "<> tt = sq(x[i]) + y[i]          {id=make_t}\n"
-      "<int> big = tt > 1.5             {id=test, dep=make*}\n"
-      "out[i] = tt - 1.0                {id=low, dep=make_t}\n"
-      "out[i] = 2.0 * tt                {id=high, dep=low:test, if=big}"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "sq(v) := v * v\n"
+          "<> tt = sq(x[i]) + y[i]          {id=make_t}\n"
+          "<int> big = tt > 1.5             {id=test, dep=make*}\n"
+          "out[i] = tt - 1.0                {id=low, dep=make_t}\n"
+          "out[i] = 2.0 * tt                {id=high, dep=low:test, if=big}"));
   int64_t n = 777;
   static const variant v[] = {{"sequential", v_none}, {"g.0/l.0 by 64", v_map_g64}};
   run_variants(env, kb, &n, ref_rules, v, 2);
@@ -135,7 +140,8 @@ static void rules_tests(kb_env *env, fcl_dtype t) {
 static void ref_two_sums(kb_data *d, const int64_t *p) {
   for (int64_t j = 0; j < p[0]; ++j) {
     double s = 0, t = 0;
-    for (int64_t i = 0; i < p[0]; ++i) s += d->data[0][i * p[0] + j], t += 2 * d->data[1][i * p[0] + j];
+    for (int64_t i = 0; i < p[0]; ++i)
+      s += d->data[0][i * p[0] + j], t += 2 * d->data[1][i * p[0] + j];
     d->data[2][j] = s + t;
   }
 }
@@ -189,9 +195,10 @@ static void stencil2d_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_array(kb, "u", t, "ny, nx"));
   CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "ny, nx"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [j, i]: 1 <= j < ny - 1 and 1 <= i < nx - 1 }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb,
-      "out[j, i] = u[j, i - 1] + u[j, i + 1] + u[j - 1, i] + u[j + 1, i] - 4.0 * u[j, i]"));
-  static const variant v[] = {{"sequential", v_none}, {"16x16 tiles", v_s2_tile},
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "out[j, i] = u[j, i - 1] + u[j, i + 1] + u[j - 1, i] + u[j + 1, i] - 4.0 * u[j, i]"));
+  static const variant v[] = {{"sequential", v_none},
+                              {"16x16 tiles", v_s2_tile},
                               {"32x4 tiles, prefetch", v_s2_prefetch},
                               {"unrolled rows of 8", v_s2_rows},
                               {"sequential, i outside j (prioritize_loops)", v_s2_i_outer}};
@@ -204,7 +211,8 @@ static void stencil2d_tests(kb_env *env, fcl_dtype t) {
     if (prio) v_s2_i_outer(ok);
     char *src = NULL;
     CHECK_OK(fcl_kbuilder_generate(ok, &src));
-    const char *li = src ? strstr(src, "for (int i") : NULL, *lj = src ? strstr(src, "for (int j") : NULL;
+    const char *li = src ? strstr(src, "for (int i") : NULL,
+               *lj = src ? strstr(src, "for (int j") : NULL;
     CHECKF(li && lj && (prio ? li < lj : lj < li), "%s: loop i should be %s loop j:\n%s",
            prio ? "prioritize_loops(i, j)" : "domain order", prio ? "outside" : "inside",
            src ? src : "");
@@ -220,13 +228,13 @@ static void ref_stencil3d(kb_data *d, const int64_t *p) {
   int64_t nx = p[0], ny = p[1], nz = p[2];
   const double *u = d->data[1];
   double a = d->scalar[0];
-#define U(k, j, i) u[((k) * ny + (j)) * nx + (i)]
+#define U(k, j, i) u[((k)*ny + (j)) * nx + (i)]
   for (int64_t k = 1; k < nz - 1; ++k)
     for (int64_t j = 1; j < ny - 1; ++j)
       for (int64_t i = 1; i < nx - 1; ++i)
-        d->data[2][(k * ny + j) * nx + i] =
-            a * U(k, j, i) + U(k, j, i - 1) + U(k, j, i + 1) + U(k, j - 1, i) + U(k, j + 1, i) +
-            U(k - 1, j, i) + U(k + 1, j, i);
+        d->data[2][(k * ny + j) * nx + i] = a * U(k, j, i) + U(k, j, i - 1) + U(k, j, i + 1) +
+                                            U(k, j - 1, i) + U(k, j + 1, i) + U(k - 1, j, i) +
+                                            U(k + 1, j, i);
 #undef U
 }
 static void v_s3_tiles(fcl_kbuilder *kb) {
@@ -294,7 +302,7 @@ static void block_tests(kb_env *env, const fcl_kbuilder *base) {
     char *src = NULL;
     CHECK_OK(fcl_kbuilder_generate(vk, &src));
     CHECKF(src && strstr(src, "aligned") && strstr(src, ".s1, u_blk") && strstr(src, ") ? *(") &&
-           strstr(src, "the lanes inside") && !strstr(src, "vload"),
+               strstr(src, "the lanes inside") && !strstr(src, "vload"),
            "%s: expected blocks, shuffles, tested edge blocks and masked stores:\n%s", v[k].name,
            src ? src : "");
     free(src);
@@ -314,9 +322,9 @@ static void stencil3d_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "nz, ny, nx"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < nz - 1 and 1 <= j < ny - 1 and "
                                        "1 <= i < nx - 1 }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb,
-      "out[k, j, i] = a * u[k, j, i] + u[k, j, i - 1] + u[k, j, i + 1] + u[k, j - 1, i]"
-      " + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i]"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "out[k, j, i] = a * u[k, j, i] + u[k, j, i - 1] + u[k, j, i + 1] + u[k, j - 1, i]"
+          " + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i]"));
   static const variant v[] = {{"tiles 32x4, k on groups", v_s3_tiles},
                               {"tiles 32x4, k on groups, prefetch", v_s3_prefetch},
                               {"tiles 16x8 marching in k, prefetch", v_s3_march},
@@ -379,10 +387,10 @@ static void stream2_tests(kb_env *env, fcl_dtype t) {
   for (int i = 0; i < 4; ++i) CHECK_OK(fcl_kbuilder_add_array(kb, names[i], t, "nz, ny, nx"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < nz - 1 and 0 <= j < ny and "
                                        "0 <= i < nx }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb,
-      "<> c = a[k, j, i]  {id=center, dep=}\n"
-      "out[k, j, i] = c + (u[k - 1, j, i] - u[k + 1, j, i]) + v[k - 1, j, i] * v[k + 1, j, i]"
-      "  {dep=center}"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "<> c = a[k, j, i]  {id=center, dep=}\n"
+          "out[k, j, i] = c + (u[k - 1, j, i] - u[k + 1, j, i]) + v[k - 1, j, i] * v[k + 1, j, i]"
+          "  {dep=center}"));
   static const variant v[] = {{"sequential", v_none},
                               {"u, v streamed, 4 planes per group", v_stream2_4},
                               {"u, v streamed, 16 planes per group (partial)", v_stream2_16}};
@@ -427,7 +435,8 @@ static void transpose_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n, m"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "out[i, j] = a[j, i]"));
-  static const variant v[] = {{"16x16 direct", v_tr_plain}, {"16x16 prefetch", v_tr_pad0},
+  static const variant v[] = {{"16x16 direct", v_tr_plain},
+                              {"16x16 prefetch", v_tr_pad0},
                               {"16x16 prefetch, padded", v_tr_pad1}};
   int64_t p[2] = {50, 35};
   run_variants(env, kb, p, ref_transpose, v, sizeof v / sizeof *v);
@@ -442,9 +451,9 @@ static void transpose_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_temporary(kb, "tile", t, FCL_TEMP_LOCAL, "16, 17"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [bi, bj, li, lj]: 0 <= bi < n / 16 and "
                                        "0 <= bj < m / 16 and 0 <= li < 16 and 0 <= lj < 16 }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb,
-      "tile[lj, li] = a[bj * 16 + lj, bi * 16 + li]         {id=load}\n"
-      "out[bi * 16 + lj, bj * 16 + li] = tile[li, lj]       {id=store}"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "tile[lj, li] = a[bj * 16 + lj, bi * 16 + li]         {id=load}\n"
+          "out[bi * 16 + lj, bj * 16 + li] = tile[li, lj]       {id=store}"));
   CHECK_OK(fcl_kbuilder_tag_inames(kb, "bi:g.0, bj:g.1, li:l.0, lj:l.1"));
   char *src = NULL;
   CHECK_OK(fcl_kbuilder_generate(kb, &src));
@@ -465,11 +474,11 @@ static void transpose_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_temporary(kb, "tile", t, FCL_TEMP_LOCAL, "16, 17"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [bi, bj, li, lj]: 0 <= bi < n / 16 and "
                                        "0 <= bj < m / 16 and 0 <= li < 16 and 0 <= lj < 16 }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb,
-      "tile[lj, li] = a[bj * 16 + lj, bi * 16 + li]         {id=load}\n"
-      "out[bi * 16 + lj, bj * 16 + li] = tile[li, lj]       {id=store}\n"
-      "tile[lj, li] = b[bj * 16 + lj, bi * 16 + li]         {id=load2, dep=store}\n"
-      "out2[bi * 16 + lj, bj * 16 + li] = tile[li, lj]      {id=store2, dep=load2}"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "tile[lj, li] = a[bj * 16 + lj, bi * 16 + li]         {id=load}\n"
+          "out[bi * 16 + lj, bj * 16 + li] = tile[li, lj]       {id=store}\n"
+          "tile[lj, li] = b[bj * 16 + lj, bi * 16 + li]         {id=load2, dep=store}\n"
+          "out2[bi * 16 + lj, bj * 16 + li] = tile[li, lj]      {id=store2, dep=load2}"));
   CHECK_OK(fcl_kbuilder_tag_inames(kb, "bi:g.0, bj:g.1, li:l.0, lj:l.1"));
   CHECK_OK(fcl_kbuilder_generate(kb, &src));
   CHECKF(src && strstr(src, "earlier readers are done"), "no barrier before the reuse:\n%s",
@@ -493,7 +502,9 @@ static void ref_reduce(kb_data *d, const int64_t *p) {
     d->data[2][i] = mx;
   }
 }
-static void v_red_rows(fcl_kbuilder *kb) { CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0")); }
+static void v_red_rows(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0"));
+}
 static void v_red_unr(fcl_kbuilder *kb) {
   v_red_rows(kb);
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, NULL, "unr"));
@@ -510,7 +521,8 @@ static void reduction_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "total[i] = sum(j, a[i, j])\n"
                                              "largest[i] = max(j, a[i, j])"));
-  static const variant v[] = {{"sequential", v_none}, {"rows on l.0", v_red_rows},
+  static const variant v[] = {{"sequential", v_none},
+                              {"rows on l.0", v_red_rows},
                               {"rows on l.0, j unrolled by 8 with remainder", v_red_unr}};
   int64_t p[2] = {75, 37};
   run_variants(env, kb, p, ref_reduce, v, sizeof v / sizeof *v);
@@ -527,7 +539,9 @@ static void ref_matvec(kb_data *d, const int64_t *p) {
     d->data[2][i] = s;
   }
 }
-static void v_mv_rows(fcl_kbuilder *kb) { CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0")); }
+static void v_mv_rows(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0"));
+}
 static void v_mv_ilp(fcl_kbuilder *kb) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 128, "g.0", NULL));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "ilp"));
@@ -547,8 +561,8 @@ static void matvec_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_array(kb, "y", t, "n"));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i, j]: 0 <= i < n and 0 <= j < m }"));
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "y[i] = sum(j, A[i, j] * x[j])"));
-  static const variant v[] = {{"rows on l.0", v_mv_rows}, {"ilp 4", v_mv_ilp},
-                              {"j unrolled by 4", v_mv_unr}};
+  static const variant v[] = {
+      {"rows on l.0", v_mv_rows}, {"ilp 4", v_mv_ilp}, {"j unrolled by 4", v_mv_unr}};
   int64_t p[2] = {300, 97};
   run_variants(env, kb, p, ref_matvec, v, sizeof v / sizeof *v);
   /* x in local memory: the sweep covers the whole reduction, so m must be fixed */

@@ -83,8 +83,8 @@ static void on_device(const fcl_device_entry *device, void *user) {
 
   /* a corrupted entry is ignored, re-tuned and rewritten */
   char cmd[4500];
-  snprintf(cmd, sizeof cmd, "for e in %s/*.txt; do sed -i 's/^choice.*/choice 16 2 0/' \"$e\"; done",
-           tunedir);
+  snprintf(cmd, sizeof cmd,
+           "for e in %s/*.txt; do sed -i 's/^choice.*/choice 16 2 0/' \"$e\"; done", tunedir);
   CHECK(system(cmd) == 0);
   opt.effort = FCL_TUNE_MEASURE;
   CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &again, NULL));
@@ -143,16 +143,19 @@ static void on_device(const fcl_device_entry *device, void *user) {
          before, after, seconds);
   CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
   fcl_tune_totals(&reused, NULL);
-  CHECKF(r.from_cache && r.timed == 0 && reused == after, "the second tuning of a size class "
-         "timed %zu variants (from the cache: %d), totals %zu -> %zu", r.timed, r.from_cache,
-         after, reused);
+  CHECKF(r.from_cache && r.timed == 0 && reused == after,
+         "the second tuning of a size class "
+         "timed %zu variants (from the cache: %d), totals %zu -> %zu",
+         r.timed, r.from_cache, after, reused);
   /* a remembered choice that this size refuses (remembered by a rank with another block of
    * the same size class): searched again, not an error */
   refused_tile = r.choice[0];
   n = (1 << 8) - 3; /* the same size class */
   CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
-  CHECKF(!r.from_cache && r.choice[0] != refused_tile, "a refused remembered choice: tile %lld "
-         "(from the cache: %d)", (long long)r.choice[0], r.from_cache);
+  CHECKF(!r.from_cache && r.choice[0] != refused_tile,
+         "a refused remembered choice: tile %lld "
+         "(from the cache: %d)",
+         (long long)r.choice[0], r.from_cache);
   refused_tile = -1;
   unsetenv("FLOWCL_TUNE");
   fcl_kbuilder_destroy(&kb);

@@ -45,8 +45,8 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
   cl_mem da = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a_bytes, a, &err);
   cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b_bytes, NULL, &err);
   fcl__alltoall *x = NULL;
-  CHECK_OK(fcl__alltoall_create(e->ctx, e->q, MPI_COMM_WORLD, sizeof(int32_t), send, recv, kind,
-                                &x));
+  CHECK_OK(
+      fcl__alltoall_create(e->ctx, e->q, MPI_COMM_WORLD, sizeof(int32_t), send, recv, kind, &x));
   if (x) {
     /* auto on one node: staged; one rank alone keeps its block on the device either way */
     CHECKF(strcmp(fcl__alltoall_transport(x), expect) == 0, "transport %s: got %s",
@@ -67,8 +67,7 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       clEnqueueFillBuffer(e->q, da, &zero, sizeof zero, 0, a_bytes, 0, NULL, NULL);
       CHECK_OK(fcl__alltoall_run(x, da, db, false));
       clEnqueueReadBuffer(e->q, da, CL_TRUE, 0, a_bytes, back, 0, NULL, NULL);
-      CHECKF(memcmp(back, a, a_bytes) == 0, "%s backward: not the original on rank %d", expect,
-             me);
+      CHECKF(memcmp(back, a, a_bytes) == 0, "%s backward: not the original on rank %d", expect, me);
     }
   }
   fcl__alltoall_destroy(&x);

@@ -74,8 +74,7 @@ int fcl_test_run_on_devices(fcl_test_device_fn fn, void *user) {
     fcl_clear_error();
     fn(&list[i], user);
     printf("[%u:%u] %s: %s\n", list[i].platform_index, list[i].device_index,
-           fcl_test_device_name(list[i].device),
-           fcl_test_failures == before ? "passed" : "FAILED");
+           fcl_test_device_name(list[i].device), fcl_test_failures == before ? "passed" : "FAILED");
   }
   free(list);
   return fcl_test_exit_code();

@@ -23,27 +23,27 @@ void fcl_test_fail(const char *file, int line, const char *format, ...)
 #endif
     ;
 
-#define CHECK(cond)                                                                            \
-  do {                                                                                         \
-    if (!(cond)) fcl_test_fail(__FILE__, __LINE__, "check failed: %s", #cond);                 \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) fcl_test_fail(__FILE__, __LINE__, "check failed: %s", #cond);                     \
   } while (0)
-#define CHECKF(cond, ...)                                                                      \
-  do {                                                                                         \
-    if (!(cond)) fcl_test_fail(__FILE__, __LINE__, __VA_ARGS__);                               \
+#define CHECKF(cond, ...)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) fcl_test_fail(__FILE__, __LINE__, __VA_ARGS__);                                   \
   } while (0)
 /* The call must return FCL_OK; otherwise print the recorded error. */
-#define CHECK_OK(call)                                                                         \
-  do {                                                                                         \
-    fcl_status s_ = (call);                                                                    \
-    if (s_ != FCL_OK)                                                                          \
-      fcl_test_fail(__FILE__, __LINE__, "%s returned %s: %s", #call, fcl_status_name(s_),      \
-                    fcl_last_error());                                                         \
+#define CHECK_OK(call)                                                                             \
+  do {                                                                                             \
+    fcl_status s_ = (call);                                                                        \
+    if (s_ != FCL_OK)                                                                              \
+      fcl_test_fail(__FILE__, __LINE__, "%s returned %s: %s", #call, fcl_status_name(s_),          \
+                    fcl_last_error());                                                             \
   } while (0)
 /* The call must fail with this status, and its message must contain text (NULL: any). */
-#define CHECK_STATUS(call, expected, text)                                                     \
-  do {                                                                                         \
-    fcl_status s_ = (call);                                                                    \
-    fcl_test_check_status(__FILE__, __LINE__, #call, s_, (expected), (text));                  \
+#define CHECK_STATUS(call, expected, text)                                                         \
+  do {                                                                                             \
+    fcl_status s_ = (call);                                                                        \
+    fcl_test_check_status(__FILE__, __LINE__, #call, s_, (expected), (text));                      \
   } while (0)
 /* The call must fail with the status and its message must contain every one of the texts. */
 void fcl_test_check_status(const char *file, int line, const char *call, fcl_status got,

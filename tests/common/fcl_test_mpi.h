@@ -11,9 +11,9 @@ typedef struct {
   cl_command_queue q;
   fcl_allocator *alloc;
   fcl_pool *pool;
-  bool fp64;     /* the device has cl_khr_fp64 */
+  bool fp64;      /* the device has cl_khr_fp64 */
   int rank, size; /* in MPI_COMM_WORLD */
-  char dir[512]; /* temporary directory shared by the ranks ("" unless asked for) */
+  char dir[512];  /* temporary directory shared by the ranks ("" unless asked for) */
 } fcl_test_mpi_env;
 
 typedef void (*fcl_test_mpi_fn)(fcl_test_mpi_env *env);

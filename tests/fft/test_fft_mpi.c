@@ -56,9 +56,9 @@ static double complex *reference(const fcl_domain *d, unsigned salt) {
         in[(k * n[1] + j) * n[0] + i] = noise(g, salt);
       }
   int dims[3] = {(int)n[2], (int)n[1], (int)n[0]};
-  fftw_plan p = d->dim == 3 ? fftw_plan_dft_r2c(3, dims, in, (fftw_complex *)out, FFTW_ESTIMATE)
-                            : fftw_plan_dft_r2c(2, dims + 1, in, (fftw_complex *)out,
-                                                FFTW_ESTIMATE);
+  fftw_plan p = d->dim == 3
+                    ? fftw_plan_dft_r2c(3, dims, in, (fftw_complex *)out, FFTW_ESTIMATE)
+                    : fftw_plan_dft_r2c(2, dims + 1, in, (fftw_complex *)out, FFTW_ESTIMATE);
   fftw_execute(p);
   fftw_destroy_plan(p);
   fftw_free(in);
@@ -94,10 +94,11 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
   fcl_fft_backend resolved = (fcl_fft_backend)-1;
   CHECK_OK(fcl_fft_layout_query(f, b, &qy, &resolved));
   CHECKF(resolved == fcl_fft_backend_used(fft) && qy.count == l->count && qy.bytes == l->bytes &&
-         qy.padded_reals == l->padded_reals && !memcmp(qy.global, l->global, sizeof qy.global) &&
-         !memcmp(qy.local, l->local, sizeof qy.local) &&
-         !memcmp(qy.offset, l->offset, sizeof qy.offset) &&
-         !memcmp(qy.order, l->order, sizeof qy.order),
+             qy.padded_reals == l->padded_reals &&
+             !memcmp(qy.global, l->global, sizeof qy.global) &&
+             !memcmp(qy.local, l->local, sizeof qy.local) &&
+             !memcmp(qy.offset, l->offset, sizeof qy.offset) &&
+             !memcmp(qy.order, l->order, sizeof qy.order),
          "%s: fcl_fft_layout_query differs from the plan's layout or backend", bn);
   int64_t n[3] = {1, 1, 1}, total = 1;
   for (int a = 0; a < d->dim; ++a) n[a] = d->resolution[a], total *= n[a];
@@ -117,23 +118,27 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
     err = fmax(err, cabs(slot_value(x1, i) - r));
     scale = fmax(scale, cabs(r));
   }
-  CHECKF(err <= tol * fmax(scale, 1), "%s %s %lldx%lldx%lld: forward differs from serial FFTW "
-         "by %g (max %g)", bn, fcl_dtype_cl_name(dt), (long long)n[0], (long long)n[1],
-         (long long)n[2], err, scale);
+  CHECKF(err <= tol * fmax(scale, 1),
+         "%s %s %lldx%lldx%lld: forward differs from serial FFTW "
+         "by %g (max %g)",
+         bn, fcl_dtype_cl_name(dt), (long long)n[0], (long long)n[1], (long long)n[2], err, scale);
 
   /* Linearity: F(2 x1 - 3 x2) = 2 F(x1) - 3 F(x2). */
   CHECK_OK(fcl_field_init(g, init_data, &s2));
   CHECK_OK(fcl_fft_forward(fft, g, 0, 1));
   double *x2 = read_slot(e, fft, 1, dt);
-  size_t local = (size_t)(fcl_topology_local_resolution(t)[0] * fcl_topology_local_resolution(t)[1] *
+  size_t local = (size_t)(fcl_topology_local_resolution(t)[0] *
+                          fcl_topology_local_resolution(t)[1] *
                           fcl_topology_local_resolution(t)[2]);
   size_t bytes = local * fcl_dtype_size(dt);
   char *h1 = malloc(bytes), *h2 = malloc(bytes);
   CHECK_OK(fcl_field_read(f, 0, false, h1));
   CHECK_OK(fcl_field_read(g, 0, false, h2));
   for (size_t i = 0; i < local; ++i) {
-    if (dt == FCL_FLOAT64) ((double *)h1)[i] = 2 * ((double *)h1)[i] - 3 * ((double *)h2)[i];
-    else ((float *)h1)[i] = 2 * ((float *)h1)[i] - 3 * ((float *)h2)[i];
+    if (dt == FCL_FLOAT64)
+      ((double *)h1)[i] = 2 * ((double *)h1)[i] - 3 * ((double *)h2)[i];
+    else
+      ((float *)h1)[i] = 2 * ((float *)h1)[i] - 3 * ((float *)h2)[i];
   }
   CHECK_OK(fcl_field_write(g, 0, false, h1));
   CHECK_OK(fcl_fft_forward(fft, g, 0, 1));
@@ -149,8 +154,10 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
   size_t padded = p[0] * p[1] * p[2];
   double *sentinel = malloc(padded * sizeof(double));
   for (size_t i = 0; i < padded; ++i) {
-    if (dt == FCL_FLOAT64) sentinel[i] = -123.0;
-    else ((float *)sentinel)[i] = -123.0f;
+    if (dt == FCL_FLOAT64)
+      sentinel[i] = -123.0;
+    else
+      ((float *)sentinel)[i] = -123.0f;
   }
   CHECK_OK(fcl_field_write(g, 0, true, sentinel));
   CHECK_OK(fcl_fft_forward(fft, f, 0, 0));
@@ -167,9 +174,9 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
       for (size_t i = 0; i < p[0]; ++i) {
         size_t q = (k * p[1] + j) * p[0] + i;
         double v = dt == FCL_FLOAT64 ? back[q] : ((float *)back)[q];
-        bool inside = (int64_t)i >= gh[0] && (int64_t)i < gh[0] + ln[0] &&
-                      (int64_t)j >= gh[1] && (int64_t)j < gh[1] + ln[1] &&
-                      (int64_t)k >= gh[2] && (int64_t)k < gh[2] + ln[2];
+        bool inside = (int64_t)i >= gh[0] && (int64_t)i < gh[0] + ln[0] && (int64_t)j >= gh[1] &&
+                      (int64_t)j < gh[1] + ln[1] && (int64_t)k >= gh[2] &&
+                      (int64_t)k < gh[2] + ln[2];
         if (!inside) {
           ghosts_changed += v != -123.0;
           continue;
@@ -195,7 +202,8 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
     CHECK_OK(fcl_fft_forward_inplace(fft, 1));
     double *xi = read_slot(e, fft, 1, dt);
     err = 0;
-    for (size_t i = 0; i < l->count; ++i) err = fmax(err, cabs(slot_value(xi, i) - slot_value(x1, i)));
+    for (size_t i = 0; i < l->count; ++i)
+      err = fmax(err, cabs(slot_value(xi, i) - slot_value(x1, i)));
     CHECKF(err <= tol * fmax(scale, 1), "%s %s: in-place forward differs from out-of-place by %g",
            bn, fcl_dtype_cl_name(dt), err);
     CHECK_OK(fcl_fft_backward_inplace(fft, 1));
@@ -339,15 +347,17 @@ static void check_vkfft_cache(env *e) {
   }
   CHECKF(counts[1] > counts[0], "VkFFT planning stored no kernel (%d -> %d cache entries)",
          counts[0], counts[1]);
-  CHECKF(counts[2] == counts[1], "a second VkFFT plan compiled again (%d -> %d entries)",
-         counts[1], counts[2]);
+  CHECKF(counts[2] == counts[1], "a second VkFFT plan compiled again (%d -> %d entries)", counts[1],
+         counts[2]);
   free(a);
   free(b);
   fcl_field_destroy(&f);
   fcl_field_destroy(&g);
   fcl_topology_destroy(&t);
-  if (old) setenv("FLOWCL_CACHE_DIR", old, 1);
-  else unsetenv("FLOWCL_CACHE_DIR");
+  if (old)
+    setenv("FLOWCL_CACHE_DIR", old, 1);
+  else
+    unsetenv("FLOWCL_CACHE_DIR");
   free(old);
 }
 

@@ -140,11 +140,11 @@ static double rel_error(fcl_field *f, analytic_fn fn) {
   return all[0] / all[1];
 }
 
-#define EXPECT(what, f, fn)                                                                    \
-  do {                                                                                         \
-    double r_ = rel_error((f), (fn));                                                          \
-    CHECKF(r_ <= tol, "%s %s %dD: %s off by %.3g (tolerance %.1g)", bn, fcl_dtype_cl_name(dt), \
-           dim, (what), r_, tol);                                                              \
+#define EXPECT(what, f, fn)                                                                        \
+  do {                                                                                             \
+    double r_ = rel_error((f), (fn));                                                              \
+    CHECKF(r_ <= tol, "%s %s %dD: %s off by %.3g (tolerance %.1g)", bn, fcl_dtype_cl_name(dt),     \
+           dim, (what), r_, tol);                                                                  \
   } while (0)
 
 static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt) {
@@ -166,8 +166,7 @@ static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     EXPECT("Biot-Savart (fused pass)", u, velocity3_diffused);
     CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, w, NU, DT), FCL_ERR_INVALID_ARGUMENT,
                  "vorticity");
-    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, u, NU, -1), FCL_ERR_INVALID_ARGUMENT,
-                 "dt");
+    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, u, NU, -1), FCL_ERR_INVALID_ARGUMENT, "dt");
     CHECK_OK(fcl_field_init(w, init_analytic, (void *)vorticity3));
     CHECK_OK(fcl_field_init(u, init_analytic, (void *)velocity3_plus_gradient));
     CHECK_OK(fcl_spectral_project(s, u));

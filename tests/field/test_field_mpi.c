@@ -39,8 +39,7 @@ typedef fcl_test_mpi_env env;
 static void init_code(void *user, const double *x, double *v) {
   const fcl_domain *d = user; /* x back to the global index */
   int64_t g[3] = {0, 0, 0};
-  for (int a = 0; a < d->dim; ++a)
-    g[a] = llround((x[a] - d->origin[a]) / fcl_domain_spacing(d, a));
+  for (int a = 0; a < d->dim; ++a) g[a] = llround((x[a] - d->origin[a]) / fcl_domain_spacing(d, a));
   v[0] = code(g);
   v[1] = -code(g);
   v[2] = 0.5 * code(g);
@@ -92,10 +91,11 @@ static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs
           if (got != want && wrong++ == 0) first = idx, got0 = got, want0 = want;
         }
   }
-  CHECKF(!wrong, "%s (%s, rank %d of %d, procs %dx%dx%d): %zu wrong ghost/interior values; "
-         "first at padded index %zu: %g, expected %g", label, fcl_dtype_cl_name(dt), rank_, size_,
-         fcl_topology_procs(t)[0], fcl_topology_procs(t)[1], fcl_topology_procs(t)[2], wrong,
-         first, got0, want0);
+  CHECKF(!wrong,
+         "%s (%s, rank %d of %d, procs %dx%dx%d): %zu wrong ghost/interior values; "
+         "first at padded index %zu: %g, expected %g",
+         label, fcl_dtype_cl_name(dt), rank_, size_, fcl_topology_procs(t)[0],
+         fcl_topology_procs(t)[1], fcl_topology_procs(t)[2], wrong, first, got0, want0);
   free(host);
   fcl_field_destroy(&f);
   fcl_topology_destroy(&t);
@@ -109,7 +109,9 @@ static void part(int64_t n, int p, int c, int64_t *count, int64_t *offset) {
   *offset = c * (n / p) + (c < n % p ? c : n % p);
 }
 
-static double contribution(const int64_t *u) { return 1 + (double)(((u[0] + 7) + 3 * (u[1] + 7) + 5 * (u[2] + 7)) % 11); }
+static double contribution(const int64_t *u) {
+  return 1 + (double)(((u[0] + 7) + 3 * (u[1] + 7) + 5 * (u[2] + 7)) % 11);
+}
 
 static void accumulate_case(env *e, const char *label, fcl_domain d, const int *gw, fcl_dtype dt) {
   fcl_topology *t = NULL;
@@ -129,8 +131,10 @@ static void accumulate_case(env *e, const char *label, fcl_domain d, const int *
         int64_t u[3];
         for (int a = 0; a < 3; ++a) u[a] = off[a] + (int64_t)l[a] - g[a];
         double v = contribution(u);
-        if (dt == FCL_FLOAT64) ((double *)host)[idx] = v;
-        else ((float *)host)[idx] = (float)v;
+        if (dt == FCL_FLOAT64)
+          ((double *)host)[idx] = v;
+        else
+          ((float *)host)[idx] = (float)v;
       }
   CHECK_OK(fcl_field_write(f, 0, true, host));
   CHECK_OK(fcl_field_ghosts_accumulate(f));
@@ -160,8 +164,10 @@ static void accumulate_case(env *e, const char *label, fcl_domain d, const int *
   size_t wrong = 0, first = 0;
   for (size_t i = 0; i < (size_t)(n[0] * n[1] * n[2]); ++i)
     if (at(interior, dt, i) != want[i] && wrong++ == 0) first = i;
-  CHECKF(!wrong, "%s (%s, rank %d of %d): %zu accumulated values wrong; first at %zu: %g, "
-         "expected %g", label, fcl_dtype_cl_name(dt), rank_, size_, wrong, first,
+  CHECKF(!wrong,
+         "%s (%s, rank %d of %d): %zu accumulated values wrong; first at %zu: %g, "
+         "expected %g",
+         label, fcl_dtype_cl_name(dt), rank_, size_, wrong, first,
          wrong ? at(interior, dt, first) : 0, wrong ? want[first] : 0);
   free(interior);
   free(want);
@@ -191,15 +197,22 @@ static void reduce_case(env *e, fcl_dtype dt) {
     for (int64_t j = 0; j < d.resolution[1]; ++j)
       for (int64_t i = 0; i < d.resolution[0]; ++i) {
         double x[3] = {i * fcl_domain_spacing(&d, 0), j * fcl_domain_spacing(&d, 1),
-                       k * fcl_domain_spacing(&d, 2)}, v;
+                       k * fcl_domain_spacing(&d, 2)},
+               v;
         init_trig(NULL, x, &v);
         if (dt == FCL_FLOAT32) v = (float)v;
         mn = fmin(mn, v), mx = fmax(mx, v), ab = fmax(ab, fabs(v)), sum += v, sq += v * v;
       }
-  struct { fcl_reduce_op op; double want; const char *name; } cases[] = {
-      {FCL_REDUCE_MIN, mn, "min"}, {FCL_REDUCE_MAX, mx, "max"}, {FCL_REDUCE_NORM_LINF, ab, "linf"},
-      {FCL_REDUCE_SUM, sum, "sum"}, {FCL_REDUCE_NORM_L2, sqrt(sq * vol), "l2"},
-      {FCL_REDUCE_INTEGRAL, sum * vol, "integral"}};
+  struct {
+    fcl_reduce_op op;
+    double want;
+    const char *name;
+  } cases[] = {{FCL_REDUCE_MIN, mn, "min"},
+               {FCL_REDUCE_MAX, mx, "max"},
+               {FCL_REDUCE_NORM_LINF, ab, "linf"},
+               {FCL_REDUCE_SUM, sum, "sum"},
+               {FCL_REDUCE_NORM_L2, sqrt(sq * vol), "l2"},
+               {FCL_REDUCE_INTEGRAL, sum * vol, "integral"}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
     double got = NAN;
     CHECK_OK(fcl_field_reduce(f, 0, cases[c].op, &got));
@@ -264,11 +277,14 @@ static void reduction_case(env *e, fcl_dtype dt) {
     uint64_t s2 = fcl_count_host_syncs();
     CHECK(!fcl_reduction_in_flight(r));
     for (int c = 0; c < 3; ++c)
-      CHECKF(all[c] == each[c], "reduction %d of component %d (%s): %.17g, fcl_field_reduce "
-             "%.17g", (int)ops[o], c, fcl_dtype_cl_name(dt), all[c], each[c]);
-    CHECKF(s2 - s1 <= 1, "a reduction of 3 components waited %llu times (one wait expected; "
-           "fcl_field_reduce waited %llu times)", (unsigned long long)(s2 - s1),
-           (unsigned long long)(s1 - s0));
+      CHECKF(all[c] == each[c],
+             "reduction %d of component %d (%s): %.17g, fcl_field_reduce "
+             "%.17g",
+             (int)ops[o], c, fcl_dtype_cl_name(dt), all[c], each[c]);
+    CHECKF(s2 - s1 <= 1,
+           "a reduction of 3 components waited %llu times (one wait expected; "
+           "fcl_field_reduce waited %llu times)",
+           (unsigned long long)(s2 - s1), (unsigned long long)(s1 - s0));
     /* once the device is done, finishing does not wait */
     CHECK_OK(fcl_reduction_start(r));
     CHECK_STATUS(fcl_reduction_start(r), FCL_ERR_INVALID_STATE, "already in flight");
@@ -302,8 +318,10 @@ static void expr_case(env *e, fcl_dtype dt) {
   const char *params[] = {"amp", "period"};
   fcl_field_expr *x = NULL;
   const uint64_t p0 = fcl_count_programs_built();
-  CHECK_OK(fcl_field_expr_create(f, "amp * sin(x) * cos(y + z) + cos(3.14159265358979323846 * "
-                                    "t / period)", 2, params, &x));
+  CHECK_OK(fcl_field_expr_create(f,
+                                 "amp * sin(x) * cos(y + z) + cos(3.14159265358979323846 * "
+                                 "t / period)",
+                                 2, params, &x));
   const uint64_t p1 = fcl_count_programs_built();
   CHECKF(p1 - p0 == 1, "creating an expression built %llu programs", (unsigned long long)(p1 - p0));
   const int64_t *ln = fcl_topology_local_resolution(t), *off = fcl_topology_offset(t);
@@ -333,14 +351,16 @@ static void expr_case(env *e, fcl_dtype dt) {
     CHECKF(!bad, "expression (%s) at t = %g: %zu of %zu values differ from the formula",
            fcl_dtype_cl_name(dt), cases[c][0], bad, count);
   }
-  CHECKF(fcl_count_programs_built() == p1, "evaluating an expression with new parameters built "
-         "%llu programs", (unsigned long long)(fcl_count_programs_built() - p1));
+  CHECKF(fcl_count_programs_built() == p1,
+         "evaluating an expression with new parameters built "
+         "%llu programs",
+         (unsigned long long)(fcl_count_programs_built() - p1));
   CHECK_STATUS(fcl_field_expr_set(x, "omega", 1), FCL_ERR_NOT_FOUND, "t, amp, period");
   CHECK_STATUS(fcl_field_expr_create(f, "x", 1, (const char *[]){"x"}, &(fcl_field_expr *){NULL}),
                FCL_ERR_INVALID_ARGUMENT, "taken");
-  CHECK_STATUS(fcl_field_expr_create(f, "a", 2, (const char *[]){"a", "a"},
-                                     &(fcl_field_expr *){NULL}),
-               FCL_ERR_INVALID_ARGUMENT, "twice");
+  CHECK_STATUS(
+      fcl_field_expr_create(f, "a", 2, (const char *[]){"a", "a"}, &(fcl_field_expr *){NULL}),
+      FCL_ERR_INVALID_ARGUMENT, "twice");
   CHECK_STATUS(fcl_field_expr_create(f, "sin(x) +* 2", 0, NULL, &(fcl_field_expr *){NULL}),
                FCL_ERR_INVALID_ARGUMENT, NULL);
   fcl_domain d2 = d;
@@ -452,8 +472,10 @@ static void ownership(void) {
       }
   long total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  CHECKF(!wrong && total == 7 * 10 * 13, "ownership (rank %d of %d): %ld points disagree, %ld "
-         "owned in all", rank_, size_, wrong, total);
+  CHECKF(!wrong && total == 7 * 10 * 13,
+         "ownership (rank %d of %d): %ld points disagree, %ld "
+         "owned in all",
+         rank_, size_, wrong, total);
   fcl_topology_destroy(&t);
 }
 
@@ -481,7 +503,8 @@ static void errors(env *e) {
   CHECK_OK(fcl_device_list(&all, &ndev));
   for (size_t i = 0; i < ndev; ++i) {
     fcl_device_info info;
-    if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU)) gpus++;
+    if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU))
+      gpus++;
   }
   free(all);
   /* before any topology: the same choice */
@@ -500,8 +523,10 @@ static void errors(env *e) {
   CHECK_STATUS(fcl_topology_select_device(t, NULL, &mine), FCL_ERR_NOT_FOUND, "no-such-device-xyz");
   CHECK_STATUS(fcl_comm_select_device(MPI_COMM_WORLD, NULL, &mine), FCL_ERR_NOT_FOUND,
                "no-such-device-xyz");
-  if (saved) setenv("FLOWCL_DEVICE", saved, 1);
-  else unsetenv("FLOWCL_DEVICE");
+  if (saved)
+    setenv("FLOWCL_DEVICE", saved, 1);
+  else
+    unsetenv("FLOWCL_DEVICE");
   free(saved);
   fcl_field *f = NULL;
   CHECK_STATUS(fcl_field_create(t, e->ctx, e->q, e->pool, "u", 4, FCL_FLOAT32, &f),

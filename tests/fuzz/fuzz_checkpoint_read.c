@@ -47,9 +47,10 @@ static void set_up(void) {
            fcl_allocator_create_deferred(g.ctx, CL_MEM_READ_WRITE, &g.alloc) == FCL_OK &&
            fcl_pool_create(g.alloc, NULL, &g.pool) == FCL_OK,
        "device environment");
-  must(fcl_field_create(g.topo, g.ctx, g.q, g.pool, "u", 3, FCL_FLOAT32, &g.fields[0]) == FCL_OK &&
-           fcl_field_create(g.topo, g.ctx, g.q, g.pool, "w", 1, FCL_FLOAT32, &g.fields[1]) == FCL_OK,
-       "fields");
+  must(
+      fcl_field_create(g.topo, g.ctx, g.q, g.pool, "u", 3, FCL_FLOAT32, &g.fields[0]) == FCL_OK &&
+          fcl_field_create(g.topo, g.ctx, g.q, g.pool, "w", 1, FCL_FLOAT32, &g.fields[1]) == FCL_OK,
+      "fields");
 }
 
 static void tear_down(void) {

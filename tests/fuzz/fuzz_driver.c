@@ -93,47 +93,47 @@ static void corpus_add(corpus *c, const char *path, size_t max_len) {
 static size_t mutate(const input *in, const input *other, uint8_t *out, size_t max_len) {
   size_t n = in->size < max_len ? in->size : max_len;
   memcpy(out, in->data, n);
-  static const uint8_t interesting[] = {0, 1, 0x7f, 0x80, 0xff, '0', '9', '[', ']', '{', '}',
-                                        ',', ':', '=', '-', ' ', '\n', '%', '('};
+  static const uint8_t interesting[] = {0,   1,   0x7f, 0x80, 0xff, '0', '9',  '[', ']', '{',
+                                        '}', ',', ':',  '=',  '-',  ' ', '\n', '%', '('};
   for (int m = 0, count = 1 + (int)below(4); m < count; ++m) {
     switch (below(6)) {
-    case 0: /* flip a bit */
-      if (n) out[below(n)] ^= (uint8_t)(1u << below(8));
-      break;
-    case 1: /* an interesting byte */
-      if (n) out[below(n)] = interesting[below(sizeof interesting)];
-      break;
-    case 2: { /* delete a run */
-      if (!n) break;
-      size_t at = below(n), len = 1 + below(n - at < 16 ? n - at : 16);
-      memmove(out + at, out + at + len, n - at - len);
-      n -= len;
-      break;
-    }
-    case 3: { /* insert a byte */
-      if (n >= max_len) break;
-      size_t at = below(n + 1);
-      memmove(out + at + 1, out + at, n - at);
-      out[at] = (uint8_t)rng();
-      ++n;
-      break;
-    }
-    case 4: { /* copy a run within the input */
-      if (n < 2) break;
-      size_t from = below(n), to = below(n), len = 1 + below(16);
-      if (from + len > n) len = n - from;
-      if (to + len > n) len = n - to;
-      memmove(out + to, out + from, len);
-      break;
-    }
-    default: { /* splice: keep a prefix, continue with the other input's tail */
-      if (!other->size) break;
-      size_t at = below(n + 1), from = below(other->size), len = other->size - from;
-      if (at + len > max_len) len = max_len - at;
-      memcpy(out + at, other->data + from, len);
-      n = at + len;
-      break;
-    }
+      case 0: /* flip a bit */
+        if (n) out[below(n)] ^= (uint8_t)(1u << below(8));
+        break;
+      case 1: /* an interesting byte */
+        if (n) out[below(n)] = interesting[below(sizeof interesting)];
+        break;
+      case 2: { /* delete a run */
+        if (!n) break;
+        size_t at = below(n), len = 1 + below(n - at < 16 ? n - at : 16);
+        memmove(out + at, out + at + len, n - at - len);
+        n -= len;
+        break;
+      }
+      case 3: { /* insert a byte */
+        if (n >= max_len) break;
+        size_t at = below(n + 1);
+        memmove(out + at + 1, out + at, n - at);
+        out[at] = (uint8_t)rng();
+        ++n;
+        break;
+      }
+      case 4: { /* copy a run within the input */
+        if (n < 2) break;
+        size_t from = below(n), to = below(n), len = 1 + below(16);
+        if (from + len > n) len = n - from;
+        if (to + len > n) len = n - to;
+        memmove(out + to, out + from, len);
+        break;
+      }
+      default: { /* splice: keep a prefix, continue with the other input's tail */
+        if (!other->size) break;
+        size_t at = below(n + 1), from = below(other->size), len = other->size - from;
+        if (at + len > max_len) len = max_len - at;
+        memcpy(out + at, other->data + from, len);
+        n = at + len;
+        break;
+      }
     }
   }
   return n;
@@ -146,7 +146,8 @@ int main(int argc, char **argv) {
   corpus c = {0};
   for (int i = 1; i < argc; ++i) {
     if (sscanf(argv[i], "-runs=%" SCNu64, &runs) == 1 ||
-        sscanf(argv[i], "-seed=%" SCNu64, &seed) == 1 || sscanf(argv[i], "-max_len=%zu", &max_len) == 1)
+        sscanf(argv[i], "-seed=%" SCNu64, &seed) == 1 ||
+        sscanf(argv[i], "-max_len=%zu", &max_len) == 1)
       continue;
     if (argv[i][0] == '-') {
       fprintf(stderr, "fuzz driver: unknown flag %s (known: -runs=N -seed=S -max_len=L)\n",
@@ -172,7 +173,8 @@ int main(int argc, char **argv) {
     free(exact);
   }
   printf("fuzz driver: %zu corpus inputs and %" PRIu64 " mutations (seed %" PRIu64
-         "), no finding\n", c.n, runs, seed);
+         "), no finding\n",
+         c.n, runs, seed);
   free(buf);
   for (size_t i = 0; i < c.n; ++i) free(c.items[i].data);
   free(c.items);

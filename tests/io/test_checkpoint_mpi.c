@@ -64,9 +64,10 @@ static void run_open(env *e, run *r, MPI_Comm comm, fcl_dtype dt) {
   snprintf(text, sizeof text, "{ [k, j, i]: 1 <= k < %lld and 1 <= j < %lld and 1 <= i < %lld }",
            (long long)n[2] + 1, (long long)n[1] + 1, (long long)n[0] + 1);
   CHECK_OK(fcl_kbuilder_add_domain(kb, text));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb, "out[k, j, i] = u[k, j, i] + 0.1 * (u[k, j, i - 1] "
-      "+ u[k, j, i + 1] + u[k, j - 1, i] + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i] "
-      "- 6 * u[k, j, i])"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "out[k, j, i] = u[k, j, i] + 0.1 * (u[k, j, i - 1] "
+          "+ u[k, j, i + 1] + u[k, j - 1, i] + u[k, j + 1, i] + u[k - 1, j, i] + u[k + 1, j, i] "
+          "- 6 * u[k, j, i])"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_tag_inames(kb, "j:g.1, k:g.2"));
   CHECK_OK(fcl_kbuilder_build(kb, e->ctx, NULL, e->q, &r->update));
@@ -230,8 +231,8 @@ static void restart_cases(env *e, fcl_dtype dt) {
   steps(e, &second, STEPS - (int)got.step);
   void *have = interior(&second);
   CHECKF(!memcmp(have, want, interior_bytes(&second)),
-         "%s: restarted run differs from the straight run (rank %d of %d)",
-         fcl_dtype_cl_name(dt), rank_, size_);
+         "%s: restarted run differs from the straight run (rank %d of %d)", fcl_dtype_cl_name(dt),
+         rank_, size_);
   free(have);
   run_close(&second);
 
@@ -370,8 +371,8 @@ static void agree_case(env *e) {
   CHECKF(got == want, "rank %d of %d: fcl__io_agree gave %s, expected %s", rank_, size_,
          fcl_status_name(got), fcl_status_name(want));
   if (rank_ == 0 && size_ > 1)
-    CHECKF(strstr(fcl_last_error(), "planted on rank 0") != NULL,
-           "rank 0 lost its own message: %s", fcl_last_error());
+    CHECKF(strstr(fcl_last_error(), "planted on rank 0") != NULL, "rank 0 lost its own message: %s",
+           fcl_last_error());
   fcl_clear_error();
 }
 
@@ -386,7 +387,8 @@ static void run_all(env *e) {
   /* the cases are collective: after a failure on any rank, every rank stops */
   agree_case(e);
   if (!any_rank_failed()) restart_cases(e, FCL_FLOAT32);
-  if (!e->fp64) fcl_test_skip_part(NULL, "the double restarts and the foreign file (no cl_khr_fp64)");
+  if (!e->fp64)
+    fcl_test_skip_part(NULL, "the double restarts and the foreign file (no cl_khr_fp64)");
   if (e->fp64 && !any_rank_failed()) restart_cases(e, FCL_FLOAT64);
   if (e->fp64 && !any_rank_failed()) foreign_file(e);
 }

@@ -145,8 +145,8 @@ static void round_trip(env *e) {
       char *dims = NULL; /* the Dimensions of this DataItem: search back */
       for (char *b = q; b > text && !dims; --b)
         if (!strncmp(b, "Dimensions=\"", 12)) dims = b + 12;
-      snprintf(cmd, sizeof cmd, "h5dump -H -d '/%s' '%s/%s' | grep -q 'SIMPLE { ( 10, 9, 11 )'",
-               ds, e->dir, file);
+      snprintf(cmd, sizeof cmd, "h5dump -H -d '/%s' '%s/%s' | grep -q 'SIMPLE { ( 10, 9, 11 )'", ds,
+               e->dir, file);
       CHECKF(dims && !strncmp(dims, "10 9 11\"", 8) && system(cmd) == 0,
              "XDMF item '%s' does not name a 10 x 9 x 11 dataset", ref);
       items++;
@@ -227,8 +227,10 @@ static void bad_input(env *e) {
 
 static void run_all(env *e) {
   rank_ = e->rank, size_ = e->size;
-  if (!e->fp64) fcl_test_skip_part(NULL, "the double field (no cl_khr_fp64)");
-  else round_trip(e);
+  if (!e->fp64)
+    fcl_test_skip_part(NULL, "the double field (no cl_khr_fp64)");
+  else
+    round_trip(e);
   if (!fcl_test_failures) bad_input(e);
 }
 

@@ -12,8 +12,8 @@ static const char *source =
 enum { N = 64, ROWS = 8, COLS = 8 };
 
 typedef struct {
-  const float *seen;  /* what the device gave back before the host step */
-  float *next;        /* what the host step prepares for the device */
+  const float *seen; /* what the device gave back before the host step */
+  float *next;       /* what the host step prepares for the device */
   int calls, bad;
 } host_state;
 
@@ -84,8 +84,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_list_push(sub, step));
   CHECK_OK(fcl_launcher_list_push(list, sub));
   /* A rectangle of b2 seen as 8x8: rows 2..4, columns 3..6. */
-  fcl_rect r = {.src_origin = {3 * sizeof(float), 2, 0}, .dst_origin = {0, 0, 0},
-                .region = {4 * sizeof(float), 3, 1}, .src_row_pitch = COLS * sizeof(float),
+  fcl_rect r = {.src_origin = {3 * sizeof(float), 2, 0},
+                .dst_origin = {0, 0, 0},
+                .region = {4 * sizeof(float), 3, 1},
+                .src_row_pitch = COLS * sizeof(float),
                 .dst_row_pitch = 4 * sizeof(float)};
   CHECK_OK(fcl_launcher_create_copy_rect_d2h("corner", b2, block, &r, &step));
   CHECK_OK(fcl_launcher_list_push(list, step));
@@ -157,7 +159,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
     CHECK_OK(fcl_launcher_list_push(l2, h2));
     for (int i = 0; i < N; ++i) h[i] = (float)i;
     CHECK_OK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL) == CL_SUCCESS
-                 ? FCL_OK : FCL_ERR_OPENCL);
+                 ? FCL_OK
+                 : FCL_ERR_OPENCL);
     fcl_param_set *p2 = NULL;
     CHECK_OK(fcl_param_set_create(l2, &p2));
     CHECK_OK(fcl_param_set_f32(p2, "a", 2.0f));
@@ -186,7 +189,9 @@ static void check_device(const fcl_device_entry *d, void *user) {
     CHECKF(plain ? syncs <= 1 : syncs == 0, "%s host step: %llu host syncs in the list",
            plain ? "a plain" : "an enqueuing", (unsigned long long)syncs);
     CHECK_OK(clEnqueueReadBuffer(q, b2, CL_TRUE, 0, sizeof final, final, 0, NULL, NULL) ==
-                     CL_SUCCESS ? FCL_OK : FCL_ERR_OPENCL);
+                     CL_SUCCESS
+                 ? FCL_OK
+                 : FCL_ERR_OPENCL);
     bad = 0;
     for (int i = 0; i < N; ++i) bad += final[i] != 2.0f * (float)i;
     CHECKF(bad == 0, "enqueuing host step: %d values copied before the kernel ran", bad);

@@ -30,8 +30,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   cl_int err;
   cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, N * sizeof(float), NULL, &err);
   fcl_arg args[2] = {fcl_arg_buffer(0, b), fcl_arg_f32(1, 1.0f)};
-  fcl_launch_config cfg = {.queue = q, .work_dim = 1, .global = {N},
-                           .bytes_per_launch = 2 * N * sizeof(float)};
+  fcl_launch_config cfg = {
+      .queue = q, .work_dim = 1, .global = {N}, .bytes_per_launch = 2 * N * sizeof(float)};
   traced[0] = '\0';
   fcl_log_set_handler(capture, NULL);
   setenv("FLOWCL_TRACE", "adv*", 1);
@@ -67,8 +67,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_statistics(l, &s));
   CHECK(s.count == CALLS && s.pending == 0);
   CHECKF(s.total_ns == expect_total && s.min_ns == expect_min && s.max_ns == expect_max,
-         "statistics %.0f/%.0f/%.0f ns, events say %.0f/%.0f/%.0f", s.total_ns, s.min_ns,
-         s.max_ns, expect_total, expect_min, expect_max);
+         "statistics %.0f/%.0f/%.0f ns, events say %.0f/%.0f/%.0f", s.total_ns, s.min_ns, s.max_ns,
+         expect_total, expect_min, expect_max);
   CHECK(fcl_test_close(s.mean_ns, expect_total / CALLS, 4, 0, false));
   CHECK(s.bytes == (double)CALLS * 2 * N * sizeof(float));
   CHECK(fcl_test_close(s.bandwidth_gbs, s.bytes / expect_total, 4, 0, false));

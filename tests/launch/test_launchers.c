@@ -22,8 +22,9 @@ typedef struct {
 
 static cl_mem buffer(env *e, size_t bytes, const void *host) {
   cl_int err;
-  return clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
-                        bytes, (void *)host, &err);
+  return clCreateBuffer(fcl_context_cl(e->ctx),
+                        CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes, (void *)host,
+                        &err);
 }
 
 static void kernel_launchers(env *e) {
@@ -156,8 +157,10 @@ static void iterative(env *e, cl_command_queue q, bool barrier) {
   for (int i = 4; i >= 0; i -= 2)
     for (int j = 1; j <= 5; j += 2) {
       int got = out[i * W + j];
-      if (ooo) bad += got < 0 || got >= 9 || seen[got]++; /* each exactly once, any order */
-      else bad += got != order++;                         /* in generation order */
+      if (ooo)
+        bad += got < 0 || got >= 9 || seen[got]++; /* each exactly once, any order */
+      else
+        bad += got != order++; /* in generation order */
     }
   int untouched = 0;
   for (int k = 0; k < H * W; ++k) untouched += out[k] == -1;

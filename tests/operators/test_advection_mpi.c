@@ -46,8 +46,8 @@ static void check_tables(void) {
       /* C^1 at the knots (one-sided difference quotients agree) */
       double h = 1e-6, left = (kernel_w(f, j) - kernel_w(f, j - h)) / h,
              right = (kernel_w(f, j + h) - kernel_w(f, j)) / h;
-      CHECKF(fabs(left - right) < 1e-4, "Lambda_%d,%d: derivative jumps at %d (%g, %g)", f->p,
-             f->r, j, left, right);
+      CHECKF(fabs(left - right) < 1e-4, "Lambda_%d,%d: derivative jumps at %d (%g, %g)", f->p, f->r,
+             j, left, right);
     }
     for (double y = 0; y < 1; y += 0.0625)
       for (int m = 0; m <= f->p; ++m) {
@@ -184,15 +184,18 @@ static void check_shift(env *e, fcl_dtype dt) {
     if (!t) continue;
     shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0};
     /* velocity of one cell per unit time on each axis, hashed values on 2 components */
-    fcl_field *u = field(e, t, "u", 3, dt, unit_cells, &s), *q = field(e, t, "q", 2, dt, hashed, &s);
+    fcl_field *u = field(e, t, "u", 3, dt, unit_cells, &s),
+              *q = field(e, t, "q", 2, dt, hashed, &s);
     fcl_advection *adv = NULL;
     CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
     CHECK_OK(fcl_advection_step(adv, 1.0));
     s.shift = 1;
     for (int c = 0; c < 2; ++c) {
       double err = rel_l2(q, c, hashed, &s);
-      CHECKF(err < (dt == FCL_FLOAT64 ? 1e-13 : 1e-6), "shift by one cell, %s %s, comp %d: "
-             "error %.3g", fcl_remesh_formula_name(FORMULAS[fi]), fcl_dtype_cl_name(dt), c, err);
+      CHECKF(err < (dt == FCL_FLOAT64 ? 1e-13 : 1e-6),
+             "shift by one cell, %s %s, comp %d: "
+             "error %.3g",
+             fcl_remesh_formula_name(FORMULAS[fi]), fcl_dtype_cl_name(dt), c, err);
     }
     fcl_advection_destroy(&adv);
     fcl_field_destroy(&u);
@@ -262,7 +265,6 @@ static void check_space_order(env *e) {
   }
 }
 
-
 /* ---------------- time convergence: compressive 1D flow ---------------- */
 
 static double flow_f(double x) { return 0.8 + 0.5 * sin(x); }
@@ -303,7 +305,8 @@ static void check_time_order(env *e) {
        * max|u| dt / dx reaches 2.6 */
       fcl_advection_options o = options(FCL_REMESH_L8_4, rk, FCL_INTERP_KERNEL,
                                         FCL_SPLIT_FIRST_ORDER, 3);
-      fcl_topology *t = topology_split(MPI_COMM_WORLD, 2, n, procs, fcl_advection_ghosts_needed(&o));
+      fcl_topology *t = topology_split(MPI_COMM_WORLD, 2, n, procs,
+                                       fcl_advection_ghosts_needed(&o));
       fcl_field *u = field(e, t, "u", 2, FCL_FLOAT64, flow_velocity, NULL);
       fcl_field *q = field(e, t, "q", 1, FCL_FLOAT64, flow_q0, NULL);
       fcl_advection *adv = NULL;
@@ -399,10 +402,11 @@ static void check_rotation(env *e) {
     fcl_field_destroy(&q);
     fcl_topology_destroy(&t);
   }
-  if (e->rank == 0) printf("  rotation: one turn, error %.3e (64^2), %.3e (128^2)\n", err[0], err[1]);
+  if (e->rank == 0)
+    printf("  rotation: one turn, error %.3e (64^2), %.3e (128^2)\n", err[0], err[1]);
   /* second order in time (Strang, dt ~ dx), fourth in space: the error must fall by 4 */
-  CHECKF(err[0] < 2e-2 && err[1] < err[0] / 4, "rotation: errors %.3g (64^2), %.3g (128^2)",
-         err[0], err[1]);
+  CHECKF(err[0] < 2e-2 && err[1] < err[0] / 4, "rotation: errors %.3g (64^2), %.3g (128^2)", err[0],
+         err[1]);
 }
 
 /* The ranks' blocks equal the same run on one rank holding the whole grid. */
@@ -433,10 +437,10 @@ static void check_ranks(env *e) {
     for (int64_t k = 0; k < ln[2]; ++k)
       for (int64_t j = 0; j < ln[1]; ++j)
         for (int64_t i = 0; i < ln[0]; ++i, ++at)
-          diff = fmax(diff, fabs(part[at] - whole[((k + off[2]) * n[1] + j + off[1]) * n[0] + i +
-                                                  off[0]]));
-    CHECKF(diff < 1e-13, "rank %d (of %d): comp %d differs from the one-rank run by %.3g",
-           e->rank, e->size, c, diff);
+          diff = fmax(
+              diff, fabs(part[at] - whole[((k + off[2]) * n[1] + j + off[1]) * n[0] + i + off[0]]));
+    CHECKF(diff < 1e-13, "rank %d (of %d): comp %d differs from the one-rank run by %.3g", e->rank,
+           e->size, c, diff);
     free(part);
     free(whole);
   }
@@ -504,7 +508,8 @@ static void check_errors(env *e) {
   wall.bc[1][0] = wall.bc[1][1] = FCL_BC_NEUMANN;
   fcl_topology *tw = NULL;
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &wall, NULL, NULL, &tw));
-  fcl_field *uw = field(e, tw, "u", 2, FCL_FLOAT32, NULL, NULL), *qw = field(e, tw, "q", 1, FCL_FLOAT32, NULL, NULL);
+  fcl_field *uw = field(e, tw, "u", 2, FCL_FLOAT32, NULL, NULL),
+            *qw = field(e, tw, "q", 1, FCL_FLOAT32, NULL, NULL);
   CHECK_STATUS(fcl_advection_create(uw, 1, &qw, &o, &none), FCL_ERR_NOT_SUPPORTED, "periodic");
   fcl_field_destroy(&uw);
   fcl_field_destroy(&qw);
@@ -533,8 +538,10 @@ static void check_cfl_modes(env *e) {
     CHECK_OK(fcl_advection_step(adv, 0.1));
     const uint64_t syncs = fcl_count_host_syncs() - s0;
     /* on one rank nothing else waits (more ranks wait for their ghost exchanges) */
-    CHECKF(e->size > 1 || syncs <= most[m], "CFL check mode %d: %llu host waits in a step (at "
-           "most %llu)", m, (unsigned long long)syncs, (unsigned long long)most[m]);
+    CHECKF(e->size > 1 || syncs <= most[m],
+           "CFL check mode %d: %llu host waits in a step (at "
+           "most %llu)",
+           m, (unsigned long long)syncs, (unsigned long long)most[m]);
     CHECK_OK(fcl_queue_finish(queue));
     if (modes[m] != FCL_CFL_CHECK_DEFERRED) {
       CHECK_STATUS(fcl_advection_step(adv, 0.5), FCL_ERR_INVALID_ARGUMENT, "exceeds max_cfl");

@@ -66,7 +66,10 @@ static void check_curl(env *e, int dim, int order) {
 typedef struct {
   double factor; /* amplitude after the steps */
 } mode_data;
-static void mode(const double *x, double *v) { v[0] = cos(x[0] + 2 * x[1] - x[2]); v[1] = 0.5 * v[0]; }
+static void mode(const double *x, double *v) {
+  v[0] = cos(x[0] + 2 * x[1] - x[2]);
+  v[1] = 0.5 * v[0];
+}
 static void mode_scaled(const double *x, double *v, const void *p) {
   mode(x, v);
   v[0] *= ((const mode_data *)p)->factor;
@@ -99,7 +102,8 @@ static void check_diffusion(env *e, fcl_dtype dt, int order) {
     CHECK(op_rel_error(f, mode_scaled, &m) <= tol); /* nothing changed */
   }
   fcl_fd *bad = NULL;
-  CHECK_STATUS(fcl_fd_diffusion_create(f, -1, order, e->pool, &bad), FCL_ERR_INVALID_ARGUMENT, "nu");
+  CHECK_STATUS(fcl_fd_diffusion_create(f, -1, order, e->pool, &bad), FCL_ERR_INVALID_ARGUMENT,
+               "nu");
   fcl_fd_destroy(&op);
   fcl_field_destroy(&f);
   fcl_topology_destroy(&t);
@@ -125,7 +129,7 @@ static void stretched(const double *x, double *w, const void *p) {
   double g[3][3];
   op_vel3_gradient(x, g);
   vort0(x, w);
-#define F(out, in)                                                                             \
+#define F(out, in)                                                                                 \
   for (int i_ = 0; i_ < 3; ++i_) out[i_] = g[i_][0] * in[0] + g[i_][1] * in[1] + g[i_][2] * in[2]
   for (int s = 0; s < d->steps; ++s) {
     double k1[3], k2[3], k3[3], k4[3], p2[3], h = d->dt;
@@ -155,7 +159,8 @@ static void stretched(const double *x, double *w, const void *p) {
 
 /* Run the device stretching from vort0; returns the field (caller destroys). */
 static fcl_field *stretch(env *e, fcl_topology *t, int rk, double dt, int steps) {
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, vort0);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3),
+            *w = op_field(e, t, "w", 3, FCL_FLOAT64, vort0);
   fcl_fd *op = NULL;
   CHECK_OK(fcl_fd_stretching_create(u, w, rk, &op));
   for (int s = 0; s < steps && op; ++s) CHECK_OK(fcl_fd_apply(op, dt));
@@ -200,7 +205,8 @@ static void check_stretching(env *e) {
            e1, e2, log2(e1 / e2));
     for (int h = 0; h < 3; ++h) fcl_field_destroy(&w[h]);
   }
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3), *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3),
+            *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
   fcl_fd *op = NULL;
   CHECK_STATUS(fcl_fd_stretching_create(u, w, 5, &op), FCL_ERR_INVALID_ARGUMENT, "rk_order");
   CHECK_STATUS(fcl_fd_stretching_create(u, u, 2, &op), FCL_ERR_INVALID_ARGUMENT, "same field");
@@ -264,22 +270,28 @@ static void check_stretching_conservative(env *e) {
       fcl_field_destroy(&w);
       fcl_topology_destroy(&t);
     }
-    CHECKF(log2(err[0] / err[1]) >= 3.7, "conservative stretching RK%d: space errors %.3g -> "
-           "%.3g, rate %.2f", rk, err[0], err[1], log2(err[0] / err[1]));
+    CHECKF(log2(err[0] / err[1]) >= 3.7,
+           "conservative stretching RK%d: space errors %.3g -> "
+           "%.3g, rate %.2f",
+           rk, err[0], err[1], log2(err[0] / err[1]));
     /* time: halving dt */
     fcl_topology *t = op_box(3, 16, 2);
     fcl_field *w[3];
     for (int h = 0; h < 3; ++h) w[h] = stretch_conservative(e, t, rk, 0.4 / (1 << h), 1 << h);
     const double e1 = diff_fields(w[0], w[1]), e2 = diff_fields(w[1], w[2]);
-    CHECKF(log2(e1 / e2) >= rk - 0.3, "conservative stretching RK%d: differences %.3g -> %.3g, "
-           "rate %.2f", rk, e1, e2, log2(e1 / e2));
+    CHECKF(log2(e1 / e2) >= rk - 0.3,
+           "conservative stretching RK%d: differences %.3g -> %.3g, "
+           "rate %.2f",
+           rk, e1, e2, log2(e1 / e2));
     /* the sum of w is conserved to rounding (the initial sums are 0.5, -0.25, 0.125 * 8 pi^3) */
     for (int c = 0; c < 3; ++c) {
       double sum;
       CHECK_OK(fcl_field_reduce(w[2], c, FCL_REDUCE_INTEGRAL, &sum));
       const double want = (c == 0 ? 0.5 : c == 1 ? -0.25 : 0.125) * 8 * PI * PI * PI;
-      CHECKF(fabs(sum - want) <= 1e-12 * 8 * PI * PI * PI, "conservative stretching RK%d: "
-             "integral of w_%d %.17g, initially %.17g", rk, c, sum, want);
+      CHECKF(fabs(sum - want) <= 1e-12 * 8 * PI * PI * PI,
+             "conservative stretching RK%d: "
+             "integral of w_%d %.17g, initially %.17g",
+             rk, c, sum, want);
     }
     if (e->rank == 0)
       printf("conservative stretching RK%d: space rate %.2f, time rate %.2f\n", rk,
@@ -288,7 +300,8 @@ static void check_stretching_conservative(env *e) {
     fcl_topology_destroy(&t);
   }
   fcl_topology *t = op_box(3, 8, 2);
-  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, NULL), *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, NULL),
+            *w = op_field(e, t, "w", 3, FCL_FLOAT64, NULL);
   fcl_fd *op = NULL;
   CHECK_STATUS(fcl_fd_stretching_conservative_create(u, w, 4, e->pool, &op),
                FCL_ERR_INVALID_ARGUMENT, "2 or 3");

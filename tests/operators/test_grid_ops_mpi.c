@@ -49,9 +49,12 @@ static void check_derivative(env *e, derivative_kind kind, int order) {
     fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT64, op_vel3);
     fcl_field *s = op_field(e, t, "s", kind == GRADIENT ? 3 : 1, FCL_FLOAT64, NULL);
     fcl_fd *op = NULL;
-    if (kind == GRADIENT) CHECK_OK(fcl_fd_gradient_create(u, 1, s, order, &op));
-    else if (kind == DIVERGENCE) CHECK_OK(fcl_fd_divergence_create(u, s, order, &op));
-    else CHECK_OK(fcl_fd_gradient_norm_create(u, s, order, &op));
+    if (kind == GRADIENT)
+      CHECK_OK(fcl_fd_gradient_create(u, 1, s, order, &op));
+    else if (kind == DIVERGENCE)
+      CHECK_OK(fcl_fd_divergence_create(u, s, order, &op));
+    else
+      CHECK_OK(fcl_fd_gradient_norm_create(u, s, order, &op));
     if (op) CHECK_OK(fcl_fd_apply(op, 0));
     err[r] = op ? op_rel_error(s, exact[kind], NULL) : NAN;
     if (r == 0 && kind == GRADIENT) {
@@ -118,14 +121,14 @@ static void check_custom(env *e) {
     const double err = op_rel_error(s, pointwise_exact, NULL);
     CHECKF(err <= 1e-14, "pointwise custom kernel: error %.3g", err);
     CHECK_OK(fcl_fd_operator(op, &d));
-    CHECK(uses(&d, a, true, false, 0) && uses(&d, b, true, false, 0) && uses(&d, s, false, true, 0));
+    CHECK(uses(&d, a, true, false, 0) && uses(&d, b, true, false, 0) &&
+          uses(&d, s, false, true, 0));
     CHECK(!strcmp(d.name, "custom.pointwise"));
   }
   fcl_fd_destroy(&op);
   fcl_fd_binding sb[2] = {{"a", a, 0, 2}, {"s", s, 0, 0}};
-  CHECK_OK(fcl_fd_kernel_create("stencil", 2, sb,
-                                "s[k, j, i] = a[k, j, i + 1] - a[k, j, i-1] + a[k, j - 2, i]", 16,
-                                &op));
+  CHECK_OK(fcl_fd_kernel_create(
+      "stencil", 2, sb, "s[k, j, i] = a[k, j, i + 1] - a[k, j, i-1] + a[k, j - 2, i]", 16, &op));
   if (op) {
     CHECK_OK(fcl_fd_apply(op, 0));
     const double err = op_rel_error(s, stencil_exact, NULL);
@@ -157,8 +160,8 @@ static void check_custom(env *e) {
   CHECK_STATUS(fcl_fd_kernel_create("x", 2, gb, "s[k, j, i] = a[k, j, i]", 8, &op),
                FCL_ERR_INVALID_ARGUMENT, "reads 3 ghosts");
   fcl_fd_binding db[2] = {{"a", a, 0, 0}, {"a", s, 0, 0}};
-  CHECK_STATUS(fcl_fd_kernel_create("x", 2, db, "a[k, j, i] = 1", 8, &op),
-               FCL_ERR_INVALID_ARGUMENT, "used twice");
+  CHECK_STATUS(fcl_fd_kernel_create("x", 2, db, "a[k, j, i] = 1", 8, &op), FCL_ERR_INVALID_ARGUMENT,
+               "used twice");
   CHECK(op == NULL);
   fcl_field_destroy(&a);
   fcl_field_destroy(&b);
@@ -183,7 +186,8 @@ static void penalized(const double *x, double *v, const void *p) {
   double chi;
   op_vel3(x, v);
   ball(x, &chi);
-  for (int c = 0; c < 3; ++c) v[c] = (v[c] + d->lambda_dt * chi * d->us[c]) / (1 + d->lambda_dt * chi);
+  for (int c = 0; c < 3; ++c)
+    v[c] = (v[c] + d->lambda_dt * chi * d->us[c]) / (1 + d->lambda_dt * chi);
 }
 
 static void solid(const double *x, double *v, const void *p) {
@@ -297,14 +301,16 @@ static void check_penalization_vorticity(env *e) {
   CHECK_OK(fcl_fd_kernel_create("change", 9, cb,
                                 "d0[k, j, i] = a0[k, j, i] - b0[k, j, i]\n"
                                 "d1[k, j, i] = a1[k, j, i] - b1[k, j, i]\n"
-                                "d2[k, j, i] = a2[k, j, i] - b2[k, j, i]", 72, &change));
+                                "d2[k, j, i] = a2[k, j, i] - b2[k, j, i]",
+                                72, &change));
   CHECK_OK(fcl_fd_curl_create(du, cw, 4, &curl));
   fcl_fd_binding ab[6] = {{"w0", w2, 0, 0}, {"w1", w2, 1, 0}, {"w2", w2, 2, 0},
                           {"c0", cw, 0, 0}, {"c1", cw, 1, 0}, {"c2", cw, 2, 0}};
   CHECK_OK(fcl_fd_kernel_create("add", 6, ab,
                                 "w0[k, j, i] = w0[k, j, i] + c0[k, j, i]\n"
                                 "w1[k, j, i] = w1[k, j, i] + c1[k, j, i]\n"
-                                "w2[k, j, i] = w2[k, j, i] + c2[k, j, i]", 72, &add));
+                                "w2[k, j, i] = w2[k, j, i] + c2[k, j, i]",
+                                72, &add));
   if (op && pen && change && curl && add) {
     CHECK_OK(fcl_fd_apply(op, dt));
     CHECK_OK(fcl_fd_apply(pen, dt));
@@ -365,8 +371,8 @@ static void check_analytics(env *e, fcl_dtype dtype) {
         double x[3] = {i * h, j * h, k * h}, v[3], g[3][3], s = 0;
         tgv_w(x, v);
         wmax = fmax(wmax, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-        const double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]),
-                     sz = sin(x[2]), cz = cos(x[2]);
+        const double sx = sin(x[0]), cx = cos(x[0]), sy = sin(x[1]), cy = cos(x[1]), sz = sin(x[2]),
+                     cz = cos(x[2]);
         g[0][0] = cx * cy * cz, g[0][1] = -sx * sy * cz, g[0][2] = -sx * cy * sz;
         g[1][0] = sx * sy * cz, g[1][1] = -cx * cy * cz, g[1][2] = cx * sy * sz;
         for (int a = 0; a < 3; ++a) s += g[0][a] * g[0][a] + g[1][a] * g[1][a];

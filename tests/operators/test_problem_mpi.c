@@ -77,7 +77,10 @@ static void check_graph(env *e) {
   graph_ops g[2] = {{0}};
   for (int r = 0; r < 2; ++r) {
     for (int i = 0; i < 4; ++i)
-      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64, i == 0 ? op_vel3 : i == 1 ? vort3 : NULL);
+      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64,
+                         i == 0   ? op_vel3
+                         : i == 1 ? vort3
+                                  : NULL);
     graph_create(f[r][0], f[r][1], f[r][2], f[r][3], &g[r]);
   }
   fcl_problem *p = NULL;
@@ -95,10 +98,13 @@ static void check_graph(env *e) {
   if (text) {
     /* u is current when a step starts (exchanged after the last write of the step before):
      * one exchange, between the write of scale_u and the read of the gradient norm */
-    const char *want[] = {"0. ghosts(u) [first step only", "1. fd.curl reads u(+2); writes w2",
-                          "2. fd.stretching reads u(+2), w; writes w", "3. scale_u reads u; writes u",
+    const char *want[] = {"0. ghosts(u) [first step only",
+                          "1. fd.curl reads u(+2); writes w2",
+                          "2. fd.stretching reads u(+2), w; writes w",
+                          "3. scale_u reads u; writes u",
                           "4. ghosts(u) width 2 [inserted: read by 'fd.gradient_norm']",
-                          "5. fd.gradient_norm reads u(+2); writes s", "5 nodes per step"};
+                          "5. fd.gradient_norm reads u(+2); writes s",
+                          "5 nodes per step"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
       CHECKF(fcl_test_contains(text, want[i]), "description lacks '%s':\n%s", want[i], text);
     CHECKF(!fcl_test_contains(text, "6."), "an exchange too many:\n%s", text);
@@ -111,8 +117,10 @@ static void check_graph(env *e) {
     for (int o = 0; o < 4; ++o) CHECK_OK(fcl_fd_apply(ref[o], dt));
   }
   for (int i = 0; i < 4; ++i)
-    CHECKF(same_values(f[0][i], f[1][i]), "field '%s' differs from the operators applied one "
-           "by one", names[i]);
+    CHECKF(same_values(f[0][i], f[1][i]),
+           "field '%s' differs from the operators applied one "
+           "by one",
+           names[i]);
   CHECK_OK(fcl_problem_report(p, e->rank == 0 ? stdout : stderr));
   CHECK(fcl_problem_num_nodes(p) == 5);
   fcl_node_stats ns;
@@ -167,20 +175,24 @@ static void check_setup_errors(env *e) {
   fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, op_vel3);
   fcl_field *w = op_field(e, t, "w", 3, FCL_FLOAT32, NULL);
   fcl_field *x = op_field(e, t, "x", 1, FCL_FLOAT64, NULL);
-  fcl_operator op = {.name = "mover", .apply = noop_apply, .nuses = 2,
+  fcl_operator op = {.name = "mover",
+                     .apply = noop_apply,
+                     .nuses = 2,
                      .uses = {{u, 0, true, false}, {w, 0, true, true}}};
   fcl_field *uw[2] = {u, w};
   expect_setup_error(uw, (bool[]){true, false}, 2, &op, 1,
                      "operator 'mover' reads field 'w' before any operator writes it");
   expect_setup_error(uw, (bool[]){true, true}, 1, &op, 1,
                      "operator 'mover' uses field 'w', which is not a field of the problem");
-  fcl_operator mixed = {.name = "mixer", .apply = noop_apply, .nuses = 2,
+  fcl_operator mixed = {.name = "mixer",
+                        .apply = noop_apply,
+                        .nuses = 2,
                         .uses = {{u, 0, true, false}, {x, 0, false, true}}};
   fcl_field *ux[2] = {u, x};
   expect_setup_error(ux, (bool[]){true, false}, 2, &mixed, 1,
                      "operator 'mixer' mixes precisions: field 'u' is float, field 'x' is double");
-  fcl_operator wide = {.name = "wide", .apply = noop_apply, .nuses = 1,
-                       .uses = {{u, 3, true, true}}};
+  fcl_operator wide = {
+      .name = "wide", .apply = noop_apply, .nuses = 1, .uses = {{u, 3, true, true}}};
   expect_setup_error(uw, (bool[]){true, true}, 2, &wide, 1,
                      "operator 'wide' reads 3 ghosts of field 'u', whose topology has 2");
   fcl_problem *p = NULL;
@@ -284,16 +296,23 @@ static void check_time_loop(env *e) {
   CHECK_OK(fcl_problem_add_operator(p, &d));
   CHECK_OK(fcl_problem_setup(p));
   loop_log log = {0};
-  fcl_simulation_options o = {.t_end = 1, .dt = {.dt_max = 0.3}, .diagnostics = on_diagnostics,
-                              .diagnostics_every = 1, .output = on_output,
-                              .output_every_t = 0.25, .checkpoint = on_checkpoint,
-                              .checkpoint_every = 2, .user = &log};
+  fcl_simulation_options o = {.t_end = 1,
+                              .dt = {.dt_max = 0.3},
+                              .diagnostics = on_diagnostics,
+                              .diagnostics_every = 1,
+                              .output = on_output,
+                              .output_every_t = 0.25,
+                              .checkpoint = on_checkpoint,
+                              .checkpoint_every = 2,
+                              .user = &log};
   fcl_sim_state s;
   CHECK_OK(fcl_simulation_run(p, &o, &s));
   /* 0.25 limits every step (output times): 4 steps */
-  CHECKF(s.step == 4 && s.t == 1 && log.outputs == 4 && log.diagnostics == 5 &&
-         log.checkpoints == 2, "fixed dt: %lld steps to t = %.17g, %d outputs, %d diagnostics, "
-         "%d checkpoints", (long long)s.step, s.t, log.outputs, log.diagnostics, log.checkpoints);
+  CHECKF(
+      s.step == 4 && s.t == 1 && log.outputs == 4 && log.diagnostics == 5 && log.checkpoints == 2,
+      "fixed dt: %lld steps to t = %.17g, %d outputs, %d diagnostics, "
+      "%d checkpoints",
+      (long long)s.step, s.t, log.outputs, log.diagnostics, log.checkpoints);
   for (int i = 0; i < 4 && i < log.outputs; ++i)
     CHECKF(fabs(log.output_t[i] - 0.25 * (i + 1)) < 1e-15, "output %d at t = %.17g", i,
            log.output_t[i]);
@@ -302,9 +321,13 @@ static void check_time_loop(env *e) {
   CHECKF(fabs(c - 1) < 1e-14, "the clock kernel integrated %.17g over t in [0, 1]", c);
   /* adaptive: cfl 0.5 with max|u| = 1 and dx = 2 pi / 16; then max_steps */
   CHECK_OK(fcl_analytics_create(u, NULL, e->pool, &log.an));
-  o = (fcl_simulation_options){.t_start = 1, .t_end = 3, .step_start = 4,
-                               .dt = {.dt_max = 1, .cfl = 0.5}, .measure = measure,
-                               .user = &log, .progress = e->rank == 0 ? stdout : NULL,
+  o = (fcl_simulation_options){.t_start = 1,
+                               .t_end = 3,
+                               .step_start = 4,
+                               .dt = {.dt_max = 1, .cfl = 0.5},
+                               .measure = measure,
+                               .user = &log,
+                               .progress = e->rank == 0 ? stdout : NULL,
                                .progress_every_s = 1e-9};
   CHECK_OK(fcl_simulation_run(p, &o, &s));
   const double h = 2 * PI / 16, steps = ceil(2 / (0.5 * h));
@@ -334,10 +357,12 @@ static void check_time_loop(env *e) {
   CHECK_OK(fcl_field_reduce(clock, 0, FCL_REDUCE_MAX, &before));
   CHECK_OK(fcl_problem_step(parts, &(fcl_step_info){.dt = 1}));
   CHECK_OK(fcl_field_reduce(clock, 0, FCL_REDUCE_MAX, &after));
-  CHECKF(fabs(after - before - 0.75) < 1e-13, "parts of a step: the clock moved %.17g", after - before);
+  CHECKF(fabs(after - before - 0.75) < 1e-13, "parts of a step: the clock moved %.17g",
+         after - before);
   char *text = NULL;
   CHECK_OK(fcl_problem_describe(parts, &text));
-  CHECKF(text && fcl_test_contains(text, "tick (dt x 0.5)") && fcl_test_contains(text, "tick (dt x 0.25)"),
+  CHECKF(text && fcl_test_contains(text, "tick (dt x 0.5)") &&
+             fcl_test_contains(text, "tick (dt x 0.25)"),
          "description: %s", text ? text : "");
   free(text);
   fcl_problem_destroy(&parts);
@@ -359,8 +384,8 @@ static void check_step_parameters(env *e) {
   const char *names[] = {"amp", "omega"};
   fcl_fd *op = NULL;
   CHECK_OK(fcl_fd_kernel_create_with_scalars(
-      "forced", 1, b, 2, names, "s[k, j, i] = s[k, j, i] + amp * dt * cos(omega * t) + step_index", 16,
-      &op));
+      "forced", 1, b, 2, names, "s[k, j, i] = s[k, j, i] + amp * dt * cos(omega * t) + step_index",
+      16, &op));
   if (!op) goto out;
   fcl_operator d;
   CHECK_OK(fcl_fd_operator(op, &d));
@@ -382,12 +407,15 @@ static void check_step_parameters(env *e) {
     for (int n = 5 * run; n < 5 * run + 5; ++n) want += amp * 0.125 * cos(omega * 0.125 * n) + n;
   }
   CHECK_OK(fcl_field_reduce(s, 0, FCL_REDUCE_MAX, &got));
-  CHECKF(fcl_test_close(got, want, 64, 0, false), "forced kernel: %.17g after 10 steps, "
-         "expected %.17g from t, step_index, amp and omega", got, want);
-  CHECKF(fcl_count_programs_built() == built, "setting scalars and stepping built %llu "
-         "programs", (unsigned long long)(fcl_count_programs_built() - built));
-  CHECK_STATUS(fcl_fd_set_scalar(op, "phase", 1), FCL_ERR_NOT_FOUND,
-               "t, step_index, amp, omega");
+  CHECKF(fcl_test_close(got, want, 64, 0, false),
+         "forced kernel: %.17g after 10 steps, "
+         "expected %.17g from t, step_index, amp and omega",
+         got, want);
+  CHECKF(fcl_count_programs_built() == built,
+         "setting scalars and stepping built %llu "
+         "programs",
+         (unsigned long long)(fcl_count_programs_built() - built));
+  CHECK_STATUS(fcl_fd_set_scalar(op, "phase", 1), FCL_ERR_NOT_FOUND, "t, step_index, amp, omega");
   CHECK_STATUS(fcl_fd_set_scalar(op, "amp", NAN), FCL_ERR_INVALID_ARGUMENT, "finite");
   /* backward: the kernel with amp = 1, omega = 0 at step 0 adds dt, here -0.25 */
   CHECK_OK(fcl_fd_set_scalar(op, "amp", 1));
@@ -453,11 +481,12 @@ static void check_node_timing(env *e) {
   CHECK_OK(fcl_problem_node_statistics(p, 1, &n1));
   CHECK_OK(fcl_launcher_statistics(fcl_fd_launcher(tick), &all));
   CHECKF(n0.calls == 3 && n1.calls == 3 && n0.device_ns > 0 && n1.device_ns > 0 &&
-         n0.device_ns + n1.device_ns <= all.total_ns * (1 + 1e-9) &&
-         n0.device_ns < 0.75 * all.total_ns && n1.device_ns < 0.75 * all.total_ns,
+             n0.device_ns + n1.device_ns <= all.total_ns * (1 + 1e-9) &&
+             n0.device_ns < 0.75 * all.total_ns && n1.device_ns < 0.75 * all.total_ns,
          "timed nodes: %lld and %lld calls, %.0f + %.0f ns of the launcher's %.0f ns (%zu "
-         "launches)", (long long)n0.calls, (long long)n1.calls, n0.device_ns, n1.device_ns,
-         all.total_ns, all.count);
+         "launches)",
+         (long long)n0.calls, (long long)n1.calls, n0.device_ns, n1.device_ns, all.total_ns,
+         all.count);
   fcl_problem_destroy(&p);
   fcl_fd_destroy(&tick);
   fcl_field_destroy(&clock);
@@ -510,8 +539,8 @@ static double taylor_green_2d(env *e, int64_t n, double t_end) {
   CHECK_OK(fcl_problem_setup(p));
   /* the first step's velocity is computed from omega before it is measured */
   if (sp) CHECK_OK(fcl_spectral_biot_savart(sp, w, u));
-  fcl_simulation_options o = {.t_end = t_end, .dt = {.dt_max = 1, .cfl = 0.5},
-                              .measure = measure, .user = &log};
+  fcl_simulation_options o = {
+      .t_end = t_end, .dt = {.dt_max = 1, .cfl = 0.5}, .measure = measure, .user = &log};
   fcl_sim_state s = {0};
   CHECK_OK(fcl_simulation_run(p, &o, &s));
   const double err = op_rel_error(w, tg_exact, &s.t);

@@ -255,8 +255,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
                  "read-only");
     CHECK_STATUS(fcl_array_fill(ro, q, &zero, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
-    CHECK_STATUS(fcl_array_copy(ro, hc, q, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
-                 "read-only");
+    CHECK_STATUS(fcl_array_copy(ro, hc, q, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT, "read-only");
     CHECK_STATUS(fcl_array_map(ro, q, CL_MAP_WRITE, &m), FCL_ERR_INVALID_ARGUMENT, "read-only");
     CHECK_OK(fcl_array_map(ro, q, CL_MAP_READ, &m));
     if (m) {

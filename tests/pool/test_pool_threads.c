@@ -38,7 +38,8 @@ static void *hammer(void *arg) {
       size_t size = 16 + (r >> 4) % 200000;
       fcl_status st = fcl_pool_alloc(w->pool, size, &slots[slot]);
       CHECKF(st == FCL_OK, "alloc of %zu failed: %s", size, fcl_last_error());
-      if (st == FCL_OK && w->stamp) ((int *)fcl_pool_block_svm(slots[slot]))[0] = w->id * 1000000 + slot;
+      if (st == FCL_OK && w->stamp)
+        ((int *)fcl_pool_block_svm(slots[slot]))[0] = w->id * 1000000 + slot;
     }
   }
   for (int i = 0; i < SLOTS; ++i) fcl_pool_free(w->pool, slots[i]);

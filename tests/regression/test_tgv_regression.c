@@ -80,8 +80,8 @@ static result run_with(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, doub
   return r;
 }
 
-static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max,
-                  double lcfl, double t_end, int z_periods, const char *tag) {
+static result run(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max, double lcfl,
+                  double t_end, int z_periods, const char *tag) {
   return run_with(e, comm, dtype, dt_max, lcfl, t_end, z_periods, tag, NULL);
 }
 
@@ -93,16 +93,21 @@ static void check(fcl_test_mpi_env *e) {
     printf("TGV 32^3, t = 1, dt_max 0.02: energy %.9f (DNS %.9f), enstrophy %.9f (DNS %.9f)\n",
            r.energy, E_REF, r.enstrophy, Z_REF);
   CHECKF(de <= 2e-5, "energy at t = 1: %.9f, %.3g from the DNS (tolerance 2e-5)", r.energy, de);
-  CHECKF(dz <= 3e-4, "enstrophy at t = 1: %.9f, %.3g from the DNS (tolerance 3e-4)", r.enstrophy, dz);
+  CHECKF(dz <= 3e-4, "enstrophy at t = 1: %.9f, %.3g from the DNS (tolerance 3e-4)", r.enstrophy,
+         dz);
   /* order in time: dt set by dt_max alone */
   result h[3];
   static const char *const tags[3] = {"dt08", "dt04", "dt02"};
-  for (int k = 0; k < 3; ++k) h[k] = run(e, MPI_COMM_WORLD, dtype, 0.08 / (1 << k), 0.5, 1, 1, tags[k]);
+  for (int k = 0; k < 3; ++k)
+    h[k] = run(e, MPI_COMM_WORLD, dtype, 0.08 / (1 << k), 0.5, 1, 1, tags[k]);
   const double re = fabs(h[0].energy - h[1].energy) / fabs(h[1].energy - h[2].energy),
                rz = fabs(h[0].enstrophy - h[1].enstrophy) / fabs(h[1].enstrophy - h[2].enstrophy);
-  if (e->rank == 0) printf("halving dt: differences shrink by %.2f (energy), %.2f (enstrophy)\n", re, rz);
-  CHECKF(re >= 2.3 && rz >= 2.3, "halving dt shrinks the differences by %.2f (energy) and %.2f "
-         "(enstrophy); the second-order splitting wants more than 2.3", re, rz);
+  if (e->rank == 0)
+    printf("halving dt: differences shrink by %.2f (energy), %.2f (enstrophy)\n", re, rz);
+  CHECKF(re >= 2.3 && rz >= 2.3,
+         "halving dt shrinks the differences by %.2f (energy) and %.2f "
+         "(enstrophy); the second-order splitting wants more than 2.3",
+         re, rz);
   /* the same problem on rank 0 alone */
   if (e->size > 1) {
     result one = {0};
@@ -110,9 +115,9 @@ static void check(fcl_test_mpi_env *e) {
     MPI_Bcast(&one, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     const double tol = dtype == FCL_FLOAT64 ? 1e-11 : 1e-4;
     CHECKF(fabs(one.energy - r.energy) <= tol * r.energy &&
-           fabs(one.enstrophy - r.enstrophy) <= tol * r.enstrophy,
-           "%d ranks: energy %.15g, enstrophy %.15g; one rank: %.15g, %.15g", e->size,
-           r.energy, r.enstrophy, one.energy, one.enstrophy);
+               fabs(one.enstrophy - r.enstrophy) <= tol * r.enstrophy,
+           "%d ranks: energy %.15g, enstrophy %.15g; one rank: %.15g, %.15g", e->size, r.energy,
+           r.enstrophy, one.energy, one.enstrophy);
   }
 }
 
@@ -123,9 +128,9 @@ static void check_z_periods(fcl_test_mpi_env *e) {
   const result two = run(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 0.2, 2, "k2");
   const double tol = dtype == FCL_FLOAT64 ? 1e-11 : 1e-5;
   CHECKF(fabs(one.energy - two.energy) <= tol * one.energy &&
-         fabs(one.enstrophy - two.enstrophy) <= tol * one.enstrophy,
-         "z periods 1 / 2: energy %.15g / %.15g, enstrophy %.15g / %.15g", one.energy,
-         two.energy, one.enstrophy, two.enstrophy);
+             fabs(one.enstrophy - two.enstrophy) <= tol * one.enstrophy,
+         "z periods 1 / 2: energy %.15g / %.15g, enstrophy %.15g / %.15g", one.energy, two.energy,
+         one.enstrophy, two.enstrophy);
 }
 
 /* The energy and the divergence printed beside the enstrophy come from a velocity that is the
@@ -187,8 +192,10 @@ static void check_u_current(fcl_test_mpi_env *e) {
     MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &umax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     const double tol = dtype == FCL_FLOAT64 ? 1e-12 : 2e-6;
-    CHECKF(diff <= tol * umax, "after t = 0.1, u is %.3g from Biot-Savart of w (max|u| %.3g): "
-           "the diagnostics' velocity lags the vorticity", diff, umax);
+    CHECKF(diff <= tol * umax,
+           "after t = 0.1, u is %.3g from Biot-Savart of w (max|u| %.3g): "
+           "the diagnostics' velocity lags the vorticity",
+           diff, umax);
   }
   fcl_field_destroy(&check);
   tgv_destroy(&t);
@@ -205,7 +212,8 @@ static void check_restart(fcl_test_mpi_env *e) {
   const result s = run_with(e, MPI_COMM_WORLD, dtype, 0.02, 0.125, 20, 1, "straight", &straight);
   CHECKF(r.t == s.t && r.energy == s.energy && r.enstrophy == s.enstrophy,
          "restarted at step 10: t %.17g, energy %.17g, enstrophy %.17g; straight: %.17g, "
-         "%.17g, %.17g", r.t, r.energy, r.enstrophy, s.t, s.energy, s.enstrophy);
+         "%.17g, %.17g",
+         r.t, r.energy, r.enstrophy, s.t, s.energy, s.enstrophy);
 }
 #endif
 

@@ -72,7 +72,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_capture(axpy, q, c1, 1, &n, NULL, NULL, 0));
   CHECK_OK(fcl_kernel_capture(sum, q, c2, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L));
   CHECK_OK(fcl_kernel_enqueue(axpy, q, 1, &n, NULL, NULL, 0, 0, NULL, NULL));
-  CHECK_OK(fcl_kernel_enqueue(sum, q, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
+  CHECK_OK(
+      fcl_kernel_enqueue(sum, q, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
   int hs[N / GROUP];
   clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof hx, hx, 0, NULL, NULL);
   clEnqueueReadBuffer(q, y, CL_TRUE, 0, sizeof hy, hy, 0, NULL, NULL);
@@ -85,8 +86,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
     char cmd[16384], out[4300];
     snprintf(out, sizeof out, "%s.out", names[r]);
     snprintf(cmd, sizeof cmd, "%s %s -o %s.exe %s %s && %s.exe %u:%u %s >/dev/null", tc->cc,
-             tc->cflags, names[r], names[r], tc->libs, names[r], e->platform_index,
-             e->device_index, out);
+             tc->cflags, names[r], names[r], tc->libs, names[r], e->platform_index, e->device_index,
+             out);
     if (!run_command(cmd)) continue;
     size_t size = 0;
     unsigned char *data = read_all(out, &size);

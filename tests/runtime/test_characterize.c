@@ -12,8 +12,9 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_device_get_info(e->device, &d));
   CHECK(c.simd_group_size >= 1);
   CHECK(c.usable_local_mem_size > 0 && c.usable_local_mem_size <= d.local_mem_size);
-  CHECK(c.double_support == (fcl_device_has_extension(&d, "cl_khr_fp64") || d.double_fp_config != 0 ||
-                             fcl_device_has_extension(&d, "cl_amd_fp64")));
+  CHECK(c.double_support ==
+        (fcl_device_has_extension(&d, "cl_khr_fp64") || d.double_fp_config != 0 ||
+         fcl_device_has_extension(&d, "cl_amd_fp64")));
   CHECK(fcl_test_contains(c.fast_inaccurate_options, "-cl-fast-relaxed-math"));
   if (d.type & CL_DEVICE_TYPE_CPU) {
     unsigned lanes8 = 0;
@@ -34,7 +35,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   else
     CHECK(c.local_mem_bank_count == 0);
   unsigned out = 0;
-  CHECK_STATUS(fcl_device_simd_group_size(e->device, 3, &out), FCL_ERR_INVALID_ARGUMENT, "type_size");
+  CHECK_STATUS(fcl_device_simd_group_size(e->device, 3, &out), FCL_ERR_INVALID_ARGUMENT,
+               "type_size");
   /* Fast options are accepted by the compiler. */
   fcl_context *ctx = NULL;
   fcl_program *p = NULL;

@@ -28,7 +28,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(d.available && d.compiler_available);
   CHECK(d.native_kernels == ((d.execution_capabilities & CL_EXEC_NATIVE_KERNEL) != 0));
   /* Extension matching is by whole word. */
-  if (fcl_device_has_extension(&d, "cl_khr_fp64")) CHECK(!fcl_device_has_extension(&d, "cl_khr_fp"));
+  if (fcl_device_has_extension(&d, "cl_khr_fp64"))
+    CHECK(!fcl_device_has_extension(&d, "cl_khr_fp"));
   CHECK(!fcl_device_has_extension(&d, "cl_flowcl_no_such_extension"));
   CHECK(!fcl_device_has_extension(&d, ""));
 
@@ -85,8 +86,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_OK(fcl_device_list(&all, &count));
     for (size_t i = 0; i < count; ++i) {
       fcl_device_info info;
-      if (fcl_device_get_info(all[i].device, &info) == FCL_OK &&
-          (info.type & CL_DEVICE_TYPE_GPU) && gpus < 64)
+      if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU) &&
+          gpus < 64)
         gpu[gpus++] = all[i];
     }
     free(all);
@@ -94,9 +95,9 @@ static void check_device(const fcl_device_entry *e, void *user) {
       CHECK_OK(fcl_device_select_nth(NULL, index, &s));
       fcl_device_info si;
       CHECK_OK(fcl_device_get_info(s.device, &si));
-      CHECKF(gpus ? s.device == gpu[(size_t)index % gpus].device
-                  : (si.type & CL_DEVICE_TYPE_CPU) != 0,
-             "node-local index %d: %s (%zu GPUs)", index, si.name, gpus);
+      CHECKF(
+          gpus ? s.device == gpu[(size_t)index % gpus].device : (si.type & CL_DEVICE_TYPE_CPU) != 0,
+          "node-local index %d: %s (%zu GPUs)", index, si.name, gpus);
     }
     snprintf(spec, sizeof spec, "%u:%u", e->platform_index, e->device_index);
     CHECK_OK(fcl_device_select_nth(spec, 7, &s));
@@ -106,14 +107,15 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* A list as in FLOWCL_TEST_DEVICES. */
   fcl_device_entry *list = NULL;
   size_t n = 0;
-  snprintf(spec, sizeof spec, "%u:%u; %u:%u", e->platform_index, e->device_index,
-           e->platform_index, e->device_index);
+  snprintf(spec, sizeof spec, "%u:%u; %u:%u", e->platform_index, e->device_index, e->platform_index,
+           e->device_index);
   CHECK_OK(fcl_device_select_list(spec, &list, &n));
   CHECK(n == 2 && list && list[1].device == e->device);
   free(list);
   CHECK_STATUS(fcl_device_select_list("0:0;nothing-here", &list, &n), FCL_ERR_NOT_FOUND,
                "nothing-here");
-  CHECK_STATUS(fcl_device_select_list(" ; ", &list, &n), FCL_ERR_INVALID_ARGUMENT, "names no device");
+  CHECK_STATUS(fcl_device_select_list(" ; ", &list, &n), FCL_ERR_INVALID_ARGUMENT,
+               "names no device");
 
   /* The flat list holds this device exactly once. */
   CHECK_OK(fcl_device_list(&list, &n));

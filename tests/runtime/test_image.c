@@ -62,8 +62,10 @@ static void check_mem_objects(cl_context ctx) {
   CHECK(info.type == CL_MEM_OBJECT_BUFFER && info.size == sizeof host && info.host_ptr == host &&
         info.context == ctx && info.base == NULL && (info.flags & CL_MEM_USE_HOST_PTR));
   CHECK_OK(fcl_mem_get_info(sub, &info));
-  CHECKF(info.base == b && info.offset == 128 && info.size == 64, "sub-buffer: base %p offset "
-         "%zu size %zu", (void *)info.base, info.offset, info.size);
+  CHECKF(info.base == b && info.offset == 128 && info.size == 64,
+         "sub-buffer: base %p offset "
+         "%zu size %zu",
+         (void *)info.base, info.offset, info.size);
   /* three destructors: called last registered first */
   static int ids[3] = {1, 2, 3};
   order_n = 0;
@@ -139,7 +141,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_STATUS(fcl_image_read(img, q, (size_t[]){15, 0, 0}, (size_t[]){3, 1, 1}, part),
                FCL_ERR_INVALID_ARGUMENT, "outside");
   CHECK_STATUS(fcl_image_create(ctx, CL_MEM_READ_WRITE, rgba, 2, (size_t[]){0, H}, NULL,
-                                &(fcl_image *){NULL}), FCL_ERR_INVALID_ARGUMENT, "axis 0");
+                                &(fcl_image *){NULL}),
+               FCL_ERR_INVALID_ARGUMENT, "axis 0");
   /* write a region, fill another, then copy image -> image and through a buffer */
   for (int i = 0; i < 24; ++i) part[i] = -1.0f - (float)i;
   CHECK_OK(fcl_image_write(img, q, (size_t[]){1, 1, 0}, (size_t[]){3, 2, 1}, part));
@@ -189,9 +192,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_sampler_get_desc(s, &got));
   CHECK(!got.normalized && got.addressing == CL_ADDRESS_CLAMP_TO_EDGE &&
         got.filter == CL_FILTER_LINEAR);
-  CHECK_STATUS(fcl_sampler_create(ctx, &(fcl_sampler_desc){false, CL_ADDRESS_REPEAT,
-                                                           CL_FILTER_NEAREST}, &(cl_sampler){NULL}),
-               FCL_ERR_INVALID_ARGUMENT, "normalized");
+  CHECK_STATUS(
+      fcl_sampler_create(ctx, &(fcl_sampler_desc){false, CL_ADDRESS_REPEAT, CL_FILTER_NEAREST},
+                         &(cl_sampler){NULL}),
+      FCL_ERR_INVALID_ARGUMENT, "normalized");
   enum { NS = 64 };
   float at[2 * NS], out[4 * NS];
   for (int i = 0; i < NS; ++i) {
@@ -218,8 +222,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
     for (int i = 0; i < NS; ++i)
       for (int c = 0; c < 4; ++c)
         worst = fmax(worst, fabs(out[4 * i + c] - bilinear(h, c, at[2 * i], at[2 * i + 1])));
-    CHECKF(worst <= tol, "%s: linear sampling differs from bilinear interpolation by %g (at "
-           "most %g)", info.name, worst, tol);
+    CHECKF(worst <= tol,
+           "%s: linear sampling differs from bilinear interpolation by %g (at "
+           "most %g)",
+           info.name, worst, tol);
     /* an image written by a kernel */
     CHECK_OK(fcl_kernel_set_arg_image(k2, 0, fcl_image_mem(copy2)));
     CHECK_OK(fcl_kernel_set_arg_image(k2, 1, fcl_image_mem(copy)));

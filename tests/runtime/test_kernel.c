@@ -40,7 +40,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_create(p, "is_null", &n));
   CHECK_OK(fcl_kernel_create(p, "where", &w));
   CHECK_STATUS(fcl_kernel_create(p, "scael", &typo), FCL_ERR_NOT_FOUND, "no kernel 'scael'");
-  CHECK(fcl_test_contains(fcl_last_error(), "scale") && fcl_test_contains(fcl_last_error(), "where"));
+  CHECK(fcl_test_contains(fcl_last_error(), "scale") &&
+        fcl_test_contains(fcl_last_error(), "where"));
   CHECK(typo == NULL);
   if (!k || !n || !w || !q) goto done;
 
@@ -91,8 +92,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, sub));
   CHECK_OK(fcl_kernel_set_arg_f32(k, 1, 2.0f));
   CHECK_OK(fcl_kernel_set_arg_i32(k, 2, 64));
-  if (fp64) CHECK_OK(fcl_kernel_set_arg_f64(k, 3, 0.5));
-  else CHECK_OK(fcl_kernel_set_arg_f32(k, 3, 0.5f));
+  if (fp64)
+    CHECK_OK(fcl_kernel_set_arg_f64(k, 3, 0.5));
+  else
+    CHECK_OK(fcl_kernel_set_arg_f32(k, 3, 0.5f));
   CHECK_OK(fcl_kernel_set_arg_i64(k, 4, 1));
   CHECK_OK(fcl_kernel_set_arg_u32(k, 5, 2));
   CHECK_OK(fcl_kernel_set_arg_u64(k, 6, 3));
@@ -107,14 +110,16 @@ static void check_device(const fcl_device_entry *e, void *user) {
   size_t first = origin / sizeof(float);
   int bad = 0;
   for (int i = 0; i < N; ++i) {
-    float expect = (size_t)i >= first && (size_t)i < first + 64 ? 2.0f * i + 6.5f + 50.0f : (float)i;
+    float expect = (size_t)i >= first && (size_t)i < first + 64 ? 2.0f * i + 6.5f + 50.0f
+                                                                : (float)i;
     bad += !fcl_test_close(host[i], expect, 4, 0, true);
   }
   CHECKF(bad == 0, "%d wrong values after the sub-buffer launch", bad);
   CHECK_STATUS(fcl_kernel_enqueue(k, q, 4, &global, NULL, NULL, 0, 0, NULL, NULL),
                FCL_ERR_INVALID_ARGUMENT, "work_dim");
-  CHECK_STATUS(fcl_kernel_enqueue(k, q, 1, &global, NULL, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL),
-               FCL_ERR_INVALID_ARGUMENT, "needs local sizes");
+  CHECK_STATUS(
+      fcl_kernel_enqueue(k, q, 1, &global, NULL, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL),
+      FCL_ERR_INVALID_ARGUMENT, "needs local sizes");
 
   /* NULL buffer argument. */
   int flag = 0;
@@ -145,7 +150,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_enqueue(w, q, 1, &groups, &wl, &offset, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
   clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
   bad = 0;
-  for (int i = 0; i < 64; ++i) bad += where[i] != (i >= 16 && i < 48 ? i * 1000 + (i - 16) / 16 : -1);
+  for (int i = 0; i < 64; ++i)
+    bad += where[i] != (i >= 16 && i < 48 ? i * 1000 + (i - 16) / 16 : -1);
   CHECKF(bad == 0, "%d wrong items in the g_times_l launch", bad);
   /* A work-group size that contradicts reqd_work_group_size: the driver's code comes back. */
   size_t g8 = 8, l8 = 8;

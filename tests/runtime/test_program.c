@@ -72,7 +72,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_program_release(&p);
 
   /* A failed build carries the log line, the options and the origin. */
-  const char *bad = "__kernel void broken(__global int *out) {\n  out[0] = undeclared_flowcl_var;\n}\n";
+  const char *bad =
+      "__kernel void broken(__global int *out) {\n  out[0] = undeclared_flowcl_var;\n}\n";
   CHECK_OK(fcl_program_create_source(ctx, bad, "tests/bad_kernel.cl", &p));
   CHECK_STATUS(fcl_program_build(p, "-DMARKER_OPTION=1"), FCL_ERR_BUILD_FAILED,
                "undeclared_flowcl_var");
@@ -94,10 +95,12 @@ static void check_device(const fcl_device_entry *e, void *user) {
     fcl_program *header = NULL, *unit = NULL, *lib = NULL, *linked = NULL;
     CHECK_OK(fcl_program_create_source(ctx, "#define FROM_HEADER 17\nint helper(int x);\n",
                                        "flowcl_test.h", &header));
-    CHECK_OK(fcl_program_create_source(
-        ctx, "#include \"flowcl_test.h\"\n__kernel void k(__global int *out) { out[0] = helper(FROM_HEADER); }\n",
-        "unit.cl", &unit));
-    CHECK_OK(fcl_program_create_source(ctx, "int helper(int x) { return x + 1; }\n", "lib.cl", &lib));
+    CHECK_OK(fcl_program_create_source(ctx,
+                                       "#include \"flowcl_test.h\"\n__kernel void k(__global int "
+                                       "*out) { out[0] = helper(FROM_HEADER); }\n",
+                                       "unit.cl", &unit));
+    CHECK_OK(
+        fcl_program_create_source(ctx, "int helper(int x) { return x + 1; }\n", "lib.cl", &lib));
     const char *names[] = {"flowcl_test.h"};
     CHECK_OK(fcl_program_compile(unit, NULL, 1, &header, names));
     CHECK_OK(fcl_program_compile(lib, NULL, 0, NULL, NULL));
@@ -184,8 +187,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
      * must say so */
     CHECKF(bst == FCL_ERR_OPENCL && fcl_test_contains(fcl_last_error(), "built-in kernels"),
            "built-in kernels: %s", fcl_last_error());
-    printf("  %s lists pocl.add.i8 but its driver cannot build it: %s\n", d.name,
-           fcl_last_error());
+    printf("  %s lists pocl.add.i8 but its driver cannot build it: %s\n", d.name, fcl_last_error());
   }
   if (bst == FCL_OK) {
     fcl_kernel *bk = NULL;

@@ -10,7 +10,6 @@
 #include "fcl_test.h"
 #include "sha256.h"
 
-
 static const char *src = "__kernel void k(__global int *out) { out[0] = 4321; }\n";
 static char log_text[16384];
 

@@ -116,7 +116,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   snprintf(sub, sizeof sub, "%s/corrupt", dir);
   setenv("FLOWCL_CACHE_DIR", sub, 1);
   CHECK(build_and_run(ctx, src2, NULL, &hit) == 77 && !hit);
-  char entry[4400];  /* dir (< 4096) + name */
+  char entry[4400]; /* dir (< 4096) + name */
   fcl_test_find_file(sub, ".clbin", entry, sizeof entry);
   CHECK(entry[0] != '\0');
   for (int truncate = 0; truncate <= 1; ++truncate) {
@@ -188,7 +188,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   snprintf(header, sizeof header, "%s/value.h", incdir);
   snprintf(options, sizeof options, "-I %s", incdir);
   CHECK(mkdir_p(incdir) == 0);
-  const char *src3 = "#include \"value.h\"\n__kernel void k(__global int *out) { out[0] = VALUE; }\n";
+  const char *src3 =
+      "#include \"value.h\"\n__kernel void k(__global int *out) { out[0] = VALUE; }\n";
   write_text(header, "#define VALUE 5\n");
   CHECK(build_and_run(ctx, src3, options, &hit) == 5 && !hit);
   CHECK(build_and_run(ctx, src3, options, &hit) == 5 && hit);

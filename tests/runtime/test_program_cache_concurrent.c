@@ -44,7 +44,6 @@ static void build_all(const fcl_device_entry *e, void *user) {
   fcl_context_release(&ctx);
 }
 
-
 int main(void) {
   /* No OpenCL call before fork: each process initialises its own driver state. */
   char *dir = fcl_test_temp_dir("cache-concurrent");

@@ -10,7 +10,8 @@
 static atomic_int callback_calls;
 static void on_done(cl_event e, cl_int status, void *user) {
   (void)e;
-  if (status == CL_COMPLETE && user == (void *)&callback_calls) atomic_fetch_add(&callback_calls, 1);
+  if (status == CL_COMPLETE && user == (void *)&callback_calls)
+    atomic_fetch_add(&callback_calls, 1);
 }
 
 typedef struct {
