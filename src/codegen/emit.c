@@ -5,232 +5,29 @@
 #include <string.h>
 
 #include "check.h"
-#include "codegen_impl.h"
-
-typedef struct {
-  fcl_kbuilder *kb; /* working copy: l.auto resolved, reductions numbered */
-  fcl__str out;
-  fcl__axes axes;
-  size_t *rank; /* per iname: position in the creation order of leaves */
-  fcl__prefetch_plan *plans;
-  fcl__item *items;
-  size_t nitems;
-  bool literals_float;
-  int depth;
-  /* printing a vectorized instruction */
-  const char *vec;
-  int vec_width;
-  int vec_lane;    /* >= 0: print the vector iname as this lane (its lower bound + lane) */
-  bool vec_blocks; /* print accesses along it from the aligned blocks below */
-  struct vblock *blocks;
-  size_t nblocks;
-  int next_acc;
-} emitter;
-
-static const char *cl_type(fcl_dtype t) { return fcl_dtype_cl_name(t); }
-
-static bool in_list(const char *const *list, size_t n, const char *name) {
-  for (size_t i = 0; i < n; ++i)
-    if (!strcmp(list[i], name)) return true;
-  return false;
-}
-
-static size_t leaves_of_name(const fcl_kbuilder *kb, const char *name, char **list, size_t n) {
-  fcl__expr v = {.kind = E_VAR, .text = (char *)name};
-  fcl__kb_leaf_inames(kb, &v, list, &n, FCL__MAX_LEAVES);
-  return n;
-}
-
-static bool is_hw(const fcl__iname *in) { return in->tag == TAG_G || in->tag == TAG_L; }
-
-/* ---------------- preparation ---------------- */
-
-static void rank_dfs(const fcl_kbuilder *kb, size_t i, size_t *rank, size_t *next) {
-  const fcl__iname *in = &kb->inames[i];
-  if (in->derived) {
-    rank_dfs(kb, in->outer, rank, next);
-    rank_dfs(kb, in->inner, rank, next);
-  } else {
-    rank[i] = (*next)++;
-  }
-}
-
-static size_t loop_key(const emitter *em, const char *leaf, bool vec_unrolled) {
-  size_t i = fcl__kb_iname_index(em->kb, leaf);
-  const fcl__iname *in = &em->kb->inames[i];
-  if (in->tag == TAG_ILP || vec_unrolled) return 2000000 + em->rank[i];
-  if (in->priority >= 0) return (size_t)in->priority;
-  return 1000000 + em->rank[i];
-}
-
-static void sort_loops(const emitter *em, const char **loops, size_t n, const char *vec_unrolled) {
-  for (size_t a = 1; a < n; ++a)
-    for (size_t b = a; b > 0; --b) {
-      size_t kb1 = loop_key(em, loops[b - 1], vec_unrolled && !strcmp(loops[b - 1], vec_unrolled));
-      size_t kb2 = loop_key(em, loops[b], vec_unrolled && !strcmp(loops[b], vec_unrolled));
-      if (kb1 <= kb2) break;
-      const char *t = loops[b];
-      loops[b] = loops[b - 1];
-      loops[b - 1] = t;
-    }
-}
-
-/* Whether leaf appears with coefficient +-1 in the last index of a global array access. */
-static bool contiguous_in(const fcl_kbuilder *kb, const fcl__expr *e, const char *leaf) {
-  if (e->kind == E_SUBSCRIPT) {
-    const fcl__var *v = fcl__kb_var(kb, e->text);
-    fcl__affine f;
-    if (v && v->kind == V_ARRAY &&
-        fcl__affine_of(e->kids[e->nkids - 1], fcl__kb_expand, (void *)kb, &f)) {
-      int64_t c = fcl__affine_coef(&f, leaf);
-      if (c == 1 || c == -1) return true;
-    }
-  }
-  for (size_t i = 0; i < e->nkids; ++i)
-    if (contiguous_in(kb, e->kids[i], leaf)) return true;
-  return false;
-}
-
-/* l.auto: the lowest free local axis, contiguous inames first (loopy's rule, per kernel). */
-static fcl_status resolve_auto(fcl_kbuilder *kb, const size_t *rank) {
-  bool used[3] = {false, false, false};
-  for (size_t i = 0; i < kb->ninames; ++i)
-    if (!kb->inames[i].derived && kb->inames[i].tag == TAG_L) used[kb->inames[i].axis] = true;
-  for (int pass = 0; pass < 2; ++pass) {
-    size_t picked[16], np = 0;
-    for (size_t i = 0; i < kb->ninames; ++i) {
-      fcl__iname *in = &kb->inames[i];
-      if (in->derived || in->tag != TAG_L_AUTO) continue;
-      bool contiguous = false;
-      for (size_t k = 0; k < kb->ninsns && !contiguous; ++k)
-        contiguous = contiguous_in(kb, kb->insns[k].rhs, in->name) ||
-                     contiguous_in(kb, kb->insns[k].lhs, in->name);
-      if (contiguous == (pass == 0) && np < 16) picked[np++] = i;
-    }
-    for (size_t a = 1; a < np; ++a) /* creation order */
-      for (size_t b = a; b > 0 && rank[picked[b]] < rank[picked[b - 1]]; --b) {
-        size_t t = picked[b];
-        picked[b] = picked[b - 1];
-        picked[b - 1] = t;
-      }
-    for (size_t k = 0; k < np; ++k) {
-      fcl__iname *in = &kb->inames[picked[k]];
-      int axis = 0;
-      while (axis < 3 && used[axis]) axis++;
-      if (axis == 3)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                         "kernel '%s': iname '%s' is tagged l.auto but "
-                         "the three local axes are taken; tag it unr or for",
-                         kb->name, in->name);
-      used[axis] = true;
-      in->tag = TAG_L;
-      in->axis = axis;
-    }
-  }
-  return FCL_OK;
-}
-
-void fcl__axes_free(fcl__axes *axes) {
-  for (int d = 0; d < 3; ++d) fcl__expr_free(axes->groups[d]);
-  memset(axes, 0, sizeof *axes);
-}
-
-fcl_status fcl__kb_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
-  memset(axes, 0, sizeof *axes);
-  axes->dim = 1;
-  for (int d = 0; d < 3; ++d) axes->local[d] = 1;
-  for (size_t i = 0; i < kb->ninames; ++i) {
-    const fcl__iname *in = &kb->inames[i];
-    if (in->derived || !is_hw(in)) continue;
-    if ((unsigned)in->axis + 1 > axes->dim) axes->dim = (unsigned)in->axis + 1;
-    fcl__expr *ext = fcl__expr_fold(
-        fcl__expr_binary("-", fcl__expr_clone(in->hi), fcl__expr_clone(in->lo)));
-    if (!ext) {
-      fcl__axes_free(axes);
-      return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "axes");
-    }
-    if (in->tag == TAG_L) {
-      int64_t n;
-      bool ok = fcl__kb_const(kb, ext, &n);
-      fcl__expr_free(ext);
-      if (!ok || n < 1) {
-        fcl__axes_free(axes);
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                         "kernel '%s': iname '%s' is tagged l.%d but "
-                         "its extent is not a positive constant; split it or fix the parameters",
-                         kb->name, in->name, in->axis);
-      }
-      if (n > axes->local[in->axis]) axes->local[in->axis] = n;
-    } else if (!axes->groups[in->axis]) {
-      axes->groups[in->axis] = ext;
-    } else {
-      fcl__expr *m = fcl__expr_new(E_CALL, "max", 2);
-      if (!m) {
-        fcl__expr_free(ext);
-        fcl__axes_free(axes);
-        return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "axes");
-      }
-      m->kids[0] = axes->groups[in->axis];
-      m->kids[1] = ext;
-      axes->groups[in->axis] = m;
-    }
-  }
-  return FCL_OK;
-}
-
-/* A working copy with l.auto resolved and the axes computed. */
-static fcl_status prepare(const fcl_kbuilder *kb, emitter *em) {
-  memset(em, 0, sizeof *em);
-  em->vec_lane = -1;
-  FCL_TRY(fcl_kbuilder_copy(kb, &em->kb));
-  em->rank = calloc(em->kb->ninames ? em->kb->ninames : 1, sizeof *em->rank);
-  if (!em->rank) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
-  size_t next = 0;
-  bool *child = calloc(em->kb->ninames ? em->kb->ninames : 1, sizeof *child);
-  if (!child) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "generate");
-  for (size_t i = 0; i < em->kb->ninames; ++i)
-    if (em->kb->inames[i].derived)
-      child[em->kb->inames[i].outer] = child[em->kb->inames[i].inner] = true;
-  for (size_t i = 0; i < em->kb->ninames; ++i)
-    if (!child[i]) rank_dfs(em->kb, i, em->rank, &next);
-  free(child);
-  FCL_TRY(resolve_auto(em->kb, em->rank));
-  FCL_TRY(fcl__kb_axes(em->kb, &em->axes));
-  em->literals_float = fcl__kb_literals_float(em->kb);
-  return FCL_OK;
-}
-
-static void emitter_free(emitter *em) {
-  for (size_t i = 0; i < em->nitems; ++i) free(em->items[i].deps);
-  free(em->items);
-  if (em->plans)
-    for (size_t p = 0; p < em->kb->nprefetches; ++p) fcl__prefetch_plan_free(&em->plans[p]);
-  free(em->plans);
-  free(em->rank);
-  fcl__axes_free(&em->axes);
-  fcl_kbuilder_destroy(&em->kb);
-  free(em->out.s);
-}
+#include "emit_impl.h"
 
 /* ---------------- printing ---------------- */
 
 static bool print_hook(void *user, fcl__str *out, const fcl__expr *e);
 
-static void print(emitter *em, const fcl__expr *e) { fcl__expr_print(&em->out, e, print_hook, em); }
+void fcl__emit_print(emitter *em, const fcl__expr *e) {
+  fcl__expr_print(&em->out, e, print_hook, em);
+}
 
 /* Print an index expression built here (folded on a copy). */
-static void print_index(emitter *em, fcl__expr *e) {
+void fcl__emit_print_index(emitter *em, fcl__expr *e) {
   e = fcl__expr_fold(e);
   if (!e) {
     em->out.failed = true;
     return;
   }
-  print(em, e);
+  fcl__emit_print(em, e);
   fcl__expr_free(e);
 }
 
 /* Linear C-order index of a global array access. */
-static fcl__expr *linear_index(const fcl__var *v, const fcl__expr *access) {
+fcl__expr *fcl__emit_linear_index(const fcl__var *v, const fcl__expr *access) {
   fcl__expr *idx = fcl__expr_clone(access->kids[0]);
   for (size_t d = 1; idx && d < v->ndim; ++d)
     idx = fcl__expr_binary("+", fcl__expr_binary("*", idx, fcl__expr_clone(v->shape[d])),
@@ -238,235 +35,11 @@ static fcl__expr *linear_index(const fcl__var *v, const fcl__expr *access) {
   return idx;
 }
 
-static bool depends_on(const emitter *em, const fcl__expr *e, const char *leaf) {
+bool fcl__emit_depends_on(const emitter *em, const fcl__expr *e, const char *leaf) {
   char *leaves[FCL__MAX_LEAVES];
   size_t n = 0;
   fcl__kb_leaf_inames(em->kb, e, leaves, &n, FCL__MAX_LEAVES);
   return in_list((const char *const *)leaves, n, leaf);
-}
-
-/* ---------------- aligned vector blocks ----------------
- * A vector access reads lanes lane0 + l (l < w). When the array's last extent is a multiple of
- * w and every term of the last index but the vector iname and constants is one too, lane0 sits
- * r = (constant) mod w past an aligned position: the lanes are one aligned block (r = 0) or are
- * shuffled from two. A block holding an element that some lane inside the domain reads lies in
- * that lane's row (the extent is a multiple of w), so only blocks read by lanes that may be
- * outside (r != 0 while lanes have guards) are loaded under a test of their position. */
-
-struct vblock {
-  char *key; /* pointer to the block's first element: "array + linear index" */
-  char *name;
-  char *guard; /* position test, or NULL */
-  fcl_dtype dtype;
-};
-
-static int64_t vec_width_of(const emitter *em, const char *v) {
-  const fcl__iname *vi = fcl__kb_iname(em->kb, v);
-  int64_t lo = 0, hi = 0;
-  fcl__kb_const(em->kb, vi->lo, &lo);
-  fcl__kb_const(em->kb, vi->hi, &hi);
-  return hi - lo;
-}
-
-/* r of an access along v of width w (false: not a block access). *f: its last index. */
-static bool block_offset(const emitter *em, const fcl__expr *e, const char *v, int64_t w,
-                         int64_t *r, fcl__affine *f) {
-  const fcl_kbuilder *kb = em->kb;
-  const fcl__var *a = fcl__kb_var(kb, e->text);
-  if (!a || a->kind != V_ARRAY || fcl__kb_prefetch_of(kb, a->name) != SIZE_MAX ||
-      e->nkids != a->ndim || !fcl__affine_of(e->kids[e->nkids - 1], fcl__kb_expand, (void *)kb, f))
-    return false;
-  fcl__expr *zero = fcl__expr_num(0);
-  bool rows = zero && fcl__kb_divisible(kb, zero, a->shape[a->ndim - 1], w);
-  fcl__expr_free(zero);
-  int64_t c = f->constant, lo = 0;
-  if (!rows || !fcl__kb_const(kb, fcl__kb_iname(kb, v)->lo, &lo)) return false;
-  for (size_t k = 0; k < f->n; ++k) {
-    const fcl__var *p = fcl__kb_var(kb, f->sym[k]);
-    if (!strcmp(f->sym[k], v))
-      c += f->coef[k] * lo;
-    else if (p && p->kind == V_PARAM && p->fixed)
-      c += f->coef[k] * p->value;
-    else if (p && (p->kind != V_PARAM || !p->modulus || (f->coef[k] * p->modulus) % w))
-      return false;
-    else if (!p && f->coef[k] % w)
-      return false; /* an iname */
-  }
-  *r = ((c % w) + w) % w;
-  return true;
-}
-
-/* The last index of block b of an access (lane0 - r + b * w), term by term. */
-static fcl__expr *block_start(const emitter *em, const fcl__affine *f, const char *v,
-                              int64_t delta) {
-  int64_t c = f->constant + delta, lo = 0;
-  fcl__kb_const(em->kb, fcl__kb_iname(em->kb, v)->lo, &lo);
-  fcl__expr *e = NULL;
-  for (size_t k = 0; k < f->n; ++k) {
-    const fcl__var *p = fcl__kb_var(em->kb, f->sym[k]);
-    if (!strcmp(f->sym[k], v) || (p && p->kind == V_PARAM && p->fixed)) {
-      c += f->coef[k] * (strcmp(f->sym[k], v) ? p->value : lo);
-      continue;
-    }
-    fcl__expr *t = fcl__expr_new(E_VAR, f->sym[k], 0);
-    if (f->coef[k] != 1) t = fcl__expr_binary("*", fcl__expr_num(f->coef[k]), t);
-    e = e ? fcl__expr_binary("+", e, t) : t;
-  }
-  if (!e || !c) return e ? e : fcl__expr_num(c);
-  return fcl__expr_binary(c > 0 ? "+" : "-", e, fcl__expr_num(c > 0 ? c : -c));
-}
-
-/* Text of an expression built here, folded and printed by the emitter (e is consumed). */
-static char *printed(emitter *em, fcl__expr *e) {
-  fcl__str saved = em->out;
-  em->out = (fcl__str){0};
-  print_index(em, e);
-  char *text = em->out.failed ? NULL : em->out.s;
-  if (!text) free(em->out.s);
-  em->out = saved;
-  return text;
-}
-
-/* Key and position test of block b of access e (whose r and last index are given). */
-static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, int64_t r, int b,
-                        char **key, char **pos) {
-  const fcl__var *a = fcl__kb_var(em->kb, e->text);
-  int64_t w = em->vec_width;
-  fcl__expr *access = fcl__expr_clone(e), *start = block_start(em, f, em->vec, b * w - r);
-  if (!access || !start) {
-    fcl__expr_free(access);
-    fcl__expr_free(start);
-    return false;
-  }
-  fcl__expr_free(access->kids[access->nkids - 1]);
-  access->kids[access->nkids - 1] = fcl__expr_clone(start);
-  char *index = printed(em, linear_index(a, access)), *s = printed(em, start);
-  char *l = printed(
-      em, fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]), fcl__expr_num(w)));
-  fcl__expr_free(access);
-  fcl__str k = {0}, p = {0};
-  if (index) fcl__str_printf(&k, "%s + %s", a->name, index);
-  if (s && l) fcl__str_printf(&p, "%s >= 0 && %s <= %s", s, s, l);
-  free(index);
-  free(s);
-  free(l);
-  if (k.failed || p.failed || !k.s || !p.s) {
-    free(k.s);
-    free(p.s);
-    return false;
-  }
-  *key = k.s;
-  *pos = p.s;
-  return true;
-}
-
-static struct vblock *find_block(emitter *em, const char *key) {
-  for (size_t b = 0; b < em->nblocks; ++b)
-    if (!strcmp(em->blocks[b].key, key)) return &em->blocks[b];
-  return NULL;
-}
-
-/* The blocks the accesses along the vector iname read (an unguarded use wins). */
-static bool collect_blocks(emitter *em, const fcl__expr *e, bool lanes) {
-  if (e->kind == E_SUBSCRIPT && depends_on(em, e, em->vec)) {
-    int64_t r;
-    fcl__affine f;
-    if (!block_offset(em, e, em->vec, em->vec_width, &r, &f)) return false;
-    for (int b = 0; b < (r ? 2 : 1); ++b) {
-      char *key = NULL, *pos = NULL;
-      if (!block_texts(em, e, &f, r, b, &key, &pos)) return false;
-      bool guarded = lanes && r;
-      struct vblock *x = find_block(em, key);
-      if (!x) {
-        struct vblock *nb = realloc(em->blocks, (em->nblocks + 1) * sizeof *nb);
-        if (!nb) return false;
-        em->blocks = nb;
-        x = &em->blocks[em->nblocks++];
-        *x = (struct vblock){.key = key,
-                             .guard = guarded ? pos : NULL,
-                             .dtype = fcl__kb_var(em->kb, e->text)->dtype};
-        fcl__str nm = {0};
-        fcl__str_printf(&nm, "%s_blk%zu", e->text, em->nblocks - 1);
-        x->name = nm.s;
-        if (!x->name) return false;
-        if (!guarded) free(pos);
-      } else {
-        if (!guarded) {
-          free(x->guard);
-          x->guard = NULL;
-        }
-        free(key);
-        free(pos);
-      }
-    }
-    return true;
-  }
-  for (size_t i = 0; i < e->nkids; ++i)
-    if (!collect_blocks(em, e->kids[i], lanes)) return false;
-  return true;
-}
-
-static void free_blocks(emitter *em) {
-  for (size_t b = 0; b < em->nblocks; ++b) {
-    free(em->blocks[b].key);
-    free(em->blocks[b].name);
-    free(em->blocks[b].guard);
-  }
-  free(em->blocks);
-  em->blocks = NULL;
-  em->nblocks = 0;
-}
-
-/* The lanes of an access from its blocks: a block, or a shuffle of two. */
-static void print_block_lanes(emitter *em, const fcl__expr *e) {
-  static const char hex[] = "0123456789abcdef";
-  int64_t r, w = em->vec_width;
-  fcl__affine f;
-  const char *name[2] = {NULL, NULL};
-  if (!block_offset(em, e, em->vec, w, &r, &f)) {
-    em->out.failed = true;
-    return;
-  }
-  for (int b = 0; b < (r ? 2 : 1); ++b) {
-    char *key = NULL, *pos = NULL;
-    struct vblock *x = block_texts(em, e, &f, r, b, &key, &pos) ? find_block(em, key) : NULL;
-    free(key);
-    free(pos);
-    if (!x) {
-      em->out.failed = true;
-      return;
-    }
-    name[b] = x->name;
-  }
-  if (!r) {
-    fcl__str_printf(&em->out, "%s", name[0]);
-    return;
-  }
-  fcl__str_printf(&em->out, "(%s%lld)(", cl_type(fcl__kb_var(em->kb, e->text)->dtype),
-                  (long long)w);
-  for (int64_t l = 0; l < w; ++l)
-    fcl__str_printf(&em->out, "%s%s.s%c", l ? ", " : "", name[(r + l) / w], hex[(r + l) % w]);
-  fcl__str_printf(&em->out, ")");
-}
-
-/* Pointer to the element an access names (for vload/vstore). */
-static void print_pointer(emitter *em, const fcl__expr *e) {
-  const fcl__var *v = fcl__kb_var(em->kb, e->text);
-  size_t pf = fcl__kb_prefetch_of(em->kb, e->text);
-  if (pf != SIZE_MAX) {
-    fcl__str_printf(&em->out, "%s + ", em->kb->prefetches[pf].fetch);
-    print_index(em, fcl__prefetch_offset(em->kb, &em->plans[pf], e));
-  } else if (v->kind == V_ARRAY) {
-    fcl__str_printf(&em->out, "%s + ", v->name);
-    print_index(em, linear_index(v, e));
-  } else {
-    fcl__str_printf(&em->out, "&%s", v->name);
-    for (size_t d = 0; d < e->nkids; ++d) {
-      fcl__str_printf(&em->out, "[");
-      print(em, e->kids[d]);
-      fcl__str_printf(&em->out, "]");
-    }
-  }
 }
 
 static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
@@ -509,14 +82,14 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
     }
     case E_SUBSCRIPT: {
       const fcl__var *v = fcl__kb_var(kb, e->text);
-      if (em->vec && em->vec_blocks && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
-        print_block_lanes(em, e);
+      if (em->vec && em->vec_blocks && em->vec_lane < 0 && fcl__emit_depends_on(em, e, em->vec)) {
+        fcl__emit_print_block_lanes(em, e);
         return true;
       }
-      if (em->vec && em->vec_lane < 0 && depends_on(em, e, em->vec)) {
+      if (em->vec && em->vec_lane < 0 && fcl__emit_depends_on(em, e, em->vec)) {
         fcl__str_printf(out, "vload%d(0, ", em->vec_width);
         em->vec_lane = 0;
-        print_pointer(em, e);
+        fcl__emit_print_pointer(em, e);
         em->vec_lane = -1;
         fcl__str_printf(out, ")");
         return true;
@@ -524,13 +97,13 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
       size_t pf = fcl__kb_prefetch_of(kb, e->text);
       if (pf != SIZE_MAX) {
         fcl__str_printf(out, "%s[", kb->prefetches[pf].fetch);
-        print_index(em, fcl__prefetch_offset(kb, &em->plans[pf], e));
+        fcl__emit_print_index(em, fcl__prefetch_offset(kb, &em->plans[pf], e));
         fcl__str_printf(out, "]");
         return true;
       }
       if (v->kind == V_ARRAY) {
         fcl__str_printf(out, "%s[", v->name);
-        print_index(em, linear_index(v, e));
+        fcl__emit_print_index(em, fcl__emit_linear_index(v, e));
         fcl__str_printf(out, "]");
         return true;
       }
@@ -545,120 +118,6 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
     case E_REDUCE: fcl__str_printf(out, "acc_%d", e->id); return true;
     default: return false;
   }
-}
-
-/* ---------------- items ---------------- */
-
-static bool has_unvectorizable(const fcl__expr *e) {
-  if (e->kind == E_REDUCE || e->kind == E_TERNARY) return true;
-  if (e->kind == E_BINARY) {
-    static const char *bad[] = {"<",  "<=", ">",  ">=", "==", "!=", "&&",
-                                "||", "%",  "<<", ">>", "&",  "|",  "^"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
-      if (!strcmp(e->text, bad[i])) return true;
-  }
-  if (e->kind == E_UNARY && (e->text[0] == '!' || e->text[0] == '~')) return true;
-  for (size_t i = 0; i < e->nkids; ++i)
-    if (has_unvectorizable(e->kids[i])) return true;
-  return false;
-}
-
-/* An access along v: v with coefficient 1 in the last index only (vload and vstore take
- * global, local and private pointers alike). */
-static bool vector_access(const emitter *em, const fcl__expr *e, const char *v) {
-  const fcl__var *var = fcl__kb_var(em->kb, e->text);
-  if (!var || !e->nkids) return false;
-  for (size_t d = 0; d < e->nkids; ++d) {
-    fcl__affine f;
-    if (!fcl__affine_of(e->kids[d], fcl__kb_expand, em->kb, &f)) return false;
-    if (fcl__affine_coef(&f, v) != (d + 1 == e->nkids ? 1 : 0)) return false;
-  }
-  return true;
-}
-
-/* Every use of v is inside such an access (returns false at the first other use). */
-static bool vec_uses_ok(const emitter *em, const fcl__expr *e, const char *v) {
-  if (e->kind == E_SUBSCRIPT && depends_on(em, e, v)) {
-    if (!vector_access(em, e, v)) return false;
-    for (size_t d = 0; d < e->nkids; ++d) {
-      const fcl__expr *stack[64];
-      size_t top = 0;
-      stack[top++] = e->kids[d];
-      while (top) { /* no nested accesses in the indices */
-        const fcl__expr *x = stack[--top];
-        if (x->kind == E_SUBSCRIPT) return false;
-        for (size_t k = 0; k < x->nkids && top < 64; ++k) stack[top++] = x->kids[k];
-      }
-    }
-    return true;
-  }
-  if (e->kind == E_VAR && depends_on(em, e, v)) return false;
-  for (size_t i = 0; i < e->nkids; ++i)
-    if (!vec_uses_ok(em, e->kids[i], v)) return false;
-  return true;
-}
-
-static bool guarded_derived(const emitter *em, const fcl__iname *d) {
-  return d->derived && !fcl__kb_divisible(em->kb, d->lo, d->hi, d->factor);
-}
-
-/* A remainder guard (d < hi) or an aligned lower bound (d >= min). */
-static bool has_guard(const emitter *em, const fcl__iname *d) {
-  return guarded_derived(em, d) || d->min;
-}
-
-/* Local memory makes barriers, which may not sit in a branch that depends on the local id. */
-static bool uses_barriers(const fcl_kbuilder *kb) {
-  if (kb->nprefetches) return true;
-  for (size_t i = 0; i < kb->nvars; ++i)
-    if (kb->vars[i].kind == V_TEMP && kb->vars[i].scope == FCL_TEMP_LOCAL) return true;
-  return false;
-}
-
-/* *lanes: its vector lanes have guards (see unswitched emission in fcl_kbuilder_generate). */
-static bool can_vectorize(const emitter *em, const fcl__item *it, const char *v, bool *lanes) {
-  const fcl__insn *in = it->insn;
-  const fcl__iname *vi = fcl__kb_iname(em->kb, v);
-  int64_t lo, hi;
-  if (!fcl__kb_const(em->kb, vi->lo, &lo) || !fcl__kb_const(em->kb, vi->hi, &hi)) return false;
-  int64_t w = hi - lo;
-  if (w != 2 && w != 3 && w != 4 && w != 8 && w != 16) return false;
-  if (in->nconds || has_unvectorizable(in->rhs)) return false;
-  /* Guards on v (remainders, aligned lower bounds) are fine when their other leaves are
-   * hardware inames: the kernel then branches once between all-lanes-inside and scalar. */
-  *lanes = false;
-  for (size_t i = 0; i < em->kb->ninames; ++i) {
-    const fcl__iname *d = &em->kb->inames[i];
-    char *lv[FCL__MAX_LEAVES];
-    size_t n = has_guard(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
-    if (!n || !in_list((const char *const *)lv, n, v)) continue;
-    bool inside = true, invariant = true;
-    for (size_t k = 0; k < n; ++k) {
-      inside = inside && in_list(it->leaves, it->nleaves, lv[k]);
-      invariant = invariant && (!strcmp(lv[k], v) || is_hw(fcl__kb_iname(em->kb, lv[k])));
-    }
-    if (!inside) continue;
-    if (!invariant || uses_barriers(em->kb)) return false;
-    *lanes = true;
-  }
-  if (in->lhs->kind != E_SUBSCRIPT || !vector_access(em, in->lhs, v)) return false;
-  if (!vec_uses_ok(em, in->rhs, v)) return false;
-  const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
-  fcl_dtype t = fcl__kb_type_of(em->kb, in->rhs);
-  bool narrower = target->dtype == t || (target->dtype == FCL_FLOAT32 && t == FCL_INT32) ||
-                  (target->dtype == FCL_FLOAT64 && (t == FCL_FLOAT32 || t == FCL_INT32));
-  return narrower;
-}
-
-/* The sequential loops of an item: its leaves but the hardware ones and the vectorized one;
- * a vec-tagged iname it does not vectorize becomes the innermost unrolled loop. */
-static void item_loops(const emitter *em, fcl__item *it, const char *vec_tagged) {
-  it->nloops = 0;
-  for (size_t a = 0; a < it->nleaves; ++a) {
-    const fcl__iname *ia = fcl__kb_iname(em->kb, it->leaves[a]);
-    if (!is_hw(ia) && !(it->vec && !strcmp(it->vec, ia->name))) it->loops[it->nloops++] = ia->name;
-  }
-  sort_loops(em, it->loops, it->nloops, it->vec ? NULL : vec_tagged);
 }
 
 static bool blocks_apply(emitter *em, const fcl__item *it);
@@ -751,10 +210,10 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   }
   it->nleaves = nl;
   memcpy(it->leaves, leaves, nl * sizeof *leaves);
-  it->vec = vec && can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
+  it->vec = vec && fcl__emit_can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
   if (!it->vec) it->vec_lanes = false;
   it->vec_blocks = it->vec && blocks_apply(em, it);
-  item_loops(em, it, vec);
+  fcl__emit_item_loops(em, it, vec);
   return FCL_OK;
 }
 
@@ -770,7 +229,7 @@ static fcl_status build_items(emitter *em) {
     it->id = kb->prefetches[p].fetch;
     it->nloops = em->plans[p].nloops;
     memcpy(it->loops, em->plans[p].loops, it->nloops * sizeof *it->loops);
-    sort_loops(em, it->loops, it->nloops, NULL);
+    fcl__emit_sort_loops(em, it->loops, it->nloops, NULL);
   }
   for (size_t i = 0; i < kb->ninsns; ++i) FCL_TRY(build_insn_item(em, i, &em->items[em->nitems++]));
   return fcl__items_resolve_deps(kb, em->items, em->nitems);
@@ -788,9 +247,9 @@ static void open_loop(emitter *em, const char *leaf) {
   if (in->tag == TAG_UNR || in->tag == TAG_ILP || in->tag == TAG_VEC) line(em, "#pragma unroll");
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out, "for (int %s = ", in->name);
-  print(em, in->lo);
+  fcl__emit_print(em, in->lo);
   fcl__str_printf(&em->out, "; %s < ", in->name);
-  print(em, in->hi);
+  fcl__emit_print(em, in->hi);
   fcl__str_printf(&em->out, "; ++%s) {\n", in->name);
   em->depth++;
 }
@@ -803,17 +262,17 @@ static void close_block(emitter *em) {
 /* The guards of iname d (remainder, aligned lower bound), joined to em->out. */
 static void print_guard(emitter *em, const fcl__iname *d) {
   fcl__expr v = {.kind = E_VAR, .text = d->name};
-  if (guarded_derived(em, d)) {
+  if (fcl__emit_guarded_derived(em, d)) {
     fcl__str_printf(&em->out, "%s", em->out.len ? " && " : "");
-    print(em, &v);
+    fcl__emit_print(em, &v);
     fcl__str_printf(&em->out, " < ");
-    print(em, d->hi);
+    fcl__emit_print(em, d->hi);
   }
   if (d->min) {
     fcl__str_printf(&em->out, "%s", em->out.len ? " && " : "");
-    print(em, &v);
+    fcl__emit_print(em, &v);
     fcl__str_printf(&em->out, " >= ");
-    print(em, d->min);
+    fcl__emit_print(em, d->min);
   }
 }
 
@@ -827,7 +286,7 @@ static void guards(emitter *em, const char *const *set, size_t nset, const char 
   em->out = *cond;
   for (size_t i = 0; i < kb->ninames; ++i) {
     const fcl__iname *d = &kb->inames[i];
-    if (!has_guard(em, d)) continue;
+    if (!fcl__emit_has_guard(em, d)) continue;
     char *lv[FCL__MAX_LEAVES];
     size_t n = leaves_of_name(kb, d->name, lv, 0);
     bool inside = n > 0, touches = !need;
@@ -854,7 +313,7 @@ static void guards(emitter *em, const char *const *set, size_t nset, const char 
     if (!short_axis) continue;
     if (em->out.len) fcl__str_printf(&em->out, " && ");
     fcl__str_printf(&em->out, "%s < ", in->name);
-    print(em, in->hi);
+    fcl__emit_print(em, in->hi);
   }
   *cond = em->out;
   em->out = saved;
@@ -883,7 +342,7 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
   size_t n = leaves_of_name(kb, e->iname, lv, 0);
   const char *loops[FCL__MAX_LEAVES];
   memcpy(loops, lv, n * sizeof *lv);
-  sort_loops(em, loops, n, NULL);
+  fcl__emit_sort_loops(em, loops, n, NULL);
   for (size_t k = 0; k < n; ++k) open_loop(em, loops[k]);
   size_t base = *nred;
   for (size_t k = 0; k < n && *nred < FCL__MAX_LEAVES; ++k) red[(*nred)++] = loops[k];
@@ -907,7 +366,7 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
     fcl__str_printf(&em->out, "acc_%d += ", e->id);
   else
     fcl__str_printf(&em->out, "acc_%d = %s(acc_%d, ", e->id, e->text, e->id);
-  print(em, e->kids[0]);
+  fcl__emit_print(em, e->kids[0]);
   fcl__str_printf(&em->out, "%s;\n", !strcmp(e->text, "sum") ? "" : ")");
   if (guarded) close_block(em);
   for (size_t k = 0; k < n; ++k) close_block(em);
@@ -930,12 +389,12 @@ static void lane_guard(emitter *em, const fcl__iname *d, int hi_lane, int lo_lan
   fcl__str saved = em->out;
   fcl__expr v = {.kind = E_VAR, .text = d->name};
   for (int bound = 0; bound < 2; ++bound) {
-    if (bound == 0 ? !guarded_derived(em, d) : !d->min) continue;
+    if (bound == 0 ? !fcl__emit_guarded_derived(em, d) : !d->min) continue;
     em->out = (fcl__str){0};
     em->vec_lane = bound == 0 ? hi_lane : lo_lane;
-    print(em, &v);
+    fcl__emit_print(em, &v);
     fcl__str_printf(&em->out, bound == 0 ? " < " : " >= ");
-    print(em, bound == 0 ? d->hi : d->min);
+    fcl__emit_print(em, bound == 0 ? d->hi : d->min);
     em->vec_lane = -1;
     if (em->out.s)
       fcl__str_printf(cond, "%s%s", cond->len ? " && " : "", em->out.s);
@@ -949,7 +408,7 @@ static void lane_guard(emitter *em, const fcl__iname *d, int hi_lane, int lo_lan
 /* An iname with guards on the lanes of item it (see can_vectorize). */
 static bool lane_guarded(const emitter *em, const fcl__item *it, const fcl__iname *d) {
   char *lv[FCL__MAX_LEAVES];
-  size_t n = has_guard(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
+  size_t n = fcl__emit_has_guard(em, d) ? leaves_of_name(em->kb, d->name, lv, 0) : 0;
   if (!n || !in_list((const char *const *)lv, n, it->vec)) return false;
   for (size_t k = 0; k < n; ++k)
     if (!in_list(it->leaves, it->nleaves, lv[k])) return false;
@@ -968,12 +427,12 @@ static bool blocks_apply(emitter *em, const fcl__item *it) {
   int64_t r;
   fcl__affine f;
   em->vec = it->vec;
-  em->vec_width = (int)vec_width_of(em, it->vec);
-  bool ok = block_offset(em, it->insn->lhs, it->vec, em->vec_width, &r, &f) && r == 0 &&
-            collect_blocks(em, it->insn->rhs, it->vec_lanes);
+  em->vec_width = (int)fcl__emit_vec_width(em, it->vec);
+  bool ok = fcl__emit_block_offset(em, it->insn->lhs, it->vec, em->vec_width, &r, &f) && r == 0 &&
+            fcl__emit_collect_blocks(em, it->insn->rhs, it->vec_lanes);
   for (size_t b = 0; ok && b < em->nblocks; ++b) /* vector types do not convert implicitly */
     ok = em->blocks[b].dtype == fcl__kb_var(em->kb, it->insn->lhs->text)->dtype;
-  free_blocks(em);
+  fcl__emit_free_blocks(em);
   em->vec = NULL;
   return ok;
 }
@@ -985,7 +444,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   const fcl__insn *in = it->insn;
   const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
   const char *t = cl_type(target->dtype);
-  int w = (int)vec_width_of(em, it->vec);
+  int w = (int)fcl__emit_vec_width(em, it->vec);
   fcl__str cond = {0};
   /* its other guards (a vector instruction has no if=, see can_vectorize) */
   guards(em, it->leaves, it->nleaves, NULL, 0, true, it->vec, &cond);
@@ -1001,7 +460,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
     fcl__str_printf(&em->out, "{\n");
   free(cond.s);
   em->depth++;
-  if (!collect_blocks(em, in->rhs, it->vec_lanes)) em->out.failed = true;
+  if (!fcl__emit_collect_blocks(em, in->rhs, it->vec_lanes)) em->out.failed = true;
   for (size_t b = 0; b < em->nblocks; ++b) {
     const struct vblock *x = &em->blocks[b];
     fcl__str_indent(&em->out, em->depth);
@@ -1011,12 +470,12 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
     if (x->guard) fcl__str_printf(&em->out, " : (%s%d)0", t, w);
     fcl__str_printf(&em->out, ";\n");
   }
-  bool scalar_rhs = !depends_on(em, in->rhs, it->vec);
+  bool scalar_rhs = !fcl__emit_depends_on(em, in->rhs, it->vec);
   em->vec_blocks = true;
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out, "const %s%d vec_result = ", t, w);
   if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", t, w);
-  print(em, in->rhs);
+  fcl__emit_print(em, in->rhs);
   fcl__str_printf(&em->out, "%s;\n", scalar_rhs ? ")" : "");
   em->vec_blocks = false;
   fcl__str all = {0};
@@ -1025,7 +484,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   if (all.len) fcl__str_printf(&em->out, "if (%s) ", all.s);
   fcl__str_printf(&em->out, "*(__global %s%d *)(", t, w);
   em->vec_lane = 0;
-  print_pointer(em, in->lhs);
+  fcl__emit_print_pointer(em, in->lhs);
   em->vec_lane = -1;
   fcl__str_printf(&em->out, ") = vec_result;\n");
   if (all.len) {
@@ -1037,7 +496,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
       fcl__str_indent(&em->out, em->depth);
       fcl__str_printf(&em->out, "if (%s) (", one.s ? one.s : "1");
       em->vec_lane = 0;
-      print_pointer(em, in->lhs);
+      fcl__emit_print_pointer(em, in->lhs);
       em->vec_lane = -1;
       fcl__str_printf(&em->out, ")[%d] = vec_result.s%c;\n", l, "0123456789abcdef"[l]);
       free(one.s);
@@ -1045,7 +504,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
     close_block(em);
   }
   free(all.s);
-  free_blocks(em);
+  fcl__emit_free_blocks(em);
   em->vec = NULL;
   close_block(em);
 }
@@ -1075,22 +534,23 @@ static void emit_insn(emitter *em, const fcl__item *it) {
   fcl__str_indent(&em->out, em->depth);
   if (it->vec) {
     em->vec = it->vec;
-    em->vec_width = (int)vec_width_of(em, it->vec);
+    em->vec_width = (int)fcl__emit_vec_width(em, it->vec);
     const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
-    bool scalar_rhs = !fcl__expr_uses(in->rhs, it->vec) && !depends_on(em, in->rhs, it->vec);
+    bool scalar_rhs = !fcl__expr_uses(in->rhs, it->vec) &&
+                      !fcl__emit_depends_on(em, in->rhs, it->vec);
     fcl__str_printf(&em->out, "vstore%d(", em->vec_width);
     if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", cl_type(target->dtype), em->vec_width);
-    print(em, in->rhs);
+    fcl__emit_print(em, in->rhs);
     fcl__str_printf(&em->out, "%s, 0, ", scalar_rhs ? ")" : "");
     em->vec_lane = 0;
-    print_pointer(em, in->lhs);
+    fcl__emit_print_pointer(em, in->lhs);
     em->vec_lane = -1;
     fcl__str_printf(&em->out, ");\n");
     em->vec = NULL;
   } else {
-    print(em, in->lhs);
+    fcl__emit_print(em, in->lhs);
     fcl__str_printf(&em->out, " = ");
-    print(em, in->rhs);
+    fcl__emit_print(em, in->rhs);
     fcl__str_printf(&em->out, ";\n");
   }
   if (guarded) close_block(em);
@@ -1123,14 +583,14 @@ static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
     div *= p->box[d];
     fcl__str_indent(&em->out, em->depth);
     fcl__str_printf(&em->out, "const int g%zu = ", d);
-    print(em, p->base[d]);
+    fcl__emit_print(em, p->base[d]);
     fcl__str_printf(&em->out, " + c%zu;\n", d);
   }
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out, "if (");
   for (size_t d = 0; d < p->ndim; ++d) {
     fcl__str_printf(&em->out, "%s0 <= g%zu && g%zu < ", d ? " && " : "", d, d);
-    print(em, a->shape[d]);
+    fcl__emit_print(em, a->shape[d]);
   }
   fcl__str_printf(&em->out, ")\n");
   fcl__str_indent(&em->out, em->depth + 1);
@@ -1146,7 +606,7 @@ static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
     snprintf(nm, sizeof nm, "g%zu", d);
     g->kids[d] = fcl__expr_new(E_VAR, nm, 0);
   }
-  if (g) print_index(em, linear_index(a, g));
+  if (g) fcl__emit_print_index(em, fcl__emit_linear_index(a, g));
   fcl__expr_free(g);
   fcl__str_printf(&em->out, "];\n");
   close_block(em);
@@ -1247,7 +707,7 @@ static void lane_condition(emitter *em, fcl__str *cond) {
       const fcl__item *it = &em->items[t];
       if (!it->vec_lanes || it->vec_blocks || !lane_guarded(em, it, &kb->inames[i])) continue;
       em->vec = it->vec;
-      int w = (int)vec_width_of(em, it->vec);
+      int w = (int)fcl__emit_vec_width(em, it->vec);
       lane_guard(em, &kb->inames[i], w - 1, 0, cond);
       em->vec = NULL;
       break; /* one item per guard: the same vector iname gives the same text */
@@ -1277,7 +737,7 @@ static void emit_unswitched(emitter *em, const size_t *order) {
     if (!it->vec_lanes || it->vec_blocks) continue;
     const char *v = it->vec;
     it->vec = NULL;
-    item_loops(em, it, v);
+    fcl__emit_item_loops(em, it, v);
   }
   emit_body(em, order);
   close_block(em);
@@ -1293,7 +753,7 @@ static void emit_declarations(emitter *em) {
     fcl__str_indent(&em->out, em->depth);
     fcl__str_printf(&em->out, "const int %s = ", in->name);
     if (!zero) {
-      print(em, in->lo);
+      fcl__emit_print(em, in->lo);
       fcl__str_printf(&em->out, " + ");
     }
     fcl__str_printf(&em->out, "(int)get_%s_id(%d);\n", in->tag == TAG_G ? "group" : "local",
@@ -1313,7 +773,7 @@ static void emit_declarations(emitter *em) {
                     cl_type(fcl__kb_type_of(kb, &var)), v->name);
     for (size_t d = 0; d < v->ndim; ++d) {
       fcl__str_printf(&em->out, "[");
-      print(em, v->shape[d]);
+      fcl__emit_print(em, v->shape[d]);
       fcl__str_printf(&em->out, "]");
     }
     fcl__str_printf(&em->out, ";\n");
@@ -1356,7 +816,7 @@ static void emit_header(emitter *em) {
     fcl__str_printf(&em->out, "%s", d ? ", " : "");
     if (em->axes.groups[d]) {
       fcl__str_printf(&em->out, "(");
-      print(em, em->axes.groups[d]);
+      fcl__emit_print(em, em->axes.groups[d]);
       fcl__str_printf(&em->out, ") * ");
     }
     fcl__str_printf(&em->out, "%lld", (long long)em->axes.local[d]);
@@ -1373,7 +833,7 @@ fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source) {
   if (!kb->ninsns)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s' has no instructions", kb->name);
   emitter em;
-  fcl_status st = prepare(kb, &em);
+  fcl_status st = fcl__emit_prepare(kb, &em);
   if (st == FCL_OK) {
     for (size_t i = 0; i < em.kb->ninsns; ++i) number_reductions(&em, em.kb->insns[i].rhs);
     st = build_items(&em);
@@ -1396,17 +856,6 @@ fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source) {
     *source = em.out.s;
     em.out.s = NULL;
   }
-  emitter_free(&em);
-  return st;
-}
-
-fcl_status fcl__kb_prepared_axes(const fcl_kbuilder *kb, fcl__axes *axes) {
-  emitter em;
-  fcl_status st = prepare(kb, &em);
-  if (st == FCL_OK) {
-    *axes = em.axes;
-    memset(&em.axes, 0, sizeof em.axes);
-  }
-  emitter_free(&em);
+  fcl__emit_free(&em);
   return st;
 }
