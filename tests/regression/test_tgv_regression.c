@@ -40,30 +40,36 @@ typedef struct {
   const char *restart;
 } run_extra;
 
+/* flowcl-tgv's defaults at 32^3 on the test's device (by name), quiet, into e->dir/tag;
+ * dir[600] and spec[300] hold the strings the options point to. */
+static void test_options(fcl_test_mpi_env *e, fcl_dtype dtype, double dt_max, double t_end,
+                         const char *tag, char *dir, char *spec, tgv_options *o) {
+  snprintf(dir, 600, "%s/%s", e->dir, tag);
+  char *argv[] = {"flowcl-tgv", NULL};
+  tgv_options_parse(1, argv, 1, o);
+  o->resolution = 32;
+  o->t_end = t_end;
+  o->dtype = dtype;
+  o->dt_max = dt_max;
+  o->output_dir = dir;
+  o->quiet = true;
+  o->plot = false;
+  cl_device_id dev;
+  fcl_device_info info;
+  CHECK_OK(fcl_queue_device(e->q, &dev));
+  CHECK_OK(fcl_device_get_info(dev, &info));
+  snprintf(spec, 300, ":%s", info.name);
+  o->device = spec;
+}
+
 static result run_with(fcl_test_mpi_env *e, MPI_Comm comm, fcl_dtype dtype, double dt_max,
                        double lcfl, double t_end, int z_periods, const char *tag,
                        const run_extra *x) {
-  char dir[600];
-  snprintf(dir, sizeof dir, "%s/%s", e->dir, tag);
-  char *argv[] = {"flowcl-tgv", NULL};
+  char dir[600], spec[300];
   tgv_options o;
-  tgv_options_parse(1, argv, 1, &o);
-  o.resolution = 32;
+  test_options(e, dtype, dt_max, t_end, tag, dir, spec, &o);
   o.z_periods = z_periods;
-  o.t_end = t_end;
-  o.dtype = dtype;
-  o.dt_max = dt_max;
   o.lcfl = lcfl;
-  o.output_dir = dir;
-  o.quiet = true;
-  o.plot = false;
-  cl_device_id dev;
-  fcl_device_info info;
-  char spec[300];
-  CHECK_OK(fcl_queue_device(e->q, &dev));
-  CHECK_OK(fcl_device_get_info(dev, &info));
-  snprintf(spec, sizeof spec, ":%s", info.name); /* the test's device, by name */
-  o.device = spec;
   if (x) {
     o.max_steps = x->max_steps;
     o.checkpoint_every = x->checkpoint_every;
@@ -139,25 +145,9 @@ static void check_z_periods(fcl_test_mpi_env *e) {
  * the step's diffusion) is about 1e-4 |u| away at 32^3 after 5 steps of 0.02. */
 static void check_u_current(fcl_test_mpi_env *e) {
   const fcl_dtype dtype = e->fp64 ? FCL_FLOAT64 : FCL_FLOAT32;
-  char dir[600];
-  snprintf(dir, sizeof dir, "%s/current", e->dir);
-  char *argv[] = {"flowcl-tgv", NULL};
+  char dir[600], spec[300];
   tgv_options o;
-  tgv_options_parse(1, argv, 1, &o);
-  o.resolution = 32;
-  o.t_end = 0.1;
-  o.dtype = dtype;
-  o.dt_max = 0.02;
-  o.output_dir = dir;
-  o.quiet = true;
-  o.plot = false;
-  cl_device_id dev;
-  fcl_device_info info;
-  char spec[300];
-  CHECK_OK(fcl_queue_device(e->q, &dev));
-  CHECK_OK(fcl_device_get_info(dev, &info));
-  snprintf(spec, sizeof spec, ":%s", info.name);
-  o.device = spec;
+  test_options(e, dtype, 0.02, 0.1, "current", dir, spec, &o);
   tgv *t = NULL;
   fcl_sim_state s;
   fcl_field *check = NULL;
