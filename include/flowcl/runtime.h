@@ -182,6 +182,14 @@ enum { FCL_QUEUE_OUT_OF_ORDER = 1u << 0, FCL_QUEUE_PROFILING = 1u << 1 };
  * FCL_ERR_NOT_SUPPORTED error naming it. */
 fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
                             cl_command_queue *queue);
+/* An on-device queue (OpenCL 2.0 device-side enqueue: kernels enqueue kernels on it) of size
+ * bytes (0: the device's preferred size), the device's default one when make_default. A device
+ * without on-device queues (OpenCL 3.0 made them optional; PoCL's CPU device and NVIDIA's
+ * OpenCL have none) is FCL_ERR_NOT_SUPPORTED naming the device and the missing capability; a
+ * size over the device's maximum is FCL_ERR_INVALID_ARGUMENT giving it. Release with
+ * clReleaseCommandQueue. */
+fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id device, cl_uint size,
+                                      bool make_default, cl_command_queue *queue);
 /* Device of a queue. */
 fcl_status fcl_queue_device(cl_command_queue queue, cl_device_id *device);
 /* Barrier: later commands wait for every earlier one (and for the wait list). event may be NULL. */
@@ -305,7 +313,8 @@ typedef enum {
   FCL_ARG_CONSTANT,    /* __constant pointer */
   FCL_ARG_LOCAL,       /* __local pointer */
   FCL_ARG_IMAGE,
-  FCL_ARG_SAMPLER
+  FCL_ARG_SAMPLER,
+  FCL_ARG_QUEUE /* queue_t: an on-device queue (OpenCL 2.0 device-side enqueue) */
 } fcl_arg_kind;
 
 typedef struct {
@@ -352,6 +361,9 @@ fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem b
  * for a sampler_t one; another declared type is FCL_ERR_INVALID_ARGUMENT naming it. */
 fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image);
 fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler);
+/* An on-device queue (fcl_queue_create_on_device) for a queue_t argument; another declared type
+ * is FCL_ERR_INVALID_ARGUMENT naming it. */
+fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, cl_command_queue queue);
 /* bytes of local memory for a __local pointer argument. */
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
 

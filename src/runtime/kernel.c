@@ -10,7 +10,7 @@
 static const char *kind_name(fcl_arg_kind kind) {
   static const char *names[] = {
       "unknown",         "by-value", "__global pointer", "__constant pointer",
-      "__local pointer", "image",    "sampler"};
+      "__local pointer", "image",    "sampler",          "queue_t"};
   return names[kind];
 }
 
@@ -243,7 +243,7 @@ fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem b
   return FCL_OK;
 }
 
-/* An image or sampler object argument of the declared kind. */
+/* An image, sampler or on-device queue argument of the declared kind. */
 static fcl_status set_object(fcl_kernel *kernel, cl_uint index, fcl_arg_kind want,
                              const void *object, size_t size, int how) {
   FCL_CHECK_NULL(kernel, 1);
@@ -251,7 +251,10 @@ static fcl_status set_object(fcl_kernel *kernel, cl_uint index, fcl_arg_kind wan
   fcl_arg_kind kind = kernel->meta->args[index].kind;
   if (kind != want && kind != FCL_ARG_UNKNOWN)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, ARG_FMT " is a %s, not a%s", ARG_ARGS(kernel, index),
-                     kind_name(kind), want == FCL_ARG_IMAGE ? "n image" : " sampler");
+                     kind_name(kind),
+                     want == FCL_ARG_IMAGE     ? "n image"
+                     : want == FCL_ARG_SAMPLER ? " sampler"
+                                               : " queue_t");
   cl_int err = clSetKernelArg(kernel->cl, index, size, object);
   if (err != CL_SUCCESS) return set_failed(kernel, index, err, size);
   kernel->values[index].how = how;
@@ -268,6 +271,11 @@ fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem im
 fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler) {
   FCL_CHECK_NULL(sampler, 3);
   return set_object(kernel, index, FCL_ARG_SAMPLER, &sampler, sizeof sampler, FCL__SAMPLER);
+}
+
+fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, cl_command_queue queue) {
+  FCL_CHECK_NULL(queue, 3);
+  return set_object(kernel, index, FCL_ARG_QUEUE, &queue, sizeof queue, FCL__QUEUE);
 }
 
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes) {

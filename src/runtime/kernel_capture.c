@@ -153,9 +153,10 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
                          m->name, i, m->args[i].name);
       case FCL__IMAGE:
       case FCL__SAMPLER:
+      case FCL__QUEUE:
         return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                          "cannot capture kernel '%s': argument %u (%s) is "
-                         "an image or a sampler (captures hold buffers and values)",
+                         "an image, a sampler or a queue (captures hold buffers and values)",
                          m->name, i, m->args[i].name);
     }
   }

@@ -38,6 +38,7 @@ static fcl_arg_kind kind_of(cl_kernel_arg_address_qualifier q, const char *type)
     default: break;
   }
   if (strcmp(type, "sampler_t") == 0) return FCL_ARG_SAMPLER;
+  if (strcmp(type, "queue_t") == 0) return FCL_ARG_QUEUE;
   return FCL_ARG_SCALAR;
 }
 

@@ -52,6 +52,61 @@ fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, uns
   return FCL_OK;
 }
 
+/* Whether the device has on-device queues: OpenCL 2.x requires them, 3.0 reports them in
+ * CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, 1.x has none. */
+static bool device_queues(cl_device_id device) {
+  char version[256] = "";
+  clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof version, version, NULL);
+  int major = 1;
+  sscanf(version, "OpenCL %d", &major);
+  if (major < 2) return false;
+  if (major == 2) return true;
+  cl_device_device_enqueue_capabilities caps = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, sizeof caps, &caps, NULL) !=
+      CL_SUCCESS)
+    return false;
+  return (caps & CL_DEVICE_QUEUE_SUPPORTED) != 0;
+}
+
+fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id device, cl_uint size,
+                                      bool make_default, cl_command_queue *queue) {
+  FCL_CHECK_NULL(context, 1);
+  FCL_CHECK_NULL(queue, 5);
+  *queue = NULL;
+  if (!device) device = context->devices[0];
+  if (fcl__context_device_index(context, device) < 0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
+  char name[256] = "";
+  device_name(device, name, sizeof name);
+  if (!device_queues(device))
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "device '%s' has no on-device queues (device-side enqueue: OpenCL 2.x, or "
+                     "CL_DEVICE_QUEUE_SUPPORTED in CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES)",
+                     name);
+  cl_uint max = 0, preferred = 0;
+  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof max, &max, NULL),
+             "clGetDeviceInfo(CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE)");
+  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof preferred,
+                             &preferred, NULL),
+             "clGetDeviceInfo(CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE)");
+  if (size > max)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (size): %u bytes, over the %u that device '%s' allows", size, max,
+                     name);
+  cl_queue_properties flags = CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
+                              (make_default ? CL_QUEUE_ON_DEVICE_DEFAULT : 0);
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, flags, CL_QUEUE_SIZE, size ? size : preferred,
+                                 0};
+  cl_int err;
+  *queue = clCreateCommandQueueWithProperties(context->cl, device, props, &err);
+  if (err != CL_SUCCESS) {
+    *queue = NULL;
+    return FCL_CL_ERROR(err, "clCreateCommandQueueWithProperties(on device '%s', %u bytes)", name,
+                        size ? size : preferred);
+  }
+  return FCL_OK;
+}
+
 fcl_status fcl_queue_device(cl_command_queue queue, cl_device_id *device) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(device, 2);

@@ -57,7 +57,15 @@ struct fcl_program {
 
 /* What a launch needs to know of one argument's current value (kept for capture). */
 typedef struct {
-  enum { FCL__UNSET, FCL__VALUE, FCL__BUFFER, FCL__LOCAL, FCL__IMAGE, FCL__SAMPLER } how;
+  enum {
+    FCL__UNSET,
+    FCL__VALUE,
+    FCL__BUFFER,
+    FCL__LOCAL,
+    FCL__IMAGE,
+    FCL__SAMPLER,
+    FCL__QUEUE
+  } how;
   size_t size;             /* value bytes, or local bytes */
   unsigned char value[32]; /* by-value bytes up to 32 */
   unsigned char *big;      /* larger by-value arguments */

@@ -1,6 +1,9 @@
 /* Kernels: argument metadata, typed scalars (wrong type or size names kernel, index, argument,
  * expected and given), buffers (NULL, sub-buffers), local memory, work-group information,
- * enqueue with offsets and g_times_l, unset arguments, unknown kernel names. */
+ * enqueue with offsets and g_times_l, unset arguments, unknown kernel names, on-device queues
+ * as arguments. */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +22,55 @@ static const char *source =
     "void where(__global int *out) {\n"
     "  out[get_global_id(0)] = (int)get_global_id(0) * 1000 + (int)get_group_id(0);\n"
     "}\n";
+
+/* Device-side enqueue: a parent kernel enqueues a child on the on-device queue it is given, and
+ * the child writes 7. A device without on-device queues (PoCL's CPU device, NVIDIA's OpenCL):
+ * NOT_SUPPORTED naming it, which is what is checked there. */
+static void check_device_queue(fcl_context *ctx, cl_command_queue q, cl_device_id device,
+                               const char *name) {
+  cl_command_queue dq = NULL;
+  fcl_status st = fcl_queue_create_on_device(ctx, device, 0, true, &dq);
+  if (st == FCL_ERR_NOT_SUPPORTED) {
+    CHECKF(fcl_test_contains(fcl_last_error(), "has no on-device queues") &&
+               fcl_test_contains(fcl_last_error(), name),
+           "unexpected message: %s", fcl_last_error());
+    CHECK(dq == NULL);
+    printf("  %s: no on-device queues, refused as it should be\n", name);
+    return;
+  }
+  CHECK_OK(st);
+  cl_command_queue big = NULL;
+  CHECK_STATUS(fcl_queue_create_on_device(ctx, device, UINT_MAX, false, &big),
+               FCL_ERR_INVALID_ARGUMENT, "over the");
+  static const char *src =
+      "__kernel void parent(queue_t dq, __global int *out) {\n"
+      "  enqueue_kernel(dq, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), ^{ out[0] = 7; });\n"
+      "}\n";
+  fcl_program *p = NULL;
+  fcl_kernel *k = NULL;
+  CHECK_OK(fcl_program_create_source(ctx, src, "device enqueue", &p));
+  CHECK_OK(fcl_program_build(p, "-cl-std=CL2.0"));
+  CHECK_OK(fcl_kernel_create(p, "parent", &k));
+  cl_int err, out = 0;
+  cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              sizeof out, &out, &err);
+  if (k && dq && err == CL_SUCCESS) {
+    fcl_kernel_arg_info info;
+    CHECK_OK(fcl_kernel_get_arg_info(k, 0, &info));
+    CHECK(info.kind == FCL_ARG_QUEUE);
+    CHECK_STATUS(fcl_kernel_set_arg_queue(k, 1, dq), FCL_ERR_INVALID_ARGUMENT, "not a queue_t");
+    CHECK_OK(fcl_kernel_set_arg_queue(k, 0, dq));
+    CHECK_OK(fcl_kernel_set_arg_buffer(k, 1, buf));
+    size_t one = 1;
+    CHECK_OK(fcl_kernel_enqueue(k, q, 1, &one, NULL, NULL, 0, 0, NULL, NULL));
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, &out, 0, NULL, NULL);
+    CHECKF(out == 7, "the child kernel wrote %d, not 7", out);
+  }
+  if (err == CL_SUCCESS) clReleaseMemObject(buf);
+  fcl_kernel_destroy(&k);
+  fcl_program_release(&p);
+  if (dq) clReleaseCommandQueue(dq);
+}
 
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
@@ -158,6 +210,12 @@ static void check_device(const fcl_device_entry *e, void *user) {
   st = fcl_kernel_enqueue(w, q, 1, &g8, &l8, NULL, 0, 0, NULL, NULL);
   CHECK(st == FCL_ERR_OPENCL && fcl_last_native_error() == CL_INVALID_WORK_GROUP_SIZE &&
         fcl_test_contains(fcl_last_error(), "'where' (global (8), local (8))"));
+
+  /* On-device queues: a queue for an argument of another type, or none, is refused. */
+  CHECK_STATUS(fcl_kernel_set_arg_queue(n, 0, q), FCL_ERR_INVALID_ARGUMENT,
+               "is a __global pointer, not a queue_t");
+  CHECK_STATUS(fcl_kernel_set_arg_queue(n, 0, NULL), FCL_ERR_INVALID_ARGUMENT, "argument 3");
+  check_device_queue(ctx, q, e->device, d.name);
 
   clReleaseMemObject(out);
   clReleaseMemObject(sub);
