@@ -15,6 +15,9 @@
  *     prefix_1, ...), dep (':'-separated, fnmatch wildcards), inames (':'-separated; a leading
  *     '+' adds to the inferred ones), if (scalar variables that must all be true), priority;
  *     reductions sum/max/min(iname, expr); substitution rules `name(a, b) := expr` are inlined.
+ *     An array access or a rule's use may carry a tag, `a$near[i]`, `rule$near(x)` (a rule's
+ *     tag goes to the untagged accesses of its body): transformations may select the tagged
+ *     accesses (add_prefetch "a$near"); a tag on a plain name or a function is an error.
  *     Without dep, an instruction depends on the single writer of each variable it reads.
  *     Domains must be added before the instructions that use their inames.
  * Transformations: tag_inames ("i:g.0, j:l.0"; tags g.N, l.N, l.auto, unr, ilp, vec, for),
@@ -105,8 +108,10 @@ fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions);
 fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order);
 /* Prefetch the footprint of array over the sweep inames ("i_inner, j_inner") into a local
  * array fetch_name (NULL: "<array>_fetch") with pad extra elements per row; every access of the
- * array reads the local copy. The accesses must be translates of each other, affine in the
- * inames, and the sweep inames of constant extent. */
+ * array reads the local copy, or, given as "array$tag", only the accesses written with that tag
+ * (a$tag[i], or inside a rule used as rule$tag(...)) while the others read global memory. The
+ * accesses must be translates of each other, affine in the inames, and the sweep inames of
+ * constant extent. */
 fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const char *sweep,
                                      const char *fetch_name, int pad);
 

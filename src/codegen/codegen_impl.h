@@ -31,7 +31,8 @@ typedef struct fcl__expr {
   char *iname;
   struct fcl__expr **kids;
   size_t nkids;
-  int id; /* reductions: accumulator number, set by the emitter */
+  int id;    /* reductions: accumulator number, set by the emitter */
+  char *tag; /* "a$tag[i]", "rule$tag(x)": a tagged array access or rule use (else NULL) */
 } fcl__expr;
 
 /* Parse an expression; on failure NULL with *err (static text) and *pos (offset). */
@@ -159,6 +160,7 @@ typedef struct {
 
 typedef struct {
   char *array;  /* the global array */
+  char *tag;    /* only the accesses with this '$' tag read the copy (NULL: every access) */
   char *fetch;  /* the local copy */
   char **sweep; /* inames whose range the footprint covers */
   size_t nsweep;
@@ -241,6 +243,8 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
 void fcl__prefetch_plan_free(fcl__prefetch_plan *plan);
 /* The prefetch of an array (SIZE_MAX: none). */
 size_t fcl__kb_prefetch_of(const fcl_kbuilder *kb, const char *array);
+/* The prefetch that access e (a subscript) reads from, honouring the prefetch's tag. */
+size_t fcl__kb_prefetch_of_access(const fcl_kbuilder *kb, const fcl__expr *e);
 /* Offset of an access inside the local copy, as an expression (NULL on failure). */
 fcl__expr *fcl__prefetch_offset(const fcl_kbuilder *kb, const fcl__prefetch_plan *plan,
                                 const fcl__expr *access);

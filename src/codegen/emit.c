@@ -94,7 +94,7 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
         fcl__str_printf(out, ")");
         return true;
       }
-      size_t pf = fcl__kb_prefetch_of(kb, e->text);
+      size_t pf = fcl__kb_prefetch_of_access(kb, e);
       if (pf != SIZE_MAX) {
         fcl__str_printf(out, "%s[", kb->prefetches[pf].fetch);
         fcl__emit_print_index(em, fcl__prefetch_offset(kb, &em->plans[pf], e));

@@ -28,7 +28,7 @@ bool fcl__emit_block_offset(const emitter *em, const fcl__expr *e, const char *v
                             int64_t *r, fcl__affine *f) {
   const fcl_kbuilder *kb = em->kb;
   const fcl__var *a = fcl__kb_var(kb, e->text);
-  if (!a || a->kind != V_ARRAY || fcl__kb_prefetch_of(kb, a->name) != SIZE_MAX ||
+  if (!a || a->kind != V_ARRAY || fcl__kb_prefetch_of_access(kb, e) != SIZE_MAX ||
       e->nkids != a->ndim || !fcl__affine_of(e->kids[e->nkids - 1], fcl__kb_expand, (void *)kb, f))
     return false;
   fcl__expr *zero = fcl__expr_num(0);
@@ -207,7 +207,7 @@ void fcl__emit_print_block_lanes(emitter *em, const fcl__expr *e) {
 /* Pointer to the element an access names (for vload/vstore). */
 void fcl__emit_print_pointer(emitter *em, const fcl__expr *e) {
   const fcl__var *v = fcl__kb_var(em->kb, e->text);
-  size_t pf = fcl__kb_prefetch_of(em->kb, e->text);
+  size_t pf = fcl__kb_prefetch_of_access(em->kb, e);
   if (pf != SIZE_MAX) {
     fcl__str_printf(&em->out, "%s + ", em->kb->prefetches[pf].fetch);
     fcl__emit_print_index(em, fcl__prefetch_offset(em->kb, &em->plans[pf], e));

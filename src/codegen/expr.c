@@ -69,6 +69,7 @@ void fcl__expr_free(fcl__expr *e) {
   free(e->kids);
   free(e->text);
   free(e->iname);
+  free(e->tag);
   free(e);
 }
 
@@ -95,7 +96,7 @@ fcl__expr *fcl__expr_clone(const fcl__expr *e) {
   fcl__expr *c = fcl__expr_new(e->kind, e->text, e->nkids);
   if (!c) return NULL;
   c->id = e->id;
-  if (e->iname && !(c->iname = strdup(e->iname))) {
+  if ((e->iname && !(c->iname = strdup(e->iname))) || (e->tag && !(c->tag = strdup(e->tag)))) {
     fcl__expr_free(c);
     return NULL;
   }
@@ -256,6 +257,21 @@ static fcl__expr *parse_primary(parser *p) {
   }
   char *name = read_ident(p);
   if (!name) return fail(p, "expected a number, a name or '('");
+  char *tag = NULL; /* name$tag: directly after the name */
+  if (p->s[p->pos] == '$') {
+    p->pos++;
+    if (!(tag = read_ident(p))) {
+      free(name);
+      return fail(p, "expected a tag name after '$'");
+    }
+    skip(p);
+    if (p->s[p->pos] != '[' && p->s[p->pos] != '(') {
+      free(name);
+      free(tag);
+      return fail(p, "a '$' tag goes on an array access or a rule's use: name$tag[...] or "
+                     "name$tag(...)");
+    }
+  }
   fcl__expr *e = NULL;
   if (accept(p, "(")) {
     e = fcl__expr_new(E_CALL, name, 0);
@@ -272,6 +288,11 @@ static fcl__expr *parse_primary(parser *p) {
     if (!e) fail(p, "out of memory");
   }
   free(name);
+  if (e && tag) {
+    e->tag = tag;
+    tag = NULL;
+  }
+  free(tag);
   return e;
 }
 
@@ -449,7 +470,8 @@ void fcl__expr_print(fcl__str *out, const fcl__expr *e, fcl__print_hook hook, vo
       break;
     case E_CALL:
     case E_SUBSCRIPT:
-      fcl__str_printf(out, "%s%s", e->text, e->kind == E_CALL ? "(" : "[");
+      fcl__str_printf(out, "%s%s%s%s", e->text, e->tag ? "$" : "", e->tag ? e->tag : "",
+                      e->kind == E_CALL ? "(" : "[");
       for (size_t i = 0; i < e->nkids; ++i) {
         if (i) fcl__str_printf(out, ", ");
         fcl__expr_print(out, e->kids[i], hook, user);

@@ -52,6 +52,14 @@ static fcl__rule *find_rule(const fcl_kbuilder *kb, const char *name) {
   return NULL;
 }
 
+/* A tagged rule use: the array accesses of its body that carry no tag of their own take it. */
+static fcl_status tag_accesses(fcl__expr *e, const char *tag) {
+  for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(tag_accesses(e->kids[i], tag));
+  if (e->kind == E_SUBSCRIPT && !e->tag && !(e->tag = strdup(tag)))
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "tag");
+  return FCL_OK;
+}
+
 /* Inline rule calls in place (e may be replaced); depth bounds recursion. */
 static fcl_status inline_rules(const ctx *c, fcl__expr **ep, int depth) {
   fcl__expr *e = *ep;
@@ -78,6 +86,7 @@ static fcl_status inline_rules(const ctx *c, fcl__expr **ep, int depth) {
     fcl__expr holder = {.kind = E_CALL, .kids = &body, .nkids = 1};
     fcl__expr_substitute(&holder, tmp, e->kids[a]);
   }
+  if (e->tag) FCL_TRY(tag_accesses(body, e->tag));
   fcl__expr_free(e);
   *ep = body;
   return inline_rules(c, ep, depth + 1);
@@ -132,6 +141,11 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
     case E_CALL:
       if (fcl__kb_var(kb, e->text) || fcl__kb_iname(kb, e->text))
         return STMT_ERROR(c, "'%s' is not a function", e->text);
+      if (e->tag)
+        return STMT_ERROR(c,
+                          "'%s$%s': '$' tags go on array accesses and rule uses, not on the "
+                          "function '%s'",
+                          e->text, e->tag, e->text);
       if (!fcl__cl_builtin_function(e->text))
         return STMT_ERROR(c, "unknown function '%s' (neither an OpenCL C built-in nor a rule)",
                           e->text);

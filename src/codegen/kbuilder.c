@@ -75,6 +75,7 @@ void fcl_kbuilder_destroy(fcl_kbuilder **kbp) {
   free(kb->rules);
   for (size_t i = 0; i < kb->nprefetches; ++i) {
     free(kb->prefetches[i].array);
+    free(kb->prefetches[i].tag);
     free(kb->prefetches[i].fetch);
     free_strings(kb->prefetches[i].sweep, kb->prefetches[i].nsweep);
   }
@@ -166,7 +167,9 @@ fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out) {
   for (size_t i = 0; c->prefetches && i < kb->nprefetches; ++i) {
     c->prefetches[i].array = strdup(kb->prefetches[i].array);
     c->prefetches[i].fetch = strdup(kb->prefetches[i].fetch);
-    ok = ok && c->prefetches[i].array && c->prefetches[i].fetch;
+    c->prefetches[i].tag = kb->prefetches[i].tag ? strdup(kb->prefetches[i].tag) : NULL;
+    ok = ok && c->prefetches[i].array && c->prefetches[i].fetch &&
+         (!kb->prefetches[i].tag || c->prefetches[i].tag);
     c->prefetches[i].sweep = dup_strings(kb->prefetches[i].sweep, kb->prefetches[i].nsweep, &ok);
   }
   c->history = dup_strings(kb->history, kb->nhistory, &ok);

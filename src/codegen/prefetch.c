@@ -18,6 +18,12 @@ size_t fcl__kb_prefetch_of(const fcl_kbuilder *kb, const char *array) {
   return SIZE_MAX;
 }
 
+size_t fcl__kb_prefetch_of_access(const fcl_kbuilder *kb, const fcl__expr *e) {
+  const size_t i = fcl__kb_prefetch_of(kb, e->text);
+  if (i == SIZE_MAX || !kb->prefetches[i].tag) return i;
+  return e->tag && !strcmp(e->tag, kb->prefetches[i].tag) ? i : SIZE_MAX;
+}
+
 void fcl__prefetch_plan_free(fcl__prefetch_plan *plan) {
   for (size_t d = 0; d < plan->ndim; ++d) fcl__expr_free(plan->base[d]);
   memset(plan, 0, sizeof *plan);
@@ -29,11 +35,13 @@ static bool is_sweep(const fcl__prefetch_plan *p, const char *sym) {
   return false;
 }
 
-/* Collect the accesses of array in e. */
-static void collect(const fcl__expr *e, const char *array, const fcl__expr **list, size_t *n,
+/* Collect the accesses of array in e that read the prefetch (its tag, if it has one). */
+static void collect(const fcl__expr *e, const fcl__prefetch *pf, const fcl__expr **list, size_t *n,
                     size_t cap) {
-  if (e->kind == E_SUBSCRIPT && !strcmp(e->text, array) && *n < cap) list[(*n)++] = e;
-  for (size_t i = 0; i < e->nkids; ++i) collect(e->kids[i], array, list, n, cap);
+  if (e->kind == E_SUBSCRIPT && !strcmp(e->text, pf->array) &&
+      (!pf->tag || (e->tag && !strcmp(e->tag, pf->tag))) && *n < cap)
+    list[(*n)++] = e;
+  for (size_t i = 0; i < e->nkids; ++i) collect(e->kids[i], pf, list, n, cap);
 }
 
 static fcl__expr *affine_expr(const fcl__affine *a, const fcl__prefetch_plan *p, bool sweep_part,
@@ -80,8 +88,8 @@ fcl_status fcl__prefetch_plan_make(const fcl_kbuilder *kb, size_t index, fcl__pr
   const fcl__expr *acc[256];
   size_t nacc = 0;
   for (size_t i = 0; i < kb->ninsns; ++i) {
-    collect(kb->insns[i].rhs, pf->array, acc, &nacc, 256);
-    collect(kb->insns[i].lhs, pf->array, acc, &nacc, 256);
+    collect(kb->insns[i].rhs, pf, acc, &nacc, 256);
+    collect(kb->insns[i].lhs, pf, acc, &nacc, 256);
   }
   if (!nacc)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,

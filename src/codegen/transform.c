@@ -416,12 +416,39 @@ fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order) {
   return fcl__kb_history(kb, "prioritize_loops(%s)", order);
 }
 
-fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const char *sweep,
+/* Whether some instruction reads array with this '$' tag. */
+static bool tagged_in(const fcl__expr *e, const char *array, const char *tag) {
+  if (!e) return false;
+  if (e->kind == E_SUBSCRIPT && !strcmp(e->text, array) && e->tag && !strcmp(e->tag, tag))
+    return true;
+  for (size_t i = 0; i < e->nkids; ++i)
+    if (tagged_in(e->kids[i], array, tag)) return true;
+  return false;
+}
+
+static bool has_tagged_access(const fcl_kbuilder *kb, const char *array, const char *tag) {
+  for (size_t i = 0; i < kb->ninsns; ++i)
+    if (tagged_in(kb->insns[i].rhs, array, tag)) return true;
+  return false;
+}
+
+fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array_spec, const char *sweep,
                                      const char *fetch_name, int pad) {
   FCL_CHECK_NULL(kb, 1);
-  FCL_CHECK_NULL(array, 2);
+  FCL_CHECK_NULL(array_spec, 2);
   FCL_CHECK_NULL(sweep, 3);
   FCL_CHECK_ARG(pad >= 0 && pad <= 64, 5, "pad", "must be in [0, 64]");
+  /* "a" or "a$tag": the accesses that read the copy */
+  char array[128], tag[64] = "";
+  const char *dollar = strchr(array_spec, '$');
+  const size_t alen = dollar ? (size_t)(dollar - array_spec) : strlen(array_spec);
+  if (alen >= sizeof array || (dollar && (!dollar[1] || strlen(dollar + 1) >= sizeof tag)))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': add_prefetch: '%s' is not an array name, or name$tag", kb->name,
+                     array_spec);
+  memcpy(array, array_spec, alen);
+  array[alen] = '\0';
+  if (dollar) strcpy(tag, dollar + 1);
   const fcl__var *a = fcl__kb_var(kb, array);
   if (!a || a->kind != V_ARRAY)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
@@ -439,16 +466,22 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
                        "kernel '%s': add_prefetch: '%s' is already "
                        "prefetched",
                        kb->name, array);
-  char fetch[128];
+  if (*tag && !has_tagged_access(kb, array, tag))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "kernel '%s': add_prefetch: no access '%s$%s[...]' in the instructions",
+                     kb->name, array, tag);
+  char fetch[160];
   snprintf(fetch, sizeof fetch, "%s", fetch_name ? fetch_name : "");
   if (!fetch_name) snprintf(fetch, sizeof fetch, "%s_fetch", array);
   if (fcl__kb_var(kb, fetch) || fcl__kb_iname(kb, fetch))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "kernel '%s': add_prefetch: the name '%s' is taken",
                      kb->name, fetch);
-  fcl__prefetch pf = {.array = strdup(array), .fetch = strdup(fetch), .pad = pad};
+  fcl__prefetch pf = {
+      .array = strdup(array), .tag = *tag ? strdup(tag) : NULL, .fetch = strdup(fetch), .pad = pad};
   char *copy = strdup(sweep);
-  fcl_status st = pf.array && pf.fetch && copy ? FCL_OK
-                                               : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "prefetch");
+  fcl_status st = pf.array && pf.fetch && copy && (!*tag || pf.tag)
+                      ? FCL_OK
+                      : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "prefetch");
   for (char *save = NULL, *tok = copy ? strtok_r(copy, ",:", &save) : NULL; st == FCL_OK && tok;
        tok = strtok_r(NULL, ",:", &save)) {
     char *name = fcl__trim(tok);
@@ -489,11 +522,12 @@ fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const 
   }
   if (st != FCL_OK) {
     free(pf.array);
+    free(pf.tag);
     free(pf.fetch);
     for (size_t i = 0; i < pf.nsweep; ++i) free(pf.sweep[i]);
     free(pf.sweep);
     return st;
   }
-  return fcl__kb_history(kb, "add_prefetch(%s, sweep=%s, into=%s, pad=%d)", array, sweep, fetch,
-                         pad);
+  return fcl__kb_history(kb, "add_prefetch(%s, sweep=%s, into=%s, pad=%d)", array_spec, sweep,
+                         fetch, pad);
 }

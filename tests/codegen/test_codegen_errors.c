@@ -68,6 +68,13 @@ static void instructions(void) {
                  "given twice");
   CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = 9223372036854775808"),
                FCL_ERR_INVALID_ARGUMENT, "out of range");
+  /* '$' tags: on array accesses and rule uses only */
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = a$[i, j]"), FCL_ERR_INVALID_ARGUMENT,
+               "expected a tag name after '$'");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = n$t + 1"), FCL_ERR_INVALID_ARGUMENT,
+               "a '$' tag goes on an array access or a rule's use");
+  CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = sin$t(a[i, j])"), FCL_ERR_INVALID_ARGUMENT,
+               "not on the function 'sin'");
   CHECK_STATUS(fcl_kbuilder_add_instructions(kb, "v[i] = 99999999999999999999999"),
                FCL_ERR_INVALID_ARGUMENT, "out of range");
   /* bounds whose folding overflows int64_t stay unfolded (they were undefined behaviour: the
@@ -254,6 +261,10 @@ static void parameters_and_prefetch(void) {
                "only read-only arrays");
   CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, 0),
                FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a$near", "i_inner, j_inner", NULL, 0),
+               FCL_ERR_INVALID_ARGUMENT, "no access 'a$near[...]'");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a$", "i_inner, j_inner", NULL, 0),
+               FCL_ERR_INVALID_ARGUMENT, "name$tag");
   CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_outer", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
                "sweep iname 'i_outer' needs a constant range");
   fcl_kbuilder_destroy(&kb);

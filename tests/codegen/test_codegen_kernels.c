@@ -222,6 +222,61 @@ static void stencil2d_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* ---------------- tagged accesses ($) ----------------
+ * A stencil of u's neighbours tagged "nb" (two directly, two through a rule used as nb$nb)
+ * plus u read transposed: the transposed access is not a translate of the others, so u as a
+ * whole cannot be prefetched, while u$nb can; the transposed read stays in global memory. */
+static void ref_tagged(kb_data *d, const int64_t *p) {
+  int64_t n = p[0];
+  const double *u = d->data[0];
+  for (int64_t j = 1; j < n - 1; ++j)
+    for (int64_t i = 1; i < n - 1; ++i)
+      d->data[1][j * n + i] = u[j * n + i - 1] + 2 * u[j * n + i + 1] + u[(j - 1) * n + i] +
+                              u[(j + 1) * n + i] + 0.5 * u[i * n + j];
+}
+static void v_tag_tiles(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, "g.1", "l.1"));
+}
+static void v_tag_prefetch(fcl_kbuilder *kb) {
+  v_tag_tiles(kb);
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", NULL, 0),
+               FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "u$nb", "i_inner, j_inner", NULL, 1));
+}
+
+static void tagged_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("tagged", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "u", t, "n, n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", t, "n, n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [j, i]: 1 <= j < n - 1 and 1 <= i < n - 1 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "vert(jj, ii) := u[jj - 1, ii] + u[jj + 1, ii]\n"
+                                             "out[j, i] = u$nb[j, i - 1] + 2 * u$nb[j, i + 1] + "
+                                             "vert$nb(j, i) + 0.5 * u[i, j]"));
+  static const variant v[] = {{"sequential", v_none},
+                              {"16x8 tiles", v_tag_tiles},
+                              {"16x8 tiles, u$nb prefetched", v_tag_prefetch}};
+  int64_t n = 37;
+  run_variants(env, kb, &n, ref_tagged, v, sizeof v / sizeof *v);
+  /* the tagged accesses read the local copy, the transposed one global memory */
+  fcl_kbuilder *pf = NULL;
+  CHECK_OK(fcl_kbuilder_copy(kb, &pf));
+  if (pf) v_tag_prefetch(pf);
+  char *src = NULL;
+  if (pf) CHECK_OK(fcl_kbuilder_generate(pf, &src));
+  int fetches = 0;
+  for (const char *s = src; s && (s = strstr(s, "u_fetch[")); ++s) ++fetches;
+  const char *code = src ? strstr(src, "__kernel") : NULL; /* after the header comment */
+  CHECKF(code && fetches >= 5 && strstr(code, " u[") && !strstr(code, "$"),
+         "u$nb prefetched: %d reads of u_fetch, a global read of u expected:\n%s", fetches,
+         src ? src : "");
+  free(src);
+  fcl_kbuilder_destroy(&pf);
+  fcl_kbuilder_destroy(&kb);
+}
+
 /* ---------------- 3D 7-point stencil ---------------- */
 
 static void ref_stencil3d(kb_data *d, const int64_t *p) {
@@ -590,6 +645,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
     rules_tests(&env, types[k]);
     two_sums_tests(&env, types[k]);
     stencil2d_tests(&env, types[k]);
+    tagged_tests(&env, types[k]);
     stencil3d_tests(&env, types[k]);
     stream2_tests(&env, types[k]);
     transpose_tests(&env, types[k]);
