@@ -31,12 +31,14 @@ typedef enum {
   FCL_INT64,
   FCL_UINT64,
   FCL_FLOAT32,
-  FCL_FLOAT64
+  FCL_FLOAT64,
+  FCL_COMPLEX64, /* complex of two floats (real, imaginary): C99 float complex, OpenCL float2 */
+  FCL_COMPLEX128 /* complex of two doubles: C99 double complex, OpenCL double2 */
 } fcl_dtype;
 
 /* Bytes of one element (0 for an invalid dtype). */
 size_t fcl_dtype_size(fcl_dtype dtype);
-/* The OpenCL C type name ("float", "uint", ...). */
+/* The OpenCL C type name ("float", "uint", ...; "float2" and "double2" for the complex types). */
 const char *fcl_dtype_cl_name(fcl_dtype dtype);
 
 typedef struct fcl_array fcl_array;

@@ -18,6 +18,13 @@
  *     An array access or a rule's use may carry a tag, `a$near[i]`, `rule$near(x)` (a rule's
  *     tag goes to the untagged accesses of its body): transformations may select the tagged
  *     accesses (add_prefetch "a$near"); a tag on a plain name or a function is an error.
+ *     Complex values: arrays and temporaries of FCL_COMPLEX64/FCL_COMPLEX128 (OpenCL float2/
+ *     double2 holding real and imaginary parts) take + - * / between themselves and with reals
+ *     (C99's promotions: a real becomes (x, 0), cfloat meets cdouble as cdouble), unary -,
+ *     conj, real, imag, abs, exp, complex(re, im), sum reductions and the branches of ?:;
+ *     any other use of a complex operand is an error naming the operation. Instructions on
+ *     complex values are not vectorized (vec unrolls them); complex scalar arguments cannot
+ *     be launcher parameters (FCL_ERR_NOT_SUPPORTED at build).
  *     Without dep, an instruction depends on the single writer of each variable it reads.
  *     Domains must be added before the instructions that use their inames.
  * Transformations: tag_inames ("i:g.0, j:l.0"; tags g.N, l.N, l.auto, unr, ilp, vec, for),

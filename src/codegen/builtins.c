@@ -1,7 +1,8 @@
 /* The OpenCL C built-in functions an instruction may call (OpenCL C 1.2 §6.12: math, integer,
  * common, geometric and relational functions, with their half_ and native_ forms, conversions
  * convert_T and reinterpretations as_T): a call to any other name, once the rules are inlined,
- * is refused when the instruction is added rather than left to the OpenCL compiler. */
+ * is refused when the instruction is added rather than left to the OpenCL compiler. The complex
+ * functions conj, real, imag and complex(re, im) are flowcl's own (emit_complex.c). */
 #include <string.h>
 
 #include "codegen_impl.h"
@@ -41,4 +42,9 @@ bool fcl__cl_builtin_function(const char *name) {
   for (size_t i = 0; rest && i < sizeof fast / sizeof *fast; ++i)
     if (!strcmp(rest, fast[i])) return true;
   return !strncmp(name, "convert_", 8) || !strncmp(name, "as_", 3);
+}
+
+int fcl__complex_function_arity(const char *name) {
+  if (!strcmp(name, "conj") || !strcmp(name, "real") || !strcmp(name, "imag")) return 1;
+  return !strcmp(name, "complex") ? 2 : 0;
 }

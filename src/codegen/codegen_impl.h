@@ -213,6 +213,14 @@ void fcl__kb_reduction_leaves(const fcl_kbuilder *kb, const fcl__expr *e, char *
 /* Whether hi - lo of an iname is a multiple of factor under the assumptions. */
 bool fcl__kb_divisible(const fcl_kbuilder *kb, const fcl__expr *lo, const fcl__expr *hi,
                        int64_t factor);
+/* Complex types: FCL_COMPLEX64/128 are float2/double2 holding (real, imaginary). */
+static inline bool fcl__dtype_complex(fcl_dtype t) {
+  return t == FCL_COMPLEX64 || t == FCL_COMPLEX128;
+}
+/* The type of a complex type's parts (other types: themselves). */
+static inline fcl_dtype fcl__dtype_real_part(fcl_dtype t) {
+  return t == FCL_COMPLEX64 ? FCL_FLOAT32 : t == FCL_COMPLEX128 ? FCL_FLOAT64 : t;
+}
 /* Type of an expression (temporaries typed automatically use their assignment). */
 fcl_dtype fcl__kb_type_of(const fcl_kbuilder *kb, const fcl__expr *e);
 /* Whether floating literals without suffix are float (no double anywhere). */
@@ -285,5 +293,8 @@ void fcl__axes_free(fcl__axes *axes);
 
 /* builtins.c: whether name is an OpenCL C built-in function an instruction may call. */
 bool fcl__cl_builtin_function(const char *name);
+/* builtins.c: the number of arguments of a complex function (conj, real, imag: 1; complex: 2),
+ * 0 for other names. */
+int fcl__complex_function_arity(const char *name);
 
 #endif

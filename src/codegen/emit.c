@@ -15,6 +15,10 @@ void fcl__emit_print(emitter *em, const fcl__expr *e) {
   fcl__expr_print(&em->out, e, print_hook, em);
 }
 
+void fcl__emit_print_to(emitter *em, fcl__str *out, const fcl__expr *e) {
+  fcl__expr_print(out, e, print_hook, em);
+}
+
 /* Print an index expression built here (folded on a copy). */
 void fcl__emit_print_index(emitter *em, fcl__expr *e) {
   e = fcl__expr_fold(e);
@@ -45,6 +49,9 @@ bool fcl__emit_depends_on(const emitter *em, const fcl__expr *e, const char *lea
 static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
   emitter *em = user;
   const fcl_kbuilder *kb = em->kb;
+  if ((e->kind == E_BINARY || e->kind == E_CALL || e->kind == E_TERNARY) &&
+      fcl__emit_complex_node(em, out, e))
+    return true;
   switch (e->kind) {
     case E_NUM:
       if (em->literals_float && fcl__expr_is_float_literal(e)) {
@@ -337,7 +344,10 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
                         : !strcmp(e->text, "max") ? (real ? "-INFINITY" : "INT_MIN")
                                                   : (real ? "INFINITY" : "INT_MAX");
   fcl__str_indent(&em->out, em->depth);
-  fcl__str_printf(&em->out, "%s acc_%d = %s;\n", cl_type(t), e->id, neutral);
+  if (fcl__dtype_complex(t))
+    fcl__str_printf(&em->out, "%s acc_%d = (%s)(0);\n", cl_type(t), e->id, cl_type(t));
+  else
+    fcl__str_printf(&em->out, "%s acc_%d = %s;\n", cl_type(t), e->id, neutral);
   char *lv[FCL__MAX_LEAVES];
   size_t n = leaves_of_name(kb, e->iname, lv, 0);
   const char *loops[FCL__MAX_LEAVES];
@@ -550,7 +560,7 @@ static void emit_insn(emitter *em, const fcl__item *it) {
   } else {
     fcl__emit_print(em, in->lhs);
     fcl__str_printf(&em->out, " = ");
-    fcl__emit_print(em, in->rhs);
+    fcl__emit_print_as(em, &em->out, in->rhs, fcl__kb_type_of(em->kb, in->lhs));
     fcl__str_printf(&em->out, ";\n");
   }
   if (guarded) close_block(em);
@@ -843,12 +853,19 @@ fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source) {
   if (st == FCL_OK) st = fcl__items_schedule(em.kb, em.items, em.nitems, order);
   if (st == FCL_OK) {
     emit_header(&em);
+    fcl__str head = em.out; /* the complex helpers go between it and the kernel */
+    em.out = (fcl__str){0};
     emit_signature(&em);
     fcl__str_printf(&em.out, "{\n");
     em.depth = 1;
     emit_declarations(&em);
     emit_unswitched(&em, order);
     fcl__str_printf(&em.out, "}\n");
+    fcl__emit_complex_helpers(&em, &head);
+    fcl__str_printf(&head, "%s", em.out.s ? em.out.s : "");
+    head.failed = head.failed || em.out.failed || !em.out.s;
+    free(em.out.s);
+    em.out = head;
     if (em.out.failed) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "kernel '%s': source", kb->name);
   }
   free(order);

@@ -34,6 +34,7 @@ typedef struct {
   struct vblock *blocks;
   size_t nblocks;
   int next_acc;
+  bool complex_used[2]; /* helpers needed: cfloat, cdouble (emit_complex.c) */
 } emitter;
 
 static inline const char *cl_type(fcl_dtype t) { return fcl_dtype_cl_name(t); }
@@ -61,9 +62,19 @@ void fcl__emit_free(emitter *em);
 
 /* emit.c: printing */
 void fcl__emit_print(emitter *em, const fcl__expr *e);
+void fcl__emit_print_to(emitter *em, fcl__str *out, const fcl__expr *e);
 void fcl__emit_print_index(emitter *em, fcl__expr *e);
 fcl__expr *fcl__emit_linear_index(const fcl__var *v, const fcl__expr *access);
 bool fcl__emit_depends_on(const emitter *em, const fcl__expr *e, const char *leaf);
+
+/* emit_complex.c */
+/* Print a node with complex operands or value (false: not such a node, print it as usual). */
+bool fcl__emit_complex_node(emitter *em, fcl__str *out, const fcl__expr *e);
+/* Print e converted to type t where t is complex and e is real or of the other precision. */
+void fcl__emit_print_as(emitter *em, fcl__str *out, const fcl__expr *e, fcl_dtype t);
+bool fcl__emit_involves_complex(const emitter *em, const fcl__insn *in);
+/* The helper functions the printed code called, before the kernel. */
+void fcl__emit_complex_helpers(emitter *em, fcl__str *out);
 
 /* emit_vector.c */
 int64_t fcl__emit_vec_width(const emitter *em, const char *v);

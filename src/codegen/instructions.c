@@ -146,6 +146,12 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
                           "'%s$%s': '$' tags go on array accesses and rule uses, not on the "
                           "function '%s'",
                           e->text, e->tag, e->text);
+      if (fcl__complex_function_arity(e->text)) {
+        if ((int)e->nkids != fcl__complex_function_arity(e->text))
+          return STMT_ERROR(c, "%s() takes %d argument(s), %zu given", e->text,
+                            fcl__complex_function_arity(e->text), e->nkids);
+        break;
+      }
       if (!fcl__cl_builtin_function(e->text))
         return STMT_ERROR(c, "unknown function '%s' (neither an OpenCL C built-in nor a rule)",
                           e->text);
@@ -158,6 +164,51 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
     default: break;
   }
   for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(check_names(c, e->kids[i]));
+  return FCL_OK;
+}
+
+/* Complex values support + - * /, unary -, conj, real, imag, abs, exp, sums and the ternary's
+ * branches: anything else of a complex operand is an error naming the operation. */
+static fcl_status check_complex(const ctx *c, const fcl__expr *e) {
+  const fcl_kbuilder *kb = c->kb;
+  bool complex_kid = false;
+  for (size_t i = 0; i < e->nkids; ++i)
+    complex_kid = complex_kid || fcl__dtype_complex(fcl__kb_type_of(kb, e->kids[i]));
+  static const char *arith[] = {"+", "-", "*", "/"};
+  bool allowed = true;
+  const char *what = e->text;
+  switch (e->kind) {
+    case E_BINARY:
+      allowed = false;
+      for (size_t i = 0; i < sizeof arith / sizeof *arith; ++i)
+        allowed = allowed || !strcmp(e->text, arith[i]);
+      break;
+    case E_UNARY: allowed = !strcmp(e->text, "-") || !strcmp(e->text, "+"); break;
+    case E_CALL:
+      allowed = !strcmp(e->text, "abs") || !strcmp(e->text, "exp") ||
+                (fcl__complex_function_arity(e->text) && strcmp(e->text, "complex"));
+      break;
+    case E_TERNARY:
+      allowed = !fcl__dtype_complex(fcl__kb_type_of(kb, e->kids[0]));
+      what = "?: (as its condition)";
+      break;
+    case E_REDUCE: allowed = !strcmp(e->text, "sum"); break;
+    case E_SUBSCRIPT:
+      allowed = false;
+      what = "[] (as an index)";
+      break;
+    case E_CAST:
+      allowed = false;
+      what = "a cast (use real(), imag() or abs())";
+      break;
+    default: break;
+  }
+  if (complex_kid && !allowed)
+    return STMT_ERROR(c,
+                      "'%s' of a complex value: complex values support + - * /, unary -, conj, "
+                      "real, imag, abs, exp, sum and the branches of ?:",
+                      what);
+  for (size_t i = 0; i < e->nkids; ++i) FCL_TRY(check_complex(c, e->kids[i]));
   return FCL_OK;
 }
 
@@ -470,6 +521,16 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
   if (st == FCL_OK) st = resolve_reductions(c, in.rhs);
   if (st == FCL_OK) st = check_names(c, in.lhs);
   if (st == FCL_OK) st = check_names(c, in.rhs);
+  if (st == FCL_OK) st = check_complex(c, in.lhs);
+  if (st == FCL_OK) st = check_complex(c, in.rhs);
+  if (st == FCL_OK) {
+    const fcl__var *v = fcl__kb_var(kb, in.lhs->text);
+    if (!v->auto_type && !fcl__dtype_complex(v->dtype) &&
+        fcl__dtype_complex(fcl__kb_type_of(kb, in.rhs)))
+      st = STMT_ERROR(c,
+                      "a complex value assigned to '%s' of type %s (take real(), imag() or abs())",
+                      v->name, fcl_dtype_cl_name(v->dtype));
+  }
   if (st == FCL_OK && !in.nconds) st = check_bounds(c, in.lhs); /* if= may guard them */
   if (st == FCL_OK && !in.nconds) st = check_bounds(c, in.rhs);
   if (st == FCL_OK && !in.id && prefix[0]) { /* the prefix itself, else prefix_0, prefix_1 ... */

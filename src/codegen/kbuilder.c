@@ -341,14 +341,21 @@ static int rank(fcl_dtype t) {
   }
 }
 
+/* C99's rules: a complex operand makes the result complex, of the wider of the two precisions
+ * (float complex with double gives double complex). */
 static fcl_dtype promote(fcl_dtype a, fcl_dtype b) {
+  if (fcl__dtype_complex(a) || fcl__dtype_complex(b)) {
+    fcl_dtype r = promote(fcl__dtype_real_part(a), fcl__dtype_real_part(b));
+    return r == FCL_FLOAT64 ? FCL_COMPLEX128 : FCL_COMPLEX64;
+  }
   fcl_dtype r = rank(a) >= rank(b) ? a : b;
   return rank(r) == 4 ? FCL_INT32 : r;
 }
 
 bool fcl__kb_literals_float(const fcl_kbuilder *kb) {
   for (size_t i = 0; i < kb->nvars; ++i)
-    if (!kb->vars[i].auto_type && kb->vars[i].kind != V_PARAM && kb->vars[i].dtype == FCL_FLOAT64)
+    if (!kb->vars[i].auto_type && kb->vars[i].kind != V_PARAM &&
+        fcl__dtype_real_part(kb->vars[i].dtype) == FCL_FLOAT64)
       return false;
   return true;
 }
@@ -404,6 +411,11 @@ static fcl_dtype type_of(const fcl_kbuilder *kb, const fcl__expr *e, int depth) 
     case E_CALL: {
       fcl_dtype t = FCL_INT32;
       for (size_t i = 0; i < e->nkids; ++i) t = promote(t, type_of(kb, e->kids[i], depth));
+      if (!strcmp(e->text, "complex")) /* complex(re, im): at least float */
+        return promote(t, fcl__kb_literals_float(kb) ? FCL_COMPLEX64 : FCL_COMPLEX128);
+      if (fcl__dtype_complex(t) &&
+          (!strcmp(e->text, "real") || !strcmp(e->text, "imag") || !strcmp(e->text, "abs")))
+        return fcl__dtype_real_part(t);
       return t;
     }
     case E_REDUCE: return type_of(kb, e->kids[0], depth);

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "tune_impl.h"
+#include "codegen_impl.h"
 
 const char *fcl_tune_effort_name(fcl_tune_effort effort) {
   switch (effort) {
@@ -88,11 +89,13 @@ static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ct
     b->bytes[a] = (n ? n : 1) * es;
     unsigned char *host = calloc(1, b->bytes[a]);
     if (!host) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "tune: %zu bytes of inputs", b->bytes[a]);
-    for (size_t i = 0; i < n; ++i) {
+    fcl_dtype part = fcl__dtype_real_part(t); /* complex: pairs of reals */
+    size_t reals = part != t ? 2 * n : n;
+    for (size_t i = 0; i < reals; ++i) {
       double v = 0.5 + (double)(next_random(&seed) % 1000000) / 1e6;
-      if (t == FCL_FLOAT32)
+      if (part == FCL_FLOAT32)
         ((float *)host)[i] = (float)v;
-      else if (t == FCL_FLOAT64)
+      else if (part == FCL_FLOAT64)
         ((double *)host)[i] = v;
     }
     cl_int err;
@@ -151,6 +154,7 @@ static fcl_status set_params(bench *b, const fcl_kbuilder *v, fcl_param_set *ps)
 }
 
 static bool agrees(const unsigned char *got, const unsigned char *want, size_t bytes, fcl_dtype t) {
+  t = fcl__dtype_real_part(t); /* complex values compare part by part */
   if (t != FCL_FLOAT32 && t != FCL_FLOAT64) return memcmp(got, want, bytes) == 0;
   size_t n = bytes / fcl_dtype_size(t);
   double eps = 64 * (t == FCL_FLOAT32 ? FLT_EPSILON : DBL_EPSILON), scale = 0;
