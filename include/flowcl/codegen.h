@@ -85,6 +85,20 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain);
  * error none of the text's instructions is added. */
 fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text);
 
+/* A block of raw OpenCL C, run like an instruction once per point of its inames and scheduled
+ * by the same rules: writes and reads list what the code writes and reads ("out[i, j], t" and
+ * "u[i, j], u[i, j + 1], alpha"; reads may be NULL), as variables or array accesses (a bare
+ * array name stands for the whole array); a reader of what the block writes depends on it, the
+ * block on the single writer of what it reads, unless attributes ("{id=b, dep=init, inames=i:j,
+ * if=flag, priority=1}", braces optional, NULL for none) say otherwise. Its inames are those of
+ * the accesses listed, plus inames=. In the code, inames, parameters, scalar arguments and
+ * temporaries are used by name (derived and fixed ones are defined for it as constants) and
+ * arrays are flat pointers in C order (out[i * m + j]). The code is not checked: a syntax error
+ * appears when the kernel is built. It is never vectorized; an array it reads cannot be
+ * streamed (stream_iname). Errors name the block by its first line. */
+fcl_status fcl_kbuilder_add_c_block(fcl_kbuilder *kb, const char *code, const char *writes,
+                                    const char *reads, const char *attributes);
+
 /* Transformations (each checked at once; on error the builder is unchanged). */
 /* "i:g.0, j:l.0, k:unr"; tagging an iname twice with different tags is an error. */
 fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags);

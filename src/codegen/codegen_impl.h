@@ -149,7 +149,13 @@ typedef struct {
   int priority;
   bool carried; /* stream_iname's rotations: the value is for the next iteration, so
                             the single-writer rule does not count them as writers */
+  char *code;   /* a C block's OpenCL C (NULL: an assignment); its rhs is then a call named
+                   "C block" whose arguments are what it reads, lhs its first write */
+  fcl__expr *more_writes; /* a C block: what it writes besides lhs (a call's arguments; NULL) */
 } fcl__insn;
+
+/* Whether instruction in writes the variable name (a C block may write several). */
+bool fcl__insn_writes(const fcl__insn *in, const char *name);
 
 typedef struct {
   char *name;

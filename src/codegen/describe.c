@@ -64,9 +64,24 @@ fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text) {
   for (size_t i = 0; i < kb->ninsns; ++i) {
     const fcl__insn *in = &kb->insns[i];
     fcl__str_printf(&b, "  insn      %s: ", in->id);
-    expr(&b, in->lhs);
-    fcl__str_printf(&b, " = ");
-    expr(&b, in->rhs);
+    if (in->code) {
+      fcl__str_printf(&b, "C block writing ");
+      expr(&b, in->lhs);
+      for (size_t w = 0; in->more_writes && w < in->more_writes->nkids; ++w) {
+        fcl__str_printf(&b, ", ");
+        expr(&b, in->more_writes->kids[w]);
+      }
+      fcl__str_printf(&b, " reading (");
+      for (size_t r = 0; r < in->rhs->nkids; ++r) {
+        fcl__str_printf(&b, "%s", r ? ", " : "");
+        expr(&b, in->rhs->kids[r]);
+      }
+      fcl__str_printf(&b, ")");
+    } else {
+      expr(&b, in->lhs);
+      fcl__str_printf(&b, " = ");
+      expr(&b, in->rhs);
+    }
     fcl__str_printf(&b, "  {inames=");
     for (size_t k = 0; k < in->ninames; ++k)
       fcl__str_printf(&b, "%s%s", k ? ":" : "", in->inames[k]);

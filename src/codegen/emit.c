@@ -1,5 +1,6 @@
 /* OpenCL C generation: hardware axes, loop nests, guards, reductions, prefetch copies,
  * barriers and vectorized instructions, from a checked working copy of the builder. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -519,6 +520,55 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   close_block(em);
 }
 
+/* A C block in its own scope: first the derived inames (of its loops) and fixed parameters that
+ * its code names, as constants, then the code line by line. */
+static void emit_c_block(emitter *em, const fcl__item *it) {
+  const fcl_kbuilder *kb = em->kb;
+  const char *code = it->insn->code;
+  line(em, "{");
+  em->depth++;
+  const char *done[64];
+  size_t ndone = 0;
+  for (const char *p = code; *p;) {
+    if (!(isalpha((unsigned char)*p) || *p == '_') ||
+        (p > code && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
+      p++;
+      continue;
+    }
+    size_t len = 1;
+    while (isalnum((unsigned char)p[len]) || p[len] == '_') len++;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
+    p += len;
+    const fcl__iname *in = fcl__kb_iname(kb, name);
+    const fcl__var *v = fcl__kb_var(kb, name);
+    if (in_list(done, ndone, name) || ndone == 64) continue;
+    if (in && in->derived) {
+      char *lv[FCL__MAX_LEAVES];
+      size_t n = leaves_of_name(kb, name, lv, 0), inside = 0;
+      for (size_t k = 0; k < n; ++k) inside += in_list(it->leaves, it->nleaves, lv[k]);
+      if (inside != n) continue; /* not one of its loops: the code's own name */
+      fcl__str_indent(&em->out, em->depth);
+      fcl__str_printf(&em->out, "const int %s = ", in->name);
+      fcl__emit_print(em, in->value);
+      fcl__str_printf(&em->out, ";\n");
+      done[ndone++] = in->name;
+    } else if (v && v->kind == V_PARAM && v->fixed) {
+      fcl__str_indent(&em->out, em->depth);
+      fcl__str_printf(&em->out, "const int %s = %lld;\n", v->name, (long long)v->value);
+      done[ndone++] = v->name;
+    }
+  }
+  for (const char *p = code; *p;) {
+    size_t len = strcspn(p, "\n");
+    fcl__str_indent(&em->out, em->depth);
+    fcl__str_printf(&em->out, "%.*s\n", (int)len, p);
+    p += len + (p[len] == '\n');
+  }
+  em->depth--;
+  line(em, "}");
+}
+
 static void emit_insn(emitter *em, const fcl__item *it) {
   if (it->vec_blocks) {
     emit_block_insn(em, it);
@@ -538,6 +588,11 @@ static void emit_insn(emitter *em, const fcl__item *it) {
     em->depth++;
   }
   free(cond.s);
+  if (in->code) {
+    emit_c_block(em, it);
+    if (guarded) close_block(em);
+    return;
+  }
   const char *red[FCL__MAX_LEAVES];
   size_t nred = 0;
   emit_reductions(em, it, in->rhs, red, &nred);
@@ -667,8 +722,15 @@ static void emit_body(emitter *em, const size_t *order) {
       line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* local writes above are visible */");
       ndirty = nread = 0;
     }
-    const bool w = it->insn && is_local(kb, it->insn->lhs->text);
-    if (w && in_list(read_since, nread, it->insn->lhs->text)) {
+    /* the local arrays it writes (an assignment one, a C block maybe several) */
+    const char *wl[FCL__MAX_LEAVES];
+    size_t nwl = 0;
+    for (size_t i = 0; it->insn && i < kb->nvars && nwl < FCL__MAX_LEAVES; ++i)
+      if (is_local(kb, kb->vars[i].name) && fcl__insn_writes(it->insn, kb->vars[i].name))
+        wl[nwl++] = kb->vars[i].name;
+    bool reused = false;
+    for (size_t k = 0; k < nwl; ++k) reused = reused || in_list(read_since, nread, wl[k]);
+    if (reused) {
       /* the array is reused: every item must be done reading what it held */
       line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier readers are done */");
       ndirty = nread = 0;
@@ -686,7 +748,7 @@ static void emit_body(emitter *em, const size_t *order) {
     for (size_t i = 0; it->insn && i < kb->nvars; ++i) {
       if (!is_local(kb, kb->vars[i].name)) continue;
       const uint64_t bit = i < 64 ? (uint64_t)1 << i : ~(uint64_t)0; /* beyond 64: any */
-      if (!strcmp(it->insn->lhs->text, kb->vars[i].name)) wmask |= bit;
+      if (fcl__insn_writes(it->insn, kb->vars[i].name)) wmask |= bit;
       if (!fcl__expr_uses(it->insn->rhs, kb->vars[i].name)) continue;
       rmask |= bit;
       if (nread < 64 && !in_list(read_since, nread, kb->vars[i].name))
@@ -696,8 +758,8 @@ static void emit_body(emitter *em, const size_t *order) {
       wrote[d] |= wmask;
       read[d] |= rmask;
     }
-    if (w && ndirty < 64 && !in_list(dirty, ndirty, it->insn->lhs->text))
-      dirty[ndirty++] = it->insn->lhs->text;
+    for (size_t k = 0; k < nwl; ++k)
+      if (ndirty < 64 && !in_list(dirty, ndirty, wl[k])) dirty[ndirty++] = wl[k];
   }
   while (depth > 0) {
     if (wrote[depth] & read[depth])

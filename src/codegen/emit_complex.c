@@ -146,7 +146,7 @@ static bool involves(const fcl_kbuilder *kb, const fcl__expr *e) {
 }
 
 bool fcl__emit_involves_complex(const emitter *em, const fcl__insn *in) {
-  return involves(em->kb, in->lhs) || involves(em->kb, in->rhs);
+  return !in->code && (involves(em->kb, in->lhs) || involves(em->kb, in->rhs));
 }
 
 /* Products and quotients as C99 Annex G's naive forms, the quotient scaled by the larger part of

@@ -300,8 +300,8 @@ bool fcl__emit_can_vectorize(const emitter *em, const fcl__item *it, const char 
   if (!fcl__kb_const(em->kb, vi->lo, &lo) || !fcl__kb_const(em->kb, vi->hi, &hi)) return false;
   int64_t w = hi - lo;
   if (w != 2 && w != 3 && w != 4 && w != 8 && w != 16) return false;
-  if (in->nconds || has_unvectorizable(in->rhs) || fcl__emit_involves_complex(em, in))
-    return false; /* complex values are float2/double2 already: no vloadN of them */
+  if (in->code || in->nconds || has_unvectorizable(in->rhs) || fcl__emit_involves_complex(em, in))
+    return false; /* C blocks are opaque; complex values are float2/double2: no vloadN */
   /* Guards on v (remainders, aligned lower bounds) are fine when their other leaves are
    * hardware inames: the kernel then branches once between all-lanes-inside and scalar. */
   *lanes = false;

@@ -449,6 +449,79 @@ static char *find_assign(char *s) {
   return NULL;
 }
 
+/* Name the instruction, check its if= conditions, infer its inames and add it to the builder (on
+ * an earlier failure st, or a failure here, free it instead). Takes given. */
+static fcl_status finish_insn(const ctx *c, fcl__insn *in, char **given, size_t ngiven, bool plus,
+                              const char *prefix, fcl_status st) {
+  fcl_kbuilder *kb = c->kb;
+  if (st == FCL_OK && !in->id && prefix[0]) { /* the prefix itself, else prefix_0, prefix_1 ... */
+    char id[96];
+    snprintf(id, sizeof id, "%s", prefix);
+    for (size_t n = 0; fcl__kb_insn(kb, id); ++n) snprintf(id, sizeof id, "%s_%zu", prefix, n);
+    if (!(in->id = strdup(id))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  } else if (st == FCL_OK && !in->id) {
+    char id[32];
+    do snprintf(id, sizeof id, "insn_%zu", kb->next_insn++);
+    while (fcl__kb_insn(kb, id));
+    if (!(in->id = strdup(id))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  } else if (st == FCL_OK && fcl__kb_insn(kb, in->id)) {
+    st = STMT_ERROR(c, "id '%s' is already used", in->id);
+  }
+  for (size_t i = 0; st == FCL_OK && i < in->nconds; ++i) {
+    const fcl__var *v = fcl__kb_var(kb, in->conds[i]);
+    if (!v || v->ndim) st = STMT_ERROR(c, "if=%s: not a scalar variable", in->conds[i]);
+  }
+  /* inames: the given ones, or those used (plus the given ones with '+') */
+  char *used[32];
+  size_t nused = 0;
+  if (st == FCL_OK && (!ngiven || plus)) {
+    used_inames(kb, in->lhs, NULL, 0, used, &nused, 32);
+    used_inames(kb, in->rhs, NULL, 0, used, &nused, 32);
+    if (in->more_writes) used_inames(kb, in->more_writes, NULL, 0, used, &nused, 32);
+  }
+  for (size_t i = 0; st == FCL_OK && i < ngiven; ++i) {
+    if (!fcl__kb_iname(kb, given[i])) st = STMT_ERROR(c, "inames=: unknown iname '%s'", given[i]);
+    bool dup = false;
+    for (size_t k = 0; k < nused; ++k) dup = dup || !strcmp(used[k], given[i]);
+    if (!dup && nused < 32) used[nused++] = given[i];
+  }
+  in->inames_given = ngiven && !plus;
+  if (st == FCL_OK && nused) {
+    in->inames = calloc(nused, sizeof *in->inames);
+    for (size_t i = 0; in->inames && i < nused; ++i)
+      if ((in->inames[i] = strdup(used[i]))) in->ninames++;
+    if (in->ninames != nused) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  }
+  /* the text without the quotes of the label */
+  if (st == FCL_OK && !(in->text = strndup(c->stmt + 1, strlen(c->stmt) - 2)))
+    st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "insn");
+  fcl__insn *grown = st == FCL_OK ? realloc(kb->insns, (kb->ninsns + 1) * sizeof *grown) : NULL;
+  if (st == FCL_OK && !grown) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
+  for (size_t i = 0; i < ngiven; ++i) free(given[i]);
+  free(given);
+  if (st != FCL_OK) {
+    free(in->id);
+    free(in->text);
+    free(in->code);
+    fcl__expr_free(in->lhs);
+    fcl__expr_free(in->rhs);
+    fcl__expr_free(in->more_writes);
+    for (size_t i = 0; i < in->ninames; ++i) free(in->inames[i]);
+    free(in->inames);
+    for (size_t i = 0; i < in->ndeps; ++i) free(in->deps[i]);
+    free(in->deps);
+    for (size_t i = 0; i < in->nconds; ++i) free(in->conds[i]);
+    free(in->conds);
+    return st;
+  }
+  fcl__kb_var(kb, in->lhs->text)->written = true;
+  for (size_t w = 0; in->more_writes && w < in->more_writes->nkids; ++w)
+    fcl__kb_var(kb, in->more_writes->kids[w]->text)->written = true;
+  kb->insns = grown;
+  kb->insns[kb->ninsns++] = *in;
+  return FCL_OK;
+}
+
 static fcl_status add_insn(const ctx *c, char *stmt) {
   fcl_kbuilder *kb = c->kb;
   fcl__insn in = {.priority = 0};
@@ -533,68 +606,7 @@ static fcl_status add_insn(const ctx *c, char *stmt) {
   }
   if (st == FCL_OK && !in.nconds) st = check_bounds(c, in.lhs); /* if= may guard them */
   if (st == FCL_OK && !in.nconds) st = check_bounds(c, in.rhs);
-  if (st == FCL_OK && !in.id && prefix[0]) { /* the prefix itself, else prefix_0, prefix_1 ... */
-    char id[96];
-    snprintf(id, sizeof id, "%s", prefix);
-    for (size_t n = 0; fcl__kb_insn(kb, id); ++n) snprintf(id, sizeof id, "%s_%zu", prefix, n);
-    if (!(in.id = strdup(id))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
-  } else if (st == FCL_OK && !in.id) {
-    char id[32];
-    do snprintf(id, sizeof id, "insn_%zu", kb->next_insn++);
-    while (fcl__kb_insn(kb, id));
-    if (!(in.id = strdup(id))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
-  } else if (st == FCL_OK && fcl__kb_insn(kb, in.id)) {
-    st = STMT_ERROR(c, "id '%s' is already used", in.id);
-  }
-  for (size_t i = 0; st == FCL_OK && i < in.nconds; ++i) {
-    const fcl__var *v = fcl__kb_var(kb, in.conds[i]);
-    if (!v || v->ndim) st = STMT_ERROR(c, "if=%s: not a scalar variable", in.conds[i]);
-  }
-  /* inames: the given ones, or those used (plus the given ones with '+') */
-  char *used[32];
-  size_t nused = 0;
-  if (st == FCL_OK && (!ngiven || plus)) {
-    used_inames(kb, in.lhs, NULL, 0, used, &nused, 32);
-    used_inames(kb, in.rhs, NULL, 0, used, &nused, 32);
-  }
-  for (size_t i = 0; st == FCL_OK && i < ngiven; ++i) {
-    if (!fcl__kb_iname(kb, given[i])) st = STMT_ERROR(c, "inames=: unknown iname '%s'", given[i]);
-    bool dup = false;
-    for (size_t k = 0; k < nused; ++k) dup = dup || !strcmp(used[k], given[i]);
-    if (!dup && nused < 32) used[nused++] = given[i];
-  }
-  in.inames_given = ngiven && !plus;
-  if (st == FCL_OK && nused) {
-    in.inames = calloc(nused, sizeof *in.inames);
-    for (size_t i = 0; in.inames && i < nused; ++i)
-      if ((in.inames[i] = strdup(used[i]))) in.ninames++;
-    if (in.ninames != nused) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
-  }
-  /* the text without the quotes of the label */
-  if (st == FCL_OK && !(in.text = strndup(c->stmt + 1, strlen(c->stmt) - 2)))
-    st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "insn");
-  fcl__insn *grown = st == FCL_OK ? realloc(kb->insns, (kb->ninsns + 1) * sizeof *grown) : NULL;
-  if (st == FCL_OK && !grown) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "instruction");
-  for (size_t i = 0; i < ngiven; ++i) free(given[i]);
-  free(given);
-  if (st != FCL_OK) {
-    free(in.id);
-    free(in.text);
-    fcl__expr_free(in.lhs);
-    fcl__expr_free(in.rhs);
-    for (size_t i = 0; i < in.ninames; ++i) free(in.inames[i]);
-    free(in.inames);
-    for (size_t i = 0; i < in.ndeps; ++i) free(in.deps[i]);
-    free(in.deps);
-    for (size_t i = 0; i < in.nconds; ++i) free(in.conds[i]);
-    free(in.conds);
-    return st;
-  }
-  fcl__var *target = fcl__kb_var(kb, in.lhs->text);
-  target->written = true;
-  kb->insns = grown;
-  kb->insns[kb->ninsns++] = in;
-  return FCL_OK;
+  return finish_insn(c, &in, given, ngiven, plus, prefix, st);
 }
 
 fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text) {
@@ -621,6 +633,113 @@ fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text) {
     }
   }
   free(copy);
+  if (st == FCL_OK) {
+    fcl_kbuilder swap = *kb;
+    *kb = *work;
+    *work = swap;
+  }
+  fcl_kbuilder_destroy(&work);
+  return st;
+}
+
+/* ---------------- C blocks ---------------- */
+
+/* A comma-separated list of variables and array accesses ("u[i, j], t, v"; NULL or "": none) as
+ * the arguments of a call node named name. Writes must be arrays or typed temporaries. */
+static fcl_status parse_accesses(const ctx *c, const char *text, const char *name, bool writes,
+                                 fcl__expr **out) {
+  const fcl_kbuilder *kb = c->kb;
+  *out = fcl__expr_new(E_CALL, name, 0);
+  if (!*out) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "C block");
+  const char *what = writes ? "writes" : "reads";
+  for (const char *p = text ? text : ""; *p;) {
+    while (isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    const char *end, *err;
+    fcl__expr *e = fcl__expr_parse_prefix(p, &end, &err);
+    if (!e) return STMT_ERROR(c, "%s: %s at '%s'", what, err, p);
+    fcl__expr **grown = realloc((*out)->kids, ((*out)->nkids + 1) * sizeof *grown);
+    if (!grown) {
+      fcl__expr_free(e);
+      return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "C block");
+    }
+    (*out)->kids = grown;
+    (*out)->kids[(*out)->nkids++] = e;
+    const fcl__var *v = fcl__kb_var(kb, e->text);
+    if (e->kind != E_VAR && e->kind != E_SUBSCRIPT)
+      return STMT_ERROR(c, "%s: '%.*s' is not a variable or an array access", what, (int)(end - p),
+                        p);
+    if (!v || v->kind == V_PARAM)
+      return STMT_ERROR(c, "%s: '%s' is not an argument or a temporary", what, e->text);
+    if (writes && v->kind == V_SCALAR)
+      return STMT_ERROR(c, "writes: '%s' is a scalar argument (read only)", e->text);
+    if (writes && v->auto_type)
+      return STMT_ERROR(c, "writes: temporary '%s' has no declared type", e->text);
+    if (e->kind == E_SUBSCRIPT) { /* a bare array name stands for the whole array */
+      FCL_TRY(check_names(c, e));
+      FCL_TRY(check_bounds(c, e));
+    }
+    p = end;
+    if (*p == ',')
+      p++;
+    else if (*p)
+      return STMT_ERROR(c, "%s: unexpected '%c' (a comma-separated list)", what, *p);
+  }
+  return FCL_OK;
+}
+
+static fcl_status add_c_block(const ctx *c, const char *code, const char *writes, const char *reads,
+                              const char *attributes) {
+  fcl__insn in = {.priority = 0};
+  char **given = NULL;
+  size_t ngiven = 0;
+  bool plus = false;
+  char prefix[64] = "";
+  fcl__expr *w = NULL;
+  fcl_status st = FCL_OK;
+  char *attrs = strdup(attributes ? attributes : "");
+  if (!attrs || !(in.code = strdup(code))) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "C block");
+  if (st == FCL_OK) { /* "{id=..., dep=...}" or without the braces */
+    char *a = fcl__trim(attrs);
+    size_t len = strlen(a);
+    if (len && a[0] == '{' && a[len - 1] == '}') {
+      a[len - 1] = '\0';
+      a++;
+    }
+    st = parse_attrs(c, a, &in, &plus, &given, &ngiven, prefix, sizeof prefix);
+  }
+  free(attrs);
+  if (st == FCL_OK) st = parse_accesses(c, writes, "C block writes", true, &w);
+  if (st == FCL_OK && !w->nkids)
+    st = STMT_ERROR(c, "writes: a C block must write something (its place in the schedule)");
+  if (st == FCL_OK) st = parse_accesses(c, reads, "C block", false, &in.rhs);
+  if (st == FCL_OK) { /* the first write is lhs, the others more_writes */
+    in.lhs = w->kids[0];
+    memmove(w->kids, w->kids + 1, --w->nkids * sizeof *w->kids);
+    if (w->nkids)
+      in.more_writes = w;
+    else
+      fcl__expr_free(w);
+    w = NULL;
+  }
+  fcl__expr_free(w);
+  return finish_insn(c, &in, given, ngiven, plus, prefix, st);
+}
+
+fcl_status fcl_kbuilder_add_c_block(fcl_kbuilder *kb, const char *code, const char *writes,
+                                    const char *reads, const char *attributes) {
+  FCL_CHECK_NULL(kb, 1);
+  FCL_CHECK_NULL(code, 2);
+  FCL_CHECK_NULL(writes, 3);
+  /* messages name the block by its first line */
+  char label[96];
+  size_t first = strcspn(code, "\n");
+  snprintf(label, sizeof label, "'C block: %.*s%s'", (int)(first < 60 ? first : 60), code,
+           first > 60 || code[first] ? " ..." : "");
+  fcl_kbuilder *work = NULL; /* all or nothing */
+  FCL_TRY(fcl_kbuilder_copy(kb, &work));
+  ctx c = {work, label};
+  fcl_status st = add_c_block(&c, code, writes, reads, attributes);
   if (st == FCL_OK) {
     fcl_kbuilder swap = *kb;
     *kb = *work;

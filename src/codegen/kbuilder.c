@@ -42,8 +42,10 @@ static void var_free(fcl__var *v) {
 static void insn_free(fcl__insn *in) {
   free(in->id);
   free(in->text);
+  free(in->code);
   fcl__expr_free(in->lhs);
   fcl__expr_free(in->rhs);
+  fcl__expr_free(in->more_writes);
   free_strings(in->inames, in->ninames);
   free_strings(in->deps, in->ndeps);
   free_strings(in->after, in->nafter);
@@ -151,6 +153,9 @@ fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out) {
     ok = ok && d->id && d->text;
     d->lhs = dup_expr(s->lhs, &ok);
     d->rhs = dup_expr(s->rhs, &ok);
+    d->more_writes = dup_expr(s->more_writes, &ok);
+    d->code = s->code ? strdup(s->code) : NULL;
+    ok = ok && (d->code || !s->code);
     d->inames = dup_strings(s->inames, s->ninames, &ok);
     d->deps = dup_strings(s->deps, s->ndeps, &ok);
     d->after = dup_strings(s->after, s->nafter, &ok);
@@ -326,6 +331,13 @@ bool fcl__kb_divisible(const fcl_kbuilder *kb, const fcl__expr *lo, const fcl__e
   }
   fcl__expr_free(ext);
   return divisible;
+}
+
+bool fcl__insn_writes(const fcl__insn *in, const char *name) {
+  if (!strcmp(in->lhs->text, name)) return true;
+  for (size_t w = 0; in->more_writes && w < in->more_writes->nkids; ++w)
+    if (!strcmp(in->more_writes->kids[w]->text, name)) return true;
+  return false;
 }
 
 /* ---------------- types ---------------- */

@@ -26,6 +26,9 @@ static size_t item_reads(const fcl_kbuilder *kb, const fcl__item *it, const char
   reads(kb, it->insn->rhs, list, &n, cap);
   for (size_t i = 0; i < it->insn->lhs->nkids; ++i)
     reads(kb, it->insn->lhs->kids[i], list, &n, cap);
+  for (size_t w = 0; it->insn->more_writes && w < it->insn->more_writes->nkids; ++w)
+    for (size_t i = 0; i < it->insn->more_writes->kids[w]->nkids; ++i)
+      reads(kb, it->insn->more_writes->kids[w]->kids[i], list, &n, cap);
   for (size_t i = 0; i < it->insn->nconds && n < cap; ++i) list[n++] = it->insn->conds[i];
   return n;
 }
@@ -68,7 +71,7 @@ fcl_status fcl__items_resolve_deps(const fcl_kbuilder *kb, fcl__item *items, siz
         size_t writer = SIZE_MAX, writers = 0;
         for (size_t j = 0; j < n; ++j)
           if (j != i && items[j].insn && !items[j].insn->carried &&
-              !strcmp(items[j].insn->lhs->text, rd[r])) {
+              fcl__insn_writes(items[j].insn, rd[r])) {
             writer = j;
             writers++;
           }

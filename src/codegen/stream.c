@@ -373,11 +373,16 @@ static fcl_status stream(fcl_kbuilder *kb, const char *iname, const char *array)
     char *lv[FCL__MAX_LEAVES];
     size_t n = insn_leaves(kb, in, lv);
     if (!in_list(lv, n, iname)) continue;
-    if (!strcmp(in->lhs->text, array))
+    if (fcl__insn_writes(in, array))
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                        "kernel '%s': stream_iname: %s writes '%s' in "
                        "the loop over '%s'; only arrays read there can stream",
                        kb->name, fcl__insn_label(in, label, sizeof label), array, iname);
+    if (in->code && fcl__expr_uses(in->rhs, array))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "kernel '%s': stream_iname: C block %s reads '%s' by its own code, "
+                       "which registers cannot serve",
+                       kb->name, fcl__insn_label(in, label, sizeof label), array);
     bool seq = false; /* readers inside another sequential loop keep their loads */
     for (size_t k = 0; k < n; ++k) {
       const fcl__iname *l = fcl__kb_iname(kb, lv[k]);
