@@ -1,12 +1,14 @@
 /* Fuzz target for the kernel generator's text parsers: domains, instructions (with their
  * attributes and substitution rules), iname tags, assumptions, fixed parameters, loop
- * priorities and array shapes. The input is up to seven sections separated by lines "%%":
+ * priorities, array shapes and a C block's lists. The input is up to eight sections separated by
+ * lines "%%":
  *
  *   domains (one per line) %% instructions %% tags %% assumptions %% fixed parameters
- *   %% loop order %% shape of an extra array
+ *   %% loop order %% shape of an extra array %% a C block: writes, reads, attributes (lines)
  *
- * over fixed declarations (parameters n, m; float arrays a, b of shape "n, m" and double v of
- * "n"; a scalar s; a local temporary t of 16). Each piece goes to its public entry point, then
+ * over fixed declarations (parameters n, m; float arrays a, b of shape "n, m", double v and
+ * complex z of "n"; a scalar s; a local temporary t of 16). Each piece goes to its public
+ * entry point, then
  * the kernel is described and generated. Nothing runs on a device. A finding is a crash, a
  * sanitizer report, or an error without a message / a success without output (abort()). */
 #include <stdint.h>
@@ -16,7 +18,7 @@
 
 #include <flowcl/flowcl.h>
 
-enum { NSECTIONS = 7 };
+enum { NSECTIONS = 8 };
 
 static void must(int cond, const char *what) {
   if (!cond) {
@@ -68,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
            fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, "n, m") == FCL_OK &&
            fcl_kbuilder_add_array(kb, "b", FCL_FLOAT32, "n, m") == FCL_OK &&
            fcl_kbuilder_add_array(kb, "v", FCL_FLOAT64, "n") == FCL_OK &&
+           fcl_kbuilder_add_array(kb, "z", FCL_COMPLEX64, "n") == FCL_OK &&
            fcl_kbuilder_add_scalar(kb, "s", FCL_FLOAT32) == FCL_OK &&
            fcl_kbuilder_add_temporary(kb, "t", FCL_FLOAT32, FCL_TEMP_LOCAL, "16") == FCL_OK,
        "fixed declarations");
@@ -78,6 +81,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (n > 3) checked(fcl_kbuilder_assume(kb, s[3]));
   if (n > 4) checked(fcl_kbuilder_fix_parameters(kb, s[4]));
   if (n > 5) checked(fcl_kbuilder_prioritize_loops(kb, s[5]));
+  if (n > 7) { /* writes, reads, attributes: one line each */
+    char *lines[3] = {s[7], NULL, NULL};
+    for (int k = 1; k < 3 && lines[k - 1]; ++k)
+      if ((lines[k] = strchr(lines[k - 1], '\n'))) *lines[k]++ = '\0';
+    checked(fcl_kbuilder_add_c_block(kb, "/* fuzzed */", lines[0], lines[1], lines[2]));
+  }
 
   char *out = NULL;
   if (checked(fcl_kbuilder_describe(kb, &out)) == FCL_OK)
