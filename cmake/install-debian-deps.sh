@@ -11,6 +11,7 @@ packages="cmake make gcc libc6-dev pkg-config
   nettle-dev
   libxml2-utils
   clang-format
+  doxygen
   gnuplot-nox"
 missing=""
 for p in $packages; do
