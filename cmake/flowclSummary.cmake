@@ -16,6 +16,7 @@ flowcl_summary_line("FFTW3" "${FLOWCL_FFTW_FOUND} -> FLOWCL_ENABLE_FFTW=${FLOWCL
 flowcl_summary_line("VkFFT" "${FLOWCL_VKFFT_FOUND} -> FLOWCL_ENABLE_VKFFT=${FLOWCL_ENABLE_VKFFT}")
 flowcl_summary_line("tests" "${FLOWCL_BUILD_TESTS}")
 flowcl_summary_line("benchmarks" "${FLOWCL_BUILD_BENCHMARKS}")
+flowcl_summary_line("docs (doxygen)" "${FLOWCL_BUILD_DOCS} (${FLOWCL_DOXYGEN})")
 flowcl_summary_line("warnings as errors" "${FLOWCL_WERROR}")
 flowcl_summary_line("sanitizers" "${FLOWCL_SANITIZE}")
 flowcl_summary_line("fuzz (libFuzzer)" "${FLOWCL_FUZZ}")
