@@ -1,4 +1,5 @@
-/* flowcl runtime layer: platforms, devices, contexts, queues, events, programs (with an on-disk
+/** @file
+ * flowcl runtime layer: platforms, devices, contexts, queues, events, programs (with an on-disk
  * binary cache), kernels with typed arguments, launch capture, device characterization.
  *
  * The runtime works on the caller's OpenCL objects where it can (cl_command_queue, cl_event,
@@ -13,6 +14,7 @@
 #define FLOWCL_RUNTIME_H
 
 #ifndef CL_TARGET_OPENCL_VERSION
+/** The OpenCL API version the headers expose (3.0), unless the includer chose one first. */
 #define CL_TARGET_OPENCL_VERSION 300
 #endif
 #include <CL/cl.h>
@@ -26,163 +28,204 @@
 extern "C" {
 #endif
 
-/* The flowcl version string ("0.1.0"). */
+/** The flowcl version string ("0.1.0"). */
 const char *fcl_version(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Platforms and devices                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
+/** What fcl_platform_get_info reports of a platform. Strings are NUL-terminated and truncated
+ * to their buffer. */
 typedef struct {
-  cl_platform_id id;
-  char name[256];
-  char vendor[256];
-  char version[256];
-  char profile[64];
-  char extensions[4096];
-  cl_uint num_devices;
+  cl_platform_id id;     /**< the platform */
+  char name[256];        /**< CL_PLATFORM_NAME ("Portable Computing Language", "NVIDIA CUDA") */
+  char vendor[256];      /**< CL_PLATFORM_VENDOR */
+  char version[256];     /**< CL_PLATFORM_VERSION ("OpenCL 3.0 ...") */
+  char profile[64];      /**< CL_PLATFORM_PROFILE ("FULL_PROFILE" or "EMBEDDED_PROFILE") */
+  char extensions[4096]; /**< CL_PLATFORM_EXTENSIONS, space-separated */
+  cl_uint num_devices;   /**< devices of every type (0 is not an error) */
 } fcl_platform_info;
 
-/* Number of OpenCL platforms (0 when the ICD loader finds none; that is not an error). */
+/** Number of OpenCL platforms (0 when the ICD loader finds none; that is not an error). */
 fcl_status fcl_platform_count(cl_uint *count);
-/* Platform number index (0-based). FCL_ERR_NOT_FOUND when out of range. */
+/** Platform number index (0-based). FCL_ERR_NOT_FOUND when out of range. */
 fcl_status fcl_platform_get(cl_uint index, cl_platform_id *platform);
+/** Name, vendor, version, profile, extensions and device count of a platform into info.
+ * FCL_ERR_OPENCL when the platform cannot be queried. */
 fcl_status fcl_platform_get_info(cl_platform_id platform, fcl_platform_info *info);
-/* Device number index (0-based, all device types) of a platform. */
+/** Device number index (0-based, all device types) of a platform. */
 fcl_status fcl_platform_get_device(cl_platform_id platform, cl_uint index, cl_device_id *device);
 
-/* Every property the runtime knows of a device. Strings are NUL-terminated and truncated to
+/** Every property the runtime knows of a device. Strings are NUL-terminated and truncated to
  * their buffer (extensions_truncated tells when the extension list did not fit). */
 typedef struct {
-  cl_device_id id;
-  cl_platform_id platform;
-  char name[256];
-  char vendor[256];
-  char version[256]; /* "OpenCL 3.0 ..." */
-  char driver_version[256];
-  char opencl_c_version[256];
-  char profile[64];
-  char extensions[8192];
-  bool extensions_truncated;
-  char built_in_kernels[1024];
-  char il_version[256];             /* SPIR-V versions accepted ("" when none) */
-  int version_major, version_minor; /* parsed from version */
-  cl_device_type type;
-  cl_uint vendor_id;
+  cl_device_id id;             /**< the device */
+  cl_platform_id platform;     /**< CL_DEVICE_PLATFORM */
+  char name[256];              /**< CL_DEVICE_NAME */
+  char vendor[256];            /**< CL_DEVICE_VENDOR */
+  char version[256];           /**< CL_DEVICE_VERSION, "OpenCL 3.0 ..." */
+  char driver_version[256];    /**< CL_DRIVER_VERSION */
+  char opencl_c_version[256];  /**< CL_DEVICE_OPENCL_C_VERSION ("OpenCL C 1.2 ...") */
+  char profile[64];            /**< CL_DEVICE_PROFILE */
+  char extensions[8192];       /**< CL_DEVICE_EXTENSIONS, space-separated */
+  bool extensions_truncated;   /**< the extension list did not fit in extensions */
+  char built_in_kernels[1024]; /**< CL_DEVICE_BUILT_IN_KERNELS, ';'-separated */
+  char il_version[256];        /**< SPIR-V versions accepted ("" when none) */
+  /** OpenCL version of the device, parsed from version. @{ */
+  int version_major, version_minor;
+  /** @} */
+  cl_device_type type; /**< CL_DEVICE_TYPE_GPU, _CPU, _ACCELERATOR... (bits) */
+  cl_uint vendor_id;   /**< CL_DEVICE_VENDOR_ID (PCI vendor id on GPUs: 0x10de NVIDIA) */
+  /** CL_DEVICE_AVAILABLE, CL_DEVICE_COMPILER_AVAILABLE, CL_DEVICE_LINKER_AVAILABLE. @{ */
   bool available, compiler_available, linker_available;
+  /** @} */
+  /** CL_DEVICE_ENDIAN_LITTLE, CL_DEVICE_ERROR_CORRECTION_SUPPORT,
+   * CL_DEVICE_HOST_UNIFIED_MEMORY. @{ */
   bool endian_little, error_correction_support, host_unified_memory;
-  cl_uint address_bits;
-  cl_uint max_compute_units;
-  cl_uint max_clock_frequency_mhz;
+  /** @} */
+  cl_uint address_bits;            /**< CL_DEVICE_ADDRESS_BITS (32 or 64) */
+  cl_uint max_compute_units;       /**< CL_DEVICE_MAX_COMPUTE_UNITS */
+  cl_uint max_clock_frequency_mhz; /**< CL_DEVICE_MAX_CLOCK_FREQUENCY, MHz */
+  /** Bytes: CL_DEVICE_GLOBAL_MEM_SIZE, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
+   * CL_DEVICE_MAX_MEM_ALLOC_SIZE (the largest buffer). @{ */
   cl_ulong global_mem_size, global_mem_cache_size, max_mem_alloc_size;
-  cl_uint global_mem_cacheline_size;
-  cl_ulong local_mem_size;
-  cl_device_local_mem_type local_mem_type; /* CL_LOCAL (dedicated) or CL_GLOBAL */
-  cl_ulong max_constant_buffer_size;
-  cl_uint max_constant_args;
-  size_t max_parameter_size;
-  cl_uint mem_base_addr_align; /* bits */
-  size_t max_work_group_size;
-  cl_uint max_work_item_dimensions;
-  size_t max_work_item_sizes[3];
-  /* preferred and native vector widths, in order char short int long float double half */
+  /** @} */
+  cl_uint global_mem_cacheline_size;       /**< CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, bytes */
+  cl_ulong local_mem_size;                 /**< CL_DEVICE_LOCAL_MEM_SIZE, bytes */
+  cl_device_local_mem_type local_mem_type; /**< CL_LOCAL (dedicated) or CL_GLOBAL */
+  cl_ulong max_constant_buffer_size;       /**< CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, bytes */
+  cl_uint max_constant_args;               /**< CL_DEVICE_MAX_CONSTANT_ARGS */
+  size_t max_parameter_size;        /**< CL_DEVICE_MAX_PARAMETER_SIZE: bytes of all arguments */
+  cl_uint mem_base_addr_align;      /**< bits */
+  size_t max_work_group_size;       /**< CL_DEVICE_MAX_WORK_GROUP_SIZE */
+  cl_uint max_work_item_dimensions; /**< CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS */
+  size_t max_work_item_sizes[3];    /**< CL_DEVICE_MAX_WORK_ITEM_SIZES (the first 3) */
+  /** preferred and native vector widths, in order char short int long float double half @{ */
   cl_uint preferred_vector_width[7], native_vector_width[7];
-  cl_command_queue_properties queue_properties;
+  /** @} */
+  cl_command_queue_properties queue_properties; /**< CL_DEVICE_QUEUE_PROPERTIES */
+  /** Whether queue_properties has CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+   * CL_QUEUE_PROFILING_ENABLE. @{ */
   bool queue_out_of_order, queue_profiling;
-  size_t profiling_timer_resolution_ns;
-  bool image_support;
+  /** @} */
+  size_t profiling_timer_resolution_ns; /**< CL_DEVICE_PROFILING_TIMER_RESOLUTION, ns */
+  bool image_support;                   /**< CL_DEVICE_IMAGE_SUPPORT */
+  /** CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS, CL_DEVICE_MAX_SAMPLERS (0
+   * without image support). @{ */
   cl_uint max_read_image_args, max_write_image_args, max_samplers;
+  /** @} */
+  /** Largest image, pixels: {width, height} in 2D, {width, height, depth} in 3D (0 without
+   * image support). @{ */
   size_t image2d_max_size[2], image3d_max_size[3];
-  cl_bitfield svm_capabilities; /* CL_DEVICE_SVM_* bits; 0 before OpenCL 2.0 */
-  cl_device_exec_capabilities execution_capabilities;
-  bool native_kernels; /* CL_EXEC_NATIVE_KERNEL */
+  /** @} */
+  cl_bitfield svm_capabilities; /**< CL_DEVICE_SVM_* bits; 0 before OpenCL 2.0 */
+  cl_device_exec_capabilities execution_capabilities; /**< CL_DEVICE_EXECUTION_CAPABILITIES */
+  bool native_kernels;                                /**< CL_EXEC_NATIVE_KERNEL */
+  /** CL_DEVICE_SINGLE_FP_CONFIG, CL_DEVICE_DOUBLE_FP_CONFIG (0: no double support). @{ */
   cl_device_fp_config single_fp_config, double_fp_config;
-  size_t printf_buffer_size;
+  /** @} */
+  size_t printf_buffer_size; /**< CL_DEVICE_PRINTF_BUFFER_SIZE, bytes */
 } fcl_device_info;
 
+/** Every property of fcl_device_info of a device into info. A property the device does not
+ * report is left 0 (or ""). FCL_ERR_OPENCL when the device cannot be queried at all. */
 fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info);
-/* Whether the space-separated extension list of info names ext exactly. */
+/** Whether the space-separated extension list of info names ext exactly. */
 bool fcl_device_has_extension(const fcl_device_info *info, const char *ext);
-/* "CPU", "GPU", "ACCELERATOR", "CUSTOM" or "DEFAULT". */
+/** "CPU", "GPU", "ACCELERATOR", "CUSTOM" or "DEFAULT". */
 const char *fcl_device_type_name(cl_device_type type);
 
-/* One device of the flat platform x device enumeration. */
+/** One device of the flat platform x device enumeration. */
 typedef struct {
+  /** 0-based indices of the platform, and of the device in its platform. @{ */
   cl_uint platform_index, device_index;
-  cl_platform_id platform;
-  cl_device_id device;
+  /** @} */
+  cl_platform_id platform; /**< the platform */
+  cl_device_id device;     /**< the device */
 } fcl_device_entry;
 
-/* All devices of all platforms. *entries is allocated; free it with free(). */
+/** All devices of all platforms. *entries is allocated; free it with free(). */
 fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count);
 
-/* Choose one device from a specification "platform:device" (like PYOPENCL_CTX). Each part is a
+/** Choose one device from a specification "platform:device" (like PYOPENCL_CTX). Each part is a
  * 0-based index or a case-insensitive substring of the platform name or vendor / of the device
  * name, vendor or type ("gpu", "cpu"); a missing part takes the first match ("1", ":gpu",
  * "nvidia:", "pocl:cpu"). spec NULL or "" reads FLOWCL_DEVICE; when that is unset too, the first
  * GPU, or else the first device. No match: FCL_ERR_NOT_FOUND with a message listing every
  * available device. */
 fcl_status fcl_device_select(const char *spec, fcl_device_entry *out);
-/* The device of the index-th process of a node (its node-local rank) when spec and
+/** The device of the index-th process of a node (its node-local rank) when spec and
  * FLOWCL_DEVICE are empty: GPU number index modulo the GPUs there are, or else the first CPU
  * device (PoCL). A spec, or else FLOWCL_DEVICE, names the device instead (as fcl_device_select,
  * errors listing the devices). For one-GPU tools: no MPI needed (fcl_comm_select_device finds
  * the index over MPI). */
 fcl_status fcl_device_select_nth(const char *spec, int index, fcl_device_entry *out);
-/* Every device named by a ';'-separated list of specifications (as FLOWCL_TEST_DEVICES). */
+/** Every device named by a ';'-separated list of specifications (as FLOWCL_TEST_DEVICES). */
 fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries, size_t *count);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Contexts                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
+/** An OpenCL context and its devices (opaque, reference counted, thread safe once made). */
 typedef struct fcl_context fcl_context;
 
-/* A context over the given devices (all of one platform). OpenCL's asynchronous error callback
- * is routed to the log at error level. */
+/** A context over the given devices (all of one platform). OpenCL's asynchronous error callback
+ * is routed to the log at error level. Release *out with fcl_context_release. */
 fcl_status fcl_context_create(cl_uint num_devices, const cl_device_id *devices, fcl_context **out);
-/* A context over every device of a type (CL_DEVICE_TYPE_GPU, ...) of a platform. */
+/** A context over every device of a type (CL_DEVICE_TYPE_GPU, ...) of a platform. */
 fcl_status fcl_context_create_from_type(cl_platform_id platform, cl_device_type type,
                                         fcl_context **out);
-/* A context over the device fcl_device_select(NULL) chooses. */
+/** A context over the device fcl_device_select(NULL) chooses. */
 fcl_status fcl_context_create_default(fcl_context **out);
-/* Wrap a caller's context: flowcl retains it for its own use and releases that reference when
+/** Wrap a caller's context: flowcl retains it for its own use and releases that reference when
  * the fcl_context is released; the caller's reference is untouched. */
 fcl_status fcl_context_wrap(cl_context context, fcl_context **out);
+/** Add a reference (the caller then releases it too); returns context. Accepts NULL. */
 fcl_context *fcl_context_retain(fcl_context *context);
-/* Drop one reference; destroys at zero; accepts NULL; sets *context = NULL. */
+/** Drop one reference; destroys at zero; accepts NULL; sets *context = NULL. */
 void fcl_context_release(fcl_context **context);
+/** The OpenCL context (owned by the fcl_context: retain it to keep it longer). */
 cl_context fcl_context_cl(const fcl_context *context);
+/** Number of devices of the context. */
 cl_uint fcl_context_num_devices(const fcl_context *context);
-/* Device number index of the context (NULL when out of range). */
+/** Device number index of the context (NULL when out of range). */
 cl_device_id fcl_context_device(const fcl_context *context, cl_uint index);
 
 /* Per-context memoization (objects that depend on a context, e.g. compiled built-in kernels). */
+/** Makes the object of a fcl_context_memo key into *value; a status other than FCL_OK is
+ * returned by fcl_context_memo and nothing is stored. */
 typedef fcl_status (*fcl_memo_create_fn)(fcl_context *context, void *user, void **value);
+/** Destroys a memoized object. */
 typedef void (*fcl_memo_destroy_fn)(void *value);
-/* The object stored under key in this context; when absent, create(context, user, &value)
+/** The object stored under key in this context; when absent, create(context, user, &value)
  * makes it and it is stored with destroy (may be NULL). Thread safe: create runs once per key;
  * it may use the context but must not call fcl_context_memo for the same key. Objects are
  * destroyed, newest first, when the context is destroyed or by fcl_context_memo_clear. */
 fcl_status fcl_context_memo(fcl_context *context, const char *key, fcl_memo_create_fn create,
                             void *user, fcl_memo_destroy_fn destroy, void **value);
-/* Destroy every memoized object of the context now. */
+/** Destroy every memoized object of the context now. */
 fcl_status fcl_context_memo_clear(fcl_context *context);
-/* Number of memoized objects. */
+/** Number of memoized objects. */
 size_t fcl_context_memo_count(fcl_context *context);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Queues and events                                                                           */
 /* ------------------------------------------------------------------------------------------ */
 
-enum { FCL_QUEUE_OUT_OF_ORDER = 1u << 0, FCL_QUEUE_PROFILING = 1u << 1 };
+/** Flags of fcl_queue_create. */
+enum {
+  FCL_QUEUE_OUT_OF_ORDER = 1u << 0, /**< commands may run out of order (events order them) */
+  FCL_QUEUE_PROFILING = 1u << 1     /**< events carry profiling times (fcl_event_profile) */
+};
 
-/* A command queue on device (NULL: the context's first device) with FCL_QUEUE_* flags. The
+/** A command queue on device (NULL: the context's first device) with FCL_QUEUE_* flags. The
  * caller owns the queue (clReleaseCommandQueue). A flag the device does not support is an
  * FCL_ERR_NOT_SUPPORTED error naming it. */
 fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
                             cl_command_queue *queue);
-/* An on-device queue (OpenCL 2.0 device-side enqueue: kernels enqueue kernels on it) of size
+/** An on-device queue (OpenCL 2.0 device-side enqueue: kernels enqueue kernels on it) of size
  * bytes (0: the device's preferred size), the device's default one when make_default. A device
  * without on-device queues (OpenCL 3.0 made them optional; PoCL's CPU device and NVIDIA's
  * OpenCL have none) is FCL_ERR_NOT_SUPPORTED naming the device and the missing capability; a
@@ -190,42 +233,52 @@ fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, uns
  * clReleaseCommandQueue. */
 fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id device, cl_uint size,
                                       bool make_default, cl_command_queue *queue);
-/* Device of a queue. */
+/** Device of a queue. */
 fcl_status fcl_queue_device(cl_command_queue queue, cl_device_id *device);
-/* Barrier: later commands wait for every earlier one (and for the wait list). event may be NULL. */
+/** Barrier: later commands wait for every earlier one (and for the wait list). event may be
+ * NULL. */
 fcl_status fcl_queue_barrier(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                              cl_event *event);
-/* Marker: event completes when every earlier command (or the wait list) has. */
+/** Marker: event completes when every earlier command (or the wait list) has. */
 fcl_status fcl_queue_marker(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                             cl_event *event);
+/** Submit the queue's commands to the device (clFlush) without waiting. */
 fcl_status fcl_queue_flush(cl_command_queue queue);
+/** Wait on the host until every command of the queue is done (clFinish; a host sync). */
 fcl_status fcl_queue_finish(cl_command_queue queue);
 
-/* Host-blocking wait for events; an event that ended in error is reported by index. */
+/** Host-blocking wait for events; an event that ended in error is reported by index. */
 fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events);
-/* CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error code. */
+/** CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error code. */
 fcl_status fcl_event_status(cl_event event, cl_int *status);
-/* "queued", "submitted", "running", "complete", or "error" for negative codes. */
+/** "queued", "submitted", "running", "complete", or "error" for negative codes. */
 const char *fcl_event_status_name(cl_int status);
 
+/** Called by fcl_event_on_complete with the event's final status (CL_COMPLETE or a negative
+ * error code). */
 typedef void (*fcl_event_callback)(cl_event event, cl_int status, void *user);
-/* Call callback(event, status, user) once the event completes or fails, on a driver thread. */
+/** Call callback(event, status, user) once the event completes or fails, on a driver thread. */
 fcl_status fcl_event_on_complete(cl_event event, fcl_event_callback callback, void *user);
-/* A user event (caller owns it) in state CL_SUBMITTED until completed or failed. */
+/** A user event (caller owns it) in state CL_SUBMITTED until completed or failed. */
 fcl_status fcl_user_event_create(const fcl_context *context, cl_event *event);
+/** Set a user event to CL_COMPLETE: commands waiting for it may run. */
 fcl_status fcl_user_event_complete(cl_event event);
-/* Put a user event in an error state (negative code): dependent commands do not run. */
+/** Put a user event in an error state (negative code): dependent commands do not run. */
 fcl_status fcl_user_event_fail(cl_event event, cl_int error);
 
+/** The profiling times of a command (CL_PROFILING_COMMAND_QUEUED, _SUBMIT, _START, _END). */
 typedef struct {
-  cl_ulong queued, submit, start, end; /* device timer, ns */
+  /** Device timer, ns: when the command was queued, submitted, started and ended. @{ */
+  cl_ulong queued, submit, start, end; /**< device timer, ns */
+  /** @} */
 } fcl_event_times;
-/* Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED otherwise. */
+/** Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED otherwise. */
 fcl_status fcl_event_profile(cl_event event, fcl_event_times *times);
 
-/* Host callback run by the device as a command (clEnqueueNativeKernel): args_size bytes at args
+/** Host callback run by the device as a command (clEnqueueNativeKernel): args_size bytes at args
  * are copied and handed to fn. FCL_ERR_NOT_SUPPORTED naming the device when it cannot. */
 typedef void (*fcl_native_fn)(void *args);
+/** Enqueue fn on queue as a native kernel after the wait list (fcl_native_fn says how). */
 fcl_status fcl_queue_enqueue_native(cl_command_queue queue, fcl_native_fn fn, const void *args,
                                     size_t args_size, cl_uint num_wait, const cl_event *wait,
                                     cl_event *event);
@@ -234,69 +287,80 @@ fcl_status fcl_queue_enqueue_native(cl_command_queue queue, fcl_native_fn fn, co
 /* Programs                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
+/** An OpenCL program with its source, origin, build options and logs (opaque, reference
+ * counted, thread safe once built). */
 typedef struct fcl_program fcl_program;
 
-/* A program from OpenCL C source (copied). origin names where the source came from (a file name
- * or "generated: ..."), for error messages; NULL means "<source string>". */
+/** A program from OpenCL C source (copied). origin names where the source came from (a file name
+ * or "generated: ..."), for error messages; NULL means "<source string>". Not built yet
+ * (fcl_program_build); release *out with fcl_program_release, as every program below. */
 fcl_status fcl_program_create_source(fcl_context *context, const char *source, const char *origin,
                                      fcl_program **out);
-/* A program from a source of flowcl's kernels/ folder embedded at build time ("selfcheck.cl"). */
+/** A program from a source of flowcl's kernels/ folder embedded at build time ("selfcheck.cl"). */
 fcl_status fcl_program_create_builtin(fcl_context *context, const char *file_name,
                                       fcl_program **out);
-/* A program of built-in kernels of the context's devices: names separated by ';' as
+/** A program of built-in kernels of the context's devices: names separated by ';' as
  * CL_DEVICE_BUILT_IN_KERNELS lists them (fcl_device_info.built_in_kernels; PoCL has
  * "pocl.add.i8"). A name that a device does not list is FCL_ERR_NOT_FOUND naming it and what
  * the device has. Ready for fcl_kernel_create at once (fcl_program_build does nothing). */
 fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, fcl_program **out);
-/* A program from bytes that are SPIR-V when they start with its magic number (0x07230203, in
+/** A program from bytes that are SPIR-V when they start with its magic number (0x07230203, in
  * either byte order: fcl_program_create_il), else OpenCL C source of size bytes. */
 fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, size_t size,
                                     const char *origin, fcl_program **out);
-/* Let the platform free its compiler's resources (a hint: later builds still work). */
+/** Let the platform free its compiler's resources (a hint: later builds still work). */
 fcl_status fcl_platform_unload_compiler(cl_platform_id platform);
-/* A program from one binary per device (devices of the context). */
+/** A program from one binary per device (devices of the context). */
 fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices,
                                        const cl_device_id *devices, const size_t *sizes,
                                        const unsigned char *const *binaries, fcl_program **out);
-/* A program from SPIR-V (OpenCL 2.1+ or cl_khr_il_program); FCL_ERR_NOT_SUPPORTED naming the
+/** A program from SPIR-V (OpenCL 2.1+ or cl_khr_il_program); FCL_ERR_NOT_SUPPORTED naming the
  * device when a device of the context accepts no IL. */
 fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t size,
                                  fcl_program **out);
 
-/* Build for every device of the context. The options are followed by FLOWCL_BUILD_OPTIONS.
+/** Build for every device of the context. The options are followed by FLOWCL_BUILD_OPTIONS.
  * Source programs go through the binary cache (FLOWCL_CACHE_DIR, default
  * $XDG_CACHE_HOME/flowcl or ~/.cache/flowcl; FLOWCL_NO_CACHE=1 disables it); a cache hit shows
  * the warnings the original build printed. A failed build returns FCL_ERR_BUILD_FAILED with the
  * build log, the options and the source origin in the message. */
 fcl_status fcl_program_build(fcl_program *program, const char *options);
-/* Compile only (clCompileProgram), with embedded headers: header_names[i] is the include name
+/** Compile only (clCompileProgram), with embedded headers: header_names[i] is the include name
  * of the source program headers[i]. */
 fcl_status fcl_program_compile(fcl_program *program, const char *options, cl_uint num_headers,
                                fcl_program *const *headers, const char *const *header_names);
-/* Link compiled programs into a new executable program. */
+/** Link compiled programs into a new executable program. */
 fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
                             fcl_program *const *programs, const char *options, fcl_program **out);
 
+/** Add a reference (the caller then releases it too); returns program. Accepts NULL. */
 fcl_program *fcl_program_retain(fcl_program *program);
+/** Drop one reference; destroys at zero (kernels keep their program alive); accepts NULL; sets
+ * *program = NULL. */
 void fcl_program_release(fcl_program **program);
 
+/** The OpenCL program (owned by the fcl_program). */
 cl_program fcl_program_cl(const fcl_program *program);
+/** The program's context (not retained for the caller). */
 fcl_context *fcl_program_context(const fcl_program *program);
-/* The source ("" for binary/IL programs), its origin, and the options of the last build. */
+/** The source ("" for binary/IL programs), its origin, and the options of the last build
+ * (strings owned by the program). @{ */
 const char *fcl_program_source(const fcl_program *program);
 const char *fcl_program_origin(const fcl_program *program);
 const char *fcl_program_options(const fcl_program *program);
-/* Whether the last build was served from the binary cache. */
+/** @} */
+/** Whether the last build was served from the binary cache. */
 bool fcl_program_from_cache(const fcl_program *program);
+/** CL_PROGRAM_BUILD_STATUS of a device (CL_BUILD_SUCCESS, _ERROR, _NONE, _IN_PROGRESS). */
 fcl_status fcl_program_build_status(const fcl_program *program, cl_device_id device,
                                     cl_build_status *status);
-/* Build log of a device from the last build ("" when none). Owned by the program. */
+/** Build log of a device from the last build ("" when none). Owned by the program. */
 const char *fcl_program_build_log(const fcl_program *program, cl_device_id device);
-/* Binary of a device of a built program (owned by the program). */
+/** Binary of a device of a built program (owned by the program). */
 fcl_status fcl_program_binary(fcl_program *program, cl_device_id device,
                               const unsigned char **binary, size_t *size);
 
-/* Where the binary cache lives now, into buf: "" when disabled, or when the directory belongs to
+/** Where the binary cache lives now, into buf: "" when disabled, or when the directory belongs to
  * another user or others may write to it (a warning says so, once per run). */
 fcl_status fcl_program_cache_dir(char *buf, size_t size);
 
@@ -304,100 +368,125 @@ fcl_status fcl_program_cache_dir(char *buf, size_t size);
 /* Kernels                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/** A kernel of a program with the argument values set so far (opaque; not thread safe). */
 typedef struct fcl_kernel fcl_kernel;
 
+/** What a kernel argument is, from its declaration. */
 typedef enum {
-  FCL_ARG_UNKNOWN = 0, /* no argument metadata (binary program from elsewhere) */
-  FCL_ARG_SCALAR,      /* by value: scalars, vectors, structs */
-  FCL_ARG_GLOBAL,      /* __global pointer */
-  FCL_ARG_CONSTANT,    /* __constant pointer */
-  FCL_ARG_LOCAL,       /* __local pointer */
-  FCL_ARG_IMAGE,
-  FCL_ARG_SAMPLER,
-  FCL_ARG_QUEUE /* queue_t: an on-device queue (OpenCL 2.0 device-side enqueue) */
+  FCL_ARG_UNKNOWN = 0, /**< no argument metadata (binary program from elsewhere) */
+  FCL_ARG_SCALAR,      /**< by value: scalars, vectors, structs */
+  FCL_ARG_GLOBAL,      /**< __global pointer */
+  FCL_ARG_CONSTANT,    /**< __constant pointer */
+  FCL_ARG_LOCAL,       /**< __local pointer */
+  FCL_ARG_IMAGE,       /**< image2d_t, image3d_t... (fcl_kernel_set_arg_image) */
+  FCL_ARG_SAMPLER,     /**< sampler_t (fcl_kernel_set_arg_sampler) */
+  FCL_ARG_QUEUE        /**< queue_t: an on-device queue (OpenCL 2.0 device-side enqueue) */
 } fcl_arg_kind;
 
+/** One argument of a kernel, from the program's argument metadata (strings owned by the
+ * program). */
 typedef struct {
-  const char *name;      /* "" when unknown */
-  const char *type_name; /* "float", "float*", "int4" ... ("" when unknown) */
-  fcl_arg_kind kind;
-  size_t size; /* bytes of a by-value argument when known from its type, else 0 */
+  const char *name;      /**< "" when unknown */
+  const char *type_name; /**< "float", "float*", "int4" ... ("" when unknown) */
+  fcl_arg_kind kind;     /**< what the argument is */
+  size_t size;           /**< bytes of a by-value argument when known from its type, else 0 */
 } fcl_kernel_arg_info;
 
-/* A kernel of a built program by name. Unknown name: FCL_ERR_NOT_FOUND listing the program's
- * kernels. The kernel keeps the program alive. */
+/** A kernel of a built program by name. Unknown name: FCL_ERR_NOT_FOUND listing the program's
+ * kernels; a program not built: FCL_ERR_INVALID_STATE. The kernel keeps the program alive;
+ * destroy *out with fcl_kernel_destroy. */
 fcl_status fcl_kernel_create(fcl_program *program, const char *name, fcl_kernel **out);
-/* Every kernel of a built program: *kernels is an allocated array of *count kernels; free with
+/** Every kernel of a built program: *kernels is an allocated array of *count kernels; free with
  * fcl_kernel_list_destroy. */
 fcl_status fcl_program_all_kernels(fcl_program *program, size_t *count, fcl_kernel ***kernels);
+/** Destroy the count kernels of fcl_program_all_kernels and the array; accepts NULL; sets
+ * *kernels = NULL. */
 void fcl_kernel_list_destroy(fcl_kernel ***kernels, size_t count);
+/** Destroy the kernel (and its reference to the program); accepts NULL; sets *kernel = NULL. */
 void fcl_kernel_destroy(fcl_kernel **kernel);
 
+/** The kernel's function name (owned by the kernel). */
 const char *fcl_kernel_name(const fcl_kernel *kernel);
+/** The OpenCL kernel (owned by the fcl_kernel). */
 cl_kernel fcl_kernel_cl(const fcl_kernel *kernel);
+/** The kernel's program (not retained for the caller). */
 fcl_program *fcl_kernel_program(const fcl_kernel *kernel);
+/** Number of arguments of the kernel. */
 cl_uint fcl_kernel_num_args(const fcl_kernel *kernel);
+/** Name, type and kind of argument index (FCL_ERR_INVALID_ARGUMENT when out of range). */
 fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index,
                                    fcl_kernel_arg_info *info);
-/* Index of the argument called name. */
+/** Index of the argument called name; FCL_ERR_NOT_FOUND when there is none. */
 fcl_status fcl_kernel_arg_index(const fcl_kernel *kernel, const char *name, cl_uint *index);
 
-/* By-value argument of size bytes. A size that differs from the argument's declared type is
+/** By-value argument of size bytes. A size that differs from the argument's declared type is
  * FCL_ERR_INVALID_ARGUMENT naming the kernel, the argument index and name, expected and given
  * sizes. */
 fcl_status fcl_kernel_set_arg(fcl_kernel *kernel, cl_uint index, size_t size, const void *value);
-/* Typed scalar arguments: the declared type must be exactly the C type's OpenCL counterpart
- * (int, uint, long, ulong, float, double): no silent int/float mix-ups. */
+/** Typed scalar arguments: the declared type must be exactly the C type's OpenCL counterpart
+ * (int, uint, long, ulong, float, double): no silent int/float mix-ups. Another declared type
+ * is FCL_ERR_INVALID_ARGUMENT naming the kernel, the argument and both types. @{ */
 fcl_status fcl_kernel_set_arg_i32(fcl_kernel *kernel, cl_uint index, int32_t value);
 fcl_status fcl_kernel_set_arg_u32(fcl_kernel *kernel, cl_uint index, uint32_t value);
 fcl_status fcl_kernel_set_arg_i64(fcl_kernel *kernel, cl_uint index, int64_t value);
 fcl_status fcl_kernel_set_arg_u64(fcl_kernel *kernel, cl_uint index, uint64_t value);
 fcl_status fcl_kernel_set_arg_f32(fcl_kernel *kernel, cl_uint index, float value);
 fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double value);
-/* A buffer (or sub-buffer) for a __global / __constant pointer argument; NULL passes a NULL
+/** @} */
+/** A buffer (or sub-buffer) for a __global / __constant pointer argument; NULL passes a NULL
  * pointer. */
 fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem buffer);
-/* An image (flowcl/image.h: fcl_image_mem) for an image2d_t / image3d_t argument, and a sampler
- * for a sampler_t one; another declared type is FCL_ERR_INVALID_ARGUMENT naming it. */
+/** An image (flowcl/image.h: fcl_image_mem) for an image2d_t / image3d_t argument, and a sampler
+ * for a sampler_t one; another declared type is FCL_ERR_INVALID_ARGUMENT naming it. @{ */
 fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image);
 fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler);
-/* An on-device queue (fcl_queue_create_on_device) for a queue_t argument; another declared type
+/** @} */
+/** An on-device queue (fcl_queue_create_on_device) for a queue_t argument; another declared type
  * is FCL_ERR_INVALID_ARGUMENT naming it. */
 fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, cl_command_queue queue);
-/* bytes of local memory for a __local pointer argument. */
+/** bytes of local memory for a __local pointer argument. */
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
 
+/** What a kernel needs and allows on a device (clGetKernelWorkGroupInfo). */
 typedef struct {
-  size_t work_group_size;            /* largest work-group for this kernel on the device */
-  size_t compile_work_group_size[3]; /* reqd_work_group_size, zeros when absent */
+  size_t work_group_size;            /**< largest work-group for this kernel on the device */
+  size_t compile_work_group_size[3]; /**< reqd_work_group_size, zeros when absent */
+  /** Bytes of local memory the kernel uses (its __local variables; arguments set so far
+   * included), and of private memory per work-item. @{ */
   cl_ulong local_mem_size, private_mem_size;
-  size_t preferred_work_group_size_multiple;
+  /** @} */
+  size_t preferred_work_group_size_multiple; /**< work-group sizes run best as its multiples */
 } fcl_kernel_work_group_info;
+/** The work-group properties of the kernel on device into info. */
 fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, cl_device_id device,
                                           fcl_kernel_work_group_info *info);
 
+/** Flags of fcl_kernel_enqueue and fcl_kernel_capture. */
 enum {
-  /* global sizes count work-groups: the launched global size is global[i] * local[i] (CUDA
+  /** global sizes count work-groups: the launched global size is global[i] * local[i] (CUDA
    * style); needs local sizes. */
   FCL_LAUNCH_G_TIMES_L = 1u << 0
 };
 
-/* Enqueue an NDRange launch with the arguments set so far. local and offset may be NULL;
+/** Enqueue an NDRange launch with the arguments set so far. local and offset may be NULL;
  * event may be NULL. */
 fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
                               unsigned flags, cl_uint num_wait, const cl_event *wait,
                               cl_event *event);
-/* Enqueue a single work-item launch. */
+/** Enqueue a single work-item launch. */
 fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, cl_command_queue queue, cl_uint num_wait,
                                    const cl_event *wait, cl_event *event);
 
-/* Instead of launching, write to path a self-contained C program that rebuilds this kernel from
+/** Instead of launching, write to path a self-contained C program that rebuilds this kernel from
  * its source and options, recreates every argument (buffer contents are read now, blocking, from
  * queue) and runs this one launch with plain OpenCL. Built with `cc file.c -lOpenCL`, it runs on
  * the device chosen by its first argument ("platform:device" indices, default 0:0) and writes
  * every buffer argument after the launch to the file named by its second argument (default
- * "capture.out"), in argument order. The file is written to a temporary name and renamed. */
+ * "capture.out"), in argument order. The file is written to a temporary name and renamed.
+ * Errors: an argument not set (FCL_ERR_INVALID_STATE), a program without source or an image,
+ * sampler or queue argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written
+ * (FCL_ERR_IO). */
 fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const char *path,
                               cl_uint work_dim, const size_t *global, const size_t *local,
                               const size_t *offset, unsigned flags);
@@ -406,24 +495,30 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const 
 /* Device characterization                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/** What flowcl's kernel generators need to know of a device beyond fcl_device_info: SIMD
+ * width, local-memory banks, math options (fcl_device_characterize). */
 typedef struct {
-  unsigned simd_group_size;              /* work-items run in lock-step (warp, wavefront, lanes) */
-  unsigned local_mem_bank_count;         /* 0: local memory is not banked (emulated in global) */
-  unsigned local_mem_access_granularity; /* bytes per bank word */
-  unsigned simultaneous_local_access;    /* work-items whose local accesses may conflict */
+  unsigned simd_group_size;      /**< work-items run in lock-step (warp, wavefront, lanes) */
+  unsigned local_mem_bank_count; /**< 0: local memory is not banked (emulated in global) */
+  unsigned local_mem_access_granularity; /**< bytes per bank word */
+  unsigned simultaneous_local_access;    /**< work-items whose local accesses may conflict */
+  /** Local memory bytes a kernel may use: local_mem_size, less 256 on NVIDIA devices before
+   * compute capability 2.0 (which pass kernel arguments in it). */
   cl_ulong usable_local_mem_size;
-  char fast_inaccurate_options[128]; /* build options for fast, less accurate math */
-  int nv_compute_capability_major;   /* -1 when not an NVIDIA device */
-  int nv_compute_capability_minor;
-  bool double_support;
+  char fast_inaccurate_options[128]; /**< build options for fast, less accurate math */
+  int nv_compute_capability_major;   /**< -1 when not an NVIDIA device */
+  int nv_compute_capability_minor;   /**< -1 when not an NVIDIA device */
+  bool double_support;               /**< double precision (cl_khr_fp64, cl_amd_fp64) */
 } fcl_device_characterization;
 
+/** Characterize device into out (from its properties and vendor; NVIDIA and AMD GPUs follow
+ * their programming guides). */
 fcl_status fcl_device_characterize(cl_device_id device, fcl_device_characterization *out);
-/* SIMD group size for elements of type_size bytes (vector lanes on CPUs; warp/wavefront on
+/** SIMD group size for elements of type_size bytes (vector lanes on CPUs; warp/wavefront on
  * GPUs). */
 fcl_status fcl_device_simd_group_size(cl_device_id device, size_t type_size, unsigned *out);
 
-/* Bank conflicts of a local array access pattern: consecutive work-items index consecutive
+/** Bank conflicts of a local array access pattern: consecutive work-items index consecutive
  * elements along one axis of an array of shape[ndim] (C order, fastest last) stored with
  * stored_shape (padding; NULL = shape), itemsize bytes per element. *multiplicity is the worst
  * number of distinct words one bank serves at once over all axes (1 = conflict free); the
@@ -437,11 +532,11 @@ fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device,
 /* Counters                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Process-wide, since the start, thread safe; for tests and benchmarks that check what a code
+/** Process-wide, since the start, thread safe; for tests and benchmarks that check what a code
  * path costs. Programs built: fcl_program_build calls that succeeded, compiled or served from
  * the binary cache (either way a program object made ready to run). */
 uint64_t fcl_count_programs_built(void);
-/* Host syncs: waits of the host for the device that flowcl made, fcl_queue_finish and
+/** Host syncs: waits of the host for the device that flowcl made, fcl_queue_finish and
  * fcl_events_wait (flowcl's layers make every blocking wait through them). A wait for an event
  * that is already complete is not counted: it does not hold the host. */
 uint64_t fcl_count_host_syncs(void);
@@ -450,7 +545,8 @@ uint64_t fcl_count_host_syncs(void);
 /* Embedded kernel sources                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Source text of a file of flowcl's kernels/ folder, embedded at build time. */
+/** Source text of a file of flowcl's kernels/ folder, embedded at build time (static: never
+ * freed). An unknown file name is FCL_ERR_NOT_FOUND. */
 fcl_status fcl_builtin_source(const char *file_name, const char **source);
 
 #ifdef __cplusplus
