@@ -1,4 +1,5 @@
-/* flowcl codegen layer: a kernel builder in the style of loopy, generating OpenCL C.
+/** @file
+ * flowcl codegen layer: a kernel builder in the style of loopy, generating OpenCL C.
  *
  * A kernel is described by
  *   - parameters: named integers (sizes), passed as `int` kernel arguments unless fixed;
@@ -58,22 +59,29 @@
 extern "C" {
 #endif
 
+/** Most dimensions of a kernel argument array (fcl_kbuilder_arg_shape). */
 #define FCL_KB_MAX_DIMS 4
 
-typedef enum { FCL_TEMP_PRIVATE, FCL_TEMP_LOCAL } fcl_temp_scope;
+/** Where a temporary lives. */
+typedef enum {
+  FCL_TEMP_PRIVATE, /**< one per work-item (registers) */
+  FCL_TEMP_LOCAL    /**< one per work-group, in local memory */
+} fcl_temp_scope;
 
+/** A kernel description and its transformations (opaque; not thread safe; copies are
+ * independent). */
 typedef struct fcl_kbuilder fcl_kbuilder;
 
-/* An empty kernel named name (a C identifier). */
+/** An empty kernel named name (a C identifier). */
 fcl_status fcl_kbuilder_create(const char *name, fcl_kbuilder **out);
-/* An independent copy (transform variants without touching the original). */
+/** An independent copy (transform variants without touching the original). */
 fcl_status fcl_kbuilder_copy(const fcl_kbuilder *kb, fcl_kbuilder **out);
-void fcl_kbuilder_destroy(fcl_kbuilder **kb);
-const char *fcl_kbuilder_name(const fcl_kbuilder *kb);
+void fcl_kbuilder_destroy(fcl_kbuilder **kb);          /**< accepts NULL; sets *kb = NULL */
+const char *fcl_kbuilder_name(const fcl_kbuilder *kb); /**< the kernel's name (owned by kb) */
 
-/* Declarations. Names are C identifiers, unique across parameters, arguments, temporaries
+/** Declarations. Names are C identifiers, unique across parameters, arguments, temporaries
  * and inames. shape: comma-separated expressions in the parameters ("nz, ny, nx"); NULL or ""
- * for a scalar temporary. */
+ * for a scalar temporary. @{ */
 fcl_status fcl_kbuilder_add_param(fcl_kbuilder *kb, const char *name);
 fcl_status fcl_kbuilder_add_array(fcl_kbuilder *kb, const char *name, fcl_dtype dtype,
                                   const char *shape);
@@ -81,7 +89,8 @@ fcl_status fcl_kbuilder_add_scalar(fcl_kbuilder *kb, const char *name, fcl_dtype
 fcl_status fcl_kbuilder_add_temporary(fcl_kbuilder *kb, const char *name, fcl_dtype dtype,
                                       fcl_temp_scope scope, const char *shape);
 fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain);
-/* Instructions and substitution rules, one per line or ';'-separated. All or nothing: on an
+/** @} */
+/** Instructions and substitution rules, one per line or ';'-separated. All or nothing: on an
  * error none of the text's instructions is added. */
 fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text);
 
@@ -100,19 +109,19 @@ fcl_status fcl_kbuilder_add_c_block(fcl_kbuilder *kb, const char *code, const ch
                                     const char *reads, const char *attributes);
 
 /* Transformations (each checked at once; on error the builder is unchanged). */
-/* "i:g.0, j:l.0, k:unr"; tagging an iname twice with different tags is an error. */
+/** "i:g.0, j:l.0, k:unr"; tagging an iname twice with different tags is an error. */
 fcl_status fcl_kbuilder_tag_inames(fcl_kbuilder *kb, const char *tags);
-/* iname -> iname_outer * factor + iname_inner (NULL tags: sequential). The inner iname ranges
+/** iname -> iname_outer * factor + iname_inner (NULL tags: sequential). The inner iname ranges
  * over [0, factor); the last outer block is guarded unless the extent is known divisible. */
 fcl_status fcl_kbuilder_split_iname(fcl_kbuilder *kb, const char *iname, int64_t factor,
                                     const char *outer_tag, const char *inner_tag);
-/* Start the loop over an unsplit iname at its constant lower bound rounded down to a multiple
+/** Start the loop over an unsplit iname at its constant lower bound rounded down to a multiple
  * of alignment; a guard keeps the domain's bound. Splitting it afterwards with a vec inner
  * iname then gives aligned vector accesses (aligned blocks when the arrays' last extents are
  * known multiples of the width; otherwise lanes all inside the domain take one vector
  * statement, the few partial vectors at the edges a scalar path). */
 fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t alignment);
-/* Carry the loads of array along the sequential loop over iname (a leaf tagged for or unr) in
+/** Carry the loads of array along the sequential loop over iname (a leaf tagged for or unr) in
  * private registers: accesses that differ by a constant step along the loop (u[k - 1, j, i],
  * u[k, j, i], u[k + 1, j, i] along k) share a window of registers, loaded once each (a prologue
  * before the loop, the newest offset each iteration) and rotated after their readers. The
@@ -121,13 +130,13 @@ fcl_status fcl_kbuilder_align_iname(fcl_kbuilder *kb, const char *iname, int64_t
  * also prefetched; the iname is no longer split or retagged. An error when no accesses reuse
  * each other. */
 fcl_status fcl_kbuilder_stream_iname(fcl_kbuilder *kb, const char *iname, const char *array);
-/* "n=128, m=64": the parameters become constants and leave the kernel's arguments. */
+/** "n=128, m=64": the parameters become constants and leave the kernel's arguments. */
 fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values);
-/* "n mod 16 = 0 and n >= 1": facts about parameters (divisibility removes remainder guards). */
+/** "n mod 16 = 0 and n >= 1": facts about parameters (divisibility removes remainder guards). */
 fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions);
-/* "k, j": loops nest in this order (outermost first) where instructions share them. */
+/** "k, j": loops nest in this order (outermost first) where instructions share them. */
 fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order);
-/* Prefetch the footprint of array over the sweep inames ("i_inner, j_inner") into a local
+/** Prefetch the footprint of array over the sweep inames ("i_inner, j_inner") into a local
  * array fetch_name (NULL: "<array>_fetch") with pad extra elements per row; every access of the
  * array reads the local copy, or, given as "array$tag", only the accesses written with that tag
  * (a$tag[i], or inside a rule used as rule$tag(...)) while the others read global memory. The
@@ -136,31 +145,36 @@ fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order);
 fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const char *sweep,
                                      const char *fetch_name, int pad);
 
-/* Non-fixed parameters, in kernel-argument order. */
+/** Non-fixed parameters, in kernel-argument order: their number, and the name of parameter i
+ * (owned by kb; NULL out of range). @{ */
 size_t fcl_kbuilder_num_params(const fcl_kbuilder *kb);
 const char *fcl_kbuilder_param_name(const fcl_kbuilder *kb, size_t i);
-/* Arguments (arrays and scalars) in declaration order, with their kind, dtype and rank. */
+/** @} */
+/** Arguments (arrays and scalars) in declaration order, with their kind, dtype and rank: their
+ * number, and the name (owned by kb), kind, dtype and whether an instruction writes it of
+ * argument i (outputs may be NULL). @{ */
 size_t fcl_kbuilder_num_args(const fcl_kbuilder *kb);
 fcl_status fcl_kbuilder_arg(const fcl_kbuilder *kb, size_t i, const char **name, bool *is_array,
                             fcl_dtype *dtype, bool *written);
-/* Shape of array argument i for the given parameter values (order of fcl_kbuilder_param_name). */
+/** @} */
+/** Shape of array argument i for the given parameter values (order of fcl_kbuilder_param_name). */
 fcl_status fcl_kbuilder_arg_shape(const fcl_kbuilder *kb, size_t i, const int64_t *param_values,
                                   size_t *ndim, size_t shape[FCL_KB_MAX_DIMS]);
 
-/* Human-readable description: parameters, arguments, temporaries, domains and tags,
+/** Human-readable description: parameters, arguments, temporaries, domains and tags,
  * instructions with ids, inames and dependencies, transformations applied (malloc'd). */
 fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text);
-/* OpenCL C source of the kernel (malloc'd). Checks the whole kernel first. */
+/** OpenCL C source of the kernel (malloc'd). Checks the whole kernel first. */
 fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source);
-/* Work sizes for the given parameter values (order of fcl_kbuilder_param_name). */
+/** Work sizes for the given parameter values (order of fcl_kbuilder_param_name). */
 fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_values,
                                   cl_uint *work_dim, size_t global[3], size_t local[3]);
-/* Generate, build (options as fcl_program_build) and wrap as a kernel launcher named after
+/** Generate, build (options as fcl_program_build) and wrap as a kernel launcher named after
  * the kernel. Its parameters are every kernel argument by name: arrays (FCL_TYPE_BUFFER),
  * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. */
 fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
                               cl_command_queue queue, fcl_launcher **out);
-/* The same as an iterative launcher (flowcl/launch.h): each call launches the kernel once per
+/** The same as an iterative launcher (flowcl/launch.h): each call launches the kernel once per
  * combination of the generators' values, the last varying fastest. Generators iterate scalar
  * arguments only (a domain's parameters set the work size); the iterated scalars are not
  * parameters of the launcher's calls. */
