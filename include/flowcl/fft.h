@@ -1,4 +1,5 @@
-/* flowcl FFT plans: real-to-complex transforms of field components on periodic domains.
+/** @file
+ * flowcl FFT plans: real-to-complex transforms of field components on periodic domains.
  *
  * Plan once, execute many (FFTW's contract): fcl_fft_create plans, compiles and allocates (and
  * may tune, with FFTW wisdom and VkFFT binaries cached on disk); fcl_fft_forward and
@@ -43,58 +44,75 @@
 extern "C" {
 #endif
 
-typedef enum { FCL_FFT_AUTO, FCL_FFT_VKFFT, FCL_FFT_FFTW } fcl_fft_backend;
+/** Who computes the transforms (the file comment says how each works). */
+typedef enum {
+  FCL_FFT_AUTO,  /**< VkFFT on GPUs and accelerators, FFTW on CPU devices, as available */
+  FCL_FFT_VKFFT, /**< VkFFT's OpenCL backend on the field's device */
+  FCL_FFT_FFTW   /**< FFTW on the host (fftw-mpi across ranks) */
+} fcl_fft_backend;
 
-/* "auto", "vkfft", "fftw" (or "fftw-mpi" for a distributed FFTW plan, from fcl_fft_backend_used). */
+/** "auto", "vkfft", "fftw" (or "fftw-mpi" for a distributed FFTW plan, from
+ * fcl_fft_backend_used). */
 const char *fcl_fft_backend_name(fcl_fft_backend backend);
-/* Parse a backend name (as FLOWCL_FFT or a command-line option gives it). */
+/** Parse a backend name (as FLOWCL_FFT or a command-line option gives it). */
 fcl_status fcl_fft_backend_parse(const char *name, fcl_fft_backend *out);
-/* Whether the backend was built in (FCL_FFT_AUTO: whether any was). */
+/** Whether the backend was built in (FCL_FFT_AUTO: whether any was). */
 bool fcl_fft_backend_available(fcl_fft_backend backend);
 
-/* Where a rank's spectral values sit. Per physical axis a (0 = x): global[a] complex points,
+/** Where a rank's spectral values sit. Per physical axis a (0 = x): global[a] complex points,
  * this rank's local[a] of them from offset[a]. order[d] is the physical axis of memory
  * dimension d, fastest first: value (i0, i1, i2) of the memory dimensions is at
  * (i2 * local[order[1]] + i1) * local[order[0]] + i0. Axes beyond the domain's dim have 1. */
 typedef struct {
+  /** Per physical axis: complex points of the whole spectrum, of this rank, and the global
+   * index of this rank's first. @{ */
   int64_t global[3], local[3], offset[3];
-  int order[3];
-  size_t count;        /* complex values of the spectral layout on this rank */
-  size_t bytes;        /* their bytes */
-  size_t padded_reals; /* real values of the rank's data in the in-place padded form */
+  /** @} */
+  int order[3];        /**< order[d]: the physical axis of memory dimension d, fastest first */
+  size_t count;        /**< complex values of the spectral layout on this rank */
+  size_t bytes;        /**< their bytes */
+  size_t padded_reals; /**< real values of the rank's data in the in-place padded form */
 } fcl_fft_layout;
 
+/** An FFT plan with its spectral slots (opaque; not thread safe). */
 typedef struct fcl_fft fcl_fft;
 
-/* The layout and backend a plan for fields like `like` would have (nothing is allocated).
+/** The layout and backend a plan for fields like `like` would have (nothing is allocated).
  * Collective. */
 fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
                                 fcl_fft_layout *layout, fcl_fft_backend *resolved);
 
-/* Plan transforms of components of fields shaped like `like` (same topology, dtype, context
+/** Plan transforms of components of fields shaped like `like` (same topology, dtype, context
  * and queue), with nslots spectral buffers from pool. Errors: a non-periodic axis, dim 1, a
  * decomposition that is not slabs along the last axis, a backend that is not built in or does
- * not fit (named). Collective. */
+ * not fit (named). Collective. Destroy *out with fcl_fft_destroy (waits for the queue). */
 fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
                           fcl_pool *pool, fcl_fft **out);
-void fcl_fft_destroy(fcl_fft **fft); /* accepts NULL */
+void fcl_fft_destroy(fcl_fft **fft); /**< accepts NULL */
 
-/* Forward: slot = FFT(src's component comp). Backward: dst's component comp = inverse FFT(slot),
+/** Forward: slot = FFT(src's component comp). Backward: dst's component comp = inverse FFT(slot),
  * unnormalized. The field must be on the plan's topology with its dtype and queue. Enqueued on
- * the field's queue; blocking when data passes through the host (FFTW, or MPI). Collective. */
+ * the field's queue; blocking when data passes through the host (FFTW, or MPI). Collective.
+ * @{ */
 fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slot);
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp);
+/** @} */
 
-/* In place on a slot (padded real form <-> spectral layout). Collective. */
+/** In place on a slot (padded real form <-> spectral layout). Collective. @{ */
 fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot);
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot);
+/** @} */
 
+/** The plan's spectral layout (owned by the plan). */
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft);
+/** The backend the plan resolved to (FCL_FFT_VKFFT or FCL_FFT_FFTW). */
 fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft);
-bool fcl_fft_distributed(const fcl_fft *fft); /* more than one rank */
-/* Backend name as used ("vkfft", "fftw", "fftw-mpi"). */
+bool fcl_fft_distributed(const fcl_fft *fft); /**< more than one rank */
+/** Backend name as used ("vkfft", "fftw", "fftw-mpi"). */
 const char *fcl_fft_description(const fcl_fft *fft);
+/** Number of spectral slots. */
 int fcl_fft_nslots(const fcl_fft *fft);
+/** The buffer of a slot (owned by the plan; NULL for a slot out of range). */
 cl_mem fcl_fft_slot(const fcl_fft *fft, int slot);
 
 #ifdef __cplusplus

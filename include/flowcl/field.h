@@ -1,4 +1,5 @@
-/* flowcl fields: a domain, its MPI cartesian decomposition, and discrete fields living on one
+/** @file
+ * flowcl fields: a domain, its MPI cartesian decomposition, and discrete fields living on one
  * OpenCL device per rank, kept consistent by ghost exchanges.
  *
  * Axes are numbered x = 0 (contiguous), y = 1, z = 2. A field's local storage is C-ordered with
@@ -26,101 +27,127 @@
 extern "C" {
 #endif
 
-typedef enum { FCL_BC_PERIODIC, FCL_BC_DIRICHLET, FCL_BC_NEUMANN } fcl_bc;
+/** Boundary condition of a face of the domain (the file comment says what the ghosts hold). */
+typedef enum {
+  FCL_BC_PERIODIC,  /**< the axis wraps around (both faces) */
+  FCL_BC_DIRICHLET, /**< homogeneous Dirichlet, u = 0 on the wall: ghosts u(-m) = -u(m) */
+  FCL_BC_NEUMANN    /**< homogeneous Neumann: ghosts u(-m) = u(m) */
+} fcl_bc;
 
-/* The physical domain: a plain description, checked by fcl_domain_check. Axes at or beyond dim
+/** The physical domain: a plain description, checked by fcl_domain_check. Axes at or beyond dim
  * are ignored. bc[axis][0] is the lower face, bc[axis][1] the upper one; periodic must be set on
  * both faces of an axis or on neither. */
 typedef struct {
-  int dim; /* 1, 2 or 3 */
+  int dim; /**< 1, 2 or 3 */
+  /** Coordinates of the lower corner, and the domain's length per axis. @{ */
   double origin[3], length[3];
-  int64_t resolution[3]; /* grid points per axis */
-  fcl_bc bc[3][2];
+  /** @} */
+  int64_t resolution[3]; /**< grid points per axis */
+  fcl_bc bc[3][2];       /**< bc[axis][0] lower face, bc[axis][1] upper face */
 } fcl_domain;
 
-/* A periodic box of dim axes, resolution n and length L on every axis. */
+/** A periodic box of dim axes, resolution n and length L on every axis. */
 fcl_domain fcl_domain_periodic(int dim, int64_t n, double length);
-/* FCL_ERR_INVALID_ARGUMENT naming the first wrong entry. */
+/** FCL_ERR_INVALID_ARGUMENT naming the first wrong entry. */
 fcl_status fcl_domain_check(const fcl_domain *domain);
-/* Grid spacing along axis. */
+/** Grid spacing along axis. */
 double fcl_domain_spacing(const fcl_domain *domain, int axis);
 
+/** A domain decomposed over the ranks of a communicator (opaque; not thread safe). */
 typedef struct fcl_topology fcl_topology;
 
-/* Decompose the domain over comm (duplicated; the caller keeps comm). procs[axis] = 0 lets MPI
+/** Decompose the domain over comm (duplicated; the caller keeps comm). procs[axis] = 0 lets MPI
  * choose (MPI_Dims_create); procs NULL chooses every axis. ghosts[axis] is the ghost width
  * (NULL: none). Uneven divisions are fine: the first N mod P ranks of an axis get one more
  * point. Every rank must own at least as many points as the ghost width of that axis.
- * Collective. */
+ * Collective. Destroy *out with fcl_topology_destroy. */
 fcl_status fcl_topology_create(MPI_Comm comm, const fcl_domain *domain, const int *procs,
                                const int *ghosts, fcl_topology **out);
-/* Collective (frees the communicator). Accepts NULL. */
+/** Collective (frees the communicator). Accepts NULL. */
 void fcl_topology_destroy(fcl_topology **topo);
 
+/** The domain (a copy owned by the topology). */
 const fcl_domain *fcl_topology_domain(const fcl_topology *topo);
-MPI_Comm fcl_topology_comm(const fcl_topology *topo); /* the cartesian communicator */
+MPI_Comm fcl_topology_comm(const fcl_topology *topo); /**< the cartesian communicator */
+/** This process's rank in the topology's communicator, and the number of ranks. @{ */
 int fcl_topology_rank(const fcl_topology *topo);
 int fcl_topology_size(const fcl_topology *topo);
-/* Per axis (3 entries; axes beyond dim: 1 process, 1 point, offset 0, no ghosts). */
+/** @} */
+/** Per axis (3 entries; axes beyond dim: 1 process, 1 point, offset 0, no ghosts): processes,
+ * this rank's coordinates, its points, the global index of its point 0, ghost widths (arrays
+ * owned by the topology). @{ */
 const int *fcl_topology_procs(const fcl_topology *topo);
 const int *fcl_topology_coords(const fcl_topology *topo);
 const int64_t *fcl_topology_local_resolution(const fcl_topology *topo);
-const int64_t *fcl_topology_offset(const fcl_topology *topo); /* global index of local point 0 */
+const int64_t *fcl_topology_offset(const fcl_topology *topo); /**< global index of local point 0 */
 const int *fcl_topology_ghosts(const fcl_topology *topo);
-/* The ranks before (side 0) and after (side 1) along axis; MPI_PROC_NULL beyond a wall. */
+/** @} */
+/** The ranks before (side 0) and after (side 1) along axis; MPI_PROC_NULL beyond a wall. */
 int fcl_topology_neighbour(const fcl_topology *topo, int axis, int side);
-/* Global index of a local interior index along axis (the inverse: local = global - offset,
+/** Global index of a local interior index along axis (the inverse: local = global - offset,
  * inside when 0 <= local < local resolution). */
 int64_t fcl_topology_global_index(const fcl_topology *topo, int axis, int64_t local);
-/* The rank owning global point (i, j, k). */
+/** The rank owning global point (i, j, k). */
 int fcl_topology_owner(const fcl_topology *topo, const int64_t *global);
 
-/* One device per rank: ranks of one node take distinct GPUs in node-local rank order (modulo
+/** One device per rank: ranks of one node take distinct GPUs in node-local rank order (modulo
  * their number); without a GPU, the first CPU device (PoCL). spec non-NULL and non-empty, else
  * FLOWCL_DEVICE when set, overrides the choice (fcl_device_select: a spec naming no device is
  * FCL_ERR_NOT_FOUND with the list of devices). Collective. */
 fcl_status fcl_topology_select_device(const fcl_topology *topo, const char *spec,
                                       fcl_device_entry *out);
-/* The same choice for the ranks of comm, before any topology exists (fcl_device_select_nth with
+/** The same choice for the ranks of comm, before any topology exists (fcl_device_select_nth with
  * the rank's node-local index). Collective. */
 fcl_status fcl_comm_select_device(MPI_Comm comm, const char *spec, fcl_device_entry *out);
 
+/** A discrete field of one or more components on a topology, with ghosts (opaque; not thread
+ * safe). */
 typedef struct fcl_field fcl_field;
 
-/* A field of ncomp components (1: scalar, dim: vector) of dtype FCL_FLOAT32 or FCL_FLOAT64 on the
+/** A field of ncomp components (1: scalar, dim: vector) of dtype FCL_FLOAT32 or FCL_FLOAT64 on the
  * topology, with storage from pool (a buffer pool of the queue's context), zero-filled. The
  * topology must outlive the field; the storage goes back to pool when the field is destroyed,
  * and the field retains the context and queue. The ghost exchange is planned here (pinned
- * staging, device buffers, list launchers). Not collective. */
+ * staging, device buffers, list launchers). Not collective. Destroy *out with
+ * fcl_field_destroy. */
 fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command_queue queue,
                             fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
                             fcl_field **out);
+/** Destroy the field (waits for its queue; the storage goes back to the pool); accepts NULL;
+ * sets *field = NULL. Not collective. */
 void fcl_field_destroy(fcl_field **field);
 
+/** The field's name (copied at creation). */
 const char *fcl_field_name(const fcl_field *field);
+/** Number of components (1: scalar, dim: vector). */
 int fcl_field_ncomp(const fcl_field *field);
+/** FCL_FLOAT32 or FCL_FLOAT64. */
 fcl_dtype fcl_field_dtype(const fcl_field *field);
+/** The field's topology (not owned by the field). */
 fcl_topology *fcl_field_topology(const fcl_field *field);
-fcl_context *fcl_field_context(const fcl_field *field); /* not retained for the caller */
+fcl_context *fcl_field_context(const fcl_field *field); /**< not retained for the caller */
+/** The field's queue (retained by the field; not for the caller). */
 cl_command_queue fcl_field_queue(const fcl_field *field);
-/* Padded local shape {px, py, pz} and the buffer of a component (owned by the field). */
+/** Padded local shape {px, py, pz} and the buffer of a component (owned by the field; NULL for
+ * a comp out of range). @{ */
 const size_t *fcl_field_padded_shape(const fcl_field *field);
 cl_mem fcl_field_buffer(const fcl_field *field, int comp);
-/* Linear index in the padded buffer of local interior point (i, j, k). */
+/** @} */
+/** Linear index in the padded buffer of local interior point (i, j, k). */
 size_t fcl_field_index(const fcl_field *field, int64_t i, int64_t j, int64_t k);
 
-/* values[ncomp] at the coordinates x[3] of a grid point (x[axis] = 0 beyond dim). */
+/** values[ncomp] at the coordinates x[3] of a grid point (x[axis] = 0 beyond dim). */
 typedef void (*fcl_field_init_fn)(void *user, const double *x, double *values);
-/* Set the interior from fn at every local grid point (blocking); ghosts are set to 0. Not
+/** Set the interior from fn at every local grid point (blocking); ghosts are set to 0. Not
  * collective. */
 fcl_status fcl_field_init(fcl_field *field, fcl_field_init_fn fn, void *user);
-/* Set a component's interior on the device from an OpenCL C expression of the grid point's
+/** Set a component's interior on the device from an OpenCL C expression of the grid point's
  * coordinates x, y, z (e.g. "sin(x) * cos(y)"), with a kernel generated by the codegen layer
  * in the field's precision; ghosts are left as they were. An expression that does not compile
  * is an error carrying the build log. Not collective; enqueued on the field's queue. */
 fcl_status fcl_field_init_expr(fcl_field *field, int comp, const char *expression);
 
-/* An expression compiled once and evaluated many times: the coordinates x, y, z, the time t and
+/** An expression compiled once and evaluated many times: the coordinates x, y, z, the time t and
  * the caller's named parameters (in the field's precision), e.g.
  *   "amp * sin(x) * cos(3.141592653589793 * t / period)"  with params {"amp", "period"}.
  * Built for field's layout (topology, precision, padding): it evaluates into any component of
@@ -129,21 +156,26 @@ fcl_status fcl_field_init_expr(fcl_field *field, int comp, const char *expressio
  * velocity or forcing). Names: letters, digits and '_', not x, y, z, t, i, j, k, u; at most
  * FCL_FIELD_EXPR_MAX_PARAMS. fcl_field_init_expr is the one-shot form. */
 #define FCL_FIELD_EXPR_MAX_PARAMS 16
+/** An expression compiled for a field layout (opaque), as described above. */
 typedef struct fcl_field_expr fcl_field_expr;
+/** Compile expression with the parameter names params[nparams] for field's layout; an
+ * expression that does not compile is an error carrying the build log. Destroy *out with
+ * fcl_field_expr_destroy. */
 fcl_status fcl_field_expr_create(const fcl_field *field, const char *expression, size_t nparams,
                                  const char *const *params, fcl_field_expr **out);
-/* Set t or a parameter for the next evaluations; unknown names: FCL_ERR_NOT_FOUND listing them. */
+/** Set t or a parameter for the next evaluations; unknown names: FCL_ERR_NOT_FOUND listing them. */
 fcl_status fcl_field_expr_set(fcl_field_expr *expr, const char *name, double value);
-/* Enqueue field[comp] = the expression on the interior, on the field's queue (no wait; ghosts
+/** Enqueue field[comp] = the expression on the interior, on the field's queue (no wait; ghosts
  * are left as they were). Not collective. */
 fcl_status fcl_field_expr_eval(fcl_field_expr *expr, fcl_field *field, int comp);
-void fcl_field_expr_destroy(fcl_field_expr **expr); /* accepts NULL */
-/* Blocking copies between a component and C-ordered host data of the field's dtype: the local
- * interior (nx * ny * nz elements) or, with ghosts, the whole padded array. */
+void fcl_field_expr_destroy(fcl_field_expr **expr); /**< accepts NULL */
+/** Blocking copies between a component and C-ordered host data of the field's dtype: the local
+ * interior (nx * ny * nz elements) or, with ghosts, the whole padded array. Not collective. @{ */
 fcl_status fcl_field_read(const fcl_field *field, int comp, bool with_ghosts, void *host);
 fcl_status fcl_field_write(fcl_field *field, int comp, bool with_ghosts, const void *host);
+/** @} */
 
-/* Ghost exchange, split in two for overlap: begin completes every axis but the last and posts
+/** Ghost exchange, split in two for overlap: begin completes every axis but the last and posts
  * the last one's messages; end receives them and unpacks. Axes are chained (x, then y over x's
  * ghosts, then z over both), which fills edges and corners. The leading axes that are periodic
  * and held by one rank are filled on the device by wrapping indices (other periodic axes held
@@ -151,29 +183,31 @@ fcl_status fcl_field_write(fcl_field *field, int comp, bool with_ghosts, const v
  * messages are complete and the device work is enqueued on the field's queue: what is enqueued
  * after it there sees the ghosts. When every axis wraps (one rank, periodic) and the queue is
  * in order, the calls do not wait for the queue: finish it before reading the buffer by other
- * means than the field's queue. Nothing is allocated by these calls. Collective. */
+ * means than the field's queue. Nothing is allocated by these calls. Collective. @{ */
 fcl_status fcl_field_ghosts_begin(fcl_field *field);
 fcl_status fcl_field_ghosts_end(fcl_field *field);
-fcl_status fcl_field_ghosts_update(fcl_field *field); /* begin + end */
-/* The reverse: every ghost value is added to the point it stands for (its owner's interior; the
+/** @} */
+fcl_status fcl_field_ghosts_update(fcl_field *field); /**< begin + end */
+/** The reverse: every ghost value is added to the point it stands for (its owner's interior; the
  * mirror point behind a wall, with the sign of the boundary condition), axes in reverse order;
  * ghosts are left as they were. What remeshing needs. Collective. */
 fcl_status fcl_field_ghosts_accumulate(fcl_field *field);
 
+/** What a reduction of a component's interior computes. */
 typedef enum {
-  FCL_REDUCE_MIN,
-  FCL_REDUCE_MAX,
-  FCL_REDUCE_SUM,
-  FCL_REDUCE_NORM_L2,   /* sqrt(sum u^2 * cell volume) */
-  FCL_REDUCE_NORM_LINF, /* max |u| */
-  FCL_REDUCE_INTEGRAL   /* sum u * cell volume (periodic: exact for trigonometric data) */
+  FCL_REDUCE_MIN,       /**< min u */
+  FCL_REDUCE_MAX,       /**< max u */
+  FCL_REDUCE_SUM,       /**< sum u */
+  FCL_REDUCE_NORM_L2,   /**< sqrt(sum u^2 * cell volume) */
+  FCL_REDUCE_NORM_LINF, /**< max |u| */
+  FCL_REDUCE_INTEGRAL   /**< sum u * cell volume (periodic: exact for trigonometric data) */
 } fcl_reduce_op;
-/* Reduce a component's interior over the whole domain: on the device per rank (double
+/** Reduce a component's interior over the whole domain: on the device per rank (double
  * accumulation), then MPI_Allreduce. Every rank gets the result. Cell volume: the product of
  * the spacings (walls count for half, trapezoidal rule, on bounded axes). Collective. */
 fcl_status fcl_field_reduce(fcl_field *field, int comp, fcl_reduce_op op, double *result);
 
-/* A reduction of every component of a field, made once and run many times: one device pass
+/** A reduction of every component of a field, made once and run many times: one device pass
  * per component, one host wait and one MPI_Allreduce for all of them (fcl_field_reduce waits
  * and reduces once per component). Between start and finish the host is free: start enqueues
  * the device part on the field's queue; finish waits for it (no wait when it is done already),
@@ -181,27 +215,34 @@ fcl_status fcl_field_reduce(fcl_field *field, int comp, fcl_reduce_op op, double
  * flight at a time; the reduction is independent of the field's own (fcl_field_reduce may run
  * meanwhile). The field must outlive it. */
 typedef struct fcl_reduction fcl_reduction;
+/** A reduction op of every component of field (nothing enqueued yet); destroy *out with
+ * fcl_reduction_destroy. Not collective. */
 fcl_status fcl_reduction_create(fcl_field *field, fcl_reduce_op op, fcl_reduction **out);
+/** Enqueue the device part (no wait); a start already in flight is FCL_ERR_INVALID_STATE. Not
+ * collective. */
 fcl_status fcl_reduction_start(fcl_reduction *reduction);
+/** Wait for the device part, combine over ranks into results[ncomp]; no start in flight is
+ * FCL_ERR_INVALID_STATE. Collective. */
 fcl_status fcl_reduction_finish(fcl_reduction *reduction, double *results);
-/* Whether a start awaits its finish; whether the device has done its part (a finish would not
- * wait). */
+/** Whether a start awaits its finish; whether the device has done its part (a finish would not
+ * wait). @{ */
 bool fcl_reduction_in_flight(const fcl_reduction *reduction);
 bool fcl_reduction_done(const fcl_reduction *reduction);
-/* Drop a start without its finish (an error path): waits for its reads, keeps no result, and
+/** @} */
+/** Drop a start without its finish (an error path): waits for its reads, keeps no result, and
  * the reduction can start again. Not collective. Accepts NULL. */
 void fcl_reduction_cancel(fcl_reduction *reduction);
 void fcl_reduction_destroy(
-    fcl_reduction **reduction); /* accepts NULL; waits for a read in flight */
+    fcl_reduction **reduction); /**< accepts NULL; waits for a read in flight */
 
-/* Local transpose: dst's axes are src's axes permuted, dst(axis a) = src(axis perm[a]), on the
+/** Local transpose: dst's axes are src's axes permuted, dst(axis a) = src(axis perm[a]), on the
  * interior of one component, on the device (a generated kernel, tuned by FLOWCL_TUNE). perm is
  * a permutation of {0, .., dim - 1}; dst must be a field of the permuted shape and the same
  * dtype (typically on a topology built for it). Not collective. */
 fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp,
                                const int *perm);
 
-/* Copy a component between two fields of one domain on different topologies of the same
+/** Copy a component between two fields of one domain on different topologies of the same
  * communicator (e.g. blocks to pencils) with MPI_Alltoallv, interiors only. Collective. */
 fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp);
 
