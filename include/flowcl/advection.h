@@ -1,4 +1,5 @@
-/* flowcl advection: the remeshed particle method, one direction at a time.
+/** @file
+ * flowcl advection: the remeshed particle method, one direction at a time.
  *
  * A directional substep along axis d over a time h puts one particle on every grid point of
  * every line along d, pushes it with the velocity component u_d (frozen over the substep),
@@ -42,92 +43,99 @@
 extern "C" {
 #endif
 
+/** The remeshing kernel Lambda_{p,r} (the file comment says what p and r are). */
 typedef enum {
-  FCL_REMESH_L2_1, /* Lambda_{2,1} = M'4, support 4 */
-  FCL_REMESH_L2_2, /* Lambda_{2,2}, support 4, C^2 */
-  FCL_REMESH_L4_2, /* Lambda_{4,2}, support 6 */
-  FCL_REMESH_L6_4, /* Lambda_{6,4}, support 8 */
-  FCL_REMESH_L8_4  /* Lambda_{8,4}, support 10 */
+  FCL_REMESH_L2_1, /**< Lambda_{2,1} = M'4, support 4 */
+  FCL_REMESH_L2_2, /**< Lambda_{2,2}, support 4, C^2 */
+  FCL_REMESH_L4_2, /**< Lambda_{4,2}, support 6 */
+  FCL_REMESH_L6_4, /**< Lambda_{6,4}, support 8 */
+  FCL_REMESH_L8_4  /**< Lambda_{8,4}, support 10 */
 } fcl_remesh_formula;
 
-/* "L2_1", ... ; NULL for an unknown value. */
+/** "L2_1", ... ; NULL for an unknown value. */
 const char *fcl_remesh_formula_name(fcl_remesh_formula formula);
-/* Parse "L2_1", "l4_2", "M4'"...; anything else is an error listing the names. */
+/** Parse "L2_1", "l4_2", "M4'"...; anything else is an error listing the names. */
 fcl_status fcl_remesh_formula_parse(const char *text, fcl_remesh_formula *formula);
 
+/** How the velocity is interpolated along a line at a particle. */
 typedef enum {
-  FCL_INTERP_LINEAR, /* velocity interpolated linearly between grid points */
-  FCL_INTERP_KERNEL  /* with the remeshing kernel itself (its order) */
+  FCL_INTERP_LINEAR, /**< velocity interpolated linearly between grid points */
+  FCL_INTERP_KERNEL  /**< with the remeshing kernel itself (its order) */
 } fcl_interp;
 
+/** The order of the directional substeps of a step. */
 typedef enum {
-  FCL_SPLIT_STRANG,     /* X(dt/2) Y(dt/2) Z(dt) Y(dt/2) X(dt/2): second order */
-  FCL_SPLIT_FIRST_ORDER /* X(dt) Y(dt) Z(dt) */
+  FCL_SPLIT_STRANG,     /**< X(dt/2) Y(dt/2) Z(dt) Y(dt/2) X(dt/2): second order */
+  FCL_SPLIT_FIRST_ORDER /**< X(dt) Y(dt) Z(dt) */
 } fcl_splitting;
 
-/* How fcl_advection_step learns max|u_d| for its CFL check (the time loop's adaptive dt gives it
+/** How fcl_advection_step learns max|u_d| for its CFL check (the time loop's adaptive dt gives it
  * the bound it measured, and then none of these runs). */
 typedef enum {
-  /* A reduction of every velocity component before the step: one host wait and one
+  /** A reduction of every velocity component before the step: one host wait and one
    * MPI_Allreduce per step. */
   FCL_CFL_CHECK_NOW,
-  /* Without waiting: each step polls the reduction started at an earlier step, and when the
+  /** Without waiting: each step polls the reduction started at an earlier step, and when the
    * device has finished it on every rank (a small MPI_Allreduce of flags decides, so ranks
    * agree), checks that step's dt and velocity and starts the next one. A violation is
    * reported some steps late, naming the step; the steps in between are not checked (the
    * kernels clamp every displacement, so nothing is read out of bounds). */
   FCL_CFL_CHECK_DEFERRED,
-  /* None: velocity_bound, the user's statement that max|u_d| <= velocity_bound on every axis,
+  /** None: velocity_bound, the user's statement that max|u_d| <= velocity_bound on every axis,
    * is checked against instead. A bound below the true maximum voids the check. */
   FCL_CFL_CHECK_BOUND
 } fcl_cfl_check;
 
+/** How an advection is made (fcl_advection_default_options, then changes; NULL options to
+ * fcl_advection_create: the defaults). */
 typedef struct {
-  fcl_remesh_formula formula;
-  int rk_order; /* 2, 3 or 4 (0: 2) */
-  fcl_interp interp;
-  fcl_splitting splitting;
-  double max_cfl;          /* largest dt max|u_d| / dx_d a step may take (0: 1) */
-  fcl_cfl_check cfl_check; /* default FCL_CFL_CHECK_NOW */
-  double velocity_bound;   /* > 0 with FCL_CFL_CHECK_BOUND, ignored otherwise */
+  fcl_remesh_formula formula; /**< the remeshing kernel */
+  int rk_order;               /**< 2, 3 or 4 (0: 2) */
+  fcl_interp interp;          /**< the velocity's interpolation */
+  fcl_splitting splitting;    /**< the substeps of a step */
+  double max_cfl;             /**< largest dt max|u_d| / dx_d a step may take (0: 1) */
+  fcl_cfl_check cfl_check;    /**< default FCL_CFL_CHECK_NOW */
+  double velocity_bound;      /**< > 0 with FCL_CFL_CHECK_BOUND, ignored otherwise */
 } fcl_advection_options;
 
-/* Defaults: Lambda_{4,2}, RK2, linear interpolation, Strang splitting, max_cfl 1. */
+/** Defaults: Lambda_{4,2}, RK2, linear interpolation, Strang splitting, max_cfl 1. */
 fcl_advection_options fcl_advection_default_options(void);
 
+/** A planned advection of fields by a velocity (opaque; not thread safe). */
 typedef struct fcl_advection fcl_advection;
 
-/* Plan the advection of nfields fields (every component of each) by velocity (dim components),
+/** Plan the advection of nfields fields (every component of each) by velocity (dim components),
  * all on one topology, precision and queue. Every axis must be periodic; an axis split over
  * ranks needs ghosts of at least fcl_advection_ghosts_needed on it. Generates, builds and
  * tunes the kernels. The fields must outlive the operator. Not collective (the tuner runs per
- * rank); fails on every rank alike for the same input. */
+ * rank); fails on every rank alike for the same input. Destroy *out with
+ * fcl_advection_destroy. */
 fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *const *fields,
                                 const fcl_advection_options *options, fcl_advection **out);
-void fcl_advection_destroy(fcl_advection **adv); /* accepts NULL */
+void fcl_advection_destroy(fcl_advection **adv); /**< accepts NULL */
 
-/* Ghost width an axis split over ranks needs for these options (the velocity's reach). */
+/** Ghost width an axis split over ranks needs for these options (the velocity's reach). */
 int fcl_advection_ghosts_needed(const fcl_advection_options *options);
 
-/* One split step over dt (the splitting of the options), after the CFL check the options
+/** One split step over dt (the splitting of the options), after the CFL check the options
  * choose (cfl_check). Enqueued on the fields' queue; with FCL_CFL_CHECK_NOW it waits for the
  * velocity's reduction (one host wait), otherwise nothing blocks on the device. Collective. */
 fcl_status fcl_advection_step(fcl_advection *adv, double dt);
-/* The same with the velocity bound known by the caller (umax[d] >= max|u_d|, e.g. from the
+/** The same with the velocity bound known by the caller (umax[d] >= max|u_d|, e.g. from the
  * adaptive time step's reductions): no reduction, nothing blocks. A bound below the true
  * maximum voids the check (the kernels still clamp). */
 fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const double *umax);
-/* One directional substep along axis over dt, without the CFL check (the kernels clamp).
+/** One directional substep along axis over dt, without the CFL check (the kernels clamp).
  * Along an axis split over ranks it first exchanges the ghosts of the velocity and of the
  * fields (Collective then; else not collective). */
 fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt);
 
-/* The launcher of a direction (statistics: time and bytes of its kernels). */
+/** The launcher of a direction (statistics: time and bytes of its kernels). */
 fcl_launcher *fcl_advection_launcher(const fcl_advection *adv, int axis);
-/* Bytes the kernels of one split step read and write (for effective bandwidth). */
+/** Bytes the kernels of one split step read and write (for effective bandwidth). */
 double fcl_advection_step_bytes(const fcl_advection *adv);
 
-/* The operator's description for a problem (flowcl/problem.h): reads the velocity, reads and
+/** The operator's description for a problem (flowcl/problem.h): reads the velocity, reads and
  * writes the advected fields; each step is fcl_advection_step_bounded with the time loop's
  * measured velocity bound when it has one, else fcl_advection_step. The exchanges between
  * directional substeps stay inside the operator (they are part of the splitting). adv must

@@ -1,4 +1,5 @@
-/* flowcl grid operators: centred finite differences of order 2 or 4 on the fields' grids
+/** @file
+ * flowcl grid operators: centred finite differences of order 2 or 4 on the fields' grids
  * (periodic or not: they read the ghosts, which fcl_fd_apply refreshes first), and custom
  * kernels; one generated and tuned kernel each (codegen layer), planned at creation and only
  * enqueued by fcl_fd_apply / fcl_fd_enqueue.
@@ -27,18 +28,20 @@
 extern "C" {
 #endif
 
+/** A grid operator: finite differences or a custom kernel, planned once (opaque; not thread
+ * safe). Every fcl_fd_*_create below gives one; destroy it with fcl_fd_destroy. */
 typedef struct fcl_fd fcl_fd;
 
-/* w = curl u, centred differences of order 2 or 4 (u and w distinct fields of one topology,
+/** w = curl u, centred differences of order 2 or 4 (u and w distinct fields of one topology,
  * precision and queue). */
 fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **out);
-/* Explicit diffusion of every component of f with viscosity nu > 0; the scratch copy the
+/** Explicit diffusion of every component of f with viscosity nu > 0; the scratch copy the
  * stencil needs (one component) comes from pool. */
 fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool *pool,
                                    fcl_fd **out);
-/* Vortex stretching of w by u, gradient formulation, differences of order 4, RK order 2-4. */
+/** Vortex stretching of w by u, gradient formulation, differences of order 4, RK order 2-4. */
 fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fcl_fd **out);
-/* The conservative formulation d w_i / dt = d_j (u_i w_j) (equal for divergence-free u and w;
+/** The conservative formulation d w_i / dt = d_j (u_i w_j) (equal for divergence-free u and w;
  * conserves the sum of w to rounding on a periodic grid), differences of order 4, RK2
  * (midpoint) or RK3 (SSP). Every stage reads the previous one's neighbours: the stage values
  * (1 or 2 vector fields from pool) have their ghosts exchanged between the stage kernels, so
@@ -46,23 +49,23 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
 fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
                                                  fcl_pool *pool, fcl_fd **out);
 
-/* g = grad f[comp], order 2 or 4 (g: dim components). */
+/** g = grad f[comp], order 2 or 4 (g: dim components). */
 fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order, fcl_fd **out);
-/* s = div u (u: dim components, s: scalar). */
+/** s = div u (u: dim components, s: scalar). */
 fcl_status fcl_fd_divergence_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out);
-/* s = sqrt(sum_ij (d_j u_i)^2) (u: dim components, s: scalar). */
+/** s = sqrt(sum_ij (d_j u_i)^2) (u: dim components, s: scalar). */
 fcl_status fcl_fd_gradient_norm_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out);
 
-/* An array of a custom kernel: a field component under a name, read up to `ghosts` points
+/** An array of a custom kernel: a field component under a name, read up to `ghosts` points
  * away from the interior point. */
 typedef struct {
-  const char *name;
-  fcl_field *field;
-  int comp;
-  int ghosts;
+  const char *name; /**< the array's name in the instructions */
+  fcl_field *field; /**< the field (must outlive the operator) */
+  int comp;         /**< its component */
+  int ghosts;       /**< how far from the interior point it is read (0: the point only) */
 } fcl_fd_binding;
 
-/* A custom kernel over the interior of the bound fields (one topology, precision and queue):
+/** A custom kernel over the interior of the bound fields (one topology, precision and queue):
  * instructions in the codegen syntax (flowcl/codegen.h) with the inames k, j, i of the
  * interior point, bound arrays indexed relative to it, "a[k, j, i + 1]" (offsets are integers
  * within the binding's ghosts; 2D fields use k = 0), and the scalars dt (fcl_fd_apply's), t (the
@@ -82,8 +85,9 @@ typedef struct {
 fcl_status fcl_fd_kernel_create(const char *name, size_t nbindings, const fcl_fd_binding *bindings,
                                 const char *instructions, double bytes_per_point, fcl_fd **out);
 
+/** Most named scalars of a custom kernel. */
 #define FCL_FD_MAX_SCALARS 16
-/* The same with the caller's own named scalars (in the fields' precision), e.g. amplitudes or
+/** The same with the caller's own named scalars (in the fields' precision), e.g. amplitudes or
  * periods that change between calls: scalars[0 .. nscalars - 1] are names (letters, digits,
  * '_'; not i, j, k, dt, t, step_index nor a binding's) that the instructions use like dt,
  *   v[k, j, i] = omega * cos(3.141592653589793 * t / period) * x[k, j, i]
@@ -92,30 +96,30 @@ fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
                                              const fcl_fd_binding *bindings, size_t nscalars,
                                              const char *const *scalars, const char *instructions,
                                              double bytes_per_point, fcl_fd **out);
-/* Set a scalar of a custom kernel for the next calls: one of its own, or t or step_index (which
+/** Set a scalar of a custom kernel for the next calls: one of its own, or t or step_index (which
  * fcl_fd_enqueue_step sets from the time loop). Unknown names: FCL_ERR_NOT_FOUND listing the
  * operator's scalars. Non-finite values are refused. Allocates nothing, builds nothing. */
 fcl_status fcl_fd_set_scalar(fcl_fd *op, const char *name, double value);
 
-/* Apply over dt (curl ignores it). Refreshes the ghosts of the fields read with ghosts, then
+/** Apply over dt (curl ignores it). Refreshes the ghosts of the fields read with ghosts, then
  * enqueues the kernels on the fields' queue. A dt < 0 integrates backward where the operator is
  * reversible (stretching, custom kernels) and is refused by explicit diffusion, which is not.
  * Collective. */
 fcl_status fcl_fd_apply(fcl_fd *op, double dt);
-/* The same without the ghost refresh: the caller guarantees the ghosts are current (the
+/** The same without the ghost refresh: the caller guarantees the ghosts are current (the
  * problem layer's entry). Not collective, except for operators that say otherwise. */
 fcl_status fcl_fd_enqueue(fcl_fd *op, double dt);
-/* fcl_fd_enqueue with the time loop's step: sets a custom kernel's t and step_index first (the
+/** fcl_fd_enqueue with the time loop's step: sets a custom kernel's t and step_index first (the
  * problem layer's apply). */
 fcl_status fcl_fd_enqueue_step(fcl_fd *op, const fcl_step_info *info);
-/* The operator's description for a problem (flowcl/problem.h): its fields and ghost widths,
+/** The operator's description for a problem (flowcl/problem.h): its fields and ghost widths,
  * fcl_fd_enqueue as apply. op must outlive the problem. */
 fcl_status fcl_fd_operator(fcl_fd *op, fcl_operator *out);
-void fcl_fd_destroy(fcl_fd **op); /* accepts NULL */
+void fcl_fd_destroy(fcl_fd **op); /**< accepts NULL */
 
-/* The operator's kernels (statistics: time and bytes). */
+/** The operator's kernels (statistics: time and bytes). */
 fcl_launcher *fcl_fd_launcher(const fcl_fd *op);
-/* Largest stable dt of a diffusion operator (infinity for the others). */
+/** Largest stable dt of a diffusion operator (infinity for the others). */
 double fcl_fd_max_dt(const fcl_fd *op);
 
 #ifdef __cplusplus

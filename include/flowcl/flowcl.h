@@ -1,4 +1,5 @@
-/* flowcl: OpenCL + MPI building blocks for HPC fluid solvers. Umbrella header. */
+/** @file
+ * flowcl: OpenCL + MPI building blocks for HPC fluid solvers. Umbrella header. */
 #ifndef FLOWCL_H
 #define FLOWCL_H
 

@@ -1,4 +1,5 @@
-/* flowcl operators: what a vortex-method step is made of (umbrella of the operator headers
+/** @file
+ * flowcl operators: what a vortex-method step is made of (umbrella of the operator headers
  * this build has). Each operator plans at creation (kernels generated, built and tuned, work
  * arrays allocated) and only enqueues when applied. */
 #ifndef FLOWCL_OPERATORS_H

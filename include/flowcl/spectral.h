@@ -1,10 +1,11 @@
-/* flowcl spectral operators (periodic domains; operators/spectral).
+/** @file
+ * flowcl spectral operators (periodic domains; operators/spectral).
  *
  * An fcl_spectral owns an FFT plan (flowcl/fft.h) with one spectral slot per component and the
- * pointwise kernels of kernels/spectral.cl. Every call transforms, applies one kernel and transforms back; results
- * are exact for band-limited data up to rounding. Input and output may be the same field
- * where a function says so. Fields must be on the topology, precision and queue the
- * fcl_spectral was made for. All functions are Collective over the topology. */
+ * pointwise kernels of kernels/spectral.cl. Every call transforms, applies one kernel and
+ * transforms back; results are exact for band-limited data up to rounding. Input and output
+ * may be the same field where a function says so. Fields must be on the topology, precision and
+ * queue the fcl_spectral was made for. All functions are Collective over the topology. */
 #ifndef FLOWCL_SPECTRAL_H
 #define FLOWCL_SPECTRAL_H
 
@@ -15,50 +16,53 @@
 extern "C" {
 #endif
 
+/** Spectral operators over one FFT plan (opaque; not thread safe). */
 typedef struct fcl_spectral fcl_spectral;
 
-/* Plan the spectral operators for fields like `like` (its dim sets the slots: 3 in 2D, 6 in
+/** Plan the spectral operators for fields like `like` (its dim sets the slots: 3 in 2D, 6 in
  * 3D, room for the vorticity and the velocity of the fused pass below), on the given FFT
- * backend (FCL_FFT_AUTO: see fft.h); slots come from pool. */
+ * backend (FCL_FFT_AUTO: see fft.h); slots come from pool. Destroy *out with
+ * fcl_spectral_destroy. */
 fcl_status fcl_spectral_create(const fcl_field *like, fcl_fft_backend backend, fcl_pool *pool,
                                fcl_spectral **out);
-void fcl_spectral_destroy(fcl_spectral **spectral); /* accepts NULL */
-/* The FFT plan underneath (its backend, layout and slots). */
+void fcl_spectral_destroy(fcl_spectral **spectral); /**< accepts NULL */
+/** The FFT plan underneath (its backend, layout and slots). */
 fcl_fft *fcl_spectral_fft(const fcl_spectral *spectral);
 
-/* Poisson: lap(psi) = -rhs with zero mean, component by component (psi and rhs have the same
+/** Poisson: lap(psi) = -rhs with zero mean, component by component (psi and rhs have the same
  * number of components; psi may be rhs). */
 fcl_status fcl_spectral_poisson(fcl_spectral *spectral, const fcl_field *rhs, fcl_field *psi);
-/* Biot-Savart: the divergence-free velocity whose curl is omega, u = curl(psi) with
+/** Biot-Savart: the divergence-free velocity whose curl is omega, u = curl(psi) with
  * lap(psi) = -omega, in one spectral pass. 3D: omega and u are vectors; 2D: omega is a scalar
  * and u a 2-vector. */
 fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *omega, fcl_field *u);
-/* Exact diffusion of omega over dt (in place), then u = Biot-Savart of the diffused omega, in
+/** Exact diffusion of omega over dt (in place), then u = Biot-Savart of the diffused omega, in
  * one spectral pass: the forward transforms of omega serve both, so a 3D call does 3 forward
  * and 6 backward transforms where fcl_spectral_diffuse then fcl_spectral_biot_savart do 12
  * (on several ranks, 9 all-to-all transposes instead of 12). Same result up to rounding. */
 fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega, fcl_field *u,
                                             double nu, double dt);
-/* Leray projection of a vector field onto divergence-free fields, in place. */
+/** Leray projection of a vector field onto divergence-free fields, in place. */
 fcl_status fcl_spectral_project(fcl_spectral *spectral, fcl_field *u);
-/* Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */
+/** Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */
 fcl_status fcl_spectral_diffuse(fcl_spectral *spectral, fcl_field *f, double nu, double dt);
-/* d^order f[comp] / d x_axis^order into df[dcomp] (df may be f). */
+/** d^order f[comp] / d x_axis^order into df[dcomp] (df may be f). */
 fcl_status fcl_spectral_derivative(fcl_spectral *spectral, const fcl_field *f, int comp, int axis,
                                    int order, fcl_field *df, int dcomp);
-/* Curl: 3D vector u -> vector w; 2D vector u -> scalar w (may not be u). */
+/** Curl: 3D vector u -> vector w; 2D vector u -> scalar w (may not be u). */
 fcl_status fcl_spectral_curl(fcl_spectral *spectral, const fcl_field *u, fcl_field *w);
 
-/* Descriptions for a problem (flowcl/problem.h): Biot-Savart (reads omega, writes u), exact
+/** Descriptions for a problem (flowcl/problem.h): Biot-Savart (reads omega, writes u), exact
  * diffusion of f over each step's dt, Leray projection of u. Each allocates a small state that
  * the problem frees (fcl_problem_add_operator frees it even when it fails); spectral and the
- * fields must outlive the problem. */
+ * fields must outlive the problem. @{ */
 fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega, fcl_field *u,
                                              fcl_operator *out);
 fcl_status fcl_spectral_diffusion_operator(fcl_spectral *spectral, fcl_field *f, double nu,
                                            fcl_operator *out);
 fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u, fcl_operator *out);
-/* The fused pass (fcl_spectral_diffuse_biot_savart) over each step's dt: reads and writes omega,
+/** @} */
+/** The fused pass (fcl_spectral_diffuse_biot_savart) over each step's dt: reads and writes omega,
  * writes u. */
 fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,
                                                      fcl_field *u, double nu, fcl_operator *out);
