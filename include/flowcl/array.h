@@ -25,40 +25,19 @@ extern "C" {
 
 /** Element type of an array (and of codegen arguments and fields). */
 typedef enum {
-  FCL_INT8,
-  FCL_UINT8,
-  FCL_INT16,
-  FCL_UINT16,
-  FCL_INT32,
-  FCL_UINT32,
-  FCL_INT64,
-  FCL_UINT64,
-  FCL_FLOAT32,
-  FCL_FLOAT64,
-  FCL_COMPLEX64, /* complex of two floats (real, imaginary): C99 float complex, OpenCL float2 */
-  FCL_COMPLEX128 /* complex of two doubles: C99 double complex, OpenCL double2 */
+  FCL_INT8,      /**< int8_t, OpenCL C char */
+  FCL_UINT8,     /**< uint8_t, OpenCL C uchar */
+  FCL_INT16,     /**< int16_t, OpenCL C short */
+  FCL_UINT16,    /**< uint16_t, OpenCL C ushort */
+  FCL_INT32,     /**< int32_t, OpenCL C int */
+  FCL_UINT32,    /**< uint32_t, OpenCL C uint */
+  FCL_INT64,     /**< int64_t, OpenCL C long */
+  FCL_UINT64,    /**< uint64_t, OpenCL C ulong */
+  FCL_FLOAT32,   /**< float */
+  FCL_FLOAT64,   /**< double (the device needs double support) */
+  FCL_COMPLEX64, /**< complex of two floats (real, imaginary): C99 float complex, OpenCL float2 */
+  FCL_COMPLEX128 /**< complex of two doubles: C99 double complex, OpenCL double2 */
 } fcl_dtype;
-
-/** @var FCL_INT8
- * int8_t, OpenCL C char. */
-/** @var FCL_UINT8
- * uint8_t, OpenCL C uchar. */
-/** @var FCL_INT16
- * int16_t, OpenCL C short. */
-/** @var FCL_UINT16
- * uint16_t, OpenCL C ushort. */
-/** @var FCL_INT32
- * int32_t, OpenCL C int. */
-/** @var FCL_UINT32
- * uint32_t, OpenCL C uint. */
-/** @var FCL_INT64
- * int64_t, OpenCL C long. */
-/** @var FCL_UINT64
- * uint64_t, OpenCL C ulong. */
-/** @var FCL_FLOAT32
- * float. */
-/** @var FCL_FLOAT64
- * double (the device needs double support). */
 
 /** Bytes of one element (0 for an invalid dtype). */
 size_t fcl_dtype_size(fcl_dtype dtype);

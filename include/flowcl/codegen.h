@@ -94,7 +94,7 @@ fcl_status fcl_kbuilder_add_domain(fcl_kbuilder *kb, const char *domain);
  * error none of the text's instructions is added. */
 fcl_status fcl_kbuilder_add_instructions(fcl_kbuilder *kb, const char *text);
 
-/* A block of raw OpenCL C, run like an instruction once per point of its inames and scheduled
+/** A block of raw OpenCL C, run like an instruction once per point of its inames and scheduled
  * by the same rules: writes and reads list what the code writes and reads ("out[i, j], t" and
  * "u[i, j], u[i, j + 1], alpha"; reads may be NULL), as variables or array accesses (a bare
  * array name stands for the whole array); a reader of what the block writes depends on it, the
