@@ -37,7 +37,7 @@ static fcl_status time_launcher(env *e, fcl_launcher *l, const char *in, const c
   if (!t) st = FCL_ERR_OUT_OF_MEMORY;
   for (int r = -1; st == FCL_OK && r < e->repeats; ++r) { /* r = -1: warm-up */
     cl_event ev = NULL;
-    st = fcl_launcher_call(l, e->q, 0, NULL, ps, &ev);
+    st = fcl_launcher_call(l, e->q, ps, 0, NULL, &ev);
     if (st == FCL_OK) st = fcl_events_wait(1, &ev);
     cl_ulong t0 = 0, t1 = 0;
     if (st == FCL_OK && r >= 0) {
@@ -157,7 +157,7 @@ static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) 
     st = kz == 1 ? fcl_kbuilder_tag_inames(kb, "k:g.2")
                  : fcl_kbuilder_split_iname(kb, "k", kz, "g.2", kz <= 32 ? "unr" : "for");
   if (st == FCL_OK && sm) st = fcl_kbuilder_stream_iname(kb, "k_inner", "u");
-  if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, "u", "i_inner, j_inner", NULL, 0);
+  if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, NULL, "u", "i_inner, j_inner", 0);
   return st;
 }
 
@@ -190,7 +190,7 @@ static fcl_status apply_transpose(void *user, fcl_kbuilder *kb, const int64_t *c
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i_inner", rows, NULL, "l.1");
   if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "k:g.2");
   if (st == FCL_OK && pf)
-    st = fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, (int)pad);
+    st = fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner, j_inner", (int)pad);
   return st;
 }
 

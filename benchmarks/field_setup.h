@@ -43,7 +43,8 @@ static inline double field_copy_gbs(field_env *e, cl_mem a, cl_mem b, size_t byt
     if (clEnqueueCopyBuffer(e->q, a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS) break;
     clWaitForEvents(1, &ev);
     fcl_event_times times;
-    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK) t[r] = (double)(times.end - times.start);
+    if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK)
+      t[r] = (double)(times.end_ns - times.start_ns);
     clReleaseEvent(ev);
   }
   double gbs = t ? 2.0 * (double)bytes / bench_median(t, repeats) : 0;

@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     fcl_launcher *l = NULL;
     char name[32];
     snprintf(name, sizeof name, "step%d", i);
-    if (fcl_launcher_create_kernel(name, prog, "advance", 1, &fixed, 2, ps, &cfg, &l) != FCL_OK ||
+    if (fcl_launcher_create_kernel(prog, name, "advance", 1, &fixed, 2, ps, &cfg, &l) != FCL_OK ||
         fcl_launcher_list_push(list, l) != FCL_OK)
       DIE("launcher %d", i);
     raw[i] = clCreateKernel(fcl_program_cl(prog), "advance", &err);
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
         if (use_fcl) {
           fcl_param_set_value(params, slot_t, FCL_TYPE_F32, (fcl_value){.f32 = t});
           fcl_param_set_value(params, slot_k, FCL_TYPE_I32, (fcl_value){.i32 = k});
-          if (fcl_launcher_call(list, q, 0, NULL, params, NULL) != FCL_OK) DIE("list call");
+          if (fcl_launcher_call(list, q, params, 0, NULL, NULL) != FCL_OK) DIE("list call");
         } else {
           for (int i = 0; i < KERNELS; ++i) {
             size_t g = GLOBAL;

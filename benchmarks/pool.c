@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     }
   }
   fcl_pool_stats s;
-  fcl_pool_get_stats(pool, &s);
+  fcl_pool_statistics(pool, &s);
   double m_pool = bench_median(t_pool, o.repeats), m_raw = bench_median(t_raw, o.repeats);
   double m_handle = bench_median(t_handle, o.repeats);
   double speedup = m_raw / m_pool;

@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     for (int r = -1; r < o.repeats; ++r) {
       double t0 = bench_now();
       for (int b = 0; b < BATCH; ++b)
-        if (fcl_field_transpose(src, 0, dst, 0, pm) != FCL_OK) DIE("transpose %s", names[k]);
+        if (fcl_field_transpose(src, 0, pm, dst, 0) != FCL_OK) DIE("transpose %s", names[k]);
       clFinish(e.q);
       if (r >= 0) times[r] = (bench_now() - t0) / BATCH;
     }

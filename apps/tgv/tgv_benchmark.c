@@ -65,7 +65,7 @@ static double copy_gbs(tgv *t) {
     clWaitForEvents(1, &ev);
     fcl_event_times times;
     if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK)
-      ns[n++] = (double)(times.end - times.start);
+      ns[n++] = (double)(times.end_ns - times.start_ns);
     clReleaseEvent(ev);
   }
   if (!n) return 0;
@@ -185,7 +185,7 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
   const double gbs = copy_gbs(t);
   /* capacity: the device memory that the run's pool holds at its peak, per local grid point */
   fcl_pool_stats ps;
-  TRY(fcl_pool_get_stats(t->pool, &ps));
+  TRY(fcl_pool_statistics(t->pool, &ps));
   const int64_t *nl = fcl_topology_local_resolution(t->topo);
   const double points = (double)nl[0] * (double)nl[1] * (double)nl[2];
   const double per_point = (double)ps.high_water_bytes / points;

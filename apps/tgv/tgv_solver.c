@@ -124,7 +124,7 @@ static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
     TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));
     TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
   } else { /* diffusion and Biot-Savart share the forward transforms of the vorticity */
-    TRY(add(t, fcl_spectral_diffuse_biot_savart_operator(t->spectral, t->w, t->u, t->nu, &op),
+    TRY(add(t, fcl_spectral_diffuse_biot_savart_operator(t->spectral, t->w, t->nu, t->u, &op),
             &op));
   }
   return fcl_problem_setup(t->problem);

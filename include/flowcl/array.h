@@ -23,28 +23,6 @@ extern "C" {
 /** Most dimensions an array may have. */
 #define FCL_ARRAY_MAX_DIMS 8
 
-/** Element type of an array (and of codegen arguments and fields). */
-typedef enum {
-  FCL_INT8,      /**< int8_t, OpenCL C char */
-  FCL_UINT8,     /**< uint8_t, OpenCL C uchar */
-  FCL_INT16,     /**< int16_t, OpenCL C short */
-  FCL_UINT16,    /**< uint16_t, OpenCL C ushort */
-  FCL_INT32,     /**< int32_t, OpenCL C int */
-  FCL_UINT32,    /**< uint32_t, OpenCL C uint */
-  FCL_INT64,     /**< int64_t, OpenCL C long */
-  FCL_UINT64,    /**< uint64_t, OpenCL C ulong */
-  FCL_FLOAT32,   /**< float */
-  FCL_FLOAT64,   /**< double (the device needs double support) */
-  FCL_COMPLEX64, /**< complex of two floats (real, imaginary): C99 float complex, OpenCL float2 */
-  FCL_COMPLEX128 /**< complex of two doubles: C99 double complex, OpenCL double2 */
-} fcl_dtype;
-
-/** Bytes of one element (0 for an invalid dtype). */
-size_t fcl_dtype_size(fcl_dtype dtype);
-/** The OpenCL C type name ("float", "uint", ...; "float2" and "double2" for the complex
- * types). */
-const char *fcl_dtype_cl_name(fcl_dtype dtype);
-
 /** A typed n-dimensional view over shared device storage (opaque; not thread safe). */
 typedef struct fcl_array fcl_array;
 
@@ -107,16 +85,17 @@ bool fcl_array_is_contiguous(const fcl_array *array);
 
 /** Host (C-ordered, packed, nbytes) to device and back. blocking false: the host memory must
  * stay valid until event completes. queue NULL: the array's queue. @{ */
-fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void *host,
-                           bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host, bool blocking,
+fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, bool blocking,
+                           const void *host, cl_uint num_wait, const cl_event *wait,
+                           cl_event *event);
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, bool blocking, void *host,
                           cl_uint num_wait, const cl_event *wait, cl_event *event);
 /** @} */
 /** Every element set to *value (itemsize bytes). */
 fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,
                           cl_uint num_wait, const cl_event *wait, cl_event *event);
 /** dst = src elementwise: same dtype and shape, any strides (rectangular copies). */
-fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue queue,
+fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, cl_command_queue queue,
                           cl_uint num_wait, const cl_event *wait, cl_event *event);
 /** Map a contiguous array into host memory (blocking); unmap with fcl_array_unmap. */
 fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags, void **host);

@@ -142,8 +142,8 @@ fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order);
  * (a$tag[i], or inside a rule used as rule$tag(...)) while the others read global memory. The
  * accesses must be translates of each other, affine in the inames, and the sweep inames of
  * constant extent. */
-fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array, const char *sweep,
-                                     const char *fetch_name, int pad);
+fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *fetch_name, const char *array,
+                                     const char *sweep, int pad);
 
 /** Non-fixed parameters, in kernel-argument order: their number, and the name of parameter i
  * (owned by kb; NULL out of range). @{ */

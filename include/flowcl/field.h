@@ -239,8 +239,8 @@ void fcl_reduction_destroy(
  * interior of one component, on the device (a generated kernel, tuned by FLOWCL_TUNE). perm is
  * a permutation of {0, .., dim - 1}; dst must be a field of the permuted shape and the same
  * dtype (typically on a topology built for it). Not collective. */
-fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp,
-                               const int *perm);
+fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, const int *perm, fcl_field *dst,
+                               int dst_comp);
 
 /** Copy a component between two fields of one domain on different topologies of the same
  * communicator (e.g. blocks to pencils) with MPI_Alltoallv, interiors only. Collective. */

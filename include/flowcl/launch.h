@@ -34,16 +34,18 @@
 extern "C" {
 #endif
 
-/** The type of a launcher's argument or parameter value (the member of fcl_value it uses). */
+/** The type of a launcher's argument or parameter value (the member of fcl_value it uses): a
+ * scalar, whose value is the fcl_dtype's (FCL_TYPE_F32 == FCL_FLOAT32, so a scalar dtype
+ * converts by a cast), a buffer or local memory. */
 typedef enum {
-  FCL_TYPE_I32,    /**< int32_t for an OpenCL C int */
-  FCL_TYPE_U32,    /**< uint32_t for a uint */
-  FCL_TYPE_I64,    /**< int64_t for a long */
-  FCL_TYPE_U64,    /**< uint64_t for a ulong */
-  FCL_TYPE_F32,    /**< float */
-  FCL_TYPE_F64,    /**< double */
-  FCL_TYPE_BUFFER, /**< cl_mem for a __global / __constant pointer (NULL allowed) */
-  FCL_TYPE_LOCAL   /**< bytes of __local memory (fixed arguments only) */
+  FCL_TYPE_I32 = FCL_INT32,   /**< int32_t for an OpenCL C int */
+  FCL_TYPE_U32 = FCL_UINT32,  /**< uint32_t for a uint */
+  FCL_TYPE_I64 = FCL_INT64,   /**< int64_t for a long */
+  FCL_TYPE_U64 = FCL_UINT64,  /**< uint64_t for a ulong */
+  FCL_TYPE_F32 = FCL_FLOAT32, /**< float */
+  FCL_TYPE_F64 = FCL_FLOAT64, /**< double */
+  FCL_TYPE_BUFFER = 64,       /**< cl_mem for a __global / __constant pointer (NULL allowed) */
+  FCL_TYPE_LOCAL              /**< bytes of __local memory (fixed arguments only) */
 } fcl_value_type;
 
 /** "int", "uint", "long", "ulong", "float", "double", "buffer", "local". */
@@ -130,7 +132,7 @@ typedef struct fcl_param_set fcl_param_set;
  * in args (set once, here, with its type checked against the kernel's signature) or in params
  * (set per call); one that is neither, or both, is an error naming it. The launcher owns its
  * own cl_kernel. */
-fcl_status fcl_launcher_create_kernel(const char *name, fcl_program *program,
+fcl_status fcl_launcher_create_kernel(fcl_program *program, const char *name,
                                       const char *kernel_name, size_t num_args, const fcl_arg *args,
                                       size_t num_params, const fcl_param_spec *params,
                                       const fcl_launch_config *config, fcl_launcher **out);
@@ -181,7 +183,7 @@ static inline fcl_generator fcl_generator_callback(const char *param, fcl_genera
  * generated combination and the kernel enqueued each time. On an out-of-order queue a barrier
  * is enqueued after the launches (its event is the call's event) unless enqueue_barrier is
  * false, in which case the call returns no event (NULL). */
-fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
+fcl_status fcl_launcher_create_iterative(fcl_program *program, const char *name,
                                          const char *kernel_name, size_t num_args,
                                          const fcl_arg *args, size_t num_params,
                                          const fcl_param_spec *params, size_t num_generators,
@@ -286,8 +288,9 @@ fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char
  * members with one), the first command waiting on the wait list. params may be NULL when the
  * launcher has no parameters. event (may be NULL) receives the event of the last command; an
  * empty list waits for the wait list and returns NULL. */
-fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue, cl_uint num_wait,
-                             const cl_event *wait, const fcl_param_set *params, cl_event *event);
+fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue,
+                             const fcl_param_set *params, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event);
 
 /** A value set for the parameters of launcher (for a list: of all its members). Build it once;
  * set values between calls. The set must not outlive the launcher. */
@@ -312,7 +315,7 @@ fcl_status fcl_param_set_value(fcl_param_set *set, size_t slot, fcl_value_type t
 
 /** Device-time statistics of a launcher's launches (fcl_launcher_statistics). */
 typedef struct {
-  size_t count; /**< completed launches folded in */
+  size_t launches; /**< completed launches folded in */
   /** Device time of the counted launches, ns: total, shortest, longest, mean. @{ */
   double total_ns, min_ns, max_ns, mean_ns;
   /** @} */

@@ -135,7 +135,7 @@ void *fcl_pool_block_svm(const fcl_pool_block *block); /**< NULL for buffer pool
 /** The block's bytes. */
 size_t fcl_pool_block_size(const fcl_pool_block *block); /**< the bin's size, >= request */
 
-/** A pool's figures (fcl_pool_get_stats). */
+/** A pool's figures (fcl_pool_statistics). */
 typedef struct {
   size_t held_blocks;      /**< freed blocks kept for reuse (fenced ones included) */
   size_t active_blocks;    /**< blocks handed out and not yet freed */
@@ -146,7 +146,7 @@ typedef struct {
   size_t reuses;           /**< requests served from held blocks */
 } fcl_pool_stats;
 /** The pool's figures now into stats. */
-fcl_status fcl_pool_get_stats(fcl_pool *pool, fcl_pool_stats *stats);
+fcl_status fcl_pool_statistics(fcl_pool *pool, fcl_pool_stats *stats);
 /** Free every held block whose fence has completed. */
 fcl_status fcl_pool_free_held(fcl_pool *pool);
 /** Free held blocks now and free blocks on release from now on, instead of holding them. */

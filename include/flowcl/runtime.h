@@ -32,6 +32,33 @@ extern "C" {
 const char *fcl_version(void);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Scalar types                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/** The one scalar type enum: element type of arrays, fields and codegen arguments, and (through
+ * fcl_value_type, whose scalar values are these) of launcher parameters. */
+typedef enum {
+  FCL_INT8,      /**< int8_t, OpenCL C char */
+  FCL_UINT8,     /**< uint8_t, OpenCL C uchar */
+  FCL_INT16,     /**< int16_t, OpenCL C short */
+  FCL_UINT16,    /**< uint16_t, OpenCL C ushort */
+  FCL_INT32,     /**< int32_t, OpenCL C int */
+  FCL_UINT32,    /**< uint32_t, OpenCL C uint */
+  FCL_INT64,     /**< int64_t, OpenCL C long */
+  FCL_UINT64,    /**< uint64_t, OpenCL C ulong */
+  FCL_FLOAT32,   /**< float */
+  FCL_FLOAT64,   /**< double (the device needs double support) */
+  FCL_COMPLEX64, /**< complex of two floats (real, imaginary): C99 float complex, OpenCL float2 */
+  FCL_COMPLEX128 /**< complex of two doubles: C99 double complex, OpenCL double2 */
+} fcl_dtype;
+
+/** Bytes of one element (0 for an invalid dtype). */
+size_t fcl_dtype_size(fcl_dtype dtype);
+/** The OpenCL C type name ("float", "uint", ...; "float2" and "double2" for the complex
+ * types). */
+const char *fcl_dtype_cl_name(fcl_dtype dtype);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Platforms and devices                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -269,7 +296,7 @@ fcl_status fcl_user_event_fail(cl_event event, cl_int error);
 /** The profiling times of a command (CL_PROFILING_COMMAND_QUEUED, _SUBMIT, _START, _END). */
 typedef struct {
   /** Device timer, ns: when the command was queued, submitted, started and ended. @{ */
-  cl_ulong queued, submit, start, end; /**< device timer, ns */
+  cl_ulong queued_ns, submit_ns, start_ns, end_ns; /**< device timer, ns */
   /** @} */
 } fcl_event_times;
 /** Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED otherwise. */
@@ -398,7 +425,7 @@ typedef struct {
 fcl_status fcl_kernel_create(fcl_program *program, const char *name, fcl_kernel **out);
 /** Every kernel of a built program: *kernels is an allocated array of *count kernels; free with
  * fcl_kernel_list_destroy. */
-fcl_status fcl_program_all_kernels(fcl_program *program, size_t *count, fcl_kernel ***kernels);
+fcl_status fcl_program_all_kernels(fcl_program *program, fcl_kernel ***kernels, size_t *count);
 /** Destroy the count kernels of fcl_program_all_kernels and the array; accepts NULL; sets
  * *kernels = NULL. */
 void fcl_kernel_list_destroy(fcl_kernel ***kernels, size_t count);
@@ -487,9 +514,9 @@ fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, cl_command_queue queue, c
  * Errors: an argument not set (FCL_ERR_INVALID_STATE), a program without source or an image,
  * sampler or queue argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written
  * (FCL_ERR_IO). */
-fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const char *path,
-                              cl_uint work_dim, const size_t *global, const size_t *local,
-                              const size_t *offset, unsigned flags);
+fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+                              const size_t *global, const size_t *local, const size_t *offset,
+                              unsigned flags, const char *path);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Device characterization                                                                     */

@@ -40,8 +40,8 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *ome
  * one spectral pass: the forward transforms of omega serve both, so a 3D call does 3 forward
  * and 6 backward transforms where fcl_spectral_diffuse then fcl_spectral_biot_savart do 12
  * (on several ranks, 9 all-to-all transposes instead of 12). Same result up to rounding. */
-fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega, fcl_field *u,
-                                            double nu, double dt);
+fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega, double nu,
+                                            double dt, fcl_field *u);
 /** Leray projection of a vector field onto divergence-free fields, in place. */
 fcl_status fcl_spectral_project(fcl_spectral *spectral, fcl_field *u);
 /** Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */
@@ -65,7 +65,7 @@ fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u, f
 /** The fused pass (fcl_spectral_diffuse_biot_savart) over each step's dt: reads and writes omega,
  * writes u. */
 fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,
-                                                     fcl_field *u, double nu, fcl_operator *out);
+                                                     double nu, fcl_field *u, fcl_operator *out);
 
 #ifdef __cplusplus
 }

@@ -102,10 +102,10 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
                     const fcl_tune_options *options, fcl_tune_result *result, fcl_kbuilder **best);
 
 /** What fcl_tune timed in this process so far: the tunings that measured variants (not those
- * served by a remembered result or done at estimate) and the wall seconds they took. A main
+ * served by a remembered result or done at estimate) and the wall time they took (s). A main
  * job prints it once, so a user sees what the first run on a device paid and a later run
  * does not. Either pointer may be NULL. */
-void fcl_tune_totals(size_t *tunings, double *seconds);
+void fcl_tune_totals(size_t *tunings, double *wall_s);
 
 #ifdef __cplusplus
 }

@@ -278,8 +278,8 @@ static fcl_status substep(fcl_advection *adv, int axis, double dt) {
     FCL_TRY(fcl_param_set_f64(adv->params[axis], "cdt", cdt));
   else
     FCL_TRY(fcl_param_set_f32(adv->params[axis], "cdt", (float)cdt));
-  return fcl_launcher_call(adv->dir[axis], fcl_field_queue(adv->velocity), 0, NULL,
-                           adv->params[axis], NULL);
+  return fcl_launcher_call(adv->dir[axis], fcl_field_queue(adv->velocity), adv->params[axis], 0,
+                           NULL, NULL);
 }
 
 fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {

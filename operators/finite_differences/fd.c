@@ -265,7 +265,7 @@ fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
     else
       FCL_TRY(fcl_param_set_f32(op->params, op->dt_param, (float)(dt * op->dt_scale)));
   }
-  return fcl_launcher_call(op->list, fcl_field_queue(op->out), 0, NULL, op->params, NULL);
+  return fcl_launcher_call(op->list, fcl_field_queue(op->out), op->params, 0, NULL, NULL);
 }
 
 fcl_status fcl_fd_enqueue_step(fcl_fd *op, const fcl_step_info *info) {

@@ -36,8 +36,8 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl
   return FCL_OK;
 }
 
-fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, fcl_field *u,
-                                            double nu, double dt) {
+fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, double nu, double dt,
+                                            fcl_field *u) {
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(omega, 2);
   FCL_CHECK_NULL(u, 3);

@@ -49,7 +49,7 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, s
   for (int m = 0; m < 3; ++m) cfg.global[m] = (size_t)l->local[l->order[m]];
   char name[96];
   snprintf(name, sizeof name, "spectral.%s", kernel + sizeof "spectral_" - 1);
-  return fcl_launcher_create_kernel(name, s->program, kernel, n, args, nparams, ps, &cfg, out);
+  return fcl_launcher_create_kernel(s->program, name, kernel, n, args, nparams, ps, &cfg, out);
 }
 
 static fcl_status build(fcl_spectral *s, fcl_context *context) {
@@ -133,7 +133,7 @@ fcl_fft *fcl_spectral_fft(const fcl_spectral *s) { return s ? s->fft : NULL; }
 
 fcl_status fcl__spectral_run(fcl_spectral *s, fcl_launcher *launcher, const fcl_param_set *set) {
   if (s->empty) return FCL_OK;
-  return fcl_launcher_call(launcher, s->queue, 0, NULL, set, NULL);
+  return fcl_launcher_call(launcher, s->queue, set, 0, NULL, NULL);
 }
 
 fcl_status fcl__spectral_check_ncomp(const fcl_field *f, int ncomp, int pos, const char *what) {

@@ -23,7 +23,7 @@ static fcl_status diffusion_apply(void *data, const fcl_step_info *info) {
 
 static fcl_status diffuse_biot_savart_apply(void *data, const fcl_step_info *info) {
   spectral_op *o = data;
-  return fcl_spectral_diffuse_biot_savart(o->spectral, o->in, o->out, o->nu, info->dt);
+  return fcl_spectral_diffuse_biot_savart(o->spectral, o->in, o->nu, info->dt, o->out);
 }
 
 static fcl_status project_apply(void *data, const fcl_step_info *info) {
@@ -65,8 +65,8 @@ fcl_status fcl_spectral_diffusion_operator(fcl_spectral *s, fcl_field *f, double
   return describe("spectral_diffusion", s, NULL, f, nu, diffusion_apply, out);
 }
 
-fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *s, fcl_field *omega,
-                                                     fcl_field *u, double nu, fcl_operator *out) {
+fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *s, fcl_field *omega, double nu,
+                                                     fcl_field *u, fcl_operator *out) {
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(omega, 2);
   FCL_CHECK_NULL(u, 3);

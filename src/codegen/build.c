@@ -109,17 +109,11 @@ static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim
   return sizes(s->kb, &s->axes, s->values, work_dim, global, local);
 }
 
+/* A scalar argument's launcher type: the same value for the 32- and 64-bit dtypes. */
 static fcl_value_type value_type(fcl_dtype t, bool *ok) {
-  *ok = true;
-  switch (t) {
-    case FCL_FLOAT32: return FCL_TYPE_F32;
-    case FCL_FLOAT64: return FCL_TYPE_F64;
-    case FCL_INT32: return FCL_TYPE_I32;
-    case FCL_UINT32: return FCL_TYPE_U32;
-    case FCL_INT64: return FCL_TYPE_I64;
-    case FCL_UINT64: return FCL_TYPE_U64;
-    default: *ok = false; return FCL_TYPE_I32;
-  }
+  *ok = t == FCL_INT32 || t == FCL_UINT32 || t == FCL_INT64 || t == FCL_UINT64 ||
+        t == FCL_FLOAT32 || t == FCL_FLOAT64;
+  return (fcl_value_type)t;
 }
 
 /* Generate, build, wrap as a kernel launcher, or an iterative one when generators are given. */
@@ -172,10 +166,10 @@ static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context, c
   if (st == FCL_OK) st = fcl_program_build(program, options);
   fcl_launch_config config = {.queue = queue};
   if (st == FCL_OK && num_generators)
-    st = fcl_launcher_create_iterative(kb->name, program, kb->name, 0, NULL, n, specs,
+    st = fcl_launcher_create_iterative(program, kb->name, kb->name, 0, NULL, n, specs,
                                        num_generators, generators, enqueue_barrier, &config, out);
   else if (st == FCL_OK)
-    st = fcl_launcher_create_kernel(kb->name, program, kb->name, 0, NULL, n, specs, &config, out);
+    st = fcl_launcher_create_kernel(program, kb->name, kb->name, 0, NULL, n, specs, &config, out);
   fcl_program_release(&program);
   size_state *s = st == FCL_OK ? calloc(1, sizeof *s) : NULL;
   if (st == FCL_OK && !s) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "launcher sizes");

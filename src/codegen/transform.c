@@ -432,8 +432,8 @@ static bool has_tagged_access(const fcl_kbuilder *kb, const char *array, const c
   return false;
 }
 
-fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *array_spec, const char *sweep,
-                                     const char *fetch_name, int pad) {
+fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *fetch_name,
+                                     const char *array_spec, const char *sweep, int pad) {
   FCL_CHECK_NULL(kb, 1);
   FCL_CHECK_NULL(array_spec, 2);
   FCL_CHECK_NULL(sweep, 3);

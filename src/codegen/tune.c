@@ -180,7 +180,7 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
     if (b->pristine[a] && clEnqueueWriteBuffer(b->queue, b->buf[a], CL_TRUE, 0, b->bytes[a],
                                                b->pristine[a], 0, NULL, NULL) != CL_SUCCESS)
       st = FCL_ERROR(FCL_ERR_OPENCL, "tune: resetting an output");
-  if (st == FCL_OK) st = fcl_launcher_call(l, NULL, 0, NULL, ps, NULL);
+  if (st == FCL_OK) st = fcl_launcher_call(l, NULL, ps, 0, NULL, NULL);
   if (st == FCL_OK) st = fcl_queue_finish(b->queue);
   for (size_t a = 0; st == FCL_OK && a < b->nargs; ++a) {
     if (!b->pristine[a]) continue;
@@ -205,7 +205,7 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
   unsigned reps = b->repeats < 64 ? b->repeats : 64;
   for (unsigned r = 0; st == FCL_OK && time_it && r < reps; ++r) {
     cl_event ev = NULL;
-    st = fcl_launcher_call(l, NULL, 0, NULL, ps, &ev);
+    st = fcl_launcher_call(l, NULL, ps, 0, NULL, &ev);
     if (st == FCL_OK) st = fcl_events_wait(1, &ev);
     cl_ulong t0 = 0, t1 = 0;
     if (st == FCL_OK && ev) {
@@ -400,13 +400,13 @@ static fcl_status check_args(const fcl_kbuilder *base, size_t num_axes, const fc
 static struct {
   pthread_mutex_t lock;
   size_t tunings;
-  double seconds;
+  double wall_s;
 } totals = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
 
-void fcl_tune_totals(size_t *tunings, double *seconds) {
+void fcl_tune_totals(size_t *tunings, double *wall_s) {
   pthread_mutex_lock(&totals.lock);
   if (tunings) *tunings = totals.tunings;
-  if (seconds) *seconds = totals.seconds;
+  if (wall_s) *wall_s = totals.wall_s;
   pthread_mutex_unlock(&totals.lock);
 }
 
@@ -511,7 +511,7 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
     if (effort >= FCL_TUNE_MEASURE) {
       pthread_mutex_lock(&totals.lock);
       totals.tunings++;
-      totals.seconds += now_s() - s.start;
+      totals.wall_s += now_s() - s.start;
       pthread_mutex_unlock(&totals.lock);
     }
     if (st == FCL_OK && effort >= FCL_TUNE_MEASURE) {

@@ -166,7 +166,7 @@ fcl_status fcl_field_expr_eval(fcl_field_expr *e, fcl_field *f, int comp) {
                      "expression was built for (its topology, precision and padding)",
                      f->name);
   FCL_TRY(fcl_param_set_buffer(e->params, "u", fcl_field_buffer(f, comp)));
-  return fcl_launcher_call(e->launcher, f->queue, 0, NULL, e->params, NULL);
+  return fcl_launcher_call(e->launcher, f->queue, e->params, 0, NULL, NULL);
 }
 
 void fcl_field_expr_destroy(fcl_field_expr **e) {

@@ -89,7 +89,7 @@ static fcl_status push_box(fcl__ghost_plan *p, fcl_launcher *list, const char *w
   char name[160];
   snprintf(name, sizeof name, "%s.%s", f->name, what);
   fcl_launcher *l = NULL;
-  FCL_TRY(fcl_launcher_create_kernel(name, f->program, "box_axpy", 15, args, 0, NULL, &cfg, &l));
+  FCL_TRY(fcl_launcher_create_kernel(f->program, name, "box_axpy", 15, args, 0, NULL, &cfg, &l));
   return fcl_launcher_list_push(list, l);
 }
 
@@ -424,7 +424,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
                           fcl_arg_i32(10, (int32_t)g[2])};
       fcl_launcher *l = NULL;
       FCL_TRY(
-          fcl_launcher_create_kernel(name, f->program, "ghosts_wrap", 11, args, 0, NULL, &one, &l));
+          fcl_launcher_create_kernel(f->program, name, "ghosts_wrap", 11, args, 0, NULL, &one, &l));
       fcl_status st = fcl_launcher_list_push(p->begin, l);
       if (st != FCL_OK) {
         fcl_launcher_destroy(&l);
@@ -536,7 +536,7 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
 
 static fcl_status run(fcl_launcher *l, cl_command_queue q) {
   cl_event ev = NULL;
-  FCL_TRY(fcl_launcher_call(l, q, 0, NULL, NULL, &ev));
+  FCL_TRY(fcl_launcher_call(l, q, NULL, 0, NULL, &ev));
   if (!ev) return FCL_OK;
   fcl_status st = fcl_events_wait(1, &ev);
   clReleaseEvent(ev);
@@ -544,7 +544,7 @@ static fcl_status run(fcl_launcher *l, cl_command_queue q) {
 }
 
 static fcl_status plan_begin(fcl__ghost_plan *p) {
-  if (p->device_only) return fcl_launcher_call(p->begin, p->f->queue, 0, NULL, NULL, NULL);
+  if (p->device_only) return fcl_launcher_call(p->begin, p->f->queue, NULL, 0, NULL, NULL);
   return run(p->begin, p->f->queue);
 }
 static fcl_status plan_end(fcl__ghost_plan *p) { return run(p->end, p->f->queue); }

@@ -94,7 +94,7 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
                              .bytes_per_launch = total * f->itemsize};
     char name[160];
     snprintf(name, sizeof name, "%s.reduce.%d", f->name, c);
-    st = fcl_launcher_create_kernel(name, f->program, "reduce_stats", 17, args, 0, NULL, &cfg,
+    st = fcl_launcher_create_kernel(f->program, name, "reduce_stats", 17, args, 0, NULL, &cfg,
                                     &r->launcher[c]);
   }
   if (st != FCL_OK) {
@@ -134,7 +134,7 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
                        f->name, c);
   fcl_status st = FCL_OK;
   for (int c = c0; c < c1 && st == FCL_OK; ++c) {
-    st = fcl_launcher_call(r->launcher[c], f->queue, 0, NULL, NULL, NULL);
+    st = fcl_launcher_call(r->launcher[c], f->queue, NULL, 0, NULL, NULL);
     cl_int err = st == FCL_OK ? clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
                                                     r->groups * NSTAT * r->acc_size, r->host[c], 0,
                                                     NULL, &r->read[c])

@@ -92,7 +92,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   if (!staged) return FCL_OK;
   char sweep[32];
   snprintf(sweep, sizeof sweep, "i_inner, %s_inner", iname[p0]);
-  return fcl_kbuilder_add_prefetch(kb, "src", sweep, NULL, 1);
+  return fcl_kbuilder_add_prefetch(kb, NULL, "src", sweep, 1);
 }
 
 static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, cached *e) {
@@ -121,8 +121,8 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
   return st;
 }
 
-fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp,
-                               const int *perm) {
+fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, const int *perm, fcl_field *dst,
+                               int dst_comp) {
   FCL_CHECK_NULL(src, 1);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_NULL(perm, 5);
@@ -183,5 +183,5 @@ fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, fcl_field *ds
   }
   FCL_TRY(fcl_param_set_buffer(e->params, "src", fcl_field_buffer(src, src_comp)));
   FCL_TRY(fcl_param_set_buffer(e->params, "dst", fcl_field_buffer(dst, dst_comp)));
-  return fcl_launcher_call(e->launcher, dst->queue, 0, NULL, e->params, NULL);
+  return fcl_launcher_call(e->launcher, dst->queue, e->params, 0, NULL, NULL);
 }

@@ -123,7 +123,7 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
   return st;
 }
 
-fcl_status fcl_launcher_create_kernel(const char *name, fcl_program *program,
+fcl_status fcl_launcher_create_kernel(fcl_program *program, const char *name,
                                       const char *kernel_name, size_t num_args, const fcl_arg *args,
                                       size_t num_params, const fcl_param_spec *params,
                                       const fcl_launch_config *config, fcl_launcher **out) {
@@ -144,14 +144,14 @@ fcl_status fcl_launcher_create_kernel(const char *name, fcl_program *program,
   return FCL_OK;
 }
 
-fcl_status fcl_launcher_create_iterative(const char *name, fcl_program *program,
+fcl_status fcl_launcher_create_iterative(fcl_program *program, const char *name,
                                          const char *kernel_name, size_t num_args,
                                          const fcl_arg *args, size_t num_params,
                                          const fcl_param_spec *params, size_t num_generators,
                                          const fcl_generator *generators, bool enqueue_barrier,
                                          const fcl_launch_config *config, fcl_launcher **out) {
   FCL_CHECK_ARG(num_generators > 0 && generators, 9, "generators", "at least one is needed");
-  FCL_TRY(fcl_launcher_create_kernel(name, program, kernel_name, num_args, args, num_params, params,
+  FCL_TRY(fcl_launcher_create_kernel(program, name, kernel_name, num_args, args, num_params, params,
                                      config, out));
   fcl_launcher *l = *out;
   l->kind = L_ITERATIVE;

@@ -6,15 +6,27 @@
 #include "check.h"
 #include "launch_impl.h"
 
+/* The scalar values are fcl_dtype's: their names and sizes are the dtype's. */
+static bool scalar(fcl_value_type type) {
+  switch (type) {
+    case FCL_TYPE_I32:
+    case FCL_TYPE_U32:
+    case FCL_TYPE_I64:
+    case FCL_TYPE_U64:
+    case FCL_TYPE_F32:
+    case FCL_TYPE_F64: return true;
+    default: return false;
+  }
+}
+
 const char *fcl_value_type_name(fcl_value_type type) {
-  static const char *names[] = {"int",   "uint",   "long",   "ulong",
-                                "float", "double", "buffer", "local"};
-  return (unsigned)type < sizeof names / sizeof *names ? names[type] : "invalid";
+  if (scalar(type)) return fcl_dtype_cl_name((fcl_dtype)type);
+  return type == FCL_TYPE_BUFFER ? "buffer" : type == FCL_TYPE_LOCAL ? "local" : "invalid";
 }
 
 size_t fcl__value_size(fcl_value_type type) {
-  static const size_t sizes[] = {4, 4, 8, 8, 4, 8, sizeof(cl_mem), 0};
-  return (unsigned)type < sizeof sizes / sizeof *sizes ? sizes[type] : 0;
+  if (scalar(type)) return fcl_dtype_size((fcl_dtype)type);
+  return type == FCL_TYPE_BUFFER ? sizeof(cl_mem) : 0;
 }
 
 bool fcl__value_type_matches(fcl_value_type type, const fcl_kernel_arg_info *arg) {
@@ -101,10 +113,10 @@ static void harvest(fcl_launcher *l) {
             CL_SUCCESS) {
       double ns = end > start ? (double)(end - start) : 0.0;
       fcl_launch_stats *s = &l->stats;
-      s->min_ns = s->count == 0 || ns < s->min_ns ? ns : s->min_ns;
+      s->min_ns = s->launches == 0 || ns < s->min_ns ? ns : s->min_ns;
       s->max_ns = ns > s->max_ns ? ns : s->max_ns;
       s->total_ns += ns;
-      s->count++;
+      s->launches++;
       s->bytes += (double)l->bytes_per_launch;
     }
     clReleaseEvent(e);
@@ -129,7 +141,7 @@ void fcl__launcher_record(fcl_launcher *l, cl_command_queue queue, cl_event even
 }
 
 static void finish_stats(fcl_launch_stats *s, size_t pending) {
-  s->mean_ns = s->count ? s->total_ns / (double)s->count : 0.0;
+  s->mean_ns = s->launches ? s->total_ns / (double)s->launches : 0.0;
   s->bandwidth_gbs = s->total_ns > 0 && s->bytes > 0 ? s->bytes / s->total_ns : 0.0;
   s->pending = pending;
 }
@@ -148,11 +160,11 @@ fcl_status fcl_launcher_statistics(fcl_launcher *launcher, fcl_launch_stats *sta
   for (size_t i = 0; i < launcher->num_steps; ++i) {
     fcl_launch_stats s;
     FCL_TRY(fcl_launcher_statistics(launcher->steps[i], &s));
-    if (s.count) {
-      sum.min_ns = sum.count == 0 || s.min_ns < sum.min_ns ? s.min_ns : sum.min_ns;
+    if (s.launches) {
+      sum.min_ns = sum.launches == 0 || s.min_ns < sum.min_ns ? s.min_ns : sum.min_ns;
       sum.max_ns = s.max_ns > sum.max_ns ? s.max_ns : sum.max_ns;
     }
-    sum.count += s.count;
+    sum.launches += s.launches;
     sum.total_ns += s.total_ns;
     sum.bytes += s.bytes;
     pending += s.pending;
@@ -266,8 +278,9 @@ fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_f
   return FCL_OK;
 }
 
-fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue, cl_uint num_wait,
-                             const cl_event *wait, const fcl_param_set *params, cl_event *event) {
+fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue,
+                             const fcl_param_set *params, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event) {
   if (event) *event = NULL;
   if (!launcher) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (launcher): NULL");
   if (num_wait && !wait)

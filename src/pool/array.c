@@ -5,17 +5,6 @@
 #include "array_impl.h"
 #include "check.h"
 
-size_t fcl_dtype_size(fcl_dtype dtype) {
-  static const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 8, 16};
-  return (unsigned)dtype < sizeof sizes / sizeof *sizes ? sizes[dtype] : 0;
-}
-
-const char *fcl_dtype_cl_name(fcl_dtype dtype) {
-  static const char *names[] = {"char", "uchar", "short", "ushort", "int",    "uint",
-                                "long", "ulong", "float", "double", "float2", "double2"};
-  return (unsigned)dtype < sizeof names / sizeof *names ? names[dtype] : "invalid";
-}
-
 void fcl__packed_strides(int ndim, const size_t *shape, size_t itemsize, size_t *strides) {
   size_t s = itemsize;
   for (int i = ndim - 1; i >= 0; --i) {
@@ -116,7 +105,7 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fc
                                       fcl_array **out) {
   FCL_CHECK_NULL(host, 6);
   FCL_TRY(fcl_array_create(pool, queue, dtype, ndim, shape, out));
-  fcl_status st = fcl_array_write(*out, NULL, host, true, 0, NULL, NULL);
+  fcl_status st = fcl_array_write(*out, NULL, true, host, 0, NULL, NULL);
   if (st != FCL_OK) fcl_array_destroy(out);
   return st;
 }
@@ -257,7 +246,7 @@ fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, cl_command_queu
   *out = NULL;
   if (!queue) queue = src->queue;
   FCL_TRY(fcl_array_create(pool, queue, src->dtype, src->ndim, src->shape, out));
-  fcl_status st = fcl_array_copy(*out, src, queue, 0, NULL, NULL);
+  fcl_status st = fcl_array_copy(src, *out, queue, 0, NULL, NULL);
   if (st != FCL_OK) fcl_array_destroy(out);
   return st;
 }

@@ -191,8 +191,9 @@ static fcl_status writable(const fcl_array *a, int pos, const char *what) {
   return FCL_OK;
 }
 
-fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void *host,
-                           bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, bool blocking,
+                           const void *host, cl_uint num_wait, const cl_event *wait,
+                           cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
   FCL_TRY(writable(array, 1, "write to"));
@@ -200,7 +201,7 @@ fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, const void 
                        event);
 }
 
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, void *host, bool blocking,
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, bool blocking, void *host,
                           cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
@@ -233,7 +234,7 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
   return run_plan(&o, &p, false, num_wait, wait, event, NULL, NULL);
 }
 
-fcl_status fcl_array_copy(fcl_array *dst, const fcl_array *src, cl_command_queue queue,
+fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, cl_command_queue queue,
                           cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(dst, 1);
   FCL_CHECK_NULL(src, 2);

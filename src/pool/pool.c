@@ -329,7 +329,7 @@ cl_mem fcl_pool_block_buffer(const fcl_pool_block *block) {
 void *fcl_pool_block_svm(const fcl_pool_block *block) { return block ? block->mem.svm : NULL; }
 size_t fcl_pool_block_size(const fcl_pool_block *block) { return block ? block->mem.size : 0; }
 
-fcl_status fcl_pool_get_stats(fcl_pool *pool, fcl_pool_stats *stats) {
+fcl_status fcl_pool_statistics(fcl_pool *pool, fcl_pool_stats *stats) {
   FCL_CHECK_NULL(pool, 1);
   FCL_CHECK_NULL(stats, 2);
   pthread_mutex_lock(&pool->lock);

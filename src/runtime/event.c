@@ -103,7 +103,7 @@ fcl_status fcl_event_profile(cl_event event, fcl_event_times *times) {
   static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED,
                                             CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
                                             CL_PROFILING_COMMAND_END};
-  cl_ulong *out[4] = {&times->queued, &times->submit, &times->start, &times->end};
+  cl_ulong *out[4] = {&times->queued_ns, &times->submit_ns, &times->start_ns, &times->end_ns};
   for (int i = 0; i < 4; ++i) {
     cl_int err = clGetEventProfilingInfo(event, what[i], sizeof(cl_ulong), out[i], NULL);
     if (err == CL_PROFILING_INFO_NOT_AVAILABLE)

@@ -60,7 +60,7 @@ fcl_status fcl_kernel_create(fcl_program *program, const char *name, fcl_kernel 
                    program->origin, used ? available : "(none)");
 }
 
-fcl_status fcl_program_all_kernels(fcl_program *program, size_t *count, fcl_kernel ***kernels) {
+fcl_status fcl_program_all_kernels(fcl_program *program, fcl_kernel ***kernels, size_t *count) {
   FCL_CHECK_NULL(program, 1);
   FCL_CHECK_NULL(count, 2);
   FCL_CHECK_NULL(kernels, 3);

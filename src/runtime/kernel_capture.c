@@ -185,9 +185,9 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
   return FCL_OK;
 }
 
-fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, const char *path,
-                              cl_uint work_dim, const size_t *global, const size_t *local,
-                              const size_t *offset, unsigned flags) {
+fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+                              const size_t *global, const size_t *local, const size_t *offset,
+                              unsigned flags, const char *path) {
   FCL_CHECK_NULL(kernel, 1);
   FCL_CHECK_NULL(queue, 2);
   FCL_CHECK_NULL(path, 3);

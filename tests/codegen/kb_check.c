@@ -95,7 +95,7 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
   }
   for (size_t p = 0; p < fcl_kbuilder_num_params(kb); ++p)
     CHECK_OK(fcl_param_set_i32(ps, fcl_kbuilder_param_name(kb, p), (int32_t)params[p]));
-  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_launcher_call(l, NULL, ps, 0, NULL, NULL));
   CHECK_OK(fcl_queue_finish(env->queue));
   ref(&expect, params);
   size_t bad = 0, first = SIZE_MAX, first_arg = 0;

@@ -108,7 +108,7 @@ static void check(fcl_context *ctx, cl_command_queue queue, const fcl_kbuilder *
     CHECK_OK(fcl_param_set_buffer(ps, name, buf[a]));
   }
   CHECK_OK(fcl_param_set_i32(ps, "n", (int32_t)n));
-  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_launcher_call(l, NULL, ps, 0, NULL, NULL));
   CHECK_OK(fcl_queue_finish(queue));
   want = d;
   for (size_t a = 0; a < d.nargs; ++a) {
@@ -241,7 +241,7 @@ static void matvec_tests(fcl_context *ctx, cl_command_queue queue, fcl_dtype tc)
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "y[i] = sum(k, m[i, k] * v[k])"));
   run_schedules(ctx, queue, kb, 256, ref_matvec);
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "v", "k", NULL, 0));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "v", "k", 0));
   check(ctx, queue, kb, 256, ref_matvec, "v prefetched to local memory");
   fcl_kbuilder_destroy(&kb);
 }

@@ -226,7 +226,7 @@ static void streams(void) {
   kb = base(); /* prefetched */
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i - 1, j] + a[i + 1, j]"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "a", "j_inner", NULL, 0));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "a", "j_inner", 0));
   CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "a"), FCL_ERR_INVALID_ARGUMENT,
                "stream or prefetch it, not both");
   fcl_kbuilder_destroy(&kb);
@@ -257,15 +257,15 @@ static void parameters_and_prefetch(void) {
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] + a[j, i]\nv[i] = a[i, 0]"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "b", "i_inner", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "b", "i_inner", 0), FCL_ERR_INVALID_ARGUMENT,
                "only read-only arrays");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_inner, j_inner", NULL, 0),
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner, j_inner", 0),
                FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a$near", "i_inner, j_inner", NULL, 0),
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a$near", "i_inner, j_inner", 0),
                FCL_ERR_INVALID_ARGUMENT, "no access 'a$near[...]'");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a$", "i_inner, j_inner", NULL, 0),
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a$", "i_inner, j_inner", 0),
                FCL_ERR_INVALID_ARGUMENT, "name$tag");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_outer", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_outer", 0), FCL_ERR_INVALID_ARGUMENT,
                "sweep iname 'i_outer' needs a constant range");
   fcl_kbuilder_destroy(&kb);
 
@@ -273,7 +273,7 @@ static void parameters_and_prefetch(void) {
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j]"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, "a", "i_inner", NULL, 0), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner", 0), FCL_ERR_INVALID_ARGUMENT,
                "depend on local iname 'j_inner', which is not swept");
   fcl_kbuilder_destroy(&kb);
 }
@@ -359,12 +359,12 @@ static void launcher(const fcl_device_entry *device, void *user) {
   CHECK_OK(fcl_param_set_buffer(ps, "x", x));
   CHECK_OK(fcl_param_set_f32(ps, "value", 0.5f));
   CHECK_OK(fcl_param_set_i32(ps, "n", 0)); /* nothing to do: no launch, no error */
-  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_launcher_call(list, q, ps, 0, NULL, NULL));
   CHECK_OK(fcl_param_set_i32(ps, "n", 100));
-  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_launcher_call(list, q, ps, 0, NULL, NULL));
   CHECK_OK(fcl_param_set_i32(ps, "n", 250));
   CHECK_OK(fcl_param_set_f32(ps, "value", 1000.0f));
-  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_launcher_call(list, q, ps, 0, NULL, NULL));
   clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != (i < 250 ? 1000.0f + (float)i : -1.0f);
@@ -373,12 +373,12 @@ static void launcher(const fcl_device_entry *device, void *user) {
    * nothing is written */
   CHECK_OK(fcl_param_set_i32(ps, "n", N + 1));
   CHECK_OK(fcl_param_set_f32(ps, "value", 7.0f));
-  CHECK_STATUS(fcl_launcher_call(list, q, 0, NULL, ps, NULL), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_launcher_call(list, q, ps, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "array 'x' has 1200 bytes, its shape needs 1204");
   clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
   CHECK(host[0] == 1000.0f && host[N - 1] == -1.0f);
   CHECK_OK(fcl_param_set_i32(ps, "n", 250)); /* the same buffer, sizes that fit again */
-  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, ps, NULL));
+  CHECK_OK(fcl_launcher_call(list, q, ps, 0, NULL, NULL));
   clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
   CHECK(host[0] == 7.0f && host[249] == 7.0f + 249 && host[N - 1] == -1.0f);
   fcl_param_set_destroy(&ps);

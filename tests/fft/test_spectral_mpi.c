@@ -161,12 +161,12 @@ static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     EXPECT("Biot-Savart", u, velocity3);
     CHECK_OK(fcl_spectral_curl(s, u, w));
     EXPECT("curl", w, vorticity3);
-    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, u, NU, DT));
+    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, u));
     EXPECT("diffused vorticity (fused pass)", w, vorticity3_diffused);
     EXPECT("Biot-Savart (fused pass)", u, velocity3_diffused);
-    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, w, NU, DT), FCL_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, w), FCL_ERR_INVALID_ARGUMENT,
                  "vorticity");
-    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, u, NU, -1), FCL_ERR_INVALID_ARGUMENT, "dt");
+    CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, NU, -1, u), FCL_ERR_INVALID_ARGUMENT, "dt");
     CHECK_OK(fcl_field_init(w, init_analytic, (void *)vorticity3));
     CHECK_OK(fcl_field_init(u, init_analytic, (void *)velocity3_plus_gradient));
     CHECK_OK(fcl_spectral_project(s, u));
@@ -210,7 +210,7 @@ static void check_2d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     EXPECT("Biot-Savart", u, velocity2);
     CHECK_OK(fcl_spectral_curl(s, u, w));
     EXPECT("curl", w, vorticity2);
-    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, u, NU, DT));
+    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, u));
     EXPECT("diffused vorticity (fused pass)", w, vorticity2_diffused);
     EXPECT("Biot-Savart (fused pass)", u, velocity2_diffused);
     CHECK_OK(fcl_field_init(u, init_analytic, (void *)velocity2_plus_gradient));

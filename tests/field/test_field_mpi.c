@@ -389,7 +389,7 @@ static void transpose_case(env *e, fcl_dtype dt, const int *perm) {
   CHECK_OK(fcl_topology_create(MPI_COMM_SELF, &dp, NULL, (int[]){2, 0, 1}, &td));
   fcl_field *src = make_field(e, ts, "src", 1, dt), *dst = make_field(e, td, "dst", 1, dt);
   CHECK_OK(fcl_field_init(src, init_code, &d));
-  CHECK_OK(fcl_field_transpose(src, 0, dst, 0, perm));
+  CHECK_OK(fcl_field_transpose(src, 0, perm, dst, 0));
   size_t count = (size_t)(res[0] * res[1] * res[2]), wrong = 0;
   void *host = malloc(count * fcl_dtype_size(dt));
   CHECK_OK(fcl_field_read(dst, 0, false, host));
@@ -537,7 +537,7 @@ static void errors(env *e) {
   double r;
   CHECK_STATUS(fcl_field_reduce(f, 1, FCL_REDUCE_SUM, &r), FCL_ERR_INVALID_ARGUMENT,
                "1 is not a component of field 'u' (components 0 to 0)");
-  CHECK_STATUS(fcl_field_transpose(f, 0, f, 0, (int[]){0, 0, 1}), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_field_transpose(f, 0, (int[]){0, 0, 1}, f, 0), FCL_ERR_INVALID_ARGUMENT,
                "not a permutation");
   fcl_field_destroy(&f);
   fcl_topology_destroy(&t);

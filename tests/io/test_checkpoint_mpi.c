@@ -144,7 +144,7 @@ static void steps(env *e, run *r, int count) {
                  fcl_field_padded_shape(r->u)[2] * fcl_dtype_size(fcl_field_dtype(r->u));
   for (int s = 0; s < count && !fcl_test_failures; ++s) {
     CHECK_OK(fcl_field_ghosts_update(r->u));
-    CHECK_OK(fcl_launcher_call(r->update, e->q, 0, NULL, r->ps, NULL));
+    CHECK_OK(fcl_launcher_call(r->update, e->q, r->ps, 0, NULL, NULL));
     CHECK(clEnqueueCopyBuffer(e->q, fcl_field_buffer(r->tmp, 0), fcl_field_buffer(r->u, 0), 0, 0,
                               bytes, 0, NULL, NULL) == CL_SUCCESS);
   }

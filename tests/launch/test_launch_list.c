@@ -66,7 +66,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_create_list("pipeline", &list));
   CHECK_OK(fcl_launcher_create_copy_h2d("upload", h, b, 0, sizeof h, &step));
   CHECK_OK(fcl_launcher_list_push(list, step));
-  CHECK_OK(fcl_launcher_create_kernel("scale1", prog, "scale", 1, &on_b, 1, &pa, &cfg, &step));
+  CHECK_OK(fcl_launcher_create_kernel(prog, "scale1", "scale", 1, &on_b, 1, &pa, &cfg, &step));
   CHECK_OK(fcl_launcher_list_push(list, step));
   CHECK_OK(fcl_launcher_create_copy_d2h("download", b, 0, seen, sizeof seen, &step));
   CHECK_OK(fcl_launcher_list_push(list, step));
@@ -78,7 +78,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   /* A sub-list, flattened into the list: scale again (same parameter) and copy to b2. */
   fcl_launcher *sub = NULL;
   CHECK_OK(fcl_launcher_create_list("tail", &sub));
-  CHECK_OK(fcl_launcher_create_kernel("scale2", prog, "scale", 1, &on_b, 1, &pa, &cfg, &step));
+  CHECK_OK(fcl_launcher_create_kernel(prog, "scale2", "scale", 1, &on_b, 1, &pa, &cfg, &step));
   CHECK_OK(fcl_launcher_list_push(sub, step));
   CHECK_OK(fcl_launcher_create_copy_d2d("mirror", b, 0, b2, 0, sizeof h, &step));
   CHECK_OK(fcl_launcher_list_push(sub, step));
@@ -98,7 +98,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   /* One parameter for the whole list; a clash of types is refused and changes nothing. */
   CHECK(fcl_launcher_num_params(list) == 1);
   fcl_param_spec pi = {"a", 1, FCL_TYPE_I32};
-  CHECK_OK(fcl_launcher_create_kernel("shift", prog, "shift", 1, &on_b, 1, &pi, &cfg, &step));
+  CHECK_OK(fcl_launcher_create_kernel(prog, "shift", "shift", 1, &on_b, 1, &pi, &cfg, &step));
   CHECK_STATUS(fcl_launcher_list_push(list, step), FCL_ERR_INVALID_ARGUMENT,
                "parameter 'a' is int here but float");
   CHECK(fcl_launcher_list_size(list) == 9 && fcl_launcher_num_params(list) == 1);
@@ -108,7 +108,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_param_set_create(list, &p));
   CHECK_OK(fcl_param_set_f32(p, "a", 2.0f));
   cl_event done = NULL;
-  CHECK_OK(fcl_launcher_call(list, q, 0, NULL, p, &done));
+  CHECK_OK(fcl_launcher_call(list, q, p, 0, NULL, &done));
   CHECK_OK(fcl_events_wait(1, &done));
   clReleaseEvent(done);
   CHECK(hs.calls == 1 && hs.bad == 0);
@@ -126,7 +126,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     for (int i = 0; i < N; ++i) h[i] = (float)i;
     memset(final, 0, sizeof final);
     hs.calls = hs.bad = 0;
-    CHECK_OK(fcl_launcher_call(list, ooo, 0, NULL, p, &done));
+    CHECK_OK(fcl_launcher_call(list, ooo, p, 0, NULL, &done));
     CHECK_OK(fcl_events_wait(1, &done));
     clReleaseEvent(done);
     CHECK(hs.calls == 1 && hs.bad == 0);
@@ -136,14 +136,14 @@ static void check_device(const fcl_device_entry *d, void *user) {
     clReleaseCommandQueue(ooo);
   }
   /* Without a queue, a list with copies is refused. */
-  CHECK_STATUS(fcl_launcher_call(list, NULL, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_launcher_call(list, NULL, p, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "needs the list to be called with a queue");
 
   /* A failing host step stops the call with its status. */
   fcl_launcher *stop = NULL;
   CHECK_OK(fcl_launcher_create_host("exchange", failing_step, NULL, &stop));
   CHECK_OK(fcl_launcher_list_push(list, stop));
-  CHECK(fcl_launcher_call(list, q, 0, NULL, p, NULL) == FCL_ERR_MPI);
+  CHECK(fcl_launcher_call(list, q, p, 0, NULL, NULL) == FCL_ERR_MPI);
   clFinish(q);
 
   /* An enqueuing host step on an in-order queue: no wait for the queue before it (a plain host
@@ -152,7 +152,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     fcl_launcher *l2 = NULL, *k2 = NULL, *h2 = NULL;
     cl_mem pair[2] = {b, b2};
     CHECK_OK(fcl_launcher_create_list("enqueue", &l2));
-    CHECK_OK(fcl_launcher_create_kernel("scale3", prog, "scale", 1, &on_b, 1, &pa, &cfg, &k2));
+    CHECK_OK(fcl_launcher_create_kernel(prog, "scale3", "scale", 1, &on_b, 1, &pa, &cfg, &k2));
     CHECK_OK(fcl_launcher_list_push(l2, k2));
     CHECK_OK(plain ? fcl_launcher_create_host("copy", enqueue_copy, pair, &h2)
                    : fcl_launcher_create_host_enqueue("copy", enqueue_copy, pair, &h2));
@@ -173,7 +173,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     }
     const uint64_t s0 = fcl_count_host_syncs();
     cl_event ldone = NULL; /* as the last step, its event is a marker after its commands */
-    CHECK_OK(fcl_launcher_call(l2, q, 0, NULL, p2, plain ? NULL : &ldone));
+    CHECK_OK(fcl_launcher_call(l2, q, p2, 0, NULL, plain ? NULL : &ldone));
     const uint64_t syncs = fcl_count_host_syncs() - s0;
     fcl_param_set_destroy(&p2);
     if (gate) {
@@ -204,7 +204,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_create_list("empty", &empty));
   CHECK_OK(fcl_user_event_create(ctx, &gate));
   CHECK_OK(fcl_user_event_complete(gate));
-  CHECK_OK(fcl_launcher_call(empty, q, 1, &gate, NULL, &ev));
+  CHECK_OK(fcl_launcher_call(empty, q, NULL, 1, &gate, &ev));
   CHECK(ev == NULL);
   clReleaseEvent(gate);
   fcl_launcher_destroy(&empty);

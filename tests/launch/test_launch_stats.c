@@ -36,36 +36,36 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_log_set_handler(capture, NULL);
   setenv("FLOWCL_TRACE", "adv*", 1);
   fcl_launcher *l = NULL, *quiet = NULL;
-  CHECK_OK(fcl_launcher_create_kernel("advect_x", prog, "scale", 2, args, 0, NULL, &cfg, &l));
-  CHECK_OK(fcl_launcher_create_kernel("other", prog, "scale", 2, args, 0, NULL, &cfg, &quiet));
+  CHECK_OK(fcl_launcher_create_kernel(prog, "advect_x", "scale", 2, args, 0, NULL, &cfg, &l));
+  CHECK_OK(fcl_launcher_create_kernel(prog, "other", "scale", 2, args, 0, NULL, &cfg, &quiet));
   unsetenv("FLOWCL_TRACE");
 
   /* A launch held back by a user event: the statistics do not wait for it. */
   cl_event gate = NULL, held = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &gate));
-  CHECK_OK(fcl_launcher_call(l, NULL, 1, &gate, NULL, &held));
+  CHECK_OK(fcl_launcher_call(l, NULL, NULL, 1, &gate, &held));
   fcl_launch_stats s;
   CHECK_OK(fcl_launcher_statistics(l, &s));
-  CHECK(s.count == 0 && s.pending == 1);
+  CHECK(s.launches == 0 && s.pending == 1);
   CHECK_OK(fcl_user_event_complete(gate));
   CHECK_OK(fcl_events_wait(1, &held));
   double expect_total = 0, expect_min = 1e300, expect_max = 0;
   cl_event evs[CALLS];
   evs[0] = held;
-  for (int i = 1; i < CALLS; ++i) CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, NULL, &evs[i]));
-  CHECK_OK(fcl_launcher_call(quiet, NULL, 0, NULL, NULL, NULL));
+  for (int i = 1; i < CALLS; ++i) CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &evs[i]));
+  CHECK_OK(fcl_launcher_call(quiet, NULL, NULL, 0, NULL, NULL));
   CHECK_OK(fcl_queue_finish(q));
   for (int i = 0; i < CALLS; ++i) {
     fcl_event_times t;
     CHECK_OK(fcl_event_profile(evs[i], &t));
-    double ns = (double)(t.end - t.start);
+    double ns = (double)(t.end_ns - t.start_ns);
     expect_total += ns;
     expect_min = ns < expect_min ? ns : expect_min;
     expect_max = ns > expect_max ? ns : expect_max;
     clReleaseEvent(evs[i]);
   }
   CHECK_OK(fcl_launcher_statistics(l, &s));
-  CHECK(s.count == CALLS && s.pending == 0);
+  CHECK(s.launches == CALLS && s.pending == 0);
   CHECKF(s.total_ns == expect_total && s.min_ns == expect_min && s.max_ns == expect_max,
          "statistics %.0f/%.0f/%.0f ns, events say %.0f/%.0f/%.0f", s.total_ns, s.min_ns, s.max_ns,
          expect_total, expect_min, expect_max);
@@ -77,10 +77,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_as_list(l, "one", &list));
   fcl_launch_stats ls;
   CHECK_OK(fcl_launcher_statistics(list, &ls));
-  CHECK(ls.count == CALLS && ls.total_ns == expect_total);
+  CHECK(ls.launches == CALLS && ls.total_ns == expect_total);
   CHECK_OK(fcl_launcher_reset_statistics(list));
   CHECK_OK(fcl_launcher_statistics(list, &ls));
-  CHECK(ls.count == 0 && ls.total_ns == 0);
+  CHECK(ls.launches == 0 && ls.total_ns == 0);
 
   /* Tracing: the matching launcher's launches only, with sizes and values. */
   fcl_log_set_handler(NULL, NULL);

@@ -36,17 +36,17 @@ static void kernel_launchers(env *e) {
   fcl_arg args[3] = {fcl_arg_buffer(0, by), fcl_arg_f32(1, 3.0f), fcl_arg_i32(2, N)};
   fcl_launch_config cfg = {.queue = e->q, .work_dim = 1, .global = {1024}};
   fcl_launcher *l = NULL, *list = NULL;
-  CHECK_OK(fcl_launcher_create_kernel("triple", e->prog, "scale", 3, args, 0, NULL, &cfg, &l));
+  CHECK_OK(fcl_launcher_create_kernel(e->prog, "triple", "scale", 3, args, 0, NULL, &cfg, &l));
   CHECK(fcl_launcher_queue_configured(l) && fcl_launcher_global_size_configured(l));
   CHECK(fcl_launcher_num_params(l) == 0);
   cl_event ev = NULL;
-  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, NULL, &ev));
+  CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &ev));
   CHECK(ev != NULL);
   CHECK_OK(fcl_events_wait(1, &ev));
   clReleaseEvent(ev);
   CHECK_OK(fcl_launcher_as_list(l, "triple list", &list));
   CHECK(fcl_launcher_list_size(list) == 1 && fcl_launcher_list_get(list, 0) == l);
-  CHECK_OK(fcl_launcher_call(list, e->q, 0, NULL, NULL, NULL));
+  CHECK_OK(fcl_launcher_call(list, e->q, NULL, 0, NULL, NULL));
   clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != 9.0f * (float)i;
@@ -55,51 +55,51 @@ static void kernel_launchers(env *e) {
 
   /* Creation errors name the argument. */
   fcl_arg two[2] = {fcl_arg_buffer(0, by), fcl_arg_f32(1, 1.0f)};
-  CHECK_STATUS(fcl_launcher_create_kernel("partial", e->prog, "scale", 2, two, 0, NULL, &cfg, &l),
+  CHECK_STATUS(fcl_launcher_create_kernel(e->prog, "partial", "scale", 2, two, 0, NULL, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "argument 2 (n) is neither fixed nor a parameter");
   CHECK(l == NULL);
   fcl_arg wrong[3] = {fcl_arg_buffer(0, by), fcl_arg_f64(1, 1.0), fcl_arg_i32(2, N)};
-  CHECK_STATUS(fcl_launcher_create_kernel("wrong", e->prog, "scale", 3, wrong, 0, NULL, &cfg, &l),
+  CHECK_STATUS(fcl_launcher_create_kernel(e->prog, "wrong", "scale", 3, wrong, 0, NULL, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "argument 1 (a, float): wrong type");
   fcl_param_spec as_double = {"a", 1, FCL_TYPE_F64};
-  CHECK_STATUS(fcl_launcher_create_kernel("wrong", e->prog, "scale", 2,
+  CHECK_STATUS(fcl_launcher_create_kernel(e->prog, "wrong", "scale", 2,
                                           (fcl_arg[]){fcl_arg_buffer(0, by), fcl_arg_i32(2, N)}, 1,
                                           &as_double, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "parameter 'a' is declared double");
   fcl_param_spec twice = {"a", 2, FCL_TYPE_I32};
-  CHECK_STATUS(fcl_launcher_create_kernel("twice", e->prog, "scale", 3, args, 1, &twice, &cfg, &l),
+  CHECK_STATUS(fcl_launcher_create_kernel(e->prog, "twice", "scale", 3, args, 1, &twice, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "already fixed");
-  CHECK_STATUS(fcl_launcher_create_kernel("nokernel", e->prog, "scael", 3, args, 0, NULL, &cfg, &l),
+  CHECK_STATUS(fcl_launcher_create_kernel(e->prog, "nokernel", "scael", 3, args, 0, NULL, &cfg, &l),
                FCL_ERR_NOT_FOUND, "scael");
 
   /* Parametrized: a and n per call. */
   fcl_param_spec ps[2] = {{"a", 1, FCL_TYPE_F32}, {"n", 2, FCL_TYPE_I32}};
   fcl_launch_config nocfg = {0};
-  CHECK_OK(fcl_launcher_create_kernel("scale", e->prog, "scale", 1, args, 2, ps, &nocfg, &l));
+  CHECK_OK(fcl_launcher_create_kernel(e->prog, "scale", "scale", 1, args, 2, ps, &nocfg, &l));
   CHECK(!fcl_launcher_queue_configured(l) && !fcl_launcher_global_size_configured(l));
   fcl_param_set *p = NULL;
   CHECK_OK(fcl_param_set_create(l, &p));
   CHECK_OK(fcl_param_set_f32(p, "a", 0.5f));
-  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, p, NULL), FCL_ERR_INVALID_STATE,
+  CHECK_STATUS(fcl_launcher_call(l, e->q, p, 0, NULL, NULL), FCL_ERR_INVALID_STATE,
                "no global size");
   size_t g = 1024;
   CHECK_OK(fcl_launcher_configure(l, NULL, 1, &g, NULL));
-  CHECK_STATUS(fcl_launcher_call(l, NULL, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT, "no queue");
-  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, p, NULL), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_launcher_call(l, NULL, p, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT, "no queue");
+  CHECK_STATUS(fcl_launcher_call(l, e->q, p, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "parameter 'n' was not set");
-  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_launcher_call(l, e->q, NULL, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "no parameter set");
   CHECK_STATUS(fcl_param_set_f64(p, "a", 0.5), FCL_ERR_INVALID_ARGUMENT,
                "parameter 'a' is float, given double");
   CHECK_STATUS(fcl_param_set_i32(p, "alpha", 1), FCL_ERR_NOT_FOUND, "a (float), n (int)");
   CHECK_OK(fcl_param_set_i32(p, "n", 500));
-  CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL)); /* first half halved */
+  CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL)); /* first half halved */
   CHECK_OK(fcl_param_set_i32(p, "n", N));
-  CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL)); /* a unchanged, n changed */
+  CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL)); /* a unchanged, n changed */
   size_t slot;
   CHECK_OK(fcl_param_set_slot(p, "a", &slot));
   CHECK_OK(fcl_param_set_value(p, slot, FCL_TYPE_F32, (fcl_value){.f32 = 4.0f}));
-  CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL));
+  CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
   clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != (i < 500 ? 0.25f : 0.5f) * 4.0f * 9.0f * (float)i;
@@ -107,9 +107,9 @@ static void kernel_launchers(env *e) {
   /* A set made for another launcher is refused. */
   fcl_launcher *other = NULL;
   fcl_param_set *po = NULL;
-  CHECK_OK(fcl_launcher_create_kernel("other", e->prog, "scale", 1, args, 2, ps, &cfg, &other));
+  CHECK_OK(fcl_launcher_create_kernel(e->prog, "other", "scale", 1, args, 2, ps, &cfg, &other));
   CHECK_OK(fcl_param_set_create(other, &po));
-  CHECK_STATUS(fcl_launcher_call(l, e->q, 0, NULL, po, NULL), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_launcher_call(l, e->q, po, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "made for launcher 'other'");
   fcl_param_set_destroy(&po);
   fcl_launcher_destroy(&other);
@@ -136,11 +136,11 @@ static void iterative(env *e, cl_command_queue q, bool barrier) {
                            fcl_generator_callback("j", three_odd, NULL)};
   fcl_launch_config cfg = {.queue = q, .work_dim = 1, .global = {1}};
   fcl_launcher *l = NULL;
-  CHECK_OK(fcl_launcher_create_iterative("record", e->prog, "record", 3, args, 2, ps, 2, gens,
+  CHECK_OK(fcl_launcher_create_iterative(e->prog, "record", "record", 3, args, 2, ps, 2, gens,
                                          barrier, &cfg, &l));
   CHECK(fcl_launcher_num_params(l) == 0); /* generated parameters are not the caller's */
   cl_event ev = NULL;
-  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, NULL, &ev));
+  CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &ev));
   cl_command_queue_properties props = 0;
   clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
   bool ooo = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
@@ -170,11 +170,11 @@ static void iterative(env *e, cl_command_queue q, bool barrier) {
 
   /* Generator errors. */
   fcl_generator bad_gen = fcl_generator_range("k", 0, 3, 1);
-  CHECK_STATUS(fcl_launcher_create_iterative("x", e->prog, "record", 3, args, 2, ps, 1, &bad_gen,
+  CHECK_STATUS(fcl_launcher_create_iterative(e->prog, "x", "record", 3, args, 2, ps, 1, &bad_gen,
                                              true, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "drives 'k'");
   fcl_generator zero_step = fcl_generator_range("i", 0, 3, 0);
-  CHECK_STATUS(fcl_launcher_create_iterative("x", e->prog, "record", 3, args, 2, ps, 1, &zero_step,
+  CHECK_STATUS(fcl_launcher_create_iterative(e->prog, "x", "record", 3, args, 2, ps, 1, &zero_step,
                                              true, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "non-zero step");
   clReleaseMemObject(bo);
@@ -194,12 +194,12 @@ static void list_of_values(env *e) {
   fcl_launch_config cfg = {.queue = e->q, .work_dim = 1, .global = {1}};
   fcl_launcher *l = NULL;
   fcl_param_set *p = NULL;
-  CHECK_OK(fcl_launcher_create_iterative("rows", e->prog, "record", 3, args, 2, ps, 1, &gen, true,
+  CHECK_OK(fcl_launcher_create_iterative(e->prog, "rows", "record", 3, args, 2, ps, 1, &gen, true,
                                          &cfg, &l));
   CHECK_OK(fcl_param_set_create(l, &p));
   CHECK(fcl_launcher_num_params(l) == 1);
   CHECK_OK(fcl_param_set_i32(p, "i", 3));
-  CHECK_OK(fcl_launcher_call(l, NULL, 0, NULL, p, NULL));
+  CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL));
   clEnqueueReadBuffer(e->q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   CHECK(out[3 * W + 2] == 0 && out[3 * W + 0] == 1 && out[3 * W + 1] == -1 && out[0] == -1);
   fcl_param_set_destroy(&p);
@@ -232,7 +232,7 @@ static void kbuilder_iterative(env *e) {
     CHECK_OK(fcl_param_set_create(l, &p));
     CHECK_OK(fcl_param_set_i32(p, "n", N));
     CHECK_OK(fcl_param_set_buffer(p, "acc", acc));
-    CHECK_OK(fcl_launcher_call(l, e->q, 0, NULL, p, NULL));
+    CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
     CHECK(clEnqueueReadBuffer(e->q, acc, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
           CL_SUCCESS);
     int bad = 0;

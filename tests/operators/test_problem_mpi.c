@@ -486,7 +486,7 @@ static void check_node_timing(env *e) {
          "timed nodes: %lld and %lld calls, %.0f + %.0f ns of the launcher's %.0f ns (%zu "
          "launches)",
          (long long)n0.calls, (long long)n1.calls, n0.device_ns, n1.device_ns, all.total_ns,
-         all.count);
+         all.launches);
   fcl_problem_destroy(&p);
   fcl_fd_destroy(&tick);
   fcl_field_destroy(&clock);

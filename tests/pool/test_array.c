@@ -44,7 +44,7 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   if (!a || !v) return;
   CHECK(fcl_array_size(v) == m);
   /* read of a view */
-  CHECK_OK(fcl_array_read(v, NULL, got, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(v, NULL, true, got, 0, NULL, NULL));
   int bad = 0;
   for (size_t i = 0; i < m; ++i) bad += got[i] != host[source_index(ndim, shape, s, i)];
   CHECKF(bad == 0, "%dD view read: %d wrong", ndim, bad);
@@ -53,8 +53,8 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
     vals[i] = 100000.0f + (float)i;
     ref[source_index(ndim, shape, s, i)] = vals[i];
   }
-  CHECK_OK(fcl_array_write(v, NULL, vals, true, 0, NULL, NULL));
-  CHECK_OK(fcl_array_read(a, NULL, got, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_write(v, NULL, true, vals, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(a, NULL, true, got, 0, NULL, NULL));
   bad = 0;
   for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
   CHECKF(bad == 0, "%dD view write: %d wrong", ndim, bad);
@@ -62,17 +62,17 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   size_t vshape[8];
   memcpy(vshape, fcl_array_shape(v), (size_t)ndim * sizeof *vshape);
   CHECK_OK(fcl_array_create(pool, q, FCL_FLOAT32, ndim, vshape, &c));
-  CHECK_OK(fcl_array_copy(c, v, NULL, 0, NULL, NULL));
-  CHECK_OK(fcl_array_read(c, NULL, got, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_copy(v, c, NULL, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(c, NULL, true, got, 0, NULL, NULL));
   CHECK(memcmp(got, vals, m * sizeof *got) == 0);
   for (size_t i = 0; i < m; ++i) vals[i] = -(float)i;
-  CHECK_OK(fcl_array_write(c, NULL, vals, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_write(c, NULL, true, vals, 0, NULL, NULL));
   cl_event ev = NULL;
-  CHECK_OK(fcl_array_copy(v, c, NULL, 0, NULL, &ev));
+  CHECK_OK(fcl_array_copy(c, v, NULL, 0, NULL, &ev));
   CHECK_OK(fcl_events_wait(1, &ev));
   clReleaseEvent(ev);
   for (size_t i = 0; i < m; ++i) ref[source_index(ndim, shape, s, i)] = vals[i];
-  CHECK_OK(fcl_array_read(a, NULL, got, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(a, NULL, true, got, 0, NULL, NULL));
   bad = 0;
   for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
   CHECKF(bad == 0, "%dD copy into a view: %d wrong", ndim, bad);
@@ -80,7 +80,7 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   const float seven = 7.5f;
   CHECK_OK(fcl_array_fill(v, NULL, &seven, 0, NULL, NULL));
   for (size_t i = 0; i < m; ++i) ref[source_index(ndim, shape, s, i)] = seven;
-  CHECK_OK(fcl_array_read(a, NULL, got, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(a, NULL, true, got, 0, NULL, NULL));
   bad = 0;
   for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
   CHECKF(bad == 0, "%dD view fill: %d wrong", ndim, bad);
@@ -158,7 +158,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_STATUS(fcl_array_slice(a, out_of_range, &bad), FCL_ERR_INVALID_ARGUMENT, "axis 0");
   const fcl_slice zero_step[3] = {{0, 4, 0}, {0, 5, 1}, {0, 6, 1}};
   CHECK_STATUS(fcl_array_slice(a, zero_step, &bad), FCL_ERR_INVALID_ARGUMENT, "step");
-  CHECK_STATUS(fcl_array_copy(a, v, NULL, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+  CHECK_STATUS(fcl_array_copy(v, a, NULL, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "same dtype and shape");
   CHECK_STATUS(fcl_array_map(v, NULL, CL_MAP_READ, &mapped), FCL_ERR_INVALID_ARGUMENT,
                "only contiguous");
@@ -179,14 +179,14 @@ static void check_device(const fcl_device_entry *e, void *user) {
   const size_t s64[1] = {64};
   CHECK_OK(fcl_array_create_from_host(pool, q, FCL_INT32, 1, s64, ints, &ia));
   int iback[64];
-  CHECK_OK(fcl_array_read(ia, NULL, iback, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(ia, NULL, true, iback, 0, NULL, NULL));
   CHECK(memcmp(ints, iback, sizeof ints) == 0);
   const size_t s88[2] = {8, 8};
   CHECK_OK(fcl_array_create(pool, q, FCL_FLOAT64, 2, s88, &da));
   const double pi = 3.141592653589793;
   CHECK_OK(fcl_array_fill(da, NULL, &pi, 0, NULL, NULL));
   double dback[64];
-  CHECK_OK(fcl_array_read(da, NULL, dback, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(da, NULL, true, dback, 0, NULL, NULL));
   CHECK(dback[0] == pi && dback[63] == pi);
   cl_int err;
   cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -194,7 +194,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   const size_t s4[2] = {4, 4}, st4[2] = {16 * sizeof(int), 2 * sizeof(int)};
   CHECK_OK(fcl_array_wrap_buffer(buf, q, FCL_INT32, 2, s4, st4, sizeof(int), &w));
   int wback[16];
-  CHECK_OK(fcl_array_read(w, NULL, wback, true, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(w, NULL, true, wback, 0, NULL, NULL));
   bad = NULL;
   int wrong = 0;
   for (int i = 0; i < 4; ++i)
@@ -226,10 +226,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK(mi.host_ptr == hv && (mi.flags & CL_MEM_USE_HOST_PTR));
     CHECK_OK(fcl_mem_get_info(fcl_array_buffer(hr), &mi));
     CHECK(mi.flags & CL_MEM_READ_ONLY);
-    CHECK_OK(fcl_array_read(hc, q, got, true, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(hc, q, true, got, 0, NULL, NULL));
     CHECK(got[5] == 3 * 5 - 7 && got[23] == 3 * 23 - 7);
     CHECK(!fcl_array_readonly(hc) && fcl_array_readonly(hr));
-    CHECK_STATUS(fcl_array_write(hr, q, hv, true, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(fcl_array_write(hr, q, true, hv, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
   }
   CHECK_STATUS(fcl_array_from_host(ctx, q, FCL_INT32, 2, s24, hv,
@@ -241,7 +241,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   if (sv) CHECK_OK(fcl_array_clone(sv, pool, NULL, &cl));
   if (cl) {
     CHECK(fcl_array_is_contiguous(cl) && fcl_array_size(cl) == 4);
-    CHECK_OK(fcl_array_read(cl, q, got, true, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(cl, q, true, got, 0, NULL, NULL));
     int cw = 0;
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j) cw += got[i * 2 + j] != 3 * ((1 + 2 * i) * 6 + 3 * j) - 7;
@@ -251,11 +251,11 @@ static void check_device(const fcl_device_entry *e, void *user) {
   if (ro) {
     const int zero = 0;
     void *m = NULL;
-    CHECK_STATUS(fcl_array_write(ro, q, hv, true, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(fcl_array_write(ro, q, true, hv, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
     CHECK_STATUS(fcl_array_fill(ro, q, &zero, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
-    CHECK_STATUS(fcl_array_copy(ro, hc, q, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT, "read-only");
+    CHECK_STATUS(fcl_array_copy(hc, ro, q, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT, "read-only");
     CHECK_STATUS(fcl_array_map(ro, q, CL_MAP_WRITE, &m), FCL_ERR_INVALID_ARGUMENT, "read-only");
     CHECK_OK(fcl_array_map(ro, q, CL_MAP_READ, &m));
     if (m) {
@@ -265,7 +265,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_OK(fcl_array_slice(ro, every_other, &ros));
     CHECK(ros && fcl_array_readonly(ros));
     CHECK_OK(fcl_array_fill(hc, q, &zero, 0, NULL, NULL)); /* the original still writes */
-    CHECK_OK(fcl_array_read(ro, q, got, true, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(ro, q, true, got, 0, NULL, NULL));
     CHECK(got[0] == 0 && got[23] == 0);
   }
   fcl_array_destroy(&ros);
@@ -281,7 +281,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(a == NULL);
   clFinish(q);
   fcl_pool_stats stats;
-  CHECK_OK(fcl_pool_get_stats(pool, &stats));
+  CHECK_OK(fcl_pool_statistics(pool, &stats));
   CHECK(stats.active_blocks == 0); /* every array's storage went back to the pool */
   fcl_pool_release(&pool);
   fcl_allocator_release(&alloc);

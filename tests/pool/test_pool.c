@@ -9,7 +9,7 @@ static size_t bs(size_t size) { return fcl_pool_bin_size(4, fcl_pool_bin_number(
 
 static fcl_pool_stats stats(fcl_pool *p) {
   fcl_pool_stats s;
-  CHECK_OK(fcl_pool_get_stats(p, &s));
+  CHECK_OK(fcl_pool_statistics(p, &s));
   return s;
 }
 

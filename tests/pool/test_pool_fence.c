@@ -44,7 +44,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &y));
   CHECKF(y != x, "the pool handed out a block whose fence (a pending write) had not completed");
   fcl_pool_stats s;
-  CHECK_OK(fcl_pool_get_stats(pool, &s));
+  CHECK_OK(fcl_pool_statistics(pool, &s));
   CHECK(s.held_blocks == 1 && s.allocations == 2 && s.reuses == 0);
   /* Open the gate; once A's write is done the block is reused. */
   CHECK_OK(fcl_user_event_complete(gate));

@@ -55,7 +55,7 @@ static void run(fcl_pool *pool, bool stamp) {
   }
   for (int i = 0; i < THREADS; ++i) pthread_join(t[i], NULL);
   fcl_pool_stats s;
-  CHECK_OK(fcl_pool_get_stats(pool, &s));
+  CHECK_OK(fcl_pool_statistics(pool, &s));
   CHECK(s.active_blocks == 0 && s.active_bytes == 0);
   CHECK(s.allocations + s.reuses > 0 && s.reuses > s.allocations); /* the pool did its job */
   CHECK(s.managed_bytes <= s.high_water_bytes);
@@ -83,7 +83,7 @@ int main(void) {
   CHECK_OK(fcl_pool_create(a, NULL, &p));
   run(p, true);
   fcl_pool_stats s;
-  CHECK_OK(fcl_pool_get_stats(p, &s));
+  CHECK_OK(fcl_pool_statistics(p, &s));
   CHECK((size_t)atomic_load(&dev.outstanding) == s.held_blocks);
   fcl_pool_release(&p);
   CHECK(atomic_load(&dev.outstanding) == 0);

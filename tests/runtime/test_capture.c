@@ -69,8 +69,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   snprintf(c2, sizeof c2, "%s/group_sum.c", dir);
   size_t n = N, groups = N / GROUP, local = GROUP;
   /* Capture first (reads the inputs), then launch for real. */
-  CHECK_OK(fcl_kernel_capture(axpy, q, c1, 1, &n, NULL, NULL, 0));
-  CHECK_OK(fcl_kernel_capture(sum, q, c2, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L));
+  CHECK_OK(fcl_kernel_capture(axpy, q, 1, &n, NULL, NULL, 0, c1));
+  CHECK_OK(fcl_kernel_capture(sum, q, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L, c2));
   CHECK_OK(fcl_kernel_enqueue(axpy, q, 1, &n, NULL, NULL, 0, 0, NULL, NULL));
   CHECK_OK(
       fcl_kernel_enqueue(sum, q, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
@@ -104,7 +104,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* An argument left unset cannot be captured. */
   fcl_kernel *fresh = NULL;
   CHECK_OK(fcl_kernel_create(p, "axpy", &fresh));
-  CHECK_STATUS(fcl_kernel_capture(fresh, q, c1, 1, &n, NULL, NULL, 0), FCL_ERR_INVALID_STATE,
+  CHECK_STATUS(fcl_kernel_capture(fresh, q, 1, &n, NULL, NULL, 0, c1), FCL_ERR_INVALID_STATE,
                "argument 0 (a) is not set");
   fcl_kernel_destroy(&fresh);
   fcl_test_remove_dir(dir);

@@ -125,7 +125,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_program_build(p, NULL));
   fcl_kernel **all = NULL;
   size_t count = 0;
-  CHECK_OK(fcl_program_all_kernels(p, &count, &all));
+  CHECK_OK(fcl_program_all_kernels(p, &all, &count));
   CHECK(count == 3);
   int found = 0;
   for (size_t i = 0; i < count; ++i)

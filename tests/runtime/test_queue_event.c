@@ -99,7 +99,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* Profiling times of a completed command are ordered. */
   fcl_event_times t;
   CHECK_OK(fcl_event_profile(barrier, &t));
-  CHECK(t.queued <= t.submit && t.submit <= t.start && t.start <= t.end);
+  CHECK(t.queued_ns <= t.submit_ns && t.submit_ns <= t.start_ns && t.start_ns <= t.end_ns);
   clReleaseEvent(marker);
   clReleaseEvent(barrier);
   clReleaseEvent(gate);
