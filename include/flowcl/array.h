@@ -38,7 +38,7 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fc
 fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtype dtype, int ndim,
                                  const size_t *shape, const size_t *strides, size_t offset,
                                  fcl_array **out);
-/** The seed's from_host: an array over C-ordered host data of shape[ndim]. copy: the data is
+/** An array over C-ordered host data of shape[ndim]. copy: the data is
  * copied into a new buffer (CL_MEM_COPY_HOST_PTR), else the buffer uses the host memory itself
  * (CL_MEM_USE_HOST_PTR: it must outlive the array, and the device may cache it until a map or
  * read). readable / writable: what kernels may do with it (CL_MEM_READ_ONLY, _WRITE_ONLY,

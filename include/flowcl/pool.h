@@ -120,7 +120,7 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block);
 fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint num_events,
                                const cl_event *events);
 
-/** Bind an active block to a queue (the seed's PooledSVM.bind_to_queue): fcl_pool_free then
+/** Bind an active block to a queue (PyOpenCL's PooledSVM.bind_to_queue): fcl_pool_free then
  * fences it with a marker on that queue, so that the block is reused only after the work
  * enqueued there before the free has completed (fcl_pool_free_after with that marker). The
  * queue is retained until the free; NULL unbinds. For SVM blocks above all, which kernels use
