@@ -92,7 +92,7 @@ static fcl_status make_extrapolation(tgv *t) {
 }
 
 /* Lie: A(dt) S(dt) D(dt) with u^n, then u = BS(w). Strang: u_mid extrapolated, S(dt/2) A(dt)
- * S(dt/2) with u_mid, D(dt), u = BS(w): second order (README, "Validation"). */
+ * S(dt/2) with u_mid, D(dt), u = BS(w): second order (docs/validation.md). */
 static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_spectral_create(t->w, t->opt.fft, t->pool, &t->spectral));
   if (!t->opt.lie) TRY(make_extrapolation(t));

@@ -2,7 +2,7 @@
  * second-order splitting), against the 512^3 DNS of Dairay et al. 2017 (apps/tgv/reference),
  * on 1, 2 or 4 ranks, 32^3, double, to t = 1.
  *
- * Convergence study (PoCL; README "Validation"): at t = 1 the flow is smooth. With dt_max 0.02
+ * Convergence study (PoCL; docs/validation.md): at t = 1 the flow is smooth. With dt_max 0.02
  * the energy is 3.1e-6 and the enstrophy 1.49e-4 from the DNS (1.55e-4 at dt_max 0.01: the
  * enstrophy's error is the 32^3 grid's, 48^3 gives 2.5e-5); the first-order Lie splitting
  * gives 3.59e-4 and 1.25e-3. Successive halvings of dt (0.08, 0.04, 0.02, lcfl 0.5 so that
