@@ -62,23 +62,29 @@ __kernel void spectral_poisson(__global T2 *a, LAYOUT_ARGS, const T scale) {
   a[w.at] = k2 > 0 ? a[w.at] * (scale / k2) : (T2)(0, 0);
 }
 
+/* The zero mode of a Biot-Savart velocity: the uniform velocity set for the plan (a free
+ * stream), 0 by default (the backward transforms are not normalized: the mode is the mean). */
+#define MEAN_ARGS const T mean_x, const T mean_y, const T mean_z
+static T2 mean_mode(T k2, T2 u, T mean) { return k2 > 0 ? u : (T2)(mean, 0); }
+
 /* Biot-Savart in 3D: u^ = i k x omega^ / |k|^2, in place over the three slots. */
 __kernel void spectral_biot_savart3(__global T2 *wx, __global T2 *wy, __global T2 *wz,
-                                    LAYOUT_ARGS, const T scale) {
+                                    LAYOUT_ARGS, const T scale, MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), f = k2 > 0 ? scale / k2 : (T)0;
   T2 a = wx[w.at] * f, b = wy[w.at] * f, c = wz[w.at] * f;
   const T *k = w.kodd;
-  wx[w.at] = times_i(k[1] * c - k[2] * b);
-  wy[w.at] = times_i(k[2] * a - k[0] * c);
-  wz[w.at] = times_i(k[0] * b - k[1] * a);
+  wx[w.at] = mean_mode(k2, times_i(k[1] * c - k[2] * b), mean_x);
+  wy[w.at] = mean_mode(k2, times_i(k[2] * a - k[0] * c), mean_y);
+  wz[w.at] = mean_mode(k2, times_i(k[0] * b - k[1] * a), mean_z);
 }
 
 /* Diffusion over dt, then Biot-Savart of the diffused vorticity, in one pass (3D): omega^ *=
  * exp(-nu dt |k|^2) in place; u^ = i k x omega^ / |k|^2 into three more slots. */
 __kernel void spectral_diffuse_biot_savart3(__global T2 *wx, __global T2 *wy, __global T2 *wz,
                                             __global T2 *ux, __global T2 *uy, __global T2 *uz,
-                                            LAYOUT_ARGS, const T scale, const T nu_dt) {
+                                            LAYOUT_ARGS, const T scale, const T nu_dt,
+                                            MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), e = scale * exp(-nu_dt * k2), f = k2 > 0 ? (T)1 / k2 : (T)0;
   T2 a = wx[w.at] * e, b = wy[w.at] * e, c = wz[w.at] * e;
@@ -86,30 +92,31 @@ __kernel void spectral_diffuse_biot_savart3(__global T2 *wx, __global T2 *wy, __
   wy[w.at] = b;
   wz[w.at] = c;
   const T *k = w.kodd;
-  ux[w.at] = times_i(k[1] * c - k[2] * b) * f;
-  uy[w.at] = times_i(k[2] * a - k[0] * c) * f;
-  uz[w.at] = times_i(k[0] * b - k[1] * a) * f;
+  ux[w.at] = mean_mode(k2, times_i(k[1] * c - k[2] * b) * f, mean_x);
+  uy[w.at] = mean_mode(k2, times_i(k[2] * a - k[0] * c) * f, mean_y);
+  uz[w.at] = mean_mode(k2, times_i(k[0] * b - k[1] * a) * f, mean_z);
 }
 
 /* The same in 2D: omega^ diffused in place, (ux^, uy^) = (i ky, -i kx) psi^ into two slots. */
 __kernel void spectral_diffuse_biot_savart2(__global T2 *w_, __global T2 *ux, __global T2 *uy,
-                                            LAYOUT_ARGS, const T scale, const T nu_dt) {
+                                            LAYOUT_ARGS, const T scale, const T nu_dt,
+                                            MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), f = k2 > 0 ? (T)1 / k2 : (T)0;
   T2 om = w_[w.at] * (scale * exp(-nu_dt * k2)), psi = om * f;
   w_[w.at] = om;
-  ux[w.at] = times_i(psi * w.kodd[1]);
-  uy[w.at] = -times_i(psi * w.kodd[0]);
+  ux[w.at] = mean_mode(k2, times_i(psi * w.kodd[1]), mean_x);
+  uy[w.at] = mean_mode(k2, -times_i(psi * w.kodd[0]), mean_y);
 }
 
 /* Biot-Savart in 2D: psi^ = omega^ / |k|^2, u = (d psi / dy, -d psi / dx); ux into w's slot. */
 __kernel void spectral_biot_savart2(__global T2 *w_ux, __global T2 *uy, LAYOUT_ARGS,
-                                    const T scale) {
+                                    const T scale, MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), f = k2 > 0 ? scale / k2 : (T)0;
   T2 psi = w_ux[w.at] * f;
-  w_ux[w.at] = times_i(psi * w.kodd[1]);
-  uy[w.at] = -times_i(psi * w.kodd[0]);
+  w_ux[w.at] = mean_mode(k2, times_i(psi * w.kodd[1]), mean_x);
+  uy[w.at] = mean_mode(k2, -times_i(psi * w.kodd[0]), mean_y);
 }
 
 /* Leray projection: u^ -= k (k . u^) / |k|^2 (dim 2: uz is not touched). */

@@ -42,6 +42,12 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *spectral, const fcl_field *ome
  * (on several ranks, 9 all-to-all transposes instead of 12). Same result up to rounding. */
 fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *spectral, fcl_field *omega, double nu,
                                             double dt, fcl_field *u);
+/** The uniform velocity (dim components; NULL: none) that every later Biot-Savart of the plan,
+ * alone or fused with diffusion and in their operators, adds to the velocity of the vorticity:
+ * the free stream of a flow past an obstacle, U + curl(psi). It is the velocity's mean over the
+ * periodic box (the zero mode, which Biot-Savart otherwise leaves at 0); it costs nothing per
+ * call. Non-finite components: FCL_ERR_INVALID_ARGUMENT. */
+fcl_status fcl_spectral_set_mean_velocity(fcl_spectral *spectral, const double *velocity);
 /** Leray projection of a vector field onto divergence-free fields, in place. */
 fcl_status fcl_spectral_project(fcl_spectral *spectral, fcl_field *u);
 /** Exact diffusion of every component over dt: d f / dt = nu lap(f), in place. */

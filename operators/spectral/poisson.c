@@ -31,7 +31,7 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl
                      "field '%s'",
                      fcl_field_name(omega));
   for (int c = 0; c < fcl_field_ncomp(omega); ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
-  FCL_TRY(fcl__spectral_run(s, s->biot_savart, NULL));
+  FCL_TRY(fcl__spectral_run(s, s->biot_savart, s->biot_savart_params));
   for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
   return FCL_OK;
 }

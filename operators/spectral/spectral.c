@@ -1,5 +1,6 @@
 /* Spectral operators: the plan (an FFT plan with one slot per component, the kernels of
  * kernels/spectral.cl) and the launchers every operator call goes through. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,16 +67,18 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   const bool three = s->dim == 3;
   fcl_value_type real = s->dtype == FCL_FLOAT64 ? FCL_TYPE_F64 : FCL_TYPE_F32;
   FCL_TRY(make_launcher(s, "spectral_poisson", 1, 0, NULL, 0, NULL, &s->poisson));
+  fcl_param_spec mean[4] = {{"mean_x", 0, real}, {"mean_y", 0, real}, {"mean_z", 0, real}};
   FCL_TRY(make_launcher(s, three ? "spectral_biot_savart3" : "spectral_biot_savart2", three ? 3 : 2,
-                        0, NULL, 0, NULL, &s->biot_savart));
+                        0, NULL, 3, mean, &s->biot_savart));
   /* In 2D the kernel never touches its third buffer (the last slot stands in). */
   fcl_arg dim_arg = fcl_arg_i32(0, s->dim);
   FCL_TRY(make_launcher(s, "spectral_project", 3, 1, &dim_arg, 0, NULL, &s->project));
   fcl_param_spec nu = {"nu_dt", 0, real};
   FCL_TRY(make_launcher(s, "spectral_diffuse", 1, 0, NULL, 1, &nu, &s->diffuse));
+  fcl_param_spec nu_mean[4] = {nu, mean[0], mean[1], mean[2]};
   FCL_TRY(make_launcher(s,
                         three ? "spectral_diffuse_biot_savart3" : "spectral_diffuse_biot_savart2",
-                        three ? 6 : 3, 0, NULL, 1, &nu, &s->diffuse_biot_savart));
+                        three ? 6 : 3, 0, NULL, 4, nu_mean, &s->diffuse_biot_savart));
   fcl_param_spec deriv[2] = {{"axis", 0, FCL_TYPE_I32}, {"order", 0, FCL_TYPE_I32}};
   FCL_TRY(make_launcher(s, "spectral_derivative", 1, 0, NULL, 2, deriv, &s->derivative));
   FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2, 0, NULL, 0,
@@ -83,6 +86,22 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   FCL_TRY(fcl_param_set_create(s->diffuse, &s->diffuse_params));
   FCL_TRY(fcl_param_set_create(s->derivative, &s->derivative_params));
   FCL_TRY(fcl_param_set_create(s->diffuse_biot_savart, &s->diffuse_biot_savart_params));
+  FCL_TRY(fcl_param_set_create(s->biot_savart, &s->biot_savart_params));
+  return fcl_spectral_set_mean_velocity(s, NULL);
+}
+
+fcl_status fcl_spectral_set_mean_velocity(fcl_spectral *s, const double *velocity) {
+  FCL_CHECK_NULL(s, 1);
+  for (int a = 0; velocity && a < s->dim; ++a)
+    if (!isfinite(velocity[a]))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (velocity): component %d is %g", a,
+                       velocity[a]);
+  static const char *const names[3] = {"mean_x", "mean_y", "mean_z"};
+  for (int a = 0; a < 3; ++a) {
+    double v = velocity && a < s->dim ? velocity[a] : 0.0;
+    FCL_TRY(fcl__spectral_set_real(s, s->biot_savart_params, names[a], v));
+    FCL_TRY(fcl__spectral_set_real(s, s->diffuse_biot_savart_params, names[a], v));
+  }
   return FCL_OK;
 }
 
@@ -120,6 +139,7 @@ void fcl_spectral_destroy(fcl_spectral **spectral) {
   fcl_param_set_destroy(&s->diffuse_params);
   fcl_param_set_destroy(&s->derivative_params);
   fcl_param_set_destroy(&s->diffuse_biot_savart_params);
+  fcl_param_set_destroy(&s->biot_savart_params);
   fcl_launcher *all[] = {s->poisson, s->biot_savart,        s->project, s->diffuse, s->derivative,
                          s->curl,    s->diffuse_biot_savart};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i) fcl_launcher_destroy(&all[i]);

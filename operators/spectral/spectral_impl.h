@@ -16,6 +16,7 @@ struct fcl_spectral {
   fcl_launcher *poisson, *biot_savart, *project, *diffuse, *derivative, *curl;
   fcl_launcher *diffuse_biot_savart; /* omega in slots 0..dim-1 (2D: 0), u in the next dim */
   fcl_param_set *diffuse_params, *derivative_params, *diffuse_biot_savart_params;
+  fcl_param_set *biot_savart_params; /* the mean velocity (fcl_spectral_set_mean_velocity) */
 };
 
 /* Run a launcher over the slots (nothing on an empty rank). */

@@ -98,6 +98,21 @@ static void velocity2_plus_gradient(const double *t, double *v) {
   v[1] += K[1] * cos(t[0]) * cos(t[1]);
 }
 
+/* A free stream added by fcl_spectral_set_mean_velocity. */
+static const double MEAN[3] = {0.75, -0.5, 1.25};
+static void velocity3_stream(const double *t, double *v) {
+  velocity3(t, v);
+  for (int a = 0; a < 3; ++a) v[a] += MEAN[a];
+}
+static void velocity3_diffused_stream(const double *t, double *v) {
+  velocity3_diffused(t, v);
+  for (int a = 0; a < 3; ++a) v[a] += MEAN[a];
+}
+static void velocity2_stream(const double *t, double *v) {
+  velocity2(t, v);
+  for (int a = 0; a < 2; ++a) v[a] += MEAN[a];
+}
+
 static void init_analytic(void *user, const double *x, double *v) {
   double th[3] = {K[0] * x[0], K[1] * x[1], K[2] * x[2]};
   ((analytic_fn)user)(th, v);
@@ -164,6 +179,18 @@ static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, u));
     EXPECT("diffused vorticity (fused pass)", w, vorticity3_diffused);
     EXPECT("Biot-Savart (fused pass)", u, velocity3_diffused);
+    /* with a free stream, then without it again */
+    CHECK_OK(fcl_field_init(w, init_analytic, (void *)vorticity3));
+    CHECK_OK(fcl_spectral_set_mean_velocity(s, MEAN));
+    CHECK_OK(fcl_spectral_biot_savart(s, w, u));
+    EXPECT("Biot-Savart with a free stream", u, velocity3_stream);
+    CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, u));
+    EXPECT("Biot-Savart with a free stream (fused pass)", u, velocity3_diffused_stream);
+    CHECK_OK(fcl_spectral_set_mean_velocity(s, NULL));
+    CHECK_OK(fcl_spectral_biot_savart(s, w, u));
+    EXPECT("Biot-Savart after the free stream is removed", u, velocity3_diffused);
+    const double bad[3] = {0, NAN, 0};
+    CHECK_STATUS(fcl_spectral_set_mean_velocity(s, bad), FCL_ERR_INVALID_ARGUMENT, "component 1");
     CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, w), FCL_ERR_INVALID_ARGUMENT,
                  "vorticity");
     CHECK_STATUS(fcl_spectral_diffuse_biot_savart(s, w, NU, -1, u), FCL_ERR_INVALID_ARGUMENT, "dt");
@@ -213,6 +240,11 @@ static void check_2d(env *e, fcl_fft_backend b, fcl_dtype dt) {
     CHECK_OK(fcl_spectral_diffuse_biot_savart(s, w, NU, DT, u));
     EXPECT("diffused vorticity (fused pass)", w, vorticity2_diffused);
     EXPECT("Biot-Savart (fused pass)", u, velocity2_diffused);
+    CHECK_OK(fcl_field_init(w, init_analytic, (void *)vorticity2));
+    CHECK_OK(fcl_spectral_set_mean_velocity(s, MEAN));
+    CHECK_OK(fcl_spectral_biot_savart(s, w, u));
+    EXPECT("Biot-Savart with a free stream", u, velocity2_stream);
+    CHECK_OK(fcl_spectral_set_mean_velocity(s, NULL));
     CHECK_OK(fcl_field_init(u, init_analytic, (void *)velocity2_plus_gradient));
     CHECK_OK(fcl_spectral_project(s, u));
     EXPECT("projection", u, velocity2);
