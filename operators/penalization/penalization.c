@@ -179,3 +179,21 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
   *out = op;
   return st;
 }
+
+fcl_status fcl_penalization_force(fcl_fd *op, double dt, double *force) {
+  FCL_CHECK_NULL(op, 1);
+  FCL_CHECK_NULL(force, 3);
+  if (strcmp(op->name, "penalization_vorticity") != 0 || !op->scratch)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 1 (op): '%s' is not a vorticity penalization "
+                     "(fcl_penalization_vorticity_create keeps the change the force comes from)",
+                     op->name);
+  FCL_CHECK_ARG(dt > 0 && isfinite(dt), 2, "dt", "must be the dt of the last application (> 0)");
+  /* the momentum the step took from the fluid, per unit time: the fluid's force on the body */
+  for (int c = 0; c < fcl_field_ncomp(op->scratch); ++c) {
+    double change;
+    FCL_TRY(fcl_field_reduce(op->scratch, c, FCL_REDUCE_INTEGRAL, &change));
+    force[c] = -change / dt;
+  }
+  return FCL_OK;
+}
