@@ -44,11 +44,13 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
 fcl_status fcl_penalization_force(fcl_fd *op, double dt, double *force);
 
 /** Fill mask (a scalar field) with the indicator of a sphere (3D; a disc in 2D) of the given
- * diameter centred at center[dim]: 1 inside, 0 outside, smoothed across the surface over a
- * width smoothing, chi = (1 - tanh((r - D / 2) / smoothing)) / 2, or sharp (chi = 1 where
- * r <= D / 2) for smoothing 0. Distances are not wrapped across periodic faces: the obstacle
- * must lie inside the box a few smoothing widths from its faces. On the field's queue (waits
- * for it); not collective. */
+ * diameter centred at center[dim]: 1 inside, 0 outside, smoothed across the surface within
+ * smoothing of it, chi = (1 - sin(pi (r - D / 2) / (2 smoothing))) / 2 for |r - D / 2| <
+ * smoothing (compact: no tail far from the body that a large lambda would penalize; the
+ * volume grows by 3 (D / 2) smoothing^2 (1 - 8 / pi^2) / (D / 2)^3 relatively), or sharp
+ * (chi = 1 where r <= D / 2) for smoothing 0; smoothing must be below D / 2. Distances are
+ * not wrapped across periodic faces: the obstacle must lie inside the box. On the field's
+ * queue (waits for it); not collective. */
 fcl_status fcl_mask_sphere(fcl_field *mask, const double *center, double diameter,
                            double smoothing);
 /** The same for a cylinder of the given diameter whose axis runs along axis (0, 1 or 2)

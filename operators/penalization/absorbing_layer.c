@@ -49,6 +49,12 @@ fcl_status fcl_absorbing_layer_create(fcl_field *w, int axis, double start, doub
     fcl_field_destroy(&profile);
     return st;
   }
-  (*out)->scratch = profile; /* the operator owns it */
+  /* the operator owns the profile: a problem sees only w */
+  fcl_fd *op = *out;
+  op->scratch = profile;
+  int kept = 0;
+  for (int k = 0; k < op->nuses; ++k)
+    if (op->uses[k].field != profile) op->uses[kept++] = op->uses[k];
+  op->nuses = kept;
   return FCL_OK;
 }

@@ -1,0 +1,248 @@
+/* flowcl-sphere solver: the fields, the operators of a step, the time loop and its diagnostics. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sphere.h"
+
+#define PI 3.14159265358979323846
+#define TRY(call)                                                                                  \
+  do {                                                                                             \
+    fcl_status s_ = (call);                                                                        \
+    if (s_ != FCL_OK) return s_;                                                                   \
+  } while (0)
+
+typedef struct {
+  const sphere_options *o;
+  int rank;
+  fcl_topology *topo;
+  fcl_context *ctx;
+  cl_command_queue q;
+  fcl_allocator *alloc;
+  fcl_pool *pool;
+  fcl_field *w, *u, *chi;
+  fcl_spectral *spectral;
+  fcl_fd *penalize, *stretch, *layer;
+  fcl_advection *adv;
+  fcl_analytics *an;
+  fcl_problem *problem;
+  FILE *csv;           /* rank 0 */
+  double *cd, *cl, *t; /* rank 0: the coefficients' history */
+  size_t n, cap;
+} sphere;
+
+static fcl_status open_device(sphere *s) {
+  fcl_device_entry dev;
+  TRY(fcl_topology_select_device(s->topo, s->o->device, &dev));
+  TRY(fcl_context_create(1, &dev.device, &s->ctx));
+  TRY(fcl_queue_create(s->ctx, dev.device, FCL_QUEUE_PROFILING, &s->q));
+  TRY(fcl_allocator_create_deferred(s->ctx, CL_MEM_READ_WRITE, &s->alloc));
+  return fcl_pool_create(s->alloc, NULL, &s->pool);
+}
+
+/* The box on slabs along z, 2 ghosts (differences of order 4) or what advection needs. */
+static fcl_status make_fields(sphere *s, MPI_Comm comm, const fcl_advection_options *ao) {
+  const sphere_options *o = s->o;
+  fcl_domain d = fcl_domain_periodic(3, 1, 1);
+  for (int a = 0; a < 3; ++a) {
+    d.length[a] = o->box[a];
+    d.resolution[a] = (int64_t)llround(o->box[a] * (double)o->resolution);
+  }
+  int size;
+  MPI_Comm_size(comm, &size);
+  const int adv = fcl_advection_ghosts_needed(ao);
+  const int procs[3] = {1, 1, size}, ghosts[3] = {2, 2, size > 1 && adv > 2 ? adv : 2};
+  TRY(fcl_topology_create(comm, &d, procs, ghosts, &s->topo));
+  s->rank = fcl_topology_rank(s->topo);
+  TRY(open_device(s));
+  TRY(fcl_field_create(s->topo, s->ctx, s->q, s->pool, "vorticity", 3, o->dtype, &s->w));
+  TRY(fcl_field_create(s->topo, s->ctx, s->q, s->pool, "velocity", 3, o->dtype, &s->u));
+  return fcl_field_create(s->topo, s->ctx, s->q, s->pool, "mask", 1, o->dtype, &s->chi);
+}
+
+static fcl_status add(sphere *s, fcl_status described, const fcl_operator *op) {
+  TRY(described);
+  return fcl_problem_add_operator(s->problem, op);
+}
+
+/* A step (Lie splitting): penalization of the sphere (u, and w through curl of u's change),
+ * advection and stretching of w by u, the absorbing layer, then diffusion of w and
+ * u = U + Biot-Savart(w) in one spectral pass. */
+static fcl_status make_problem(sphere *s, const fcl_advection_options *ao) {
+  const sphere_options *o = s->o;
+  const double h = 1.0 / (double)o->resolution,
+               center[3] = {o->center_x, o->box[1] / 2, o->box[2] / 2};
+  const double stream[3] = {1, 0, 0};
+  TRY(fcl_mask_sphere(s->chi, center, 1, o->smoothing * h));
+  TRY(fcl_spectral_create(s->w, FCL_FFT_AUTO, s->pool, &s->spectral));
+  TRY(fcl_spectral_set_mean_velocity(s->spectral, stream));
+  TRY(fcl_penalization_vorticity_create(s->u, s->w, s->chi, NULL, o->lambda, s->pool,
+                                        &s->penalize));
+  TRY(fcl_advection_create(s->u, 1, &s->w, ao, &s->adv));
+  TRY(fcl_fd_stretching_conservative_create(s->u, s->w, 2, s->pool, &s->stretch));
+  TRY(fcl_absorbing_layer_create(s->w, 0, o->box[0] - o->layer, o->box[0], s->pool, &s->layer));
+  TRY(fcl_analytics_create(s->u, s->w, s->pool, &s->an));
+  TRY(fcl_problem_create("sphere", &s->problem));
+  TRY(fcl_problem_add_field(s->problem, s->w, true));
+  TRY(fcl_problem_add_field(s->problem, s->u, true));
+  TRY(fcl_problem_add_field(s->problem, s->chi, true)); /* set once, read every step */
+  fcl_operator op;
+  TRY(add(s, fcl_fd_operator(s->penalize, &op), &op));
+  TRY(add(s, fcl_advection_operator(s->adv, &op), &op));
+  TRY(add(s, fcl_fd_operator(s->stretch, &op), &op));
+  TRY(add(s, fcl_fd_operator(s->layer, &op), &op));
+  const double nu = 1 / o->reynolds;
+  TRY(add(s, fcl_spectral_diffuse_biot_savart_operator(s->spectral, s->w, nu, s->u, &op), &op));
+  TRY(fcl_problem_setup(s->problem));
+  /* at rest in the stream: w = 0, u = U */
+  return fcl_spectral_biot_savart(s->spectral, s->w, s->u);
+}
+
+static fcl_status measure(void *user, fcl_dt_inputs *in) {
+  sphere *s = user;
+  return fcl_analytics_dt_inputs(s->an, false, in);
+}
+
+/* The coefficients of the step just taken: 2 F / (U^2 A), A = pi D^2 / 4. */
+static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
+  sphere *s = user;
+  if (st->step == 0) return FCL_OK; /* no penalization has run yet */
+  double f[3];
+  TRY(fcl_penalization_force(s->penalize, st->dt, f));
+  const double k = 2 / (PI / 4);
+  if (s->rank != 0) return FCL_OK;
+  fprintf(s->csv, "%lld,%.9g,%.6g,%.9g,%.9g,%.9g\n", (long long)st->step, st->t, st->dt, k * f[0],
+          k * f[1], k * f[2]);
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 1024;
+    double *a = realloc(s->cd, cap * sizeof *a), *b = a ? realloc(s->cl, cap * sizeof *b) : NULL,
+           *c = b ? realloc(s->t, cap * sizeof *c) : NULL;
+    if (a) s->cd = a;
+    if (b) s->cl = b;
+    if (c) s->t = c;
+    if (!c) return FCL_ERR_OUT_OF_MEMORY;
+    s->cap = cap;
+  }
+  s->cd[s->n] = k * f[0], s->cl[s->n] = k * f[1], s->t[s->n++] = st->t;
+  return FCL_OK;
+}
+
+/* Rank 0's verdict shared by every rank. */
+static fcl_status agreed(sphere *s, bool ok) {
+  int all = ok;
+  MPI_Bcast(&all, 1, MPI_INT, 0, fcl_topology_comm(s->topo));
+  return all ? FCL_OK : FCL_ERR_IO;
+}
+
+static fcl_status open_outputs(sphere *s) {
+  bool ok = true;
+  char path[2048];
+  if (s->rank == 0) {
+    snprintf(path, sizeof path, "%s/diagnostics.csv", s->o->output_dir);
+    struct stat st;
+    if (mkdir(s->o->output_dir, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "flowcl-sphere: cannot create '%s': %s\n", s->o->output_dir, strerror(errno));
+      ok = false;
+    } else if (!s->o->overwrite && stat(path, &st) == 0) {
+      fprintf(stderr, "flowcl-sphere: %s holds an earlier run (--overwrite replaces it)\n", path);
+      ok = false;
+    } else if (!(s->csv = fopen(path, "w"))) {
+      fprintf(stderr, "flowcl-sphere: cannot write %s: %s\n", path, strerror(errno));
+      ok = false;
+    } else {
+      fprintf(s->csv, "step,t,dt,cd,cl_y,cl_z\n");
+    }
+  }
+  return agreed(s, ok);
+}
+
+/* Mean drag over the second half; the lift's period from its upward crossings of its mean. */
+static void summarize(const sphere *s, double t_end) {
+  size_t first = 0;
+  while (first < s->n && s->t[first] < t_end / 2) first++;
+  if (first >= s->n) return;
+  double cd = 0, cl = 0;
+  for (size_t i = first; i < s->n; ++i) cd += s->cd[i], cl += s->cl[i];
+  cd /= (double)(s->n - first), cl /= (double)(s->n - first);
+  printf("drag coefficient: %.4f (mean over t in [%g, %g])\n", cd, s->t[first], s->t[s->n - 1]);
+  double up[64];
+  int crossings = 0;
+  for (size_t i = first + 1; i < s->n && crossings < 64; ++i)
+    if (s->cl[i - 1] < cl && s->cl[i] >= cl) /* interpolated crossing time */
+      up[crossings++] = s->t[i - 1] +
+                        (s->t[i] - s->t[i - 1]) * (cl - s->cl[i - 1]) / (s->cl[i] - s->cl[i - 1]);
+  if (crossings >= 3)
+    printf("Strouhal number: %.4f (lift period %.4f over %d periods)\n",
+           (crossings - 1) / (up[crossings - 1] - up[0]),
+           (up[crossings - 1] - up[0]) / (crossings - 1), crossings - 1);
+  else
+    printf("Strouhal number: none (the lift has not oscillated: %d crossing(s) of its mean)\n",
+           crossings);
+}
+
+static void destroy(sphere *s) {
+  if (s->csv) fclose(s->csv);
+  free(s->cd), free(s->cl), free(s->t);
+  fcl_problem_destroy(&s->problem);
+  fcl_analytics_destroy(&s->an);
+  fcl_fd_destroy(&s->layer);
+  fcl_fd_destroy(&s->stretch);
+  fcl_advection_destroy(&s->adv);
+  fcl_fd_destroy(&s->penalize);
+  fcl_spectral_destroy(&s->spectral);
+  fcl_field_destroy(&s->chi);
+  fcl_field_destroy(&s->u);
+  fcl_field_destroy(&s->w);
+  fcl_pool_release(&s->pool);
+  fcl_allocator_release(&s->alloc);
+  if (s->q) clReleaseCommandQueue(s->q);
+  fcl_context_release(&s->ctx);
+  fcl_topology_destroy(&s->topo);
+}
+
+fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
+  sphere s = {.o = o};
+  fcl_advection_options ao = fcl_advection_default_options();
+  fcl_status st = make_fields(&s, comm, &ao);
+  if (st == FCL_OK) st = make_problem(&s, &ao);
+  if (st == FCL_OK) st = open_outputs(&s);
+  if (st == FCL_OK && s.rank == 0) {
+    const fcl_domain *d = fcl_topology_domain(s.topo);
+    printf("flowcl-sphere: Re = %g, %lld x %lld x %lld points (%lld per diameter), box %g x %g "
+           "x %g, to t = %g\n",
+           o->reynolds, (long long)d->resolution[0], (long long)d->resolution[1],
+           (long long)d->resolution[2], (long long)o->resolution, o->box[0], o->box[1], o->box[2],
+           o->t_end);
+  }
+  fcl_simulation_options so = {.t_end = o->t_end,
+                               .max_steps = o->max_steps,
+                               .dt = {.dt_max = 0.1, .cfl = o->cfl},
+                               .measure = measure,
+                               .diagnostics = diagnostics,
+                               .diagnostics_every = 1,
+                               .user = &s,
+                               .progress = o->quiet ? NULL : stdout};
+  fcl_sim_state final = {0};
+  if (st == FCL_OK) st = fcl_simulation_run(s.problem, &so, &final);
+  fcl_diagnostics diag = {0}; /* the velocity stays divergence-free (Biot-Savart) */
+  if (st == FCL_OK) st = fcl_analytics_compute(s.an, FCL_DIAG_DIVERGENCE | FCL_DIAG_GRAD_U, &diag);
+  if (st == FCL_OK && s.rank == 0) {
+    fflush(s.csv);
+    printf("divergence: rms(div u) / max|grad u| = %.3g\n",
+           diag.max_grad_u > 0 ? diag.divergence / diag.max_grad_u : 0.0);
+    printf("done: %lld steps to t = %g\n", (long long) final.step, final.t);
+    summarize(&s, final.t);
+    char path[2048];
+    snprintf(path, sizeof path, "%s/report.txt", o->output_dir);
+    FILE *f = fopen(path, "w");
+    st = fcl_problem_report(s.problem, f ? f : stdout);
+    if (f) fclose(f);
+    printf("outputs: %s/diagnostics.csv, %s/report.txt\n", o->output_dir, o->output_dir);
+  } else if (st == FCL_OK) {
+    st = fcl_problem_report(s.problem, stdout);
+  }
+  destroy(&s);
+  return st;
+}
