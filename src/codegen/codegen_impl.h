@@ -154,6 +154,8 @@ typedef struct {
   fcl__expr *more_writes; /* a C block: what it writes besides lhs (a call's arguments; NULL) */
 } fcl__insn;
 
+/* Free what an instruction owns (kbuilder.c). */
+void fcl__insn_free(fcl__insn *in);
 /* Whether instruction in writes the variable name (a C block may write several). */
 bool fcl__insn_writes(const fcl__insn *in, const char *name);
 

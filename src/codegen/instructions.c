@@ -500,18 +500,7 @@ static fcl_status finish_insn(const ctx *c, fcl__insn *in, char **given, size_t 
   for (size_t i = 0; i < ngiven; ++i) free(given[i]);
   free(given);
   if (st != FCL_OK) {
-    free(in->id);
-    free(in->text);
-    free(in->code);
-    fcl__expr_free(in->lhs);
-    fcl__expr_free(in->rhs);
-    fcl__expr_free(in->more_writes);
-    for (size_t i = 0; i < in->ninames; ++i) free(in->inames[i]);
-    free(in->inames);
-    for (size_t i = 0; i < in->ndeps; ++i) free(in->deps[i]);
-    free(in->deps);
-    for (size_t i = 0; i < in->nconds; ++i) free(in->conds[i]);
-    free(in->conds);
+    fcl__insn_free(in);
     return st;
   }
   fcl__kb_var(kb, in->lhs->text)->written = true;

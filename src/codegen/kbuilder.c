@@ -39,7 +39,7 @@ static void var_free(fcl__var *v) {
   for (size_t d = 0; d < v->ndim; ++d) fcl__expr_free(v->shape[d]);
 }
 
-static void insn_free(fcl__insn *in) {
+void fcl__insn_free(fcl__insn *in) {
   free(in->id);
   free(in->text);
   free(in->code);
@@ -67,7 +67,7 @@ void fcl_kbuilder_destroy(fcl_kbuilder **kbp) {
   }
   free(kb->inames);
   free_strings(kb->domains, kb->ndomains);
-  for (size_t i = 0; i < kb->ninsns; ++i) insn_free(&kb->insns[i]);
+  for (size_t i = 0; i < kb->ninsns; ++i) fcl__insn_free(&kb->insns[i]);
   free(kb->insns);
   for (size_t i = 0; i < kb->nrules; ++i) {
     free(kb->rules[i].name);

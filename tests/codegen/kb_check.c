@@ -142,3 +142,22 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
   data_free(&d);
   data_free(&expect);
 }
+
+static void typed_on_device(const fcl_device_entry *device, void *user) {
+  kb_typed_fn fn = *(kb_typed_fn *)user;
+  kb_env env;
+  kb_env_open(&env, device);
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device->device, &info));
+  fcl_dtype types[2] = {FCL_FLOAT32, FCL_FLOAT64};
+  for (int k = 0; k < 2; ++k) {
+    if (types[k] == FCL_FLOAT64 && !fcl_device_has_extension(&info, "cl_khr_fp64")) {
+      fcl_test_skip_part(env.device, "the double variants (no cl_khr_fp64)");
+      continue;
+    }
+    fn(&env, types[k]);
+  }
+  kb_env_close(&env);
+}
+
+int kb_run_typed(kb_typed_fn fn) { return fcl_test_run_on_devices(typed_on_device, &fn); }

@@ -31,6 +31,11 @@ typedef struct {
 void kb_env_open(kb_env *env, const fcl_device_entry *device);
 void kb_env_close(kb_env *env);
 
+/* main of a kernel test: fn on every test device, with float and then double (a skipped part
+ * where the device has no cl_khr_fp64); the process exit code. */
+typedef void (*kb_typed_fn)(kb_env *env, fcl_dtype type);
+int kb_run_typed(kb_typed_fn fn);
+
 /* Build kb (variant names it in messages), run it once through its launcher and compare. */
 void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_reference ref,
               const char *variant);

@@ -136,26 +136,13 @@ static void refusal_tests(void) {
   fcl_kbuilder_destroy(&kb);
 }
 
-static void on_device(const fcl_device_entry *device, void *user) {
-  (void)user;
-  kb_env env;
-  kb_env_open(&env, device);
-  fcl_device_info info;
-  CHECK_OK(fcl_device_get_info(device->device, &info));
-  fcl_dtype types[2] = {FCL_FLOAT32, FCL_FLOAT64};
-  for (int k = 0; k < 2; ++k) {
-    if (types[k] == FCL_FLOAT64 && !fcl_device_has_extension(&info, "cl_khr_fp64")) {
-      fcl_test_skip_part(env.device, "the double variants (no cl_khr_fp64)");
-      continue;
-    }
-    two_writes_tests(&env, types[k]);
-    fixed_tests(&env, types[k]);
-    local_tests(&env, types[k]);
-  }
-  kb_env_close(&env);
+static void typed_tests(kb_env *env, fcl_dtype type) {
+  two_writes_tests(env, type);
+  fixed_tests(env, type);
+  local_tests(env, type);
 }
 
 int main(void) {
   refusal_tests();
-  return fcl_test_run_on_devices(on_device, NULL);
+  return kb_run_typed(typed_tests);
 }

@@ -629,30 +629,17 @@ static void matvec_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder_destroy(&kb);
 }
 
-static void on_device(const fcl_device_entry *device, void *user) {
-  (void)user;
-  kb_env env;
-  kb_env_open(&env, device);
-  fcl_device_info info;
-  CHECK_OK(fcl_device_get_info(device->device, &info));
-  fcl_dtype types[2] = {FCL_FLOAT32, FCL_FLOAT64};
-  for (int k = 0; k < 2; ++k) {
-    if (types[k] == FCL_FLOAT64 && !fcl_device_has_extension(&info, "cl_khr_fp64")) {
-      fcl_test_skip_part(env.device, "the double variants (no cl_khr_fp64)");
-      continue;
-    }
-    map_tests(&env, types[k]);
-    rules_tests(&env, types[k]);
-    two_sums_tests(&env, types[k]);
-    stencil2d_tests(&env, types[k]);
-    tagged_tests(&env, types[k]);
-    stencil3d_tests(&env, types[k]);
-    stream2_tests(&env, types[k]);
-    transpose_tests(&env, types[k]);
-    reduction_tests(&env, types[k]);
-    matvec_tests(&env, types[k]);
-  }
-  kb_env_close(&env);
+static void typed_tests(kb_env *env, fcl_dtype type) {
+  map_tests(env, type);
+  rules_tests(env, type);
+  two_sums_tests(env, type);
+  stencil2d_tests(env, type);
+  tagged_tests(env, type);
+  stencil3d_tests(env, type);
+  stream2_tests(env, type);
+  transpose_tests(env, type);
+  reduction_tests(env, type);
+  matvec_tests(env, type);
 }
 
-int main(void) { return fcl_test_run_on_devices(on_device, NULL); }
+int main(void) { return kb_run_typed(typed_tests); }
