@@ -1,6 +1,7 @@
 /* A list mixing copies (linear and rectangular), kernels with a shared parameter and a host
  * step, against the host-computed result; parameter unions and clashes; flattening; the empty
- * list. */
+ * list; the three rectangular copies chained (host to device, device to device, device to
+ * host) against the host's own rectangle. */
 #include <string.h>
 
 #include "fcl_test.h"
@@ -218,4 +219,60 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_context_release(&ctx);
 }
 
-int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
+/* rows 1..3, columns 2..5 of an 8x8 host matrix -> the corner of a (zeroed) buffer a -> rows
+ * 5..7, columns 4..7 of a zeroed buffer b -> back to the host. */
+static void check_rects(const fcl_device_entry *d, void *user) {
+  (void)user;
+  fcl_context *ctx = NULL;
+  cl_command_queue q = NULL;
+  CHECK_OK(fcl_context_create(1, &d->device, &ctx));
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
+  if (!q) return;
+  float h[N], zero[N] = {0}, back[N];
+  for (int i = 0; i < N; ++i) h[i] = (float)i + 0.5f;
+  cl_int err;
+  cl_mem a = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            sizeof zero, zero, &err);
+  cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            sizeof zero, zero, &err);
+  const size_t pitch = COLS * sizeof(float);
+  fcl_rect in = {.src_origin = {2 * sizeof(float), 1, 0},
+                 .region = {4 * sizeof(float), 3, 1},
+                 .src_row_pitch = pitch,
+                 .dst_row_pitch = pitch};
+  fcl_rect move = {.src_origin = {0, 0, 0},
+                   .dst_origin = {4 * sizeof(float), 5, 0},
+                   .region = {4 * sizeof(float), 3, 1},
+                   .src_row_pitch = pitch,
+                   .dst_row_pitch = pitch};
+  fcl_launcher *list = NULL, *step = NULL;
+  CHECK_OK(fcl_launcher_create_list("rects", &list));
+  CHECK(list && !strcmp(fcl_launcher_name(list), "rects"));
+  CHECK_OK(fcl_launcher_create_copy_rect_h2d("in", h, a, &in, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_create_copy_rect_d2d("move", a, b, &move, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_create_copy_d2h("back", b, 0, back, sizeof back, &step));
+  CHECK_OK(fcl_launcher_list_push(list, step));
+  CHECK_OK(fcl_launcher_call(list, q, NULL, 0, NULL, NULL));
+  CHECK_OK(fcl_queue_finish(q));
+  int bad = 0;
+  for (int r = 0; r < ROWS; ++r)
+    for (int c = 0; c < COLS; ++c) {
+      bool inside = r >= 5 && c >= 4;
+      bad += back[r * COLS + c] != (inside ? h[(r - 4) * COLS + c - 2] : 0.0f);
+    }
+  CHECKF(bad == 0, "rectangular copies: %d of %d values wrong", bad, N);
+  fcl_launcher_destroy(&list);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseCommandQueue(q);
+  fcl_context_release(&ctx);
+}
+
+static void check_all(const fcl_device_entry *d, void *user) {
+  check_device(d, user);
+  check_rects(d, user);
+}
+
+int main(void) { return fcl_test_run_on_devices(check_all, NULL); }

@@ -43,6 +43,15 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   CHECK_OK(fcl_array_slice(a, s, &v));
   if (!a || !v) return;
   CHECK(fcl_array_size(v) == m);
+  /* the view's layout: the array's strides times the steps, offset at the starts */
+  size_t offset = 0;
+  for (int i = 0; i < ndim; ++i) {
+    offset += s[i].start * fcl_array_strides(a)[i];
+    CHECK(fcl_array_strides(v)[i] == fcl_array_strides(a)[i] * s[i].step);
+  }
+  CHECK(fcl_array_strides(a)[ndim - 1] == sizeof(float) && fcl_array_offset(a) == 0);
+  CHECK(fcl_array_ndim(v) == ndim && fcl_array_offset(v) == offset &&
+        fcl_array_dtype(v) == FCL_FLOAT32);
   /* read of a view */
   CHECK_OK(fcl_array_read(v, NULL, true, got, 0, NULL, NULL));
   int bad = 0;

@@ -108,6 +108,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK(ch == 4 && px == 16 && !strcmp(ctype, "float"));
   CHECK_OK(fcl_image_format_info((cl_image_format){CL_RG, CL_UNORM_INT16}, &ch, &px, &ctype));
   CHECK(ch == 2 && px == 4 && !strcmp(ctype, "ushort"));
+  char fname[64];
+  CHECK(
+      !strcmp(fcl_image_format_name((cl_image_format){CL_RG, CL_UNORM_INT16}, fname, sizeof fname),
+              "CL_RG/CL_UNORM_INT16"));
   CHECK_STATUS(fcl_image_format_info((cl_image_format){0x1234, CL_FLOAT}, &ch, NULL, NULL),
                FCL_ERR_INVALID_ARGUMENT, "0x1234");
   cl_image_format *formats = NULL;
@@ -129,6 +133,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   if (!img) goto out;
   CHECK(fcl_image_dim(img) == 2 && fcl_image_shape(img)[0] == W && fcl_image_shape(img)[2] == 1 &&
         fcl_image_pixel_bytes(img) == 16);
+  CHECK(fcl_image_format(img).image_channel_order == CL_RGBA &&
+        fcl_image_format(img).image_channel_data_type == CL_FLOAT);
   CHECK_OK(fcl_image_read(img, q, NULL, NULL, back));
   CHECK(!memcmp(h, back, sizeof(float) * 4 * W * H));
   float part[4 * 3 * 2];

@@ -96,6 +96,11 @@ static void check_device(const fcl_device_entry *e, void *user) {
         fcl_test_contains(fcl_last_error(), "where"));
   CHECK(typo == NULL);
   if (!k || !n || !w || !q) goto done;
+  CHECK(fcl_kernel_program(k) == p && fcl_program_context(p) == ctx);
+  CHECK(fcl_kernel_cl(k) && fcl_program_cl(p));
+  cl_program of_kernel = NULL;
+  clGetKernelInfo(fcl_kernel_cl(k), CL_KERNEL_PROGRAM, sizeof of_kernel, &of_kernel, NULL);
+  CHECK(of_kernel == fcl_program_cl(p));
 
   /* Metadata. */
   CHECK(fcl_kernel_num_args(k) == 8);
