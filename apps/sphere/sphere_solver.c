@@ -167,6 +167,13 @@ static void summarize(const sphere *s, double t_end) {
   for (size_t i = first; i < s->n; ++i) cd += s->cd[i], cl += s->cl[i];
   cd /= (double)(s->n - first), cl /= (double)(s->n - first);
   printf("drag coefficient: %.4f (mean over t in [%g, %g])\n", cd, s->t[first], s->t[s->n - 1]);
+  double var = 0;
+  for (size_t i = first; i < s->n; ++i) var += (s->cl[i] - cl) * (s->cl[i] - cl);
+  const double amplitude = sqrt(2 * var / (double)(s->n - first));
+  if (!(amplitude > 1e-3 * fabs(cd))) { /* rounding noise crosses its mean too */
+    printf("Strouhal number: none (no shedding: lift amplitude %.3g)\n", amplitude);
+    return;
+  }
   double up[64];
   int crossings = 0;
   for (size_t i = first + 1; i < s->n && crossings < 64; ++i)
