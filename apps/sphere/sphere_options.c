@@ -22,6 +22,8 @@ static const char usage[] =
     "  --t-end T             end time in D / U (default 20)\n"
     "  --cfl C               dt max|u_d| / dx <= C (default 0.5)\n"
     "  --max-steps N         stop at step N even before t-end (default: no limit)\n"
+    "  --snapshot-every T    HDF5/XDMF snapshot of the vorticity and the mask every T time\n"
+    "                        units, for ParaView (default 0: none)\n"
     "  --precision P         float or double (default float)\n"
     "  --device SPEC         OpenCL device, platform:device (default FLOWCL_DEVICE, else the\n"
     "                        first GPU, else the first device)\n"
@@ -30,8 +32,9 @@ static const char usage[] =
     "  --quiet               no progress line\n"
     "  --help                this text\n"
     "\n"
-    "Writes OUTPUT/diagnostics.csv (step, t, dt, cd, cl_y, cl_z) and OUTPUT/report.txt (time\n"
-    "per operator), and prints the mean drag coefficient over the second half of the run and\n"
+    "Writes OUTPUT/diagnostics.csv (step, t, dt, cd, cl_y, cl_z), OUTPUT/report.txt (time\n"
+    "per operator) and the snapshots (OUTPUT/flow.xdmf), and prints the mean drag coefficient over "
+    "the second half of the run and\n"
     "the Strouhal number of the lift once it oscillates.\n";
 
 static bool number(const char *s, double lo, double *out) {
@@ -88,6 +91,8 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
       ok = number(v, 0, &o->lambda);
     } else if (!strcmp(a, "--t-end")) {
       ok = number(v, 0, &o->t_end);
+    } else if (!strcmp(a, "--snapshot-every")) {
+      ok = number(v, 0, &o->snapshot_every);
     } else if (!strcmp(a, "--cfl")) {
       ok = number(v, 0, &o->cfl);
     } else if (!strcmp(a, "--max-steps")) {

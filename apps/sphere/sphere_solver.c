@@ -31,6 +31,9 @@ typedef struct {
   FILE *csv;           /* rank 0 */
   double *cd, *cl, *t; /* rank 0: the coefficients' history */
   size_t n, cap;
+#if FLOWCL_ENABLE_HDF5
+  fcl_io_series *series;
+#endif
 } sphere;
 
 static fcl_status open_device(sphere *s) {
@@ -129,6 +132,19 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
   return FCL_OK;
 }
 
+/* A snapshot: the vorticity and the mask (ParaView shows the sphere as the mask's contour). */
+static fcl_status snapshot(void *user, const fcl_sim_state *st) {
+#if FLOWCL_ENABLE_HDF5
+  sphere *s = user;
+  fcl_field *fields[2] = {s->w, s->chi};
+  return fcl_io_series_write(s->series, 2, fields, st->t, st->step);
+#else
+  (void)user;
+  (void)st;
+  return FCL_ERR_NOT_SUPPORTED;
+#endif
+}
+
 /* Rank 0's verdict shared by every rank. */
 static fcl_status agreed(sphere *s, bool ok) {
   int all = ok;
@@ -155,7 +171,17 @@ static fcl_status open_outputs(sphere *s) {
       fprintf(s->csv, "step,t,dt,cd,cl_y,cl_z\n");
     }
   }
-  return agreed(s, ok);
+  TRY(agreed(s, ok));
+  if (s->o->snapshot_every <= 0) return FCL_OK;
+#if FLOWCL_ENABLE_HDF5
+  TRY(fcl_io_series_create(s->o->output_dir, "flow", &s->series));
+  const fcl_sim_state start = {0};
+  return snapshot(s, &start);
+#else
+  if (s->rank == 0)
+    fprintf(stderr, "flowcl-sphere: --snapshot-every needs flowcl built with HDF5\n");
+  return FCL_ERR_NOT_SUPPORTED;
+#endif
 }
 
 /* Mean drag over the second half; the lift's period from its upward crossings of its mean. */
@@ -191,6 +217,9 @@ static void summarize(const sphere *s, double t_end) {
 
 static void destroy(sphere *s) {
   if (s->csv) fclose(s->csv);
+#if FLOWCL_ENABLE_HDF5
+  fcl_io_series_destroy(&s->series);
+#endif
   free(s->cd), free(s->cl), free(s->t);
   fcl_problem_destroy(&s->problem);
   fcl_analytics_destroy(&s->an);
@@ -229,6 +258,8 @@ fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
                                .measure = measure,
                                .diagnostics = diagnostics,
                                .diagnostics_every = 1,
+                               .output = snapshot,
+                               .output_every_t = o->snapshot_every,
                                .user = &s,
                                .progress = o->quiet ? NULL : stdout};
   fcl_sim_state final = {0};
@@ -246,7 +277,8 @@ fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
     FILE *f = fopen(path, "w");
     st = fcl_problem_report(s.problem, f ? f : stdout);
     if (f) fclose(f);
-    printf("outputs: %s/diagnostics.csv, %s/report.txt\n", o->output_dir, o->output_dir);
+    printf("outputs: %s/diagnostics.csv, %s/report.txt%s\n", o->output_dir, o->output_dir,
+           o->snapshot_every > 0 ? ", flow.xdmf (ParaView)" : "");
   } else if (st == FCL_OK) {
     st = fcl_problem_report(s.problem, stdout);
   }

@@ -2,11 +2,12 @@
 # to t = 2 on 2 ranks. The drag must point along the stream with a coefficient of the right
 # order (the published 1.09 at Re = 100 needs a finer grid and a larger box: 0.5 to 10 here),
 # the lift must stay small beside it (the flow is axisymmetric at Re = 100), and the velocity
-# divergence-free to the differences' accuracy (rms(div u) / max|grad u| below 0.05).
+# divergence-free to the differences' accuracy (rms(div u) / max|grad u| below 0.05); snapshots
+# at t = 0, 1, 2 with a well-formed XDMF sidecar.
 # cmake -DSPHERE=... -DMPIEXEC=... [-DOVERSUBSCRIBE=--oversubscribe] -DWORK_DIR=... -P sphere_smoke.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${MPIEXEC} -n 2 ${OVERSUBSCRIBE} ${SPHERE} --resolution 4 --box 6,3,3
-                        --t-end 2 --quiet --output ${WORK_DIR}
+                        --t-end 2 --snapshot-every 1 --quiet --output ${WORK_DIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message(STATUS "${out}")
 if(NOT rc EQUAL 0)
@@ -29,4 +30,16 @@ execute_process(COMMAND awk -v cd=${cd} -v div=${div} -v y=${cly} -v z=${clz}
                 RESULT_VARIABLE bad)
 if(bad)
   message(FATAL_ERROR "drag coefficient ${cd} (0.5 to 10), lift ${cly} ${clz} (below 1 % of it), divergence ratio ${div} (below 0.05)")
+endif()
+file(GLOB snapshots ${WORK_DIR}/flow_*.h5)
+list(LENGTH snapshots count)
+if(NOT count EQUAL 3)
+  message(FATAL_ERROR "${count} snapshots, expected 3 (t = 0, 1, 2)")
+endif()
+find_program(XMLLINT xmllint)
+if(XMLLINT)
+  execute_process(COMMAND ${XMLLINT} --noout ${WORK_DIR}/flow.xdmf RESULT_VARIABLE bad)
+  if(bad)
+    message(FATAL_ERROR "flow.xdmf is not well-formed XML")
+  endif()
 endif()
