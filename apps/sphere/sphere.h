@@ -21,6 +21,7 @@ typedef struct {
   const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else the first device */
   const char *output_dir;
   bool quiet, overwrite;
+  bool benchmark; /* time max_steps steps (default 20) instead of running to t_end */
 } sphere_options;
 
 /* 0: run; 1: --help printed; 2: bad options (a message on stderr from rank 0). */

@@ -29,6 +29,9 @@ static const char usage[] =
     "                        first GPU, else the first device)\n"
     "  --output DIR          output directory (default sphere-output)\n"
     "  --overwrite           replace an earlier run's diagnostics.csv in the output directory\n"
+    "  --benchmark           time --max-steps steps (default 20) at the CFL's dt after 2\n"
+    "                        warm-up steps: the median step and the time per operator; writes\n"
+    "                        no files\n"
     "  --quiet               no progress line\n"
     "  --help                this text\n"
     "\n"
@@ -65,9 +68,9 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
     if (!strcmp(a, "--help")) {
       if (rank == 0) fputs(usage, stdout);
       return 1;
-    } else if (!strcmp(a, "--quiet") || !strcmp(a, "--overwrite")) {
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "--overwrite") || !strcmp(a, "--benchmark")) {
       takes = false;
-      *(a[2] == 'q' ? &o->quiet : &o->overwrite) = true;
+      *(a[2] == 'q' ? &o->quiet : a[2] == 'o' ? &o->overwrite : &o->benchmark) = true;
     } else if (!v) {
       ok = false;
     } else if (!strcmp(a, "--reynolds")) {

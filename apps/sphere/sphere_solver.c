@@ -215,6 +215,44 @@ static void summarize(const sphere *s, double t_end) {
            crossings);
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Steps at the CFL's dt for the free stream (1.5 U: the flow is faster beside the sphere), the
+ * first two untimed; the median wall time of a step and the report per operator (each node
+ * waiting for the queue). */
+static fcl_status benchmark(sphere *s) {
+  const int64_t steps = s->o->max_steps > 0 ? s->o->max_steps : 20;
+  double *wall = malloc((size_t)steps * sizeof *wall);
+  if (!wall) return FCL_ERR_OUT_OF_MEMORY;
+  const double dt = s->o->cfl / (double)s->o->resolution / 1.5;
+  fcl_status st = FCL_OK;
+  for (int64_t k = -2; k < steps && st == FCL_OK; ++k) {
+    if (k == 0) st = fcl_problem_set_timing(s->problem, false);
+    MPI_Barrier(fcl_topology_comm(s->topo));
+    const double t0 = MPI_Wtime();
+    const fcl_step_info info = {.step = k + 2, .t = (double)(k + 2) * dt, .dt = dt};
+    if (st == FCL_OK) st = fcl_problem_step(s->problem, &info);
+    if (st == FCL_OK) st = fcl_queue_finish(s->q);
+    double w = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(s->topo));
+    if (k >= 0) wall[k] = w;
+  }
+  if (st == FCL_OK) {
+    qsort(wall, (size_t)steps, sizeof *wall, by_value);
+    const fcl_domain *d = fcl_topology_domain(s->topo);
+    const double points = (double)(d->resolution[0] * d->resolution[1] * d->resolution[2]);
+    if (s->rank == 0)
+      printf("step (median of %lld, dt %.4g): %.3f ms, %.2f ns per point\n", (long long)steps, dt,
+             1e3 * wall[steps / 2], 1e9 * wall[steps / 2] / points);
+    st = fcl_problem_report(s->problem, stdout);
+  }
+  free(wall);
+  return st;
+}
+
 static void destroy(sphere *s) {
   if (s->csv) fclose(s->csv);
 #if FLOWCL_ENABLE_HDF5
@@ -243,14 +281,19 @@ fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
   fcl_advection_options ao = fcl_advection_default_options();
   fcl_status st = make_fields(&s, comm, &ao);
   if (st == FCL_OK) st = make_problem(&s, &ao);
-  if (st == FCL_OK) st = open_outputs(&s);
   if (st == FCL_OK && s.rank == 0) {
     const fcl_domain *d = fcl_topology_domain(s.topo);
-    printf("flowcl-sphere: Re = %g, %lld x %lld x %lld points (%lld per diameter), box %g x %g "
+    printf("flowcl-sphere%s: Re = %g, %lld x %lld x %lld points (%lld per diameter), box %g x %g "
            "x %g, to t = %g\n",
-           o->reynolds, (long long)d->resolution[0], (long long)d->resolution[1],
-           (long long)d->resolution[2], (long long)o->resolution, o->box[0], o->box[1], o->box[2],
-           o->t_end);
+           o->benchmark ? " benchmark" : "", o->reynolds, (long long)d->resolution[0],
+           (long long)d->resolution[1], (long long)d->resolution[2], (long long)o->resolution,
+           o->box[0], o->box[1], o->box[2], o->t_end);
+  }
+  if (st == FCL_OK && !o->benchmark) st = open_outputs(&s);
+  if (st == FCL_OK && o->benchmark) {
+    st = benchmark(&s);
+    destroy(&s);
+    return st;
   }
   fcl_simulation_options so = {.t_end = o->t_end,
                                .max_steps = o->max_steps,

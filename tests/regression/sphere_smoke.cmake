@@ -3,7 +3,8 @@
 # order (the published 1.09 at Re = 100 needs a finer grid and a larger box: 0.5 to 10 here),
 # the lift must stay small beside it (the flow is axisymmetric at Re = 100), and the velocity
 # divergence-free to the differences' accuracy (rms(div u) / max|grad u| below 0.05); snapshots
-# at t = 0, 1, 2 with a well-formed XDMF sidecar.
+# at t = 0, 1, 2 with a well-formed XDMF sidecar; --benchmark gives a median step and the
+# report per operator and writes no files.
 # cmake -DSPHERE=... -DMPIEXEC=... [-DOVERSUBSCRIBE=--oversubscribe] -DWORK_DIR=... -P sphere_smoke.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${MPIEXEC} -n 2 ${OVERSUBSCRIBE} ${SPHERE} --resolution 4 --box 6,3,3
@@ -42,4 +43,12 @@ if(XMLLINT)
   if(bad)
     message(FATAL_ERROR "flow.xdmf is not well-formed XML")
   endif()
+endif()
+# --benchmark: a median step and the report per operator, no files
+execute_process(COMMAND ${MPIEXEC} -n 2 ${OVERSUBSCRIBE} ${SPHERE} --resolution 4 --box 6,3,3
+                        --benchmark --max-steps 3 --output ${WORK_DIR}/benchmark
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "step \\(median of 3" OR NOT out MATCHES "penalization_vorticity"
+   OR EXISTS ${WORK_DIR}/benchmark)
+  message(FATAL_ERROR "flowcl-sphere --benchmark (${rc}): ${out}${err}")
 endif()
