@@ -20,7 +20,7 @@ typedef struct {
   fcl_dtype dtype;
   const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else the first device */
   const char *output_dir;
-  bool quiet, overwrite;
+  bool quiet, overwrite, plot;
   bool benchmark; /* time max_steps steps (default 20) instead of running to t_end */
 } sphere_options;
 

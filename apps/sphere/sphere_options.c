@@ -33,10 +33,12 @@ static const char usage[] =
     "                        warm-up steps: the median step and the time per operator; writes\n"
     "                        no files\n"
     "  --quiet               no progress line\n"
+    "  --no-plot             do not draw OUTPUT/sphere.png (gnuplot) at the end\n"
     "  --help                this text\n"
     "\n"
     "Writes OUTPUT/diagnostics.csv (step, t, dt, cd, cl_y, cl_z), OUTPUT/report.txt (time\n"
-    "per operator) and the snapshots (OUTPUT/flow.xdmf), and prints the mean drag coefficient over "
+    "per operator), the snapshots (OUTPUT/flow.xdmf) and OUTPUT/sphere.png, and prints the mean "
+    "drag coefficient over "
     "the second half of the run and\n"
     "the Strouhal number of the lift once it oscillates.\n";
 
@@ -60,7 +62,8 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
                         .t_end = 20,
                         .cfl = 0.5,
                         .dtype = FCL_FLOAT32,
-                        .output_dir = "sphere-output"};
+                        .output_dir = "sphere-output",
+                        .plot = true};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     bool ok = true, takes = true;
@@ -68,6 +71,9 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
     if (!strcmp(a, "--help")) {
       if (rank == 0) fputs(usage, stdout);
       return 1;
+    } else if (!strcmp(a, "--no-plot")) {
+      takes = false;
+      o->plot = false;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "--overwrite") || !strcmp(a, "--benchmark")) {
       takes = false;
       *(a[2] == 'q' ? &o->quiet : a[2] == 'o' ? &o->overwrite : &o->benchmark) = true;

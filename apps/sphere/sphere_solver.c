@@ -215,6 +215,28 @@ static void summarize(const sphere *s, double t_end) {
            crossings);
 }
 
+/* OUTPUT/sphere.png with gnuplot, the published drag at Re = 100 and 300 drawn beside it
+ * (Johnson and Patel 1999); a missing gnuplot is a note. */
+static void plot(const sphere_options *o) {
+  struct stat st;
+  const char *dir = stat(SPHERE_SOURCE_DIR "/plot_sphere.gp", &st) == 0 ? SPHERE_SOURCE_DIR
+                                                                        : SPHERE_INSTALL_DIR;
+  if (strpbrk(o->output_dir, "'\"\\$`") || strpbrk(dir, "'\"\\$`")) {
+    printf("plot: skipped (quotes or shell characters in '%s')\n", o->output_dir);
+    return;
+  }
+  const double cd = o->reynolds == 100 ? 1.09 : o->reynolds == 300 ? 0.656 : 0;
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"csv='%s/diagnostics.csv'; "
+           "png='%s/sphere.png'; cd_ref=%g; re=%g\" '%s/plot_sphere.gp'",
+           o->output_dir, o->output_dir, cd, o->reynolds, dir);
+  if (system(cmd) == 0)
+    printf("plot: %s/sphere.png\n", o->output_dir);
+  else
+    printf("plot: skipped (gnuplot is not installed)\n");
+}
+
 static int by_value(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -322,6 +344,7 @@ fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
     if (f) fclose(f);
     printf("outputs: %s/diagnostics.csv, %s/report.txt%s\n", o->output_dir, o->output_dir,
            o->snapshot_every > 0 ? ", flow.xdmf (ParaView)" : "");
+    if (o->plot) plot(o);
   } else if (st == FCL_OK) {
     st = fcl_problem_report(s.problem, stdout);
   }
