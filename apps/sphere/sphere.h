@@ -21,7 +21,8 @@ typedef struct {
   const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else the first device */
   const char *output_dir;
   bool quiet, overwrite, plot;
-  bool benchmark; /* time max_steps steps (default 20) instead of running to t_end */
+  bool spectral_curl; /* the vorticity's penalization takes the curl of u's change spectrally */
+  bool benchmark;     /* time max_steps steps (default 20) instead of running to t_end */
 } sphere_options;
 
 /* 0: run; 1: --help printed; 2: bad options (a message on stderr from rank 0). */

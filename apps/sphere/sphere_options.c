@@ -19,6 +19,10 @@ static const char usage[] =
     "  --layer W             absorbing layer width before the outflow face (default 1.5)\n"
     "  --smoothing S         the mask's smoothing width in grid spacings (default 1)\n"
     "  --lambda L            penalization factor (default 1e8)\n"
+    "  --curl C              the curl of the velocity's change in the vorticity's\n"
+    "                        penalization: fd (differences of order 4) or spectral (as\n"
+    "                        Biot-Savart inverts it: the drag then depends far less on dt)\n"
+    "                        (default spectral)\n"
     "  --t-end T             end time in D / U (default 20)\n"
     "  --cfl C               dt max|u_d| / dx <= C (default 0.5)\n"
     "  --max-steps N         stop at step N even before t-end (default: no limit)\n"
@@ -63,7 +67,8 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
                         .cfl = 0.5,
                         .dtype = FCL_FLOAT32,
                         .output_dir = "sphere-output",
-                        .plot = true};
+                        .plot = true,
+                        .spectral_curl = true};
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     bool ok = true, takes = true;
@@ -96,6 +101,9 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
       ok = number(v, 0, &o->layer);
     } else if (!strcmp(a, "--smoothing")) {
       ok = number(v, -1e-300, &o->smoothing);
+    } else if (!strcmp(a, "--curl")) {
+      ok = !strcmp(v, "fd") || !strcmp(v, "spectral");
+      o->spectral_curl = !strcmp(v, "spectral");
     } else if (!strcmp(a, "--lambda")) {
       ok = number(v, 0, &o->lambda);
     } else if (!strcmp(a, "--t-end")) {

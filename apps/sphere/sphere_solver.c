@@ -25,6 +25,9 @@ typedef struct {
   fcl_field *w, *u, *chi;
   fcl_spectral *spectral;
   fcl_fd *penalize, *stretch, *layer;
+  /* --curl spectral: u penalized alone, w += the spectral curl of its change */
+  fcl_fd *penalize_u, *change, *add_curl;
+  fcl_field *u_old, *du, *curl_du;
   fcl_advection *adv;
   fcl_analytics *an;
   fcl_problem *problem;
@@ -65,6 +68,67 @@ static fcl_status make_fields(sphere *s, MPI_Comm comm, const fcl_advection_opti
   return fcl_field_create(s->topo, s->ctx, s->q, s->pool, "mask", 1, o->dtype, &s->chi);
 }
 
+/* The penalization with the curl of u's change taken spectrally, as Biot-Savart inverts it:
+ * u_old = u, u penalized, du = u - u_old, w += curl(du). */
+static fcl_status spectral_penalization(void *data, const fcl_step_info *info) {
+  sphere *s = data;
+  const size_t *p = fcl_field_padded_shape(s->u);
+  const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(s->o->dtype);
+  for (int c = 0; c < 3; ++c)
+    if (clEnqueueCopyBuffer(s->q, fcl_field_buffer(s->u, c), fcl_field_buffer(s->u_old, c), 0, 0,
+                            bytes, 0, NULL, NULL) != CL_SUCCESS)
+      return FCL_ERR_OPENCL;
+  TRY(fcl_fd_enqueue(s->penalize_u, info->dt));
+  TRY(fcl_fd_enqueue(s->change, info->dt));
+  TRY(fcl_spectral_curl(s->spectral, s->du, s->curl_du));
+  return fcl_fd_enqueue(s->add_curl, info->dt);
+}
+
+static fcl_status make_spectral_penalization(sphere *s, fcl_operator *op) {
+  const sphere_options *o = s->o;
+  TRY(fcl_field_create(s->topo, s->ctx, s->q, s->pool, "velocity_old", 3, o->dtype, &s->u_old));
+  TRY(fcl_field_create(s->topo, s->ctx, s->q, s->pool, "velocity_change", 3, o->dtype, &s->du));
+  TRY(fcl_field_create(s->topo, s->ctx, s->q, s->pool, "curl_change", 3, o->dtype, &s->curl_du));
+  TRY(fcl_penalization_create(s->u, s->chi, NULL, o->lambda, &s->penalize_u));
+  fcl_fd_binding b[9];
+  static const char *const n[3][3] = {{"a0", "b0", "d0"}, {"a1", "b1", "d1"}, {"a2", "b2", "d2"}};
+  for (int c = 0; c < 3; ++c) {
+    b[3 * c] = (fcl_fd_binding){n[c][0], s->u, c, 0};
+    b[3 * c + 1] = (fcl_fd_binding){n[c][1], s->u_old, c, 0};
+    b[3 * c + 2] = (fcl_fd_binding){n[c][2], s->du, c, 0};
+  }
+  TRY(fcl_fd_kernel_create("velocity_change", 9, b,
+                           "d0[k, j, i] = a0[k, j, i] - b0[k, j, i]\n"
+                           "d1[k, j, i] = a1[k, j, i] - b1[k, j, i]\n"
+                           "d2[k, j, i] = a2[k, j, i] - b2[k, j, i]",
+                           9.0 * (double)fcl_dtype_size(o->dtype), &s->change));
+  fcl_fd_binding a[6] = {{"w0", s->w, 0, 0},       {"w1", s->w, 1, 0},
+                         {"w2", s->w, 2, 0},       {"c0", s->curl_du, 0, 0},
+                         {"c1", s->curl_du, 1, 0}, {"c2", s->curl_du, 2, 0}};
+  TRY(fcl_fd_kernel_create("add_curl", 6, a,
+                           "w0[k, j, i] = w0[k, j, i] + c0[k, j, i]\n"
+                           "w1[k, j, i] = w1[k, j, i] + c1[k, j, i]\n"
+                           "w2[k, j, i] = w2[k, j, i] + c2[k, j, i]",
+                           9.0 * (double)fcl_dtype_size(o->dtype), &s->add_curl));
+  *op = (fcl_operator){
+      .name = "penalization (spectral curl)",
+      .data = s,
+      .apply = spectral_penalization,
+      .nuses = 3,
+      .uses = {{s->chi, 0, true, false}, {s->u, 0, true, true}, {s->w, 0, true, true}}};
+  return FCL_OK;
+}
+
+/* The force on the sphere over the last step (either penalization). */
+static fcl_status force(sphere *s, double dt, double *f) {
+  if (!s->du) return fcl_penalization_force(s->penalize, dt, f);
+  for (int c = 0; c < 3; ++c) {
+    TRY(fcl_field_reduce(s->du, c, FCL_REDUCE_INTEGRAL, &f[c]));
+    f[c] = -f[c] / dt;
+  }
+  return FCL_OK;
+}
+
 static fcl_status add(sphere *s, fcl_status described, const fcl_operator *op) {
   TRY(described);
   return fcl_problem_add_operator(s->problem, op);
@@ -81,8 +145,9 @@ static fcl_status make_problem(sphere *s, const fcl_advection_options *ao) {
   TRY(fcl_mask_sphere(s->chi, center, 1, o->smoothing * h));
   TRY(fcl_spectral_create(s->w, FCL_FFT_AUTO, s->pool, &s->spectral));
   TRY(fcl_spectral_set_mean_velocity(s->spectral, stream));
-  TRY(fcl_penalization_vorticity_create(s->u, s->w, s->chi, NULL, o->lambda, s->pool,
-                                        &s->penalize));
+  if (!o->spectral_curl)
+    TRY(fcl_penalization_vorticity_create(s->u, s->w, s->chi, NULL, o->lambda, s->pool,
+                                          &s->penalize));
   TRY(fcl_advection_create(s->u, 1, &s->w, ao, &s->adv));
   TRY(fcl_fd_stretching_conservative_create(s->u, s->w, 2, s->pool, &s->stretch));
   TRY(fcl_absorbing_layer_create(s->w, 0, o->box[0] - o->layer, o->box[0], s->pool, &s->layer));
@@ -92,7 +157,12 @@ static fcl_status make_problem(sphere *s, const fcl_advection_options *ao) {
   TRY(fcl_problem_add_field(s->problem, s->u, true));
   TRY(fcl_problem_add_field(s->problem, s->chi, true)); /* set once, read every step */
   fcl_operator op;
-  TRY(add(s, fcl_fd_operator(s->penalize, &op), &op));
+  if (o->spectral_curl) {
+    TRY(make_spectral_penalization(s, &op));
+    TRY(fcl_problem_add_operator(s->problem, &op));
+  } else {
+    TRY(add(s, fcl_fd_operator(s->penalize, &op), &op));
+  }
   TRY(add(s, fcl_advection_operator(s->adv, &op), &op));
   TRY(add(s, fcl_fd_operator(s->stretch, &op), &op));
   TRY(add(s, fcl_fd_operator(s->layer, &op), &op));
@@ -113,7 +183,7 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
   sphere *s = user;
   if (st->step == 0) return FCL_OK; /* no penalization has run yet */
   double f[3];
-  TRY(fcl_penalization_force(s->penalize, st->dt, f));
+  TRY(force(s, st->dt, f));
   const double k = 2 / (PI / 4);
   if (s->rank != 0) return FCL_OK;
   fprintf(s->csv, "%lld,%.9g,%.6g,%.9g,%.9g,%.9g\n", (long long)st->step, st->t, st->dt, k * f[0],
@@ -287,6 +357,12 @@ static void destroy(sphere *s) {
   fcl_fd_destroy(&s->stretch);
   fcl_advection_destroy(&s->adv);
   fcl_fd_destroy(&s->penalize);
+  fcl_fd_destroy(&s->penalize_u);
+  fcl_fd_destroy(&s->change);
+  fcl_fd_destroy(&s->add_curl);
+  fcl_field_destroy(&s->u_old);
+  fcl_field_destroy(&s->du);
+  fcl_field_destroy(&s->curl_du);
   fcl_spectral_destroy(&s->spectral);
   fcl_field_destroy(&s->chi);
   fcl_field_destroy(&s->u);
