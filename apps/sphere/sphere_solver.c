@@ -285,7 +285,7 @@ static void summarize(const sphere *s, double t_end) {
            crossings);
 }
 
-/* OUTPUT/sphere.png with gnuplot, the published drag at Re = 100 and 300 drawn beside it
+/* OUTPUT/sphere.png with gnuplot, the published drag at Re = 100 and 300 (about 1.09 and 0.66)
  * (Johnson and Patel 1999); a missing gnuplot is a note. */
 static void plot(const sphere_options *o) {
   struct stat st;
@@ -295,7 +295,7 @@ static void plot(const sphere_options *o) {
     printf("plot: skipped (quotes or shell characters in '%s')\n", o->output_dir);
     return;
   }
-  const double cd = o->reynolds == 100 ? 1.09 : o->reynolds == 300 ? 0.656 : 0;
+  const double cd = o->reynolds == 100 ? 1.09 : o->reynolds == 300 ? 0.66 : 0;
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
            "command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"csv='%s/diagnostics.csv'; "
