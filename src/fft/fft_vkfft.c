@@ -24,6 +24,9 @@ typedef struct {
   fcl_array *pre; /* complex work array before the transpose (distributed) */
   fcl__slab_transpose *transpose;
   char description[64];
+  /* the buffer sizes the plans point to: VkFFT keeps the pointers and reads them at every
+   * append, so they live as long as the plans */
+  uint64_t in_bytes, out_bytes, inplace_bytes, last_bytes;
 } vk_state;
 
 static void vk_destroy(void *state) {
@@ -132,8 +135,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   nc[1] = n[1];
   nc[2] = n[2];
   const int *g = t->ghosts;
-  uint64_t in_bytes = p[0] * p[1] * p[2] * fft->real_size;
-  uint64_t out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
+  const uint64_t in_bytes = s->in_bytes = p[0] * p[1] * p[2] * fft->real_size;
+  const uint64_t out_bytes = s->out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
   if (fft->distributed) {
     size_t bytes = out_bytes > fft->layout.bytes ? out_bytes : fft->layout.bytes;
     size_t reals = bytes / fft->real_size;
@@ -161,8 +164,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   c.bufferStride[0] = nc[0];
   c.bufferStride[1] = nc[0] * nc[1];
   c.bufferStride[2] = nc[0] * nc[1] * nc[2];
-  c.inputBufferSize = &in_bytes;
-  c.bufferSize = &out_bytes;
+  c.inputBufferSize = &s->in_bytes;
+  c.bufferSize = &s->out_bytes;
   /* VkFFT refuses to omit an axis of one point (VKFFT_ERROR_UNSUPPORTED_RADIX): a slab of one
    * plane is a plan of one dimension less. */
   if (fft->distributed && n[dim - 1] == 1)
@@ -188,10 +191,10 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   ip.inputBuffer = NULL;
   ip.inputBufferSize = NULL;
   memset(ip.bufferStride, 0, sizeof ip.bufferStride);
-  uint64_t slot_bytes_ip = fft->slot_bytes;
+  s->inplace_bytes = fft->slot_bytes;
   cl_mem slot0 = fcl_array_buffer(fft->slots[0]);
   ip.buffer = &slot0;
-  ip.bufferSize = &slot_bytes_ip;
+  ip.bufferSize = &s->inplace_bytes;
   FCL_TRY(vk_init(&s->inplace, ip, "planning the in-place r2c transform"));
   s->have_inplace = true;
   if (!fft->distributed) return FCL_OK;
@@ -210,8 +213,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   z.context = &s->context;
   z.commandQueue = &s->queue;
   z.doublePrecision = fft->dtype == FCL_FLOAT64;
-  uint64_t slot_bytes = l->bytes;
-  z.bufferSize = &slot_bytes;
+  s->last_bytes = l->bytes;
+  z.bufferSize = &s->last_bytes;
   cl_mem slot = fcl_array_buffer(fft->slots[0]);
   z.buffer = &slot;
   FCL_TRY(vk_init(&s->last, z, "planning the transform of the last axis"));

@@ -2,10 +2,15 @@
 # at least one result, each with a name, a unit and a finite number (or null with a note saying
 # why it was not measured). Timings are not checked
 # (benchmarks, not timed tests). cmake -DEXE=... -DNAME=... -DARGS="a|b|..." -DJSON=... -P ...
+# a run's limit, longer under the sanitizers (-DSLOWDOWN: flowcl_test_timeout's factor)
+if(NOT SLOWDOWN)
+  set(SLOWDOWN 1)
+endif()
+math(EXPR run_timeout "250 * ${SLOWDOWN}")
 string(REPLACE "|" ";" args "${ARGS}")
 file(REMOVE ${JSON})
 execute_process(COMMAND ${EXE} ${args} --json ${JSON} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                ERROR_VARIABLE err TIMEOUT 250)
+                ERROR_VARIABLE err TIMEOUT ${run_timeout})
 # exit status 1 with a "NOT MET" line: the benchmark ran and says a speed goal was missed
 # (at this size and on a shared machine, not a defect)
 if(rc EQUAL 1 AND out MATCHES "NOT MET")

@@ -1,9 +1,14 @@
 # flowcl-tgv with outputs it cannot write: each fails at once (before computing 100000 steps)
 # with the system's reason. cmake -DTGV=... -P tgv_bad_outputs.cmake
+# a run's limit, longer under the sanitizers (-DSLOWDOWN: flowcl_test_timeout's factor)
+if(NOT SLOWDOWN)
+  set(SLOWDOWN 1)
+endif()
+math(EXPR run_timeout "120 * ${SLOWDOWN}")
 function(expect_failure expect)
   string(REPLACE ";" " " shown "${ARGN}")
   execute_process(COMMAND ${TGV} --resolution 16 --quiet --no-plot --max-steps 100000 ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${run_timeout})
   if(rc EQUAL 0)
     message(FATAL_ERROR "flowcl-tgv ${shown}: succeeded")
   endif()

@@ -4,10 +4,15 @@
 # figures come from the steps timed node by node: a node waits for its kernels, so its wall time
 # per call is at least their device time.
 # cmake -DTGV=... -DWORK_DIR=... -P tgv_benchmark_floor.cmake
+# a run's limit, longer under the sanitizers (-DSLOWDOWN: flowcl_test_timeout's factor)
+if(NOT SLOWDOWN)
+  set(SLOWDOWN 1)
+endif()
+math(EXPR run_timeout "500 * ${SLOWDOWN}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 execute_process(COMMAND ${TGV} --resolution 16 --benchmark --max-steps 3 --json ${WORK_DIR}/b.json
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 500)
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${run_timeout})
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "benchmark failed (${rc}): ${err}")
 endif()

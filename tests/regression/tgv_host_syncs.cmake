@@ -3,6 +3,11 @@
 # advection defers its CFL check, the stretching's stage exchanges only enqueue). VkFFT, so that
 # the transforms run on the device too (FFTW's wait on the host).
 # cmake -DTGV=... -DWORK_DIR=... -P tgv_host_syncs.cmake
+# a run's limit, longer under the sanitizers (-DSLOWDOWN: flowcl_test_timeout's factor)
+if(NOT SLOWDOWN)
+  set(SLOWDOWN 1)
+endif()
+math(EXPR run_timeout "500 * ${SLOWDOWN}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 foreach(mode adaptive fixed)
@@ -14,7 +19,7 @@ foreach(mode adaptive fixed)
   endif()
   execute_process(COMMAND ${TGV} --resolution 16 --benchmark --max-steps 3 --fft vkfft ${args}
                           --json ${WORK_DIR}/${mode}.json
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 500)
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${run_timeout})
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${mode} benchmark failed (${rc}): ${err}")
   endif()

@@ -1,6 +1,11 @@
 # The first flowcl-tgv run on a device tunes its kernels (FLOWCL_TUNE=measure here, as on a
 # GPU by default) and says so; a second run in the same cache tunes nothing and prints no
 # tuning line. cmake -DTGV=... -DWORK_DIR=... -P tgv_tuning_remembered.cmake
+# a run's limit, longer under the sanitizers (-DSLOWDOWN: flowcl_test_timeout's factor)
+if(NOT SLOWDOWN)
+  set(SLOWDOWN 1)
+endif()
+math(EXPR run_timeout "500 * ${SLOWDOWN}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(ENV{FLOWCL_CACHE_DIR} ${WORK_DIR}/cache)
@@ -8,7 +13,7 @@ set(ENV{FLOWCL_TUNE} measure)
 foreach(run first second)
   execute_process(COMMAND ${TGV} --resolution 16 --max-steps 2 --no-plot --quiet --overwrite
                           --output ${WORK_DIR}/out
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err TIMEOUT 500)
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err TIMEOUT ${run_timeout})
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${run} run failed (${rc}): ${err}")
   endif()

@@ -1,6 +1,11 @@
 # flowcl-info must exit with 0 and print a passed self-check for every test device.
 # cmake -DINFO=... -P flowcl_info.cmake
-execute_process(COMMAND ${INFO} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 250)
+# a run's limit, longer under the sanitizers (-DSLOWDOWN: flowcl_test_timeout's factor)
+if(NOT SLOWDOWN)
+  set(SLOWDOWN 1)
+endif()
+math(EXPR run_timeout "250 * ${SLOWDOWN}")
+execute_process(COMMAND ${INFO} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${run_timeout})
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "flowcl-info exited with ${rc}:\n${out}\n${err}")
 endif()
