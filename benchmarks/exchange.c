@@ -57,6 +57,25 @@ static int pinned_copy(bench *b, void *arg) {
   return err != CL_SUCCESS;
 }
 
+/* Half of the outgoing bytes down on the bench's queue while the other half goes up on a second
+ * queue: whether the link carries both directions at once. */
+typedef struct {
+  cl_mem down_from, up_to;
+  cl_command_queue up_queue;
+  char *pinned;
+} duplex_arg;
+
+static int duplex_copy(bench *b, void *arg) {
+  duplex_arg *c = arg;
+  size_t half = b->out_bytes / 2;
+  cl_int e1 = clEnqueueReadBuffer(b->e.q, c->down_from, CL_FALSE, 0, half, c->pinned, 0, NULL,
+                                  NULL);
+  cl_int e2 = clEnqueueWriteBuffer(c->up_queue, c->up_to, CL_FALSE, 0, half, c->pinned + half, 0,
+                                   NULL, NULL);
+  cl_int e3 = clFinish(b->e.q), e4 = clFinish(c->up_queue);
+  return e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS || e4 != CL_SUCCESS;
+}
+
 static int sendrecv(bench *b, void *arg) {
   char *host = arg;
   int peer = b->e.rank ^ 1;
@@ -124,6 +143,12 @@ int main(int argc, char **argv) {
 
   copy_arg down = {da, host, true}, up = {da, host, false};
   double t_d2h = timed(&b, pinned_copy, &down), t_h2d = timed(&b, pinned_copy, &up);
+  cl_command_queue up_queue = NULL;
+  if (fcl_queue_create(b.e.ctx, fcl_context_device(b.e.ctx, 0), 0, &up_queue) != FCL_OK)
+    DIE("a second queue");
+  duplex_arg both = {da, db, up_queue, host};
+  double t_duplex = timed(&b, duplex_copy, &both);
+  double duplex = (double)(b.out_bytes / 2) / t_duplex / 1e9;
   double t_p2p = P > 1 ? timed(&b, sendrecv, host) : -1;
   double d2h = (double)b.out_bytes / t_d2h / 1e9, h2d = (double)b.out_bytes / t_h2d / 1e9;
   double p2p = t_p2p > 0 ? (double)(b.out_bytes / 2) / t_p2p / 1e9 : 0;
@@ -156,6 +181,7 @@ int main(int argc, char **argv) {
            b.e.info.name, P, b.bytes >> 20, b.out_bytes >> 20, o.repeats);
     printf("  pinned device->host (all ranks at once)  %8.2f GB/s per rank\n", d2h);
     printf("  pinned host->device (all ranks at once)  %8.2f GB/s per rank\n", h2d);
+    printf("  pinned both directions at once           %8.2f GB/s each way per rank\n", duplex);
     if (p2p > 0) printf("  MPI_Sendrecv between rank pairs          %8.2f GB/s each way\n", p2p);
     printf("  bound of a staged all-to-all             %8.2f ms\n", bound * 1e3);
     for (int k = 0; k < 2; ++k)
@@ -172,9 +198,10 @@ int main(int argc, char **argv) {
               "\"bytes_per_rank\": %zu, \"bytes_out_per_rank\": %zu, \"results\": [\n"
               "  {\"name\": \"pinned_d2h\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
               "  {\"name\": \"pinned_h2d\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+              "  {\"name\": \"pinned_duplex\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
               "  {\"name\": \"mpi_sendrecv\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
               "  {\"name\": \"staged_bound\", \"value\": %.3f, \"unit\": \"ms\"}",
-              b.e.info.name, P, b.bytes, b.out_bytes, d2h, h2d, p2p, bound * 1e3);
+              b.e.info.name, P, b.bytes, b.out_bytes, d2h, h2d, duplex, p2p, bound * 1e3);
       for (int k = 0; k < 2; ++k)
         if (t_x[k] > 0)
           fprintf(jf,
@@ -190,6 +217,7 @@ int main(int argc, char **argv) {
   clEnqueueUnmapMemObject(b.e.q, pin, host, 0, NULL, NULL);
   clFinish(b.e.q);
   clReleaseMemObject(pin);
+  clReleaseCommandQueue(up_queue);
   clReleaseMemObject(da);
   clReleaseMemObject(db);
   field_env_close(&b.e);

@@ -67,11 +67,12 @@ static int run(const tgv_options *o, int rank) {
   tgv *t = NULL;
   fcl_status st = tgv_create(o, MPI_COMM_WORLD, &t);
   if (st == FCL_OK && rank == 0 && !o->benchmark)
-    printf("flowcl-tgv: %lld^3, Re = %g, %s, %s advection, %s stretching, to t = %g on %s, "
-           "FFT %s\n",
+    printf("flowcl-tgv: %lld^3, Re = %g, %s, %s advection, %s stretching, %s diffusion, to t = "
+           "%g on %s, FFT %s\n",
            (long long)o->resolution, o->reynolds, fcl_dtype_cl_name(o->dtype),
            fcl_remesh_formula_name(o->formula),
-           o->stretching == TGV_STRETCH_GRADIENT ? "gradient" : "conservative", o->t_end,
+           o->stretching == TGV_STRETCH_GRADIENT ? "gradient" : "conservative",
+           o->fd_diffusion ? "fd" : "spectral", o->t_end,
            tgv_device_name(t), tgv_fft_description(t));
   if (st == FCL_OK) report_tuning(rank);
   fcl_sim_state final = {0};

@@ -190,9 +190,11 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
   const double points = (double)nl[0] * (double)nl[1] * (double)nl[2];
   const double per_point = (double)ps.high_water_bytes / points;
   if (t->rank == 0) {
-    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %d rank(s), device %s, FFT %s\n",
+    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %s diffusion, %d rank(s), device %s, "
+           "FFT %s\n",
            (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
-           fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
+           fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula),
+           t->opt.fd_diffusion ? "fd" : "spectral", t->size,
            t->info.name, tgv_fft_description(t));
     printf("  step (median of %lld, with the dt measure): %.3f ms; with each node waiting for "
            "the queue (the table below): %.3f ms; copy bandwidth %.1f GB/s\n",
@@ -218,7 +220,8 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
     fprintf(f,
             "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
             "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
-            "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"ranks\": %d, "
+            "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"diffusion\": "
+            "\"%s\", \"ranks\": %d, "
             "\"node_timed_ms\": %.6f},\n"
             "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
             "  {\"name\": \"pool_high_water\", \"value\": %.0f, \"unit\": \"bytes\", "
@@ -228,8 +231,8 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
             "  {\"name\": \"host_syncs_per_step\", \"value\": %lld, \"unit\": \"waits\", "
             "\"dt\": \"%s\"}",
             t->info.name, run_ms, (long long)t->opt.resolution, t->opt.z_periods,
-            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula), t->size,
-            timed_ms, gbs, (double)ps.high_water_bytes, per_point, floor_ms,
+            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula),
+            t->opt.fd_diffusion ? "fd" : "spectral", t->size, timed_ms, gbs, (double)ps.high_water_bytes, per_point, floor_ms,
             floor_ms > 0 ? run_ms / floor_ms : 0, fwd_ms, bwd_ms, (long long)t->syncs_max,
             t->opt.dt_fixed > 0 ? "fixed" : "adaptive");
     /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device

@@ -27,6 +27,7 @@ struct tgv {
   fcl_spectral *spectral;
   fcl_advection *adv;
   fcl_fd *stretch;
+  fcl_fd *diffuse; /* --diffusion fd */
   fcl_analytics *an;
   fcl_problem *problem;
   fcl_sim_state start; /* t and step of the first step (restart) */

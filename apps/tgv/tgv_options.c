@@ -27,6 +27,10 @@ static const char usage[] =
     "  --spectral-pass P     fused (diffusion and Biot-Savart share the forward transforms\n"
     "                        of the vorticity: 9 FFTs) or separate (two passes: 12 FFTs)\n"
     "                        (default fused)\n"
+    "  --diffusion D         spectral (exact, in the spectral pass) or fd (explicit, 4th-order\n"
+    "                        differences; the spectral pass is Biot-Savart alone: 6 FFTs,\n"
+    "                        and 6 all-to-alls instead of 9 on several ranks) (default\n"
+    "                        spectral)\n"
     "  --advection-rk R      particle push: 2, 3 or 4 (default 2)\n"
     "  --stretching F        conservative or gradient (default conservative: the gradient\n"
     "                        form lets the vorticity drift from divergence-free and diverges\n"
@@ -179,6 +183,13 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
         o->separate_spectral = true;
       else
         return fail(rank, "--spectral-pass %s: fused or separate%s", v, "");
+    } else if (!strcmp(a, "--diffusion")) {
+      if (!strcmp(v, "spectral"))
+        o->fd_diffusion = false;
+      else if (!strcmp(v, "fd"))
+        o->fd_diffusion = true;
+      else
+        return fail(rank, "--diffusion %s: spectral or fd%s", v, "");
     } else if (!strcmp(a, "--advection-rk")) {
       if (!integer(v, &n) || n < 2 || n > 4)
         return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");

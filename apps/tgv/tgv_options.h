@@ -18,6 +18,7 @@ typedef struct {
   tgv_stretching stretching;
   bool lie;               /* first-order splitting (else: the second-order one) */
   bool separate_spectral; /* diffusion and Biot-Savart as two passes (else one, fused) */
+  bool fd_diffusion;      /* explicit 4th-order differences; the spectral pass is Biot-Savart */
   double cfl, lcfl, dt_max;
   double dt_fixed;    /* > 0: this dt every step, no measure (else adaptive) */
   const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */

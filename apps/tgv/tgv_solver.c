@@ -120,7 +120,11 @@ static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_fd_operator(t->stretch, &op));
   op.dt_fraction = t->opt.lie ? 1 : 0.5;
   TRY(fcl_problem_add_operator(t->problem, &op));
-  if (t->opt.separate_spectral) {
+  if (t->opt.fd_diffusion) { /* the explicit bound joins the dt policy (fcl_fd_max_dt) */
+    TRY(fcl_fd_diffusion_create(t->w, t->nu, 4, t->pool, &t->diffuse));
+    TRY(add(t, fcl_fd_operator(t->diffuse, &op), &op));
+    TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
+  } else if (t->opt.separate_spectral) {
     TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));
     TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
   } else { /* diffusion and Biot-Savart share the forward transforms of the vorticity */
@@ -372,6 +376,7 @@ void tgv_destroy(tgv **tp) {
   fcl_problem_destroy(&t->problem);
   fcl_analytics_destroy(&t->an);
   fcl_fd_destroy(&t->stretch);
+  fcl_fd_destroy(&t->diffuse);
   fcl_advection_destroy(&t->adv);
   fcl_spectral_destroy(&t->spectral);
   fcl_fd_destroy(&t->extrapolate);
