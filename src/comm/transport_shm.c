@@ -1,7 +1,9 @@
 /* The staged transport for ranks of one node, on shared staging (shm_stage.c). The blocks
- * travel in K chunks, pipelined: while a chunk goes from the device into this rank's segment
- * (the caller's queue), the peers' previous chunk comes from their segments into the device (a
- * second queue), so device->host and host->device run at once, the two directions of the link.
+ * travel in K chunks, pipelined: every chunk's way from the device into this rank's segment is
+ * enqueued at once (the caller's queue, never idle while the host turns chunks around); as each
+ * one reaches host memory it is announced, and the peers' same chunk comes from their segments
+ * into the device on a second queue, so device->host and host->device run at once, the two
+ * directions of the link.
  * A chunk is announced to a peer by an empty message once it is in host memory; the node
  * synchronizes before any segment is reused. The data crosses PCIe once each way and is never
  * copied by the host; the own block stays on the device. */
@@ -22,7 +24,7 @@ typedef struct {
   size_t *grain_send;   /* chunk grain of the pair (my send[q], q's recv[me]) */
   size_t *grain_recv;   /* chunk grain of the pair (my recv[q], q's send[me]) */
   MPI_Request *req;
-  cl_event *mapped; /* per peer: the map of the chunk in flight */
+  cl_event *mapped; /* per chunk and peer ([j * P + q]): the map of the chunk */
   void **mapped_at;
 } shm_state;
 
@@ -69,8 +71,8 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   s->grain_send = calloc((size_t)P, sizeof *s->grain_send);
   s->grain_recv = calloc((size_t)P, sizeof *s->grain_recv);
   s->req = calloc(2 * (size_t)P, sizeof *s->req);
-  s->mapped = calloc((size_t)P, sizeof *s->mapped);
-  s->mapped_at = calloc((size_t)P, sizeof *s->mapped_at);
+  s->mapped = calloc((size_t)MAX_CHUNKS * (size_t)P, sizeof *s->mapped);
+  s->mapped_at = calloc((size_t)MAX_CHUNKS * (size_t)P, sizeof *s->mapped_at);
   unsigned long long *v = malloc(8 * (size_t)P * sizeof *v);
   if (!s->peer_send_at || !s->peer_recv_at || !s->grain_send || !s->grain_recv || !s->req ||
       !s->mapped || !s->mapped_at || !v) {
@@ -133,8 +135,10 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
                              const size_t *grain, cl_mem from, int j) {
   shm_state *s = x->state;
   cl_mem mine = fcl__shm_stage_buffer(s->stage, x->rank);
+  cl_event *mapped = s->mapped + (size_t)j * (size_t)x->size;
+  void **mapped_at = s->mapped_at + (size_t)j * (size_t)x->size;
   for (int q = 0; q < x->size; ++q) {
-    s->mapped[q] = NULL;
+    mapped[q] = NULL;
     size_t lo, hi;
     chunk(fcl__block_bytes(&out[q]), grain[q], j, s->chunks, &lo, &hi);
     if (q == x->rank || hi == lo) continue;
@@ -142,8 +146,8 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
                packed = fcl__block_range(out_at[q] + lo, hi - lo);
     FCL_TRY(fcl__block_copy(x->queue, from, &part, mine, &packed));
     cl_int err;
-    s->mapped_at[q] = clEnqueueMapBuffer(x->queue, mine, CL_FALSE, CL_MAP_READ, out_at[q] + lo,
-                                         hi - lo, 0, NULL, &s->mapped[q], &err);
+    mapped_at[q] = clEnqueueMapBuffer(x->queue, mine, CL_FALSE, CL_MAP_READ, out_at[q] + lo,
+                                      hi - lo, 0, NULL, &mapped[q], &err);
     FCL_CL_TRY(err, "staged transport: map a chunk of the own segment");
   }
   return FCL_OK;
@@ -152,14 +156,16 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
 /* Chunk j is in host memory: unmap it and tell each peer that has a part of it. */
 static fcl_status announce_chunk(fcl__alltoall *x, int j) {
   shm_state *s = x->state;
+  cl_event *mapped = s->mapped + (size_t)j * (size_t)x->size;
+  void **mapped_at = s->mapped_at + (size_t)j * (size_t)x->size;
   int n = 0;
   for (int q = 0; q < x->size; ++q) {
-    if (!s->mapped[q]) continue;
-    FCL_TRY(fcl_events_wait(1, &s->mapped[q])); /* the chunk reached the host */
-    clReleaseEvent(s->mapped[q]);
-    s->mapped[q] = NULL;
+    if (!mapped[q]) continue;
+    FCL_TRY(fcl_events_wait(1, &mapped[q])); /* the chunk reached the host */
+    clReleaseEvent(mapped[q]);
+    mapped[q] = NULL;
     FCL_CL_TRY(clEnqueueUnmapMemObject(x->queue, fcl__shm_stage_buffer(s->stage, x->rank),
-                                       s->mapped_at[q], 0, NULL, NULL),
+                                       mapped_at[q], 0, NULL, NULL),
                "staged transport: unmap a chunk");
   }
   FCL_TRY(fcl__shm_stage_sync(s->stage));
@@ -212,12 +218,19 @@ static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   cl_event start = NULL;
   FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &start), "staged transport: marker");
   fcl_status st = fcl__block_copy(x->queue, from, &out[me], to, &in[me]);
-  for (int j = 0; st == FCL_OK && j <= K; ++j) {
-    if (j < K) st = send_chunk(x, out, out_at, out_grain, from, j);
-    if (st == FCL_OK && j > 0) st = announce_chunk(x, j - 1);
-    if (st == FCL_OK && j > 0)
-      st = receive_chunk(x, in, peer_at, in_grain, to, j - 1, j == 1 ? start : NULL);
+  for (int j = 0; st == FCL_OK && j < K; ++j) st = send_chunk(x, out, out_at, out_grain, from, j);
+  if (st == FCL_OK) st = fcl_queue_flush(x->queue);
+  for (int j = 0; st == FCL_OK && j < K; ++j) {
+    st = announce_chunk(x, j);
+    if (st == FCL_OK) st = receive_chunk(x, in, peer_at, in_grain, to, j, j == 0 ? start : NULL);
+    if (st == FCL_OK) st = fcl_queue_flush(s->upload);
   }
+  for (int i = 0; i < K * x->size; ++i) /* an error left maps in flight */
+    if (s->mapped[i]) {
+      clWaitForEvents(1, &s->mapped[i]);
+      clReleaseEvent(s->mapped[i]);
+      s->mapped[i] = NULL;
+    }
   clReleaseEvent(start);
   FCL_TRY(st);
   FCL_TRY(fcl_queue_finish(s->upload)); /* window to device */
