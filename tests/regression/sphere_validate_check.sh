@@ -1,0 +1,35 @@
+#!/bin/sh
+# apps/sphere/validate.sh's checks (CHECK_ONLY) on synthetic diagnostics: a steady drag of 1.10
+# at Re = 100 and, at Re = 300, a drag of 0.66 with a lift of Strouhal number 0.135 in z meet
+# the goals; a drag 10 % high, a Strouhal number 10 % low, an unsteady Re = 100 wake and a
+# Re = 300 lift that never sheds each fail them.
+# sphere_validate_check.sh VALIDATE_SH WORK_DIR
+set -u
+script=$1 work=$2
+rm -rf "$work"
+make_case() { # dir cd100 lift100 cd300 st300 amp300
+  mkdir -p "$1/re100" "$1/re300"
+  awk -v cd="$2" -v lift="$3" 'BEGIN { print "step,t,dt,cd,cl_y,cl_z"
+    for (i = 1; i <= 2000; i++) { t = i * 0.01; printf "%d,%g,0.01,%.9g,%.9g,0\n", i, t, cd, lift * sin(t) } }' > "$1/re100/diagnostics.csv"
+  awk -v cd="$4" -v st="$5" -v amp="$6" 'BEGIN { print "step,t,dt,cd,cl_y,cl_z"
+    for (i = 1; i <= 15000; i++) { t = i * 0.01; printf "%d,%g,0.01,%.9g,1e-7,%.9g\n", i, t, cd, amp * sin(2 * 3.141592653589793 * st * t + 0.3) } }' > "$1/re300/diagnostics.csv"
+}
+expect() { # name status dir
+  out=$(CHECK_ONLY="$3" sh "$script" 2>&1)
+  rc=$?
+  if [ "$rc" != "$2" ]; then
+    echo "case '$1': validate.sh exited $rc, expected $2"; echo "$out"; exit 1
+  fi
+  echo "case '$1': exit $rc as expected"
+}
+make_case "$work/met" 1.10 0 0.66 0.135 0.05
+expect met 0 "$work/met"
+make_case "$work/drag" 1.20 0 0.66 0.135 0.05
+expect "drag 10 % high" 1 "$work/drag"
+make_case "$work/st" 1.10 0 0.66 0.1215 0.05
+expect "Strouhal number 10 % low" 1 "$work/st"
+make_case "$work/unsteady" 1.10 0.1 0.66 0.135 0.05
+expect "unsteady Re = 100" 1 "$work/unsteady"
+make_case "$work/still" 1.10 0 0.66 0.135 0
+expect "no shedding at Re = 300" 1 "$work/still"
+exit 0
