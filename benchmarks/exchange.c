@@ -152,7 +152,8 @@ int main(int argc, char **argv) {
   copy_arg down = {da, host, true}, up = {da, host, false};
   copy_arg wdown = {da, wrapped, true}, wup = {da, wrapped, false};
   double t_d2h_mapped = timed(&b, pinned_copy, &down), t_h2d_mapped = timed(&b, pinned_copy, &up);
-  double t_d2h_wrapped = timed(&b, pinned_copy, &wdown), t_h2d_wrapped = timed(&b, pinned_copy, &wup);
+  double t_d2h_wrapped = timed(&b, pinned_copy, &wdown),
+         t_h2d_wrapped = timed(&b, pinned_copy, &wup);
   bool wrapped_faster = t_d2h_wrapped + t_h2d_wrapped < t_d2h_mapped + t_h2d_mapped;
   double t_d2h = wrapped_faster ? t_d2h_wrapped : t_d2h_mapped;
   double t_h2d = wrapped_faster ? t_h2d_wrapped : t_h2d_mapped;

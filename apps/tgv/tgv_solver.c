@@ -5,8 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/stat.h>
 
 #define PI 3.14159265358979323846
 
@@ -216,101 +214,27 @@ static fcl_status check_json(tgv *t) {
   return agreed(t, ok);
 }
 
-/* A fresh run owns its output directory: an earlier run's diagnostics or checkpoints there are
- * refused (its checkpoints would outnumber and outlive this run's, and --restart latest would
- * take them), or removed with --overwrite. Rank 0; false after saying why. */
-static bool claim_output_dir(const tgv *t) {
-  DIR *d = opendir(t->opt.output_dir);
-  if (!d) return true;
-  int checkpoints = 0, removed = 0;
-  bool csv = false, ok = true;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) {
-    size_t n = strlen(e->d_name);
-    bool chk = !strncmp(e->d_name, "tgv_", 4) && n > 7 && !strcmp(e->d_name + n - 7, ".chk.h5");
-    csv = csv || !strcmp(e->d_name, "diagnostics.csv");
-    checkpoints += chk;
-    if (chk && t->opt.overwrite) {
-      char path[2048];
-      snprintf(path, sizeof path, "%s/%s", t->opt.output_dir, e->d_name);
-      if (remove(path) == 0)
-        removed++;
-      else {
-        fprintf(stderr, "flowcl-tgv: --overwrite: cannot remove %s: %s\n", path, strerror(errno));
-        ok = false;
-      }
-    }
-  }
-  closedir(d);
-  if ((csv || checkpoints) && !t->opt.overwrite) {
-    fprintf(stderr,
-            "flowcl-tgv: the output directory '%s' holds an earlier run (%s%s%d "
-            "checkpoint(s)): --restart latest continues it, --overwrite replaces it, or choose "
-            "another --output\n",
-            t->opt.output_dir, csv ? "diagnostics.csv" : "", csv ? ", " : "", checkpoints);
-    return false;
-  }
-  if (removed) printf("--overwrite: removed %d checkpoint(s) of an earlier run\n", removed);
-  return ok;
-}
-
-/* Drop the rows of diagnostics.csv after step (a restart from an older checkpoint would repeat
- * them), rewriting the file under a temporary name. Rank 0; false after saying why. */
-static bool keep_rows_until(const char *path, int64_t step) {
-  FILE *in = fopen(path, "r");
-  if (!in) return true; /* no rows yet */
-  char tmp[1100], line[1024];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *out = fopen(tmp, "w");
-  bool ok = out != NULL;
-  int dropped = 0;
-  while (ok && fgets(line, sizeof line, in)) {
-    char *end;
-    long long row = strtoll(line, &end, 10);
-    bool data = end != line && *end == ',';
-    if (data && row > step)
-      dropped++;
-    else
-      ok = fputs(line, out) >= 0;
-  }
-  fclose(in);
-  if (out && fclose(out) != 0) ok = false;
-  if (ok && rename(tmp, path) != 0) ok = false;
-  if (!ok) {
-    fprintf(stderr, "flowcl-tgv: cannot rewrite %s: %s\n", path, strerror(errno));
-    remove(tmp);
-  } else if (dropped) {
-    printf("%s: dropped %d row(s) after step %lld, the restart computes them again\n", path,
-           dropped, (long long)step);
-  }
-  return ok;
-}
-
-/* mkdir -p: the output directory with its missing parents. 0, or -1 with errno. */
-static int make_dirs(const char *path) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, -1;
-  for (char *p = tmp + 1; *p; ++p)
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
-      *p = '/';
-    }
-  return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static fcl_status make_outputs(tgv *t) {
   if (t->opt.benchmark) return check_json(t);
-  bool ok = true;
-  if (t->rank == 0 && make_dirs(t->opt.output_dir) != 0) {
-    fprintf(stderr, "flowcl-tgv: cannot create the output directory '%s': %s\n", t->opt.output_dir,
-            strerror(errno));
-    ok = false;
+  MPI_Comm comm = fcl_topology_comm(t->topo);
+  int removed = 0;
+  fcl_status st = fcl_run_dir_prepare(comm, t->opt.output_dir, "tgv", "diagnostics.csv",
+                                      !t->opt.restart, t->opt.overwrite, &removed);
+  if (st != FCL_OK) {
+    if (t->rank == 0)
+      fprintf(stderr, "flowcl-tgv: %s%s\n", fcl_last_error(),
+              st == FCL_ERR_INVALID_ARGUMENT ? ": --restart latest continues it, --overwrite "
+                                               "replaces it, or choose another --output"
+                                             : "");
+    return st;
   }
-  if (ok && t->rank == 0 && !t->opt.restart) ok = claim_output_dir(t);
+  if (removed && t->rank == 0)
+    printf("--overwrite: removed %d checkpoint(s) of an earlier run\n", removed);
+  bool ok = true;
 #if FLOWCL_ENABLE_HDF5
   /* the longest file it will write through MPI-IO: a snapshot's temporary name */
   size_t longest = strlen(t->opt.output_dir) + strlen("/vorticity_000000000.h5.tmp");
-  if (ok && t->rank == 0 && (t->opt.snapshot_every > 0 || t->opt.checkpoint_every > 0) &&
+  if (t->rank == 0 && (t->opt.snapshot_every > 0 || t->opt.checkpoint_every > 0) &&
       longest > FCL_IO_MAX_PATH) {
     fprintf(stderr,
             "flowcl-tgv: --output '%s' is too long for snapshots and checkpoints: their "
@@ -320,12 +244,22 @@ static fcl_status make_outputs(tgv *t) {
   }
 #endif
   TRY(agreed(t, ok));
-  if (t->rank == 0) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/diagnostics.csv", t->opt.output_dir);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/diagnostics.csv", t->opt.output_dir);
+  if (t->opt.restart) {
     /* a restart appends to the rows of the run it continues, up to the step it resumes from */
-    if (t->opt.restart && !keep_rows_until(path, t->start.step)) ok = false;
-    t->csv = ok ? fopen(path, t->opt.restart ? "a" : "w") : NULL;
+    int dropped = 0;
+    st = fcl_run_dir_keep_rows(comm, path, t->start.step, &dropped);
+    if (st != FCL_OK) {
+      if (t->rank == 0) fprintf(stderr, "flowcl-tgv: %s\n", fcl_last_error());
+      return st;
+    }
+    if (dropped && t->rank == 0)
+      printf("%s: dropped %d row(s) after step %lld, the restart computes them again\n", path,
+             dropped, (long long)t->start.step);
+  }
+  if (t->rank == 0) {
+    t->csv = fopen(path, t->opt.restart ? "a" : "w");
     if (!t->csv) {
       fprintf(stderr, "flowcl-tgv: cannot write %s: %s\n", path, strerror(errno));
       ok = false;

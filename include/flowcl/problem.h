@@ -203,6 +203,26 @@ typedef struct {
 fcl_status fcl_simulation_run(fcl_problem *problem, const fcl_simulation_options *options,
                               fcl_sim_state *final);
 
+/* ---------------- the run's output directory ---------------- */
+
+/** Prepare a run's output directory: create it with its missing parents (FCL_ERR_IO naming it
+ * and the system's reason when it cannot be). A fresh run (fresh true) owns it: a directory
+ * holding an earlier run, its diagnostics file (a file name, NULL: none) or checkpoints
+ * `<checkpoint_name>_*.chk.h5` (fcl_checkpoint_write's, NULL: none), is refused with
+ * FCL_ERR_INVALID_ARGUMENT naming what it holds (the earlier checkpoints would outnumber and
+ * outlive the new run's, and a restart from the latest would take them), unless overwrite,
+ * which removes those checkpoints (their count in *removed, may be NULL). A restart (fresh
+ * false) continues what is there. Rank 0 works on the file system; every rank returns its
+ * status and message. Collective over comm. */
+fcl_status fcl_run_dir_prepare(MPI_Comm comm, const char *directory, const char *checkpoint_name,
+                               const char *diagnostics, bool fresh, bool overwrite, int *removed);
+/** Cut a diagnostics file (CSV, the step in its first column) back to the rows of steps <= step,
+ * rewriting it under a temporary name: a restart from a checkpoint older than the last rows
+ * computes them again and would repeat them. Header and comment lines stay; a missing file is
+ * not an error; the rows dropped in *dropped (may be NULL). Rank 0 works on the file; every
+ * rank returns its status and message. Collective over comm. */
+fcl_status fcl_run_dir_keep_rows(MPI_Comm comm, const char *path, int64_t step, int *dropped);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,11 +11,16 @@
  *   - the time loop lands on every output time and on the end time (a kernel integrating 1
  *     over the run returns the elapsed time), calls the callbacks at their cadence, stops at
  *     max_steps;
+ *   - a run's output directory: created with its parents, an earlier run's diagnostics or
+ *     checkpoints refused for a fresh run, removed with overwrite, kept for a restart; the
+ *     diagnostics cut back to a restart's step (header kept, later rows dropped);
  *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
  *     Biot-Savart, remeshed advection, spectral diffusion, adaptive CFL step) converges to the
  *     exact decaying solution at second order as the grid and step are refined together. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -568,8 +573,62 @@ static void check_taylor_green_2d(env *e) {
 }
 #endif
 
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CHECKF(f != NULL, "cannot write %s", path);
+  if (f) fputs(text, f), fclose(f);
+}
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static void check_run_dir(env *e) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  char dir[700], csv[760], chk[760], text[256] = "";
+  snprintf(dir, sizeof dir, "%s/a/b", e->dir);
+  snprintf(csv, sizeof csv, "%s/diagnostics.csv", dir);
+  snprintf(chk, sizeof chk, "%s/run_000000007.chk.h5", dir);
+  int removed = -1, dropped = -1;
+  /* a fresh run creates the directory and its parents */
+  CHECK_OK(fcl_run_dir_prepare(comm, dir, "run", "diagnostics.csv", true, false, &removed));
+  CHECK(exists(dir) && removed == 0);
+  CHECK_STATUS(
+      fcl_run_dir_prepare(comm, "/proc/flowcl-no-such/out", "run", NULL, true, false, NULL),
+      FCL_ERR_IO, "cannot create the output directory");
+  /* an earlier run's files: refused, kept for a restart, removed with overwrite */
+  if (e->rank == 0) write_file(csv, "step,t\n1,0.1\n2,0.2\n3,0.3\n# note\n4,0.4\n");
+  MPI_Barrier(comm);
+  CHECK_STATUS(fcl_run_dir_prepare(comm, dir, "run", "diagnostics.csv", true, false, NULL),
+               FCL_ERR_INVALID_ARGUMENT, "holds an earlier run (diagnostics.csv, 0 checkpoint");
+  if (e->rank == 0) write_file(chk, "not really a checkpoint");
+  MPI_Barrier(comm);
+  CHECK_STATUS(fcl_run_dir_prepare(comm, dir, "run", NULL, true, false, NULL),
+               FCL_ERR_INVALID_ARGUMENT, "1 checkpoint(s)");
+  CHECK_OK(fcl_run_dir_prepare(comm, dir, "other", NULL, true, false, NULL)); /* not its name */
+  CHECK_OK(fcl_run_dir_prepare(comm, dir, "run", "diagnostics.csv", false, false, &removed));
+  CHECK(removed == 0 && exists(chk));
+  /* a restart from step 2: the rows after it go, the header and comments stay */
+  CHECK_OK(fcl_run_dir_keep_rows(comm, csv, 2, &dropped));
+  CHECKF(dropped == 2, "dropped %d rows, not 2", dropped);
+  FILE *f = fopen(csv, "r");
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = '\0';
+  CHECKF(!strcmp(text, "step,t\n1,0.1\n2,0.2\n# note\n"), "kept: '%s'", text);
+  MPI_Barrier(comm);
+  CHECK_OK(fcl_run_dir_prepare(comm, dir, "run", "diagnostics.csv", true, true, &removed));
+  CHECKF(removed == 1 && !exists(chk), "overwrite removed %d checkpoint(s)", removed);
+  snprintf(csv, sizeof csv, "%s/none.csv", dir);
+  CHECK_OK(fcl_run_dir_keep_rows(comm, csv, 5, &dropped)); /* no rows yet */
+  CHECK(dropped == 0);
+  MPI_Barrier(comm);
+}
+
 static void run(env *e) {
   check_dt_policy();
+  check_run_dir(e);
   check_setup_errors(e);
   if (!e->fp64) {
     fcl_test_skip_part(NULL, "the double-precision cases (no cl_khr_fp64)");
@@ -584,4 +643,4 @@ static void run(env *e) {
 #endif
 }
 
-int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "problem", run); }
