@@ -7,16 +7,18 @@
 
 /* The run's options (sphere_options.c). Lengths are in diameters, velocities in U. */
 typedef struct {
-  double reynolds;       /* U D / nu */
-  int64_t resolution;    /* grid points per diameter */
-  double box[3];         /* box lengths along x (the flow), y, z */
-  double center_x;       /* the sphere's centre from the inlet face (y, z: the box's middle) */
-  double layer;          /* absorbing layer's width before the outflow face */
-  double smoothing;      /* the mask's smoothing width, in grid spacings */
-  double lambda;         /* penalization factor */
-  double t_end, cfl;     /* end time (D / U) and dt max|u| / dx */
-  double snapshot_every; /* > 0: HDF5/XDMF snapshots of the vorticity and the mask */
-  int64_t max_steps;     /* > 0: stop there */
+  double reynolds;          /* U D / nu */
+  int64_t resolution;       /* grid points per diameter */
+  double box[3];            /* box lengths along x (the flow), y, z */
+  double center_x;          /* the sphere's centre from the inlet face (y, z: the box's middle) */
+  double layer;             /* absorbing layer's width before the outflow face */
+  double smoothing;         /* the mask's smoothing width, in grid spacings */
+  double lambda;            /* penalization factor */
+  double t_end, cfl;        /* end time (D / U) and dt max|u| / dx */
+  double snapshot_every;    /* > 0: HDF5/XDMF snapshots of the vorticity and the mask */
+  int64_t max_steps;        /* > 0: stop there */
+  int64_t checkpoint_every; /* > 0: a checkpoint every that many steps (the last two kept) */
+  const char *restart;      /* a checkpoint file, or "latest" in output_dir; NULL: fresh */
   fcl_dtype dtype;
   const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else the first device */
   const char *output_dir;

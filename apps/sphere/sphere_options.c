@@ -28,11 +28,15 @@ static const char usage[] =
     "  --max-steps N         stop at step N even before t-end (default: no limit)\n"
     "  --snapshot-every T    HDF5/XDMF snapshot of the vorticity and the mask every T time\n"
     "                        units, for ParaView (default 0: none)\n"
+    "  --checkpoint-every N  checkpoint every N steps (default 0: none; the last two are kept)\n"
+    "  --restart FILE        continue from a checkpoint file, or 'latest' in the output dir\n"
+    "                        (the run's own options must match the checkpoint's)\n"
     "  --precision P         float or double (default float)\n"
     "  --device SPEC         OpenCL device, platform:device (default FLOWCL_DEVICE, else the\n"
     "                        first GPU, else the first device)\n"
     "  --output DIR          output directory (default sphere-output)\n"
-    "  --overwrite           replace an earlier run's diagnostics.csv in the output directory\n"
+    "  --overwrite           replace an earlier run's diagnostics and checkpoints in the output\n"
+    "                        directory (without it, such a directory is refused)\n"
     "  --benchmark           time --max-steps steps (default 20) at the CFL's dt after 2\n"
     "                        warm-up steps: the median step and the time per operator; writes\n"
     "                        no files\n"
@@ -110,6 +114,11 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
       ok = number(v, 0, &o->t_end);
     } else if (!strcmp(a, "--snapshot-every")) {
       ok = number(v, 0, &o->snapshot_every);
+    } else if (!strcmp(a, "--checkpoint-every")) {
+      ok = number(v, 0, &x) && x == (double)(int64_t)x;
+      o->checkpoint_every = (int64_t)x;
+    } else if (!strcmp(a, "--restart")) {
+      o->restart = v;
     } else if (!strcmp(a, "--cfl")) {
       ok = number(v, 0, &o->cfl);
     } else if (!strcmp(a, "--max-steps")) {

@@ -1,6 +1,7 @@
 /* flowcl-sphere solver: the fields, the operators of a step, the time loop and its diagnostics. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@ typedef struct {
   FILE *csv;           /* rank 0 */
   double *cd, *cl, *t; /* rank 0: the coefficients' history */
   size_t n, cap;
+  fcl_sim_state start; /* the first step's time and index (a restart's checkpoint) */
 #if FLOWCL_ENABLE_HDF5
   fcl_io_series *series;
 #endif
@@ -178,16 +180,24 @@ static fcl_status measure(void *user, fcl_dt_inputs *in) {
   return fcl_analytics_dt_inputs(s->an, false, in);
 }
 
+static fcl_status remember(sphere *s, double t, double cd, double cl);
+
 /* The coefficients of the step just taken: 2 F / (U^2 A), A = pi D^2 / 4. */
 static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
   sphere *s = user;
-  if (st->step == 0) return FCL_OK; /* no penalization has run yet */
+  /* the first state: no penalization has run yet (a restart's row is in the file already) */
+  if (st->step == s->start.step) return FCL_OK;
   double f[3];
   TRY(force(s, st->dt, f));
   const double k = 2 / (PI / 4);
   if (s->rank != 0) return FCL_OK;
   fprintf(s->csv, "%lld,%.9g,%.6g,%.9g,%.9g,%.9g\n", (long long)st->step, st->t, st->dt, k * f[0],
           k * f[1], k * f[2]);
+  return remember(s, st->t, k * f[0], k * f[1]);
+}
+
+/* Rank 0: one step's coefficients into the history the summary reads. */
+static fcl_status remember(sphere *s, double t, double cd, double cl) {
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 1024;
     double *a = realloc(s->cd, cap * sizeof *a), *b = a ? realloc(s->cl, cap * sizeof *b) : NULL,
@@ -198,7 +208,7 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
     if (!c) return FCL_ERR_OUT_OF_MEMORY;
     s->cap = cap;
   }
-  s->cd[s->n] = k * f[0], s->cl[s->n] = k * f[1], s->t[s->n++] = st->t;
+  s->cd[s->n] = cd, s->cl[s->n] = cl, s->t[s->n++] = t;
   return FCL_OK;
 }
 
@@ -222,34 +232,140 @@ static fcl_status agreed(sphere *s, bool ok) {
   return all ? FCL_OK : FCL_ERR_IO;
 }
 
-static fcl_status open_outputs(sphere *s) {
-  bool ok = true;
-  char path[2048];
+/* A refusal the app words itself: said on rank 0, returned without a library message. */
+static fcl_status refuse(const sphere *s, fcl_status st, const char *fmt, ...) {
   if (s->rank == 0) {
-    snprintf(path, sizeof path, "%s/diagnostics.csv", s->o->output_dir);
-    struct stat st;
-    if (mkdir(s->o->output_dir, 0777) != 0 && errno != EEXIST) {
-      fprintf(stderr, "flowcl-sphere: cannot create '%s': %s\n", s->o->output_dir, strerror(errno));
-      ok = false;
-    } else if (!s->o->overwrite && stat(path, &st) == 0) {
-      fprintf(stderr, "flowcl-sphere: %s holds an earlier run (--overwrite replaces it)\n", path);
-      ok = false;
-    } else if (!(s->csv = fopen(path, "w"))) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("flowcl-sphere: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+  }
+  fcl_clear_error();
+  return st;
+}
+
+/* The parameters a checkpoint carries, which a restart must match. */
+static fcl_checkpoint_state run_state(const sphere *s, const fcl_sim_state *st) {
+  const sphere_options *o = s->o;
+  return (fcl_checkpoint_state){
+      .time = st->t,
+      .dt = st->dt,
+      .step = st->step,
+      .nparams = 7,
+      .names = {"box_x", "box_y", "box_z", "center_x", "resolution", "reynolds", "smoothing"},
+      .values = {o->box[0], o->box[1], o->box[2], o->center_x, (double)o->resolution, o->reynolds,
+                 o->smoothing}};
+}
+
+#if FLOWCL_ENABLE_HDF5
+/* --restart: the vorticity and the velocity (the step's Biot-Savart: the run continues bit for
+ * bit) and the state, from a checkpoint written with the same parameters. */
+static fcl_status restore(sphere *s) {
+  const sphere_options *o = s->o;
+  char path[2048];
+  fcl_field *fields[2] = {s->w, s->u};
+  fcl_checkpoint_state c;
+  snprintf(path, sizeof path, "%s", o->restart);
+  fcl_status st = !strcmp(o->restart, "latest")
+                      ? fcl_checkpoint_read_latest(o->output_dir, "sphere", 2, fields, &c, path,
+                                                   sizeof path)
+                      : fcl_checkpoint_read(path, 2, fields, &c);
+  TRY(st);
+  const fcl_sim_state now = {0};
+  const fcl_checkpoint_state mine = run_state(s, &now); /* parameters sorted by name, as read */
+  for (size_t p = 0; p < mine.nparams; ++p)
+    if (p >= c.nparams || strcmp(c.names[p], mine.names[p]) || c.values[p] != mine.values[p])
+      return refuse(s, FCL_ERR_INVALID_ARGUMENT, "%s was written with %s = %g, this run has %g",
+                    path, p < c.nparams ? c.names[p] : mine.names[p],
+                    p < c.nparams ? c.values[p] : 0.0, mine.values[p]);
+  s->start = (fcl_sim_state){.step = c.step, .t = c.time, .dt = c.dt};
+  if (s->rank == 0)
+    printf("restarting from %s at step %lld, t = %g\n", path, (long long)c.step, c.time);
+  return FCL_OK;
+}
+
+/* Every checkpoint_every steps: the fields and the state, the rows so far on disk first. */
+static fcl_status checkpoint(void *user, const fcl_sim_state *st) {
+  sphere *s = user;
+  if (s->csv) fflush(s->csv);
+  const fcl_checkpoint_state c = run_state(s, st);
+  fcl_field *fields[2] = {s->w, s->u};
+  return fcl_checkpoint_write(s->o->output_dir, "sphere", 2, 2, fields, &c, NULL, 0);
+}
+#endif
+
+/* Rank 0, a restart: the coefficients of the rows kept, for the summary's mean and period. */
+static fcl_status reload_history(sphere *s, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return FCL_OK;
+  char line[512];
+  fcl_status st = FCL_OK;
+  while (st == FCL_OK && fgets(line, sizeof line, f)) {
+    long long step;
+    double t, dt, cd, cl;
+    if (sscanf(line, "%lld,%lf,%lf,%lf,%lf", &step, &t, &dt, &cd, &cl) == 5)
+      st = remember(s, t, cd, cl);
+  }
+  fclose(f);
+  return st;
+}
+
+/* The output directory, owned by this run (or the one it continues), and diagnostics.csv. */
+static fcl_status open_outputs(sphere *s) {
+  const sphere_options *o = s->o;
+  MPI_Comm comm = fcl_topology_comm(s->topo);
+  int removed = 0;
+  fcl_status st = fcl_run_dir_prepare(comm, o->output_dir, "sphere", "diagnostics.csv", !o->restart,
+                                      o->overwrite, &removed);
+  if (st == FCL_ERR_INVALID_ARGUMENT && s->rank == 0)
+    fprintf(stderr, "flowcl-sphere: --restart latest continues the earlier run, --overwrite "
+                    "replaces it, or choose another --output\n");
+  TRY(st);
+  if (removed && s->rank == 0)
+    printf("--overwrite: removed %d checkpoint(s) of an earlier run\n", removed);
+  bool ok = true;
+  if (o->snapshot_every > 0 || o->checkpoint_every > 0 || o->restart) {
+#if FLOWCL_ENABLE_HDF5
+    /* the longest file written through MPI-IO: a checkpoint's temporary name */
+    size_t longest = strlen(o->output_dir) + strlen("/sphere_000000000.chk.h5.tmp");
+    if (longest > FCL_IO_MAX_PATH)
+      return refuse(s, FCL_ERR_INVALID_ARGUMENT,
+                    "--output '%s' is too long for snapshots and checkpoints: their paths would "
+                    "reach %zu characters, MPI-IO takes at most %d",
+                    o->output_dir, longest, FCL_IO_MAX_PATH);
+    if (o->restart) TRY(restore(s));
+#else
+    return refuse(s, FCL_ERR_NOT_SUPPORTED,
+                  "snapshots, checkpoints and restarts need flowcl built with HDF5");
+#endif
+  }
+  char path[2048];
+  snprintf(path, sizeof path, "%s/diagnostics.csv", o->output_dir);
+  if (o->restart) { /* the rows of the run it continues, up to the step it resumes from */
+    int dropped = 0;
+    TRY(fcl_run_dir_keep_rows(comm, path, s->start.step, &dropped));
+    if (dropped && s->rank == 0)
+      printf("%s: dropped %d row(s) after step %lld, the restart computes them again\n", path,
+             dropped, (long long)s->start.step);
+  }
+  if (s->rank == 0) {
+    if (o->restart) ok = reload_history(s, path) == FCL_OK;
+    s->csv = ok ? fopen(path, o->restart ? "a" : "w") : NULL;
+    if (!s->csv) {
       fprintf(stderr, "flowcl-sphere: cannot write %s: %s\n", path, strerror(errno));
       ok = false;
-    } else {
+    } else if (!o->restart) {
       fprintf(s->csv, "step,t,dt,cd,cl_y,cl_z\n");
     }
   }
   TRY(agreed(s, ok));
-  if (s->o->snapshot_every <= 0) return FCL_OK;
+  if (o->snapshot_every <= 0) return FCL_OK;
 #if FLOWCL_ENABLE_HDF5
-  TRY(fcl_io_series_create(s->o->output_dir, "flow", &s->series));
-  const fcl_sim_state start = {0};
-  return snapshot(s, &start);
+  TRY(fcl_io_series_create(o->output_dir, "flow", &s->series));
+  return o->restart ? FCL_OK : snapshot(s, &s->start);
 #else
-  if (s->rank == 0)
-    fprintf(stderr, "flowcl-sphere: --snapshot-every needs flowcl built with HDF5\n");
   return FCL_ERR_NOT_SUPPORTED;
 #endif
 }
@@ -393,8 +509,13 @@ fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
     destroy(&s);
     return st;
   }
-  fcl_simulation_options so = {.t_end = o->t_end,
-                               .max_steps = o->max_steps,
+  /* --max-steps is the last step, as --t-end is the last time: a restart ends where the run it
+   * continues would have */
+  const bool done = o->max_steps > 0 && o->max_steps <= s.start.step; /* restarted there */
+  fcl_simulation_options so = {.t_start = s.start.t,
+                               .t_end = o->t_end,
+                               .step_start = s.start.step,
+                               .max_steps = o->max_steps > 0 ? o->max_steps - s.start.step : 0,
                                .dt = {.dt_max = 0.1, .cfl = o->cfl},
                                .measure = measure,
                                .diagnostics = diagnostics,
@@ -403,8 +524,17 @@ fcl_status sphere_run(const sphere_options *o, MPI_Comm comm) {
                                .output_every_t = o->snapshot_every,
                                .user = &s,
                                .progress = o->quiet ? NULL : stdout};
+#if FLOWCL_ENABLE_HDF5
+  if (o->checkpoint_every > 0) {
+    so.checkpoint = checkpoint;
+    so.checkpoint_every = o->checkpoint_every;
+  }
+#endif
   fcl_sim_state final = {0};
-  if (st == FCL_OK) st = fcl_simulation_run(s.problem, &so, &final);
+  if (st == FCL_OK && done)
+    final = s.start;
+  else if (st == FCL_OK)
+    st = fcl_simulation_run(s.problem, &so, &final);
   fcl_diagnostics diag = {0}; /* the velocity stays divergence-free (Biot-Savart) */
   if (st == FCL_OK) st = fcl_analytics_compute(s.an, FCL_DIAG_DIVERGENCE | FCL_DIAG_GRAD_U, &diag);
   if (st == FCL_OK && s.rank == 0) {
