@@ -74,8 +74,9 @@ fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes
 void fcl__shm_stage_destroy(fcl__shm_stage **stage);
 /* The driver's buffer over rank's segment. */
 cl_mem fcl__shm_stage_buffer(const fcl__shm_stage *stage, int rank);
-/* After device copies into the own segment: they are in host memory when this returns (the
- * queue is finished). Then tell the peers (a barrier or a message). */
+/* After device copies into the own segment: enqueues what brings a range into host memory
+ * (not blocking). Once the queue is finished (one wait for all the ranges published) and the
+ * window synced (fcl__shm_stage_sync), tell the peers (a barrier or a message). */
 fcl_status fcl__shm_stage_publish(fcl__shm_stage *stage, cl_command_queue queue, int me,
                                   size_t offset, size_t bytes);
 /* Before device copies out of rank's segment, once told it was published: the driver reads

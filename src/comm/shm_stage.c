@@ -129,13 +129,11 @@ fcl_status fcl__shm_stage_publish(fcl__shm_stage *s, cl_command_queue queue, int
                                   size_t bytes) {
   if (!bytes) return FCL_OK;
   cl_int err;
-  void *p = clEnqueueMapBuffer(queue, s->wrap[me], CL_TRUE, CL_MAP_READ, offset, bytes, 0, NULL,
+  void *p = clEnqueueMapBuffer(queue, s->wrap[me], CL_FALSE, CL_MAP_READ, offset, bytes, 0, NULL,
                                NULL, &err);
   FCL_CL_TRY(err, "shared staging: map the own segment");
   FCL_CL_TRY(clEnqueueUnmapMemObject(queue, s->wrap[me], p, 0, NULL, NULL),
              "shared staging: unmap the own segment");
-  FCL_TRY(fcl_queue_finish(queue)); /* published */
-  FCL_MPI_TRY(MPI_Win_sync(s->win), "shared staging: MPI_Win_sync");
   return FCL_OK;
 }
 

@@ -137,9 +137,16 @@ static fcl_status staged_post(void *user, cl_command_queue queue) {
   axis_messages *m = user;
   fcl__ghost_plan *p = m->plan;
   int me = fcl_topology_rank(p->f->topo);
+  bool sends = false;
   for (int i = 0; i < m->nmsg; ++i)
-    if (m->msg[i].send)
+    if (m->msg[i].send) {
       FCL_TRY(fcl__shm_stage_publish(p->shm, queue, me, m->msg[i].at, (size_t)m->msg[i].bytes));
+      sends = true;
+    }
+  if (sends) { /* one wait for every face in host memory */
+    FCL_TRY(fcl_queue_finish(queue));
+    FCL_TRY(fcl__shm_stage_sync(p->shm));
+  }
   for (int i = 0; i < m->nmsg; ++i) {
     message *x = &m->msg[i];
     int rc = x->send ? MPI_Isend(NULL, 0, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i])
