@@ -1,9 +1,8 @@
 /* exchange: the comm layer's all-to-all on each transport (mpi, staged), beside the raw figures
  * of the same run on the same ranks: pinned device->host and host->device copies (all ranks at
  * once; into the mapped memory of a CL_MEM_ALLOC_HOST_PTR buffer, and into host memory that a
- * CL_MEM_USE_HOST_PTR buffer wraps, as the staged transport's window: NVIDIA's driver moves the
- * second at twice the speed of the first with two ranks on two H100), both directions at once,
- * and MPI_Sendrecv of host memory between rank pairs. The pattern is the FFT slab
+ * CL_MEM_USE_HOST_PTR buffer wraps, as the staged transport's window; the bound takes the faster),
+ * both directions at once, and MPI_Sendrecv of host memory between rank pairs. The pattern is the FFT slab
  * transpose's: each rank's buffer of --mib MiB is split into one strided block of rows per rank
  * (rows of 4 KiB in slices), received as contiguous runs. Times are medians over repeats of the
  * slowest rank (host wall clock, everything completed). The bound of a host-staged exchange is

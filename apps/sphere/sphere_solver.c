@@ -286,10 +286,22 @@ static fcl_status restore(sphere *s) {
   return FCL_OK;
 }
 
-/* Every checkpoint_every steps: the fields and the state, the rows so far on disk first. */
+/* Every checkpoint_every steps: the fields and the state, the rows so far on disk first. A
+ * diverged state (a drag that is not finite) is never kept: it would replace the good
+ * checkpoints a restart needs. */
 static fcl_status checkpoint(void *user, const fcl_sim_state *st) {
   sphere *s = user;
   if (s->csv) fflush(s->csv);
+  int finite = s->rank != 0 || s->n == 0 || isfinite(s->cd[s->n - 1]);
+  MPI_Bcast(&finite, 1, MPI_INT, 0, fcl_topology_comm(s->topo));
+  if (!finite) {
+    if (s->rank == 0)
+      fprintf(stderr,
+              "flowcl-sphere: not checkpointing step %lld, t = %g: the drag is not finite (the "
+              "flow diverged); the earlier checkpoints are kept\n",
+              (long long)st->step, st->t);
+    return FCL_OK;
+  }
   const fcl_checkpoint_state c = run_state(s, st);
   fcl_field *fields[2] = {s->w, s->u};
   return fcl_checkpoint_write(s->o->output_dir, "sphere", 2, 2, fields, &c, NULL, 0);
