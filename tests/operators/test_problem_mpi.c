@@ -458,8 +458,9 @@ out:
 }
 
 /* Per-node timing on a profiling queue: an operator listed twice gets each node's own share of
- * its kernels' device time (the launchers' total is the sum), and the calls of the timed
- * steps only. */
+ * its kernels' device time (the two shares fit in the launchers' total, which also holds the
+ * untimed step; neither node gets the whole), and the calls of the timed steps only. How the
+ * shares split is not checked: on an oversubscribed CPU one kernel can take most of the time. */
 static void check_node_timing(env *e) {
   cl_device_id dev;
   cl_command_queue q = NULL;
@@ -487,7 +488,7 @@ static void check_node_timing(env *e) {
   CHECK_OK(fcl_launcher_statistics(fcl_fd_launcher(tick), &all));
   CHECKF(n0.calls == 3 && n1.calls == 3 && n0.device_ns > 0 && n1.device_ns > 0 &&
              n0.device_ns + n1.device_ns <= all.total_ns * (1 + 1e-9) &&
-             n0.device_ns < 0.75 * all.total_ns && n1.device_ns < 0.75 * all.total_ns,
+             n0.device_ns < all.total_ns && n1.device_ns < all.total_ns,
          "timed nodes: %lld and %lld calls, %.0f + %.0f ns of the launcher's %.0f ns (%zu "
          "launches)",
          (long long)n0.calls, (long long)n1.calls, n0.device_ns, n1.device_ns, all.total_ns,
