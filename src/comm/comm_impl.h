@@ -3,11 +3,11 @@
  *
  * One exchange, the all-to-all of device blocks (alltoall.c), runs on a transport chosen from a
  * table of backends, one file each:
- *   staged  transport_shm.c  ranks of one node: each rank copies its outgoing blocks from the
+ *   staged  transport_shm.c  ranks of one node: each rank reads its outgoing blocks from the
  *                            device into its segment of an MPI-3 shared-memory window that the
- *                            OpenCL driver wraps (CL_MEM_USE_HOST_PTR, pinned where the driver
- *                            can), and its peers copy them straight from there into their
- *                            devices: no host memcpy, no MPI copy of the data;
+ *                            OpenCL driver pins (wrapped by CL_MEM_USE_HOST_PTR buffers), and
+ *                            its peers write them straight from there into their devices: no
+ *                            host memcpy, no MPI copy of the data;
  *   mpi     transport_mpi.c  any ranks: pinned host staging and MPI_Alltoallv (the reference).
  * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|staged|mpi chooses;
  * auto takes staged where every rank of the communicator shares one node and the driver accepts
@@ -65,25 +65,18 @@ fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block
                             const void *host);
 
 /* Host staging shared by the ranks of one node (shm_stage.c): each rank's segment of an MPI-3
- * shared-memory window, wrapped by the driver for every rank. */
+ * shared-memory window, pinned by the driver for every rank. Ordering is the caller's: a read
+ * into the own segment is complete (its event waited for), the window synced, then the peers
+ * told (a message or a barrier); they sync and write from it. */
 typedef struct fcl__shm_stage fcl__shm_stage;
 /* Collective: bytes per rank (the largest asked by any rank is given to all);
  * FCL_ERR_NOT_SUPPORTED on every rank when the ranks span nodes or the driver refuses. */
 fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes,
                                  fcl__shm_stage **out);
 void fcl__shm_stage_destroy(fcl__shm_stage **stage);
-/* The driver's buffer over rank's segment. */
-cl_mem fcl__shm_stage_buffer(const fcl__shm_stage *stage, int rank);
-/* After device copies into the own segment: enqueues what brings a range into host memory
- * (not blocking). Once the queue is finished (one wait for all the ranges published) and the
- * window synced (fcl__shm_stage_sync), tell the peers (a barrier or a message). */
-fcl_status fcl__shm_stage_publish(fcl__shm_stage *stage, cl_command_queue queue, int me,
-                                  size_t offset, size_t bytes);
-/* Before device copies out of rank's segment, once told it was published: the driver reads
- * the host memory, not an older copy (enqueued, not blocking; copies enqueued after it on the
- * same queue see the data). */
-fcl_status fcl__shm_stage_refresh(fcl__shm_stage *stage, cl_command_queue queue, int rank,
-                                  size_t offset, size_t bytes);
+/* Rank's segment in this process's address space: the device reads into the own segment and
+ * writes from the peers' (clEnqueueReadBuffer/WriteBuffer on these pointers, pinned). */
+char *fcl__shm_stage_host(const fcl__shm_stage *stage, int rank);
 /* MPI_Win_sync of the window: between host stores or loads and the messages that order them. */
 fcl_status fcl__shm_stage_sync(fcl__shm_stage *stage);
 

@@ -1,10 +1,12 @@
 /* Host staging that the ranks of one node share: each rank's segment of an MPI-3 shared-memory
- * window, wrapped for every rank by its OpenCL driver (CL_MEM_USE_HOST_PTR). NVIDIA's driver
- * pins such memory, so a device copy into or out of it runs at the PCIe link's speed (measured
- * 26-28 GB/s with two ranks on one H100, the same as CL_MEM_ALLOC_HOST_PTR), and a peer reads
- * what a rank wrote with no host memcpy and no MPI copy. Ordering between ranks is the caller's
- * (barriers or messages); publish and refresh keep the driver's view and the host memory in
- * step on either side. */
+ * window, wrapped for every rank by its OpenCL driver (CL_MEM_USE_HOST_PTR) so that the driver
+ * pins it: a device read into a segment, or a write from one, by plain pointer
+ * (clEnqueueReadBuffer/WriteBuffer) then runs at the PCIe link's speed (NVIDIA's OpenCL: 27.3 GB/s
+ * per rank with two H100 of one host copying at once, the same as mapped CL_MEM_ALLOC_HOST_PTR
+ * memory), and a peer reads what a rank wrote with no host memcpy and no MPI copy. The wrapping
+ * buffers themselves are never used by commands: reading through them (a device copy into the
+ * buffer, then a map) doubled the time of a ghost exchange. Ordering between ranks is the
+ * caller's (comm_impl.h). */
 #include <stdlib.h>
 #include <sys/statvfs.h>
 
@@ -18,6 +20,7 @@ struct fcl__shm_stage {
   int size;
   size_t segment;
   cl_mem *wrap; /* per rank */
+  char **base;  /* per rank */
 };
 
 void fcl__shm_stage_destroy(fcl__shm_stage **sp) {
@@ -27,6 +30,7 @@ void fcl__shm_stage_destroy(fcl__shm_stage **sp) {
     if (s->wrap[q]) clReleaseMemObject(s->wrap[q]);
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
   free(s->wrap);
+  free(s->base);
   free(s);
   *sp = NULL;
 }
@@ -87,7 +91,8 @@ static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, s
   FCL_TRY(agree(comm, rc == MPI_SUCCESS ? FCL_OK : fcl__mpi_error(rc, "MPI_Win_allocate_shared"),
                 "shared window"));
   s->wrap = calloc((size_t)s->size, sizeof *s->wrap);
-  fcl_status st = s->wrap ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "shared staging");
+  s->base = calloc((size_t)s->size, sizeof *s->base);
+  fcl_status st = s->wrap && s->base ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "shared staging");
   for (int q = 0; st == FCL_OK && q < s->size; ++q) {
     MPI_Aint size;
     int disp;
@@ -97,6 +102,7 @@ static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, s
       st = fcl__mpi_error(rc, "shared staging: MPI_Win_shared_query");
       break;
     }
+    s->base[q] = base;
     cl_int err;
     s->wrap[q] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, s->segment, base,
                                 &err);
@@ -123,32 +129,7 @@ fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes
   return FCL_OK;
 }
 
-cl_mem fcl__shm_stage_buffer(const fcl__shm_stage *s, int rank) { return s->wrap[rank]; }
-
-fcl_status fcl__shm_stage_publish(fcl__shm_stage *s, cl_command_queue queue, int me, size_t offset,
-                                  size_t bytes) {
-  if (!bytes) return FCL_OK;
-  cl_int err;
-  void *p = clEnqueueMapBuffer(queue, s->wrap[me], CL_FALSE, CL_MAP_READ, offset, bytes, 0, NULL,
-                               NULL, &err);
-  FCL_CL_TRY(err, "shared staging: map the own segment");
-  FCL_CL_TRY(clEnqueueUnmapMemObject(queue, s->wrap[me], p, 0, NULL, NULL),
-             "shared staging: unmap the own segment");
-  return FCL_OK;
-}
-
-fcl_status fcl__shm_stage_refresh(fcl__shm_stage *s, cl_command_queue queue, int rank,
-                                  size_t offset, size_t bytes) {
-  if (!bytes) return FCL_OK;
-  FCL_MPI_TRY(MPI_Win_sync(s->win), "shared staging: MPI_Win_sync");
-  cl_int err;
-  void *p = clEnqueueMapBuffer(queue, s->wrap[rank], CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION,
-                               offset, bytes, 0, NULL, NULL, &err);
-  FCL_CL_TRY(err, "shared staging: map the segment of rank %d", rank);
-  FCL_CL_TRY(clEnqueueUnmapMemObject(queue, s->wrap[rank], p, 0, NULL, NULL),
-             "shared staging: unmap the segment of rank %d", rank);
-  return FCL_OK;
-}
+char *fcl__shm_stage_host(const fcl__shm_stage *s, int rank) { return s->base[rank]; }
 
 fcl_status fcl__shm_stage_sync(fcl__shm_stage *s) {
   FCL_MPI_TRY(MPI_Win_sync(s->win), "shared staging: MPI_Win_sync");

@@ -24,8 +24,7 @@ typedef struct {
   size_t *grain_send;   /* chunk grain of the pair (my send[q], q's recv[me]) */
   size_t *grain_recv;   /* chunk grain of the pair (my recv[q], q's send[me]) */
   MPI_Request *req;
-  cl_event *mapped; /* per chunk and peer ([j * P + q]): the map of the chunk */
-  void **mapped_at;
+  cl_event *landed; /* per chunk, a marker after its reads into the own segment */
 } shm_state;
 
 static void shm_destroy(fcl__alltoall *x) {
@@ -42,8 +41,7 @@ static void shm_destroy(fcl__alltoall *x) {
   free(s->grain_send);
   free(s->grain_recv);
   free(s->req);
-  free(s->mapped);
-  free(s->mapped_at);
+  free(s->landed);
   free(s);
   x->state = NULL;
 }
@@ -71,11 +69,10 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   s->grain_send = calloc((size_t)P, sizeof *s->grain_send);
   s->grain_recv = calloc((size_t)P, sizeof *s->grain_recv);
   s->req = calloc(2 * (size_t)P, sizeof *s->req);
-  s->mapped = calloc((size_t)MAX_CHUNKS * (size_t)P, sizeof *s->mapped);
-  s->mapped_at = calloc((size_t)MAX_CHUNKS * (size_t)P, sizeof *s->mapped_at);
+  s->landed = calloc((size_t)MAX_CHUNKS, sizeof *s->landed);
   unsigned long long *v = malloc(8 * (size_t)P * sizeof *v);
   if (!s->peer_send_at || !s->peer_recv_at || !s->grain_send || !s->grain_recv || !s->req ||
-      !s->mapped || !s->mapped_at || !v) {
+      !s->landed || !v) {
     free(v);
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "staged transport");
   }
@@ -130,45 +127,31 @@ static void chunk(size_t n, size_t g, int j, int k, size_t *lo, size_t *hi) {
   *hi = m * (size_t)(j + 1) / (size_t)k * g;
 }
 
-/* Chunk j of every outgoing block into my segment, each range mapped (not waited for). */
+/* Chunk j of every outgoing block read into my segment, a marker after them (not waited for). */
 static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size_t *out_at,
                              const size_t *grain, cl_mem from, int j) {
   shm_state *s = x->state;
-  cl_mem mine = fcl__shm_stage_buffer(s->stage, x->rank);
-  cl_event *mapped = s->mapped + (size_t)j * (size_t)x->size;
-  void **mapped_at = s->mapped_at + (size_t)j * (size_t)x->size;
+  char *mine = fcl__shm_stage_host(s->stage, x->rank);
   for (int q = 0; q < x->size; ++q) {
-    mapped[q] = NULL;
     size_t lo, hi;
     chunk(fcl__block_bytes(&out[q]), grain[q], j, s->chunks, &lo, &hi);
     if (q == x->rank || hi == lo) continue;
-    fcl__block part = fcl__block_part(&out[q], lo, hi),
-               packed = fcl__block_range(out_at[q] + lo, hi - lo);
-    FCL_TRY(fcl__block_copy(x->queue, from, &part, mine, &packed));
-    cl_int err;
-    mapped_at[q] = clEnqueueMapBuffer(x->queue, mine, CL_FALSE, CL_MAP_READ, out_at[q] + lo,
-                                      hi - lo, 0, NULL, &mapped[q], &err);
-    FCL_CL_TRY(err, "staged transport: map a chunk of the own segment");
+    fcl__block part = fcl__block_part(&out[q], lo, hi);
+    FCL_TRY(fcl__block_read(x->queue, from, &part, mine + out_at[q] + lo));
   }
+  FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &s->landed[j]),
+             "staged transport: marker after a chunk");
   return FCL_OK;
 }
 
-/* Chunk j is in host memory: unmap it and tell each peer that has a part of it. */
+/* Once chunk j is in host memory: tell every peer. */
 static fcl_status announce_chunk(fcl__alltoall *x, int j) {
   shm_state *s = x->state;
-  cl_event *mapped = s->mapped + (size_t)j * (size_t)x->size;
-  void **mapped_at = s->mapped_at + (size_t)j * (size_t)x->size;
-  int n = 0;
-  for (int q = 0; q < x->size; ++q) {
-    if (!mapped[q]) continue;
-    FCL_TRY(fcl_events_wait(1, &mapped[q])); /* the chunk reached the host */
-    clReleaseEvent(mapped[q]);
-    mapped[q] = NULL;
-    FCL_CL_TRY(clEnqueueUnmapMemObject(x->queue, fcl__shm_stage_buffer(s->stage, x->rank),
-                                       mapped_at[q], 0, NULL, NULL),
-               "staged transport: unmap a chunk");
-  }
+  FCL_TRY(fcl_events_wait(1, &s->landed[j]));
+  clReleaseEvent(s->landed[j]);
+  s->landed[j] = NULL;
   FCL_TRY(fcl__shm_stage_sync(s->stage));
+  int n = 0;
   for (int q = 0; q < x->size; ++q) {
     if (q == x->rank) continue;
     FCL_MPI_TRY(MPI_Isend(NULL, 0, MPI_BYTE, q, TAG_CHUNK + j, x->comm, &s->req[n++]),
@@ -178,7 +161,7 @@ static fcl_status announce_chunk(fcl__alltoall *x, int j) {
   return FCL_OK;
 }
 
-/* Once each peer announced chunk j: its parts into the device, on the upload queue. */
+/* Once each peer announced chunk j: its parts written into the device, on the upload queue. */
 static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const size_t *peer_at,
                                 const size_t *grain, cl_mem to, int j, cl_event after) {
   shm_state *s = x->state;
@@ -196,10 +179,9 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
       FCL_CL_TRY(clEnqueueBarrierWithWaitList(s->upload, 1, &after, NULL),
                  "staged transport: order the upload queue");
     after = NULL;
-    FCL_TRY(fcl__shm_stage_refresh(s->stage, s->upload, q, peer_at[q] + lo, hi - lo));
-    fcl__block part = fcl__block_part(&in[q], lo, hi),
-               packed = fcl__block_range(peer_at[q] + lo, hi - lo);
-    FCL_TRY(fcl__block_copy(s->upload, fcl__shm_stage_buffer(s->stage, q), &packed, to, &part));
+    fcl__block part = fcl__block_part(&in[q], lo, hi);
+    FCL_TRY(fcl__block_write(s->upload, to, &part,
+                             fcl__shm_stage_host(s->stage, q) + peer_at[q] + lo));
   }
   return FCL_OK;
 }
@@ -225,11 +207,11 @@ static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
     if (st == FCL_OK) st = receive_chunk(x, in, peer_at, in_grain, to, j, j == 0 ? start : NULL);
     if (st == FCL_OK) st = fcl_queue_flush(s->upload);
   }
-  for (int i = 0; i < K * x->size; ++i) /* an error left maps in flight */
-    if (s->mapped[i]) {
-      clWaitForEvents(1, &s->mapped[i]);
-      clReleaseEvent(s->mapped[i]);
-      s->mapped[i] = NULL;
+  for (int j = 0; j < K; ++j) /* an error left reads in flight */
+    if (s->landed[j]) {
+      clWaitForEvents(1, &s->landed[j]);
+      clReleaseEvent(s->landed[j]);
+      s->landed[j] = NULL;
     }
   clReleaseEvent(start);
   FCL_TRY(st);

@@ -136,13 +136,8 @@ static fcl_status staged_reuse(void *user, cl_command_queue queue) {
 static fcl_status staged_post(void *user, cl_command_queue queue) {
   axis_messages *m = user;
   fcl__ghost_plan *p = m->plan;
-  int me = fcl_topology_rank(p->f->topo);
   bool sends = false;
-  for (int i = 0; i < m->nmsg; ++i)
-    if (m->msg[i].send) {
-      FCL_TRY(fcl__shm_stage_publish(p->shm, queue, me, m->msg[i].at, (size_t)m->msg[i].bytes));
-      sends = true;
-    }
+  for (int i = 0; i < m->nmsg; ++i) sends = sends || m->msg[i].send;
   if (sends) { /* one wait for every face in host memory */
     FCL_TRY(fcl_queue_finish(queue));
     FCL_TRY(fcl__shm_stage_sync(p->shm));
@@ -160,11 +155,7 @@ static fcl_status staged_post(void *user, cl_command_queue queue) {
 static fcl_status staged_complete(void *user, cl_command_queue queue) {
   axis_messages *m = user;
   FCL_TRY(complete(user, queue));
-  for (int i = 0; i < m->nmsg; ++i)
-    if (!m->msg[i].send)
-      FCL_TRY(fcl__shm_stage_refresh(m->plan->shm, queue, m->msg[i].peer, m->msg[i].peer_at,
-                                     (size_t)m->msg[i].bytes));
-  return FCL_OK;
+  return fcl__shm_stage_sync(m->plan->shm);
 }
 
 /* The faces were copied out of the peers' segments: tell them; listen for the same of ours. */
@@ -214,6 +205,14 @@ static void face_box(const fcl_field *f, int a, int64_t start, int64_t g, int64_
   }
   origin[a] = start;
   ext[a] = g;
+}
+
+/* Whether a box of the padded array is one run of memory; its first element's index. */
+static bool box_contiguous(const fcl_field *f, const int64_t *origin, const int64_t *ext,
+                           size_t *first) {
+  *first = (size_t)(origin[0] + origin[1] * (int64_t)f->padded[0] +
+                    origin[2] * (int64_t)(f->padded[0] * f->padded[1]));
+  return ext[0] == (int64_t)f->padded[0] && (ext[1] == (int64_t)f->padded[1] || ext[2] == 1);
 }
 
 static size_t take_stage(fcl__ghost_plan *p, size_t bytes) {
@@ -288,33 +287,42 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     FCL_TRY(fcl_launcher_create_host(what, staged_reuse, m, &l));
     FCL_TRY(fcl_launcher_list_push(pre, l));
   }
+  /* faces that are runs of memory (the last split axis's) go between the field and host
+   * memory as they are; others are packed into device staging and unpacked from it */
+  bool runs = true;
+  size_t first;
+  for (int i = 0; i < nfaces; ++i) {
+    face_box(f, a, faces[i].send_start, g, origin, ext);
+    runs = runs && box_contiguous(f, origin, ext, &first);
+    face_box(f, a, faces[i].recv_start, g, origin, ext);
+    runs = runs && box_contiguous(f, origin, ext, &first);
+  }
   size_t recv_at[2];
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
     face_box(f, a, faces[i].send_start, g, origin, ext);
+    box_contiguous(f, origin, ext, &first);
     size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
     size_t at = take_stage(p, bytes);
+    char *host = p->shm ? fcl__shm_stage_host(p->shm, t->rank) + at : (char *)p->host + at;
     snprintf(what, sizeof what, "%s.pack.%c%d", kind, "xyz"[a], i);
     for (int c = 0; c < nc; ++c) {
+      if (runs) {
+        FCL_TRY(fcl_launcher_create_copy_d2h(what, fcl_field_buffer(f, c), first * f->itemsize,
+                                             host + (size_t)c * one, one, &l));
+        FCL_TRY(fcl_launcher_list_push(pre, l));
+        continue;
+      }
       box stage = {p->device_stage,
                    (long)((at + (size_t)c * one) / f->itemsize),
                    {1, (long)ext[0], (long)(ext[0] * ext[1])}};
       FCL_TRY(push_box(p, pre, what, stage, padded_box(f, fcl_field_buffer(f, c), origin), ext, 1.0,
                        false));
     }
-    if (p->shm)
-      FCL_TRY(fcl_launcher_create_copy_d2d(what, p->device_stage, at,
-                                           fcl__shm_stage_buffer(p->shm, t->rank), at, bytes, &l));
-    else
-      FCL_TRY(
-          fcl_launcher_create_copy_d2h(what, p->device_stage, at, (char *)p->host + at, bytes, &l));
-    FCL_TRY(fcl_launcher_list_push(pre, l));
-    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + at : NULL,
-                                  (int)bytes,
-                                  faces[i].peer,
-                                  faces[i].send_tag,
-                                  true,
-                                  at,
-                                  0};
+    if (!runs) {
+      FCL_TRY(fcl_launcher_create_copy_d2h(what, p->device_stage, at, host, bytes, &l));
+      FCL_TRY(fcl_launcher_list_push(pre, l));
+    }
+    m->msg[m->nmsg++] = (message){host, (int)bytes, faces[i].peer, faces[i].send_tag, true, at, 0};
     recv_at[i] = take_stage(p, bytes);
     m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + recv_at[i] : NULL,
                                   (int)bytes,
@@ -334,15 +342,21 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   FCL_TRY(fcl_launcher_list_push(postl, l));
   for (int i = 0; i < nfaces; ++i) { /* copy up and unpack */
     face_box(f, a, faces[i].recv_start, g, origin, ext);
+    box_contiguous(f, origin, ext, &first);
     size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
     snprintf(what, sizeof what, "%s.unpack.%c%d", kind, "xyz"[a], i);
-    message *r = &m->msg[2 * i + 1];
-    if (p->shm)
-      FCL_TRY(fcl_launcher_create_copy_d2d(what, fcl__shm_stage_buffer(p->shm, r->peer), r->peer_at,
-                                           p->device_stage, recv_at[i], bytes, &l));
-    else
-      FCL_TRY(fcl_launcher_create_copy_h2d(what, (char *)p->host + recv_at[i], p->device_stage,
-                                           recv_at[i], bytes, &l));
+    const message *r = &m->msg[2 * i + 1];
+    const char *host =
+        p->shm ? fcl__shm_stage_host(p->shm, r->peer) + r->peer_at : (const char *)r->buf;
+    if (runs && !p->accumulate) { /* straight into the ghosts */
+      for (int c = 0; c < nc; ++c) {
+        FCL_TRY(fcl_launcher_create_copy_h2d(what, host + (size_t)c * one, fcl_field_buffer(f, c),
+                                             first * f->itemsize, one, &l));
+        FCL_TRY(fcl_launcher_list_push(postl, l));
+      }
+      continue;
+    }
+    FCL_TRY(fcl_launcher_create_copy_h2d(what, host, p->device_stage, recv_at[i], bytes, &l));
     FCL_TRY(fcl_launcher_list_push(postl, l));
     for (int c = 0; c < nc; ++c) {
       box stage = {p->device_stage,
