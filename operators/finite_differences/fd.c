@@ -163,8 +163,10 @@ static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *
   for (size_t s = 0; s < op->nscalars && st == FCL_OK; ++s)
     st = fcl_kbuilder_add_scalar(kb, op->scalars[s],
                                  scalar_dtype(op->scalars[s], fcl_field_dtype(shape)));
-  snprintf(buf, sizeof buf, "{ [k, j, i]: 0 <= k < %lld and 0 <= j < %lld and 0 <= i < %lld }",
-           (long long)n[2], (long long)n[1], (long long)n[0]);
+  const int *g = op->grow;
+  snprintf(buf, sizeof buf,
+           "{ [k, j, i]: %d <= k < %lld and %d <= j < %lld and %d <= i < %lld }", -g[2],
+           (long long)n[2] + g[2], -g[1], (long long)n[1] + g[1], -g[0], (long long)n[0] + g[0]);
   if (st == FCL_OK) st = fcl_kbuilder_add_domain(kb, buf);
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, text);
   if (st != FCL_OK) fcl_kbuilder_destroy(&kb);
@@ -191,6 +193,7 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   fcl_tune_result r;
   fcl_launcher *k = NULL;
   fcl_status st = describe(op, name, shape, narrays, arrays, text, &base);
+  memset(op->grow, 0, sizeof op->grow);
   if (st == FCL_OK)
     st = fcl_tune(base, 3, axes, apply_choice, &m, fcl_field_context(shape), dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, fcl_field_context(shape), NULL, q, &k);

@@ -29,6 +29,7 @@ struct fcl_fd {
   fcl__fd_bind binds[32];
   const char *dt_param; /* the kernel's time parameter (NULL: none) */
   double dt_scale;      /* dt_param = dt * dt_scale */
+  int grow[3];          /* the next kernel also covers this many ghost layers on each side */
   bool irreversible;    /* a dt < 0 is refused (explicit diffusion) */
   /* custom kernels: the step's time "t" and index "step_index", then the user's named scalars */
   size_t nscalars;
@@ -53,8 +54,8 @@ void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const 
                                int axis, int order);
 /* Checks shared by the constructors: order 2 or 4, ghosts >= order / 2 on every axis. */
 fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
-/* Generate the kernel (arrays over the interior of `shape`, the scalar dt_param if non-NULL and
- * op's scalars, instructions text), tune it, build it, push it onto op->list and bind the
+/* Generate the kernel (arrays over the interior of `shape` grown by op->grow, which it resets;
+ * the scalar dt_param if non-NULL and op's scalars; instructions text), tune it, build it, push it onto op->list and bind the
  * arrays; the scalars start at 0. */
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
                               const fcl__fd_array *arrays, const char *text, double bytes);

@@ -2,7 +2,11 @@
  * for divergence-free u and w, with u frozen over dt. The fluxes u_i w_j are differentiated by
  * fourth-order centred differences, so the sum of w over a periodic grid is conserved to
  * rounding. The right side reads w at neighbours, so every Runge-Kutta stage is a kernel over
- * the whole field and the stage values' ghosts are exchanged in between (host steps):
+ * the whole field and the stage values' ghosts are filled in between (host steps). RK2, where
+ * every split axis is periodic with 4 ghosts: the first stage also computes the ghost layers
+ * along the split axes that the second reads (from its inputs' wider ghosts), and the stage
+ * values never cross ranks (at 512^3 on two GPUs an exchange of them cost more than the kernels
+ * it would save); otherwise their ghosts are exchanged:
  *   RK2 (midpoint)  s = w + dt/2 F(w);  w <- w + dt F(s)
  *   RK3 (SSP)       s = w + dt F(w);  r = 3/4 w + 1/4 s + 1/4 dt F(s);
  *                   w <- 1/3 w + 2/3 r + 2/3 dt F(r)
@@ -44,6 +48,33 @@ static void flux_derivative(char *buf, size_t size, int c, char a, int j, const 
 static fcl_status exchange(void *user, cl_command_queue queue) {
   (void)queue;
   return fcl_field_ghosts_update(user);
+}
+
+/* The same when the stages computed their ghost layers along the split axes: the rest only. */
+static fcl_status fill_local(void *user, cl_command_queue queue) {
+  (void)queue;
+  return fcl_field_ghosts_update_local(user);
+}
+
+/* Whether the first RK2 stage can also cover the 2 ghost layers along the split axes that the
+ * second reads, so that no stage value crosses ranks: every split axis periodic (a rank's ghosts
+ * are its neighbours' interior, not a mirror) with 4 ghosts (the first stage's reach). Not RK3:
+ * its grown second stage would read the first's values at edges that no local fill provides. */
+static bool stages_grow(const fcl_topology *t, int rk_order) {
+  const int *procs = fcl_topology_procs(t), *g = fcl_topology_ghosts(t);
+  const fcl_domain *d = fcl_topology_domain(t);
+  bool split = false;
+  for (int a = 0; a < d->dim; ++a) {
+    if (procs[a] == 1) continue;
+    split = true;
+    if (d->bc[a][0] != FCL_BC_PERIODIC || g[a] < 4) return false;
+  }
+  return split && rk_order == 2;
+}
+
+/* The first stage covers the 2 ghost layers along the split axes that the second reads. */
+static void grow_first_stage(fcl_fd *op, const fcl_topology *t) {
+  for (int a = 0; a < 3; ++a) op->grow[a] = fcl_topology_procs(t)[a] > 1 ? 2 : 0;
 }
 
 /* One stage kernel: out = alpha base + beta a + gamma dt F(a) (base NULL when alpha = 0). */
@@ -144,22 +175,27 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
                           fcl_field_dtype(w), &op->scratch2);
     r = op->scratch2;
   }
+  /* a grown first stage reads its inputs 4 deep along the split axes (the uses say 2, the
+   * least on any axis: a ghost update fills every layer the topology has) */
+  const bool grown = stages_grow(t, rk_order);
+  const fcl_host_fn between = grown ? fill_local : exchange;
   if (st == FCL_OK) st = fcl__fd_use(op, u, 2, true, false);
   if (st == FCL_OK) st = fcl__fd_use(op, w, 2, true, true);
   fcl_launcher *host = NULL;
   if (rk_order == 2) {
+    if (grown) grow_first_stage(op, t);
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s1", u, w, NULL, s, "w-s", 0, 1, 0.5);
-    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", exchange, s, &host);
+    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s2", u, s, w, w, "sww", 1, 0, 1);
   } else {
     if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s1", u, w, NULL, s, "w-s", 0, 1, 1);
-    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", exchange, s, &host);
+    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
       st = add_stage(op, "fd_stretch_cons_rk3_s2", u, s, w, r, "swr", 0.75, 0.25, 0.25);
     host = NULL;
-    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", exchange, r, &host);
+    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", between, r, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
       st = add_stage(op, "fd_stretch_cons_rk3_s3", u, r, w, w, "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);

@@ -61,8 +61,9 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command
       st = fcl_array_fill(f->comp[c], queue, &zero, 0, NULL, NULL);
     }
   }
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, false, &f->ghosts);
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, true, &f->accumulate);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, false, false, &f->ghosts);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, false, true, &f->local);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, true, false, &f->accumulate);
   if (st == FCL_OK) st = fcl_queue_finish(queue);
   if (st != FCL_OK) {
     fcl_field_destroy(&f);
@@ -77,6 +78,7 @@ void fcl_field_destroy(fcl_field **field) {
   fcl_field *f = *field;
   if (f->queue) clFinish(f->queue);
   fcl__ghost_plan_destroy(&f->ghosts);
+  fcl__ghost_plan_destroy(&f->local);
   fcl__ghost_plan_destroy(&f->accumulate);
   fcl__reduce_state_free(f->reduce);
   fcl__transpose_cache_free(f);

@@ -29,6 +29,7 @@ struct fcl_field {
   fcl_array *comp[3];
   fcl_program *program; /* kernels/field.cl for the dtype */
   fcl__ghost_plan *ghosts;
+  fcl__ghost_plan *local; /* the ghosts this rank fills alone (no exchange) */
   fcl__ghost_plan *accumulate;
   void *reduce;     /* reduce.c state, made on first use */
   void *transposes; /* transpose.c: launchers writing into this field, made on first use */
@@ -40,7 +41,10 @@ fcl_status fcl__field_check_comp(const fcl_field *field, int comp, int pos);
 /* Per-axis integer helpers. */
 static inline size_t fcl__field_count(const int64_t *n) { return (size_t)(n[0] * n[1] * n[2]); }
 
-fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, fcl__ghost_plan **out);
+/* The plan of every ghost (accumulate false, local false), of the ghosts this rank fills alone
+ * (local: the axes not split across ranks), or of the accumulation (accumulate true). */
+fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, bool local,
+                                  fcl__ghost_plan **out);
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
 void fcl__reduce_state_free(void *state);
 void fcl__transpose_cache_free(fcl_field *field);

@@ -467,18 +467,19 @@ static size_t stage_size(const fcl_field *f) {
   return total * (size_t)f->ncomp;
 }
 
-fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan **out) {
+fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
+                                  fcl__ghost_plan **out) {
   *out = NULL;
   fcl__ghost_plan *p = calloc(1, sizeof *p);
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': ghost plan", f->name);
   p->f = f;
   p->accumulate = accumulate;
-  p->stage_bytes = stage_size(f);
+  p->stage_bytes = local ? 0 : stage_size(f);
   fcl__transport kind;
   fcl_status st = fcl__transport_from_env(&kind);
   cl_int err = CL_SUCCESS;
   cl_context ctx = fcl_context_cl(f->context);
-  if (st == FCL_OK && f->topo->size > 1 && kind != FCL__TRANSPORT_MPI) {
+  if (st == FCL_OK && !local && f->topo->size > 1 && kind != FCL__TRANSPORT_MPI) {
     st = fcl__shm_stage_create(ctx, f->topo->comm, p->stage_bytes, &p->shm);
     if (st == FCL_ERR_NOT_SUPPORTED && kind == FCL__TRANSPORT_AUTO) {
       fcl_log(FCL_LOG_INFO, "field '%s': ghosts over mpi (%s)", f->name, fcl_last_error());
@@ -498,9 +499,10 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
       st = FCL_CL_ERROR(err, "field '%s': %zu bytes of ghost staging", f->name, p->stage_bytes);
   }
   char name[160];
-  snprintf(name, sizeof name, "%s.%s.begin", f->name, accumulate ? "accumulate" : "ghosts");
+  const char *kind_name = accumulate ? "accumulate" : local ? "ghosts_local" : "ghosts";
+  snprintf(name, sizeof name, "%s.%s.begin", f->name, kind_name);
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->begin);
-  snprintf(name, sizeof name, "%s.%s.end", f->name, accumulate ? "accumulate" : "ghosts");
+  snprintf(name, sizeof name, "%s.%s.end", f->name, kind_name);
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->end);
   /* the leading axes that wrap on this rank in one pass; every other axis but the last
    * completes inside begin, the last one's messages complete in end */
@@ -508,14 +510,14 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, fcl__ghost_plan
   if (st == FCL_OK && wrapped) st = push_wrap(p, wrapped);
   /* nothing but kernels: an in-order queue orders them before what follows, no wait needed */
   cl_command_queue_properties props = 0;
-  if (st == FCL_OK && wrapped == dim &&
+  if (st == FCL_OK && (wrapped == dim || local) &&
       clGetCommandQueueInfo(f->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) ==
           CL_SUCCESS)
     p->device_only = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   fcl_launcher *tail = NULL;
   for (int i = wrapped; st == FCL_OK && i < dim; ++i) {
     int a = accumulate ? dim - 1 - i : i;
-    if (!f->topo->ghosts[a]) continue;
+    if (!f->topo->ghosts[a] || (local && f->topo->procs[a] > 1)) continue;
     if (tail) st = fcl_launcher_list_push(p->begin, tail);
     tail = NULL;
     if (st == FCL_OK) st = fcl_launcher_create_list("axis", &tail);
@@ -582,6 +584,11 @@ fcl_status fcl_field_ghosts_update(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
   FCL_TRY(plan_begin(f->ghosts));
   return plan_end(f->ghosts);
+}
+fcl_status fcl_field_ghosts_update_local(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_TRY(plan_begin(f->local));
+  return plan_end(f->local);
 }
 fcl_status fcl_field_ghosts_accumulate(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
