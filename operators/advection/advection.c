@@ -294,7 +294,7 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
   return substep(adv, axis, dt);
 }
 
-static fcl_status advance(fcl_advection *adv, double dt);
+static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current);
 
 /* dt max|u_d| / dx_d <= max_cfl on every axis, or an error; when names the step checked. */
 static fcl_status check_cfl(const fcl_advection *adv, double dt, const double *umax,
@@ -338,40 +338,47 @@ static fcl_status deferred_check(fcl_advection *adv, double dt) {
   return fcl_reduction_start(adv->umax);
 }
 
-fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
-  FCL_CHECK_NULL(adv, 1);
+/* A step, the CFL checked with umax (NULL: as the options say); velocity_current: its ghosts
+ * are up to date (a problem's step refreshed them), else they are exchanged first. */
+static fcl_status step(fcl_advection *adv, double dt, const double *bound, bool velocity_current) {
   if (!(isfinite(dt) && dt >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
+  if (bound) {
+    FCL_TRY(check_cfl(adv, dt, bound, ""));
+    return advance(adv, dt, velocity_current);
+  }
   double umax[3] = {0, 0, 0};
   if (adv->opt.cfl_check == FCL_CFL_CHECK_BOUND) {
     for (int a = 0; a < adv->dim; ++a) umax[a] = adv->opt.velocity_bound;
-    return fcl_advection_step_bounded(adv, dt, umax);
+    return step(adv, dt, umax, velocity_current);
   }
   if (!adv->umax) FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->umax));
   if (adv->opt.cfl_check == FCL_CFL_CHECK_DEFERRED) {
     FCL_TRY(deferred_check(adv, dt));
-    return advance(adv, dt);
+    return advance(adv, dt, velocity_current);
   }
   FCL_TRY(fcl_reduction_start(adv->umax));
   FCL_TRY(fcl_reduction_finish(adv->umax, umax));
-  return fcl_advection_step_bounded(adv, dt, umax);
+  return step(adv, dt, umax, velocity_current);
+}
+
+fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
+  FCL_CHECK_NULL(adv, 1);
+  return step(adv, dt, NULL, false);
 }
 
 fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const double *umax) {
   FCL_CHECK_NULL(adv, 1);
   FCL_CHECK_NULL(umax, 3);
-  if (!(isfinite(dt) && dt >= 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
-  FCL_TRY(check_cfl(adv, dt, umax, ""));
-  return advance(adv, dt);
+  return step(adv, dt, umax, false);
 }
 
 /* The split step itself (the CFL check done). */
-static fcl_status advance(fcl_advection *adv, double dt) {
+static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current) {
   ++adv->calls;
   bool exchange = false;
   for (int a = 0; a < adv->dim; ++a) exchange = exchange || !adv->wrap[a];
-  if (exchange) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
+  if (exchange && !velocity_current) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
   const int last = adv->dim - 1;
   if (adv->opt.splitting == FCL_SPLIT_FIRST_ORDER) {
     for (int a = 0; a <= last; ++a) FCL_TRY(substep(adv, a, dt));
@@ -395,9 +402,11 @@ double fcl_advection_step_bytes(const fcl_advection *adv) {
   return b;
 }
 
+/* In a problem's step the velocity's ghosts are refreshed by the problem where its use below
+ * says so: not exchanged again here when another operator's use already did. */
 static fcl_status operator_apply(void *data, const fcl_step_info *info) {
-  return info->umax ? fcl_advection_step_bounded(data, info->dt, info->umax)
-                    : fcl_advection_step(data, info->dt);
+  fcl_advection *adv = data;
+  return step(adv, info->dt, info->umax, adv->problem_refreshes);
 }
 
 static fcl_launcher *operator_launcher(void *data, int index) {
@@ -418,7 +427,17 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
                         .apply = operator_apply,
                         .launcher = operator_launcher,
                         .nuses = 1 + adv->nfields};
-  out->uses[0] = (fcl_field_use){adv->velocity, 0, true, false};
+  /* where an axis does not wrap, the velocity's ghosts are read: the use names the fewest layers
+   * of any axis (an update fills them all; the reach along the others was checked at creation)
+   * so that the problem refreshes them when stale; none on some axis: advection does it */
+  const int *g = fcl_topology_ghosts(fcl_field_topology(adv->velocity));
+  int width = 0;
+  for (int a = 0; a < adv->dim; ++a)
+    if (!adv->wrap[a]) width = 1;
+  for (int a = 0; a < adv->dim && width; ++a)
+    if (g[a] == 0) width = 0;
+  adv->problem_refreshes = width > 0;
+  out->uses[0] = (fcl_field_use){adv->velocity, width, true, false};
   for (int f = 0; f < adv->nfields; ++f)
     out->uses[1 + f] = (fcl_field_use){adv->fields[f], 0, true, true};
   return FCL_OK;

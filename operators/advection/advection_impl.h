@@ -57,6 +57,7 @@ struct fcl_advection {
   int64_t calls;       /* split steps taken */
   double umax_dt;      /* deferred check: the dt and call of the step it measured */
   int64_t umax_call;
+  bool problem_refreshes; /* as a problem's operator: the problem keeps the velocity's ghosts */
 };
 
 #endif
