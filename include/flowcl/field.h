@@ -92,8 +92,9 @@ int fcl_topology_owner(const fcl_topology *topo, const int64_t *global);
 
 /** One device per rank: ranks of one node take distinct GPUs in node-local rank order (modulo
  * their number); without a GPU, the first CPU device (PoCL). spec non-NULL and non-empty, else
- * FLOWCL_DEVICE when set, overrides the choice (fcl_device_select: a spec naming no device is
- * FCL_ERR_NOT_FOUND with the list of devices). Collective. */
+ * FLOWCL_DEVICE when set, narrows the choice to the devices it matches, among which the ranks
+ * spread the same way (fcl_device_select_nth; a spec naming no device is FCL_ERR_NOT_FOUND with
+ * the list of devices). Collective. */
 fcl_status fcl_topology_select_device(const fcl_topology *topo, const char *spec,
                                       fcl_device_entry *out);
 /** The same choice for the ranks of comm, before any topology exists (fcl_device_select_nth with

@@ -182,11 +182,12 @@ fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count);
  * GPU, or else the first device. No match: FCL_ERR_NOT_FOUND with a message listing every
  * available device. */
 fcl_status fcl_device_select(const char *spec, fcl_device_entry *out);
-/** The device of the index-th process of a node (its node-local rank) when spec and
- * FLOWCL_DEVICE are empty: GPU number index modulo the GPUs there are, or else the first CPU
- * device (PoCL). A spec, or else FLOWCL_DEVICE, names the device instead (as fcl_device_select,
- * errors listing the devices). For one-GPU tools: no MPI needed (fcl_comm_select_device finds
- * the index over MPI). */
+/** The device of the index-th process of a node (its node-local rank): when spec and
+ * FLOWCL_DEVICE are empty, GPU number index modulo the GPUs there are, or else the first CPU
+ * device (PoCL). A spec, or else FLOWCL_DEVICE, chooses among the devices it matches, as
+ * fcl_device_select but match number index modulo their count: "nvidia" spreads the ranks of a
+ * node over its NVIDIA GPUs, "nvidia:1" puts them all on that one. For one-GPU tools: no MPI
+ * needed (fcl_comm_select_device finds the index over MPI). */
 fcl_status fcl_device_select_nth(const char *spec, int index, fcl_device_entry *out);
 /** Every device named by a ';'-separated list of specifications (as FLOWCL_TEST_DEVICES). */
 fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries, size_t *count);

@@ -116,8 +116,10 @@ static void describe_devices(const fcl_device_entry *list, size_t n, char *buf, 
   fcl_clear_error(); /* the lookups above may not leave a stale error behind */
 }
 
+/* The device spec names; where it names several, match number nth modulo their count (nth < 0:
+ * the first), so that the ranks of a node given one spec ("nvidia") spread over its GPUs. */
 static fcl_status select_from(const fcl_device_entry *list, size_t n, const char *spec,
-                              const char *source, fcl_device_entry *out) {
+                              const char *source, int nth, fcl_device_entry *out) {
   char platform_part[256] = "", device_part[256] = "";
   const char *colon = strchr(spec, ':');
   if (colon) {
@@ -126,8 +128,13 @@ static fcl_status select_from(const fcl_device_entry *list, size_t n, const char
   } else {
     snprintf(platform_part, sizeof platform_part, "%s", spec);
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (platform_matches(platform_part, &list[i]) && device_matches(device_part, &list[i])) {
+  size_t matches = 0;
+  for (size_t i = 0; i < n; ++i)
+    matches += platform_matches(platform_part, &list[i]) && device_matches(device_part, &list[i]);
+  const size_t want = nth < 0 || !matches ? 0 : (size_t)nth % matches;
+  for (size_t i = 0, seen = 0; i < n; ++i) {
+    if (platform_matches(platform_part, &list[i]) && device_matches(device_part, &list[i]) &&
+        seen++ == want) {
       *out = list[i];
       fcl_clear_error();
       return FCL_OK;
@@ -173,7 +180,7 @@ static fcl_status select_spec_or(const char *spec, bool nth, int index, fcl_devi
   fcl_device_entry *list = NULL;
   size_t n = 0;
   FCL_TRY(fcl_device_list(&list, &n));
-  fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, out)
+  fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, nth ? index : -1, out)
                   : nth           ? select_nth_gpu(list, n, index, out)
                                   : select_default(list, n, out);
   free(list);
@@ -243,7 +250,7 @@ fcl_status fcl_device_select_list(const char *specs, fcl_device_entry **entries,
     while (isspace((unsigned char)*tok)) ++tok;
     if (!*tok) continue;
     fcl_device_entry e;
-    st = select_from(list, n, tok, "the device list entry", &e);
+    st = select_from(list, n, tok, "the device list entry", -1, &e);
     if (st != FCL_OK) break;
     fcl_device_entry *grown = realloc(chosen, (nchosen + 1) * sizeof *chosen);
     if (!grown) {

@@ -102,6 +102,25 @@ static void check_device(const fcl_device_entry *e, void *user) {
     snprintf(spec, sizeof spec, "%u:%u", e->platform_index, e->device_index);
     CHECK_OK(fcl_device_select_nth(spec, 7, &s));
     CHECK(s.device == e->device);
+    /* a spec matching several devices spreads the indices over them, in list order (run with
+     * POCL_DEVICES="pthread pthread" for two: test_device_two) */
+    snprintf(spec, sizeof spec, "%u:", e->platform_index);
+    CHECK_OK(fcl_device_list(&all, &count));
+    size_t same = 0;
+    fcl_device_entry on[64];
+    for (size_t i = 0; i < count; ++i)
+      if (all[i].platform_index == e->platform_index && same < 64) on[same++] = all[i];
+    free(all);
+    for (int index = 0; index < 5; ++index) {
+      CHECK_OK(fcl_device_select_nth(spec, index, &s));
+      CHECKF(s.device == on[(size_t)index % same].device,
+             "spec '%s', node-local index %d: not match %zu of %zu", spec, index,
+             (size_t)index % same, same);
+    }
+    fcl_platform_info pi; /* POCL_DEVICES makes two on PoCL only */
+    CHECK_OK(fcl_platform_get_info(e->platform, &pi));
+    const bool want_two = getenv("FLOWCL_TEST_TWO_DEVICES") && strstr(pi.name, "Portable");
+    CHECKF(!want_two || same >= 2, "%zu device(s) on platform '%s', 2 expected", same, pi.name);
   }
 
   /* A list as in FLOWCL_TEST_DEVICES. */
