@@ -164,9 +164,9 @@ static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *
     st = fcl_kbuilder_add_scalar(kb, op->scalars[s],
                                  scalar_dtype(op->scalars[s], fcl_field_dtype(shape)));
   const int *g = op->grow;
-  snprintf(buf, sizeof buf,
-           "{ [k, j, i]: %d <= k < %lld and %d <= j < %lld and %d <= i < %lld }", -g[2],
-           (long long)n[2] + g[2], -g[1], (long long)n[1] + g[1], -g[0], (long long)n[0] + g[0]);
+  snprintf(buf, sizeof buf, "{ [k, j, i]: %d <= k < %lld and %d <= j < %lld and %d <= i < %lld }",
+           -g[2], (long long)n[2] + g[2], -g[1], (long long)n[1] + g[1], -g[0],
+           (long long)n[0] + g[0]);
   if (st == FCL_OK) st = fcl_kbuilder_add_domain(kb, buf);
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, text);
   if (st != FCL_OK) fcl_kbuilder_destroy(&kb);

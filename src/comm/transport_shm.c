@@ -180,8 +180,8 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
                  "staged transport: order the upload queue");
     after = NULL;
     fcl__block part = fcl__block_part(&in[q], lo, hi);
-    FCL_TRY(fcl__block_write(s->upload, to, &part,
-                             fcl__shm_stage_host(s->stage, q) + peer_at[q] + lo));
+    FCL_TRY(
+        fcl__block_write(s->upload, to, &part, fcl__shm_stage_host(s->stage, q) + peer_at[q] + lo));
   }
   return FCL_OK;
 }

@@ -346,8 +346,8 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
     snprintf(what, sizeof what, "%s.unpack.%c%d", kind, "xyz"[a], i);
     const message *r = &m->msg[2 * i + 1];
-    const char *host =
-        p->shm ? fcl__shm_stage_host(p->shm, r->peer) + r->peer_at : (const char *)r->buf;
+    const char *host = p->shm ? fcl__shm_stage_host(p->shm, r->peer) + r->peer_at
+                              : (const char *)r->buf;
     if (runs && !p->accumulate) { /* straight into the ghosts */
       for (int c = 0; c < nc; ++c) {
         FCL_TRY(fcl_launcher_create_copy_h2d(what, host + (size_t)c * one, fcl_field_buffer(f, c),
