@@ -1,13 +1,16 @@
 /* Ghost exchange plans: built once per field as two list launchers (begin, end) of device box
  * operations (kernels/field.cl box_axpy), copies to and from host staging, and host steps that
- * post and complete the messages. Two transports (FLOWCL_TRANSPORT): on one node, staged (the
- * comm layer's shared staging: a face goes from the device into the sender's window segment
- * and from there into the receiver's device; messages carry no data, only "ready" and "read");
- * otherwise mpi (pinned staging, MPI_Isend/Irecv of the data). The leading axes that are
- * periodic on this rank fill their ghosts by wrapping, edges and corners included (ghosts_wrap:
- * one launch per axis and up to three components on a GPU, per axis and component on a CPU);
- * a plan that wraps every axis, on an in-order queue, has no host step and returns without
- * waiting. Calling them allocates nothing. */
+ * post and complete the messages; three per field: every ghost, the ghosts a rank fills alone
+ * (no message), and the accumulation. A face that is one run of memory (the last split axis's)
+ * goes between the field and host memory as it is, others are packed on the device. Two
+ * transports (FLOWCL_TRANSPORT): on one node, staged (the comm layer's shared staging: a face is
+ * read from the device into the sender's window segment and written from there into the
+ * receiver's device; messages carry no data, only "ready" and "read"); otherwise mpi (pinned
+ * staging, MPI_Isend/Irecv of the data). The leading axes that are periodic on this rank fill
+ * their ghosts by wrapping, edges and corners included (ghosts_wrap: one launch per axis and up
+ * to three components on a GPU, per axis and component on a CPU); a plan that wraps every axis,
+ * on an in-order queue, has no host step and returns without waiting. Calling them allocates
+ * nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
