@@ -427,9 +427,10 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
                         .apply = operator_apply,
                         .launcher = operator_launcher,
                         .nuses = 1 + adv->nfields};
-  /* where an axis does not wrap, the velocity's ghosts are read: the use names the fewest layers
-   * of any axis (an update fills them all; the reach along the others was checked at creation)
-   * so that the problem refreshes them when stale; none on some axis: advection does it */
+  /* where an axis does not wrap, the velocity's ghosts are read: a use of 1 layer makes the
+   * problem refresh them when stale (an update fills every layer; the reach along the split axes
+   * was checked at creation). A topology with none on some axis would refuse that use: there
+   * the advection refreshes them itself. */
   const int *g = fcl_topology_ghosts(fcl_field_topology(adv->velocity));
   int width = 0;
   for (int a = 0; a < adv->dim; ++a)
