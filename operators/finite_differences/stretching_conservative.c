@@ -4,9 +4,9 @@
  * rounding. The right side reads w at neighbours, so every Runge-Kutta stage is a kernel over
  * the whole field and the stage values' ghosts are filled in between (host steps). RK2, where
  * every split axis is periodic with 4 ghosts: the first stage also computes the ghost layers
- * along the split axes that the second reads (from its inputs' wider ghosts), and the stage
- * values never cross ranks (at 512^3 on two GPUs an exchange of them cost more than the kernels
- * it would save); otherwise their ghosts are exchanged:
+ * along the split axes that the second reads (from its inputs' wider ghosts, 2 planes more per
+ * face), and the stage values never cross ranks: one vector exchange less per call; otherwise
+ * their ghosts are exchanged:
  *   RK2 (midpoint)  s = w + dt/2 F(w);  w <- w + dt F(s)
  *   RK3 (SSP)       s = w + dt F(w);  r = 3/4 w + 1/4 s + 1/4 dt F(s);
  *                   w <- 1/3 w + 2/3 r + 2/3 dt F(r)
