@@ -9,6 +9,8 @@
  * the sequential time of its device->host and host->device halves at the faster pinned form's
  * bandwidths; each transport is reported as that bound over its time (1 = at the link's speed;
  * up to the duplex bound's ratio, the time of both halves at once, when the link overlaps them).
+ * Built with FLOWCL_WITH_NCCL, NCCL moves the same bytes between CUDA device buffers of the
+ * ranks' GPUs (pairs, and the all-to-all): the device-direct figures beside the staged ones.
  * Usage: mpirun -n P exchange [--device SPEC] [--mib M] [--repeats R] [--json FILE] */
 #define _POSIX_C_SOURCE 200809L
 #include <flowcl/flowcl.h>
@@ -16,6 +18,7 @@
 #define BENCH_NAME "exchange"
 #include "comm_impl.h"
 #include "field_setup.h"
+#include "nccl_figures.h"
 
 enum { ROW = 4096 };
 
@@ -189,6 +192,14 @@ int main(int argc, char **argv) {
     t_x[k] = timed(&b, alltoall, &x);
     fcl__alltoall_destroy(&x.x);
   }
+  /* NCCL between the ranks' GPUs, where built: the device-direct figures beside the staged ones */
+  nccl_figures nf = {0, 0};
+  int nccl_st = 1;
+  char nccl_why[256] = "not built (FLOWCL_WITH_NCCL off)";
+#ifdef FLOWCL_BENCH_NCCL
+  if (P > 1)
+    nccl_st = nccl_measure(MPI_COMM_WORLD, b.out_bytes, o.repeats, &nf, nccl_why, sizeof nccl_why);
+#endif
   if (me == 0) {
     printf("exchange on %s: %d rank(s), %zu MiB per rank, %zu MiB leave each rank, median of "
            "%d\n",
@@ -212,6 +223,16 @@ int main(int argc, char **argv) {
                "%.2f of the bound (%.2f of the duplex bound)\n",
                fcl__transport_name(kinds[k]), t_x[k] * 1e3, (double)b.out_bytes / t_x[k] / 1e9,
                bound / t_x[k], duplex_bound / t_x[k]);
+    if (P > 1 && nccl_st == 0) {
+      if (nf.pair_gbs > 0)
+        printf("  NCCL send/recv between rank pairs        %8.2f GB/s each way (CUDA device "
+               "buffers)\n",
+               nf.pair_gbs);
+      printf("  all-to-all, NCCL (CUDA device buffers)   %8.2f ms  %6.2f GB/s per rank\n",
+             nf.alltoall_ms, (double)b.out_bytes / nf.alltoall_ms / 1e6);
+    } else if (P > 1) {
+      printf("  NCCL: %s %s\n", nccl_st < 0 ? "failed:" : "not measured:", nccl_why);
+    }
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
@@ -233,6 +254,11 @@ int main(int argc, char **argv) {
                   "\"fraction_of_bound\": %.3f, \"fraction_of_duplex_bound\": %.3f}",
                   fcl__transport_name(kinds[k]), t_x[k] * 1e3, bound / t_x[k],
                   duplex_bound / t_x[k]);
+      if (P > 1 && nccl_st == 0)
+        fprintf(jf,
+                ",\n  {\"name\": \"nccl_pair\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
+                "  {\"name\": \"alltoall_nccl\", \"value\": %.3f, \"unit\": \"ms\"}",
+                nf.pair_gbs, nf.alltoall_ms);
       fprintf(jf, "\n]}\n");
       fclose(jf);
     }

@@ -61,3 +61,21 @@ if(NOT FLOWCL_ENABLE_MPI)
   set(FLOWCL_ENABLE_FFTW OFF CACHE BOOL "" FORCE)
   set(FLOWCL_ENABLE_VKFFT OFF CACHE BOOL "" FORCE)
 endif()
+
+# Optional, GPU-side: the CUDA toolkit and NCCL give benchmarks/exchange its device-direct
+# figures (NCCL between the ranks' GPUs). Compiled and linked where found; without a GPU the
+# benchmark says so and reports the rest.
+find_package(CUDAToolkit QUIET)
+find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+if(CUDAToolkit_FOUND AND NCCL_LIBRARY AND NCCL_INCLUDE_DIR AND FLOWCL_ENABLE_MPI)
+  set(FLOWCL_NCCL_FOUND ON)
+else()
+  set(FLOWCL_NCCL_FOUND OFF)
+endif()
+option(FLOWCL_WITH_NCCL "NCCL figures in benchmarks/exchange (CUDA toolkit, NCCL, MPI)"
+       ${FLOWCL_NCCL_FOUND})
+if(FLOWCL_WITH_NCCL AND NOT FLOWCL_NCCL_FOUND)
+  message(FATAL_ERROR "FLOWCL_WITH_NCCL needs the CUDA toolkit (nvcc, cudart), NCCL (nccl.h, "
+                      "libnccl) and MPI; set NCCL_LIBRARY and NCCL_INCLUDE_DIR if NCCL is elsewhere")
+endif()
