@@ -254,11 +254,12 @@ int main(int argc, char **argv) {
                   "\"fraction_of_bound\": %.3f, \"fraction_of_duplex_bound\": %.3f}",
                   fcl__transport_name(kinds[k]), t_x[k] * 1e3, bound / t_x[k],
                   duplex_bound / t_x[k]);
+      if (P > 1 && nccl_st == 0 && nf.pair_gbs > 0)
+        fprintf(jf, ",\n  {\"name\": \"nccl_pair\", \"value\": %.3f, \"unit\": \"GB/s\"}",
+                nf.pair_gbs);
       if (P > 1 && nccl_st == 0)
-        fprintf(jf,
-                ",\n  {\"name\": \"nccl_pair\", \"value\": %.3f, \"unit\": \"GB/s\"},\n"
-                "  {\"name\": \"alltoall_nccl\", \"value\": %.3f, \"unit\": \"ms\"}",
-                nf.pair_gbs, nf.alltoall_ms);
+        fprintf(jf, ",\n  {\"name\": \"alltoall_nccl\", \"value\": %.3f, \"unit\": \"ms\"}",
+                nf.alltoall_ms);
       fprintf(jf, "\n]}\n");
       fclose(jf);
     }

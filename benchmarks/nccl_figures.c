@@ -32,28 +32,25 @@ static ncclResult_t exchange(nccl_env *e, int pair, size_t bytes) {
   return r != ncclSuccess ? r : end;
 }
 
-/* Median over repeats of the slowest rank's time of one exchange (after a warm-up); -1 on a
- * failure on any rank. */
-static double timed(nccl_env *e, int pair, size_t bytes, int repeats) {
-  double *t = calloc((size_t)repeats, sizeof *t), med = -1;
-  if (!t) return -1;
+/* Median over repeats of the slowest rank's time of one exchange (after a warm-up), t[repeats]
+ * the room for the times; -1 on a failure on any rank. An exchange that a rank could not enqueue
+ * is agreed on before any rank waits for its stream (its peers' halves would never complete). */
+static double timed(nccl_env *e, int pair, size_t bytes, int repeats, double *t) {
   for (int i = -1; i < repeats; ++i) {
     MPI_Barrier(e->comm);
     double t0 = MPI_Wtime();
-    int bad = exchange(e, pair, bytes) != ncclSuccess ||
-              cudaStreamSynchronize(e->stream) != cudaSuccess,
-        anybad = 0;
+    int bad = exchange(e, pair, bytes) != ncclSuccess, anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, e->comm);
+    if (anybad) return -1;
+    bad = cudaStreamSynchronize(e->stream) != cudaSuccess;
     double dt = MPI_Wtime() - t0, slowest = dt;
     MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, e->comm);
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, e->comm);
-    if (anybad) goto done;
+    if (anybad) return -1;
     if (i >= 0) t[i] = slowest;
   }
   qsort(t, (size_t)repeats, sizeof *t, by_value);
-  med = repeats % 2 ? t[repeats / 2] : 0.5 * (t[repeats / 2 - 1] + t[repeats / 2]);
-done:
-  free(t);
-  return med;
+  return repeats % 2 ? t[repeats / 2] : 0.5 * (t[repeats / 2 - 1] + t[repeats / 2]);
 }
 
 /* Every rank's verdict: 0 where all succeeded, else the worst (1 before -1). */
@@ -89,7 +86,7 @@ int nccl_measure(MPI_Comm comm, size_t out_bytes, int repeats, nccl_figures *out
   if (ce == cudaSuccess) ce = cudaMemset(e.send, 1, buffer);
   if (ce != cudaSuccess) snprintf(why, why_size, "CUDA: %s", cudaGetErrorString(ce));
   st = agree(comm, ce == cudaSuccess ? 0 : -1);
-  ncclUniqueId id;
+  ncclUniqueId id = {{0}};
   if (st == 0) { /* rank 0 makes the communicator's id, every rank gets it */
     int bad = e.rank == 0 && ncclGetUniqueId(&id) != ncclSuccess;
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
@@ -97,12 +94,18 @@ int nccl_measure(MPI_Comm comm, size_t out_bytes, int repeats, nccl_figures *out
     st = agree(comm, bad ? -1 : 0);
   }
   ncclResult_t nr = ncclSuccess;
+  /* (a rank whose init fails may leave the others waiting inside NCCL's bootstrap) */
   if (st == 0) nr = ncclCommInitRank(&e.nccl, e.size, id, e.rank);
   if (nr != ncclSuccess) snprintf(why, why_size, "NCCL: %s", ncclGetErrorString(nr));
   if (st == 0) st = agree(comm, nr == ncclSuccess ? 0 : -1);
+  double *t = st == 0 ? malloc((size_t)repeats * sizeof *t) : NULL;
+  if (st == 0) {
+    if (!t) snprintf(why, why_size, "out of host memory");
+    st = agree(comm, t ? 0 : -1);
+  }
   if (st == 0 && e.size > 1) {
-    double t_pair = e.size % 2 == 0 ? timed(&e, 1, out_bytes / 2, repeats) : 0;
-    double t_all = timed(&e, 0, share, repeats);
+    double t_pair = e.size % 2 == 0 ? timed(&e, 1, out_bytes / 2, repeats, t) : 0;
+    double t_all = t_pair >= 0 ? timed(&e, 0, share, repeats, t) : -1;
     if (t_pair < 0 || t_all < 0) {
       snprintf(why, why_size, "an NCCL exchange failed");
       st = -1;
@@ -111,7 +114,12 @@ int nccl_measure(MPI_Comm comm, size_t out_bytes, int repeats, nccl_figures *out
       out->alltoall_ms = t_all * 1e3;
     }
   }
-  if (e.nccl) ncclCommDestroy(e.nccl);
+  free(t);
+  /* a failed exchange may leave operations posted: abort rather than wait for them */
+  if (e.nccl && st == 0)
+    ncclCommDestroy(e.nccl);
+  else if (e.nccl)
+    ncclCommAbort(e.nccl);
   cudaFree(e.send);
   cudaFree(e.recv);
   if (e.stream) cudaStreamDestroy(e.stream);

@@ -98,7 +98,9 @@ double fcl_problem_max_dt(const fcl_problem *problem);
  * statistics (wall time, calls, device time) so that they cover one mode. */
 fcl_status fcl_problem_set_timing(fcl_problem *problem, bool synchronize);
 /** One step: the exchanges and operators in order, enqueued. The first step also refreshes the
- * ghosts of state fields read with ghosts. Collective. */
+ * ghosts of state fields read with ghosts. The problem keeps track of which fields' ghosts are
+ * current from its operators' uses alone: a field changed between steps by other means needs its
+ * ghosts refreshed by the caller (fcl_field_ghosts_update) before the next step. Collective. */
 fcl_status fcl_problem_step(fcl_problem *problem, const fcl_step_info *info);
 /** The resolved graph, one node per line ("3. ghosts(u) width 2 [inserted: read by
  * 'stretching']"), malloc'd. After setup. */

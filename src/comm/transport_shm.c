@@ -207,14 +207,17 @@ static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
     if (st == FCL_OK) st = receive_chunk(x, in, peer_at, in_grain, to, j, j == 0 ? start : NULL);
     if (st == FCL_OK) st = fcl_queue_flush(s->upload);
   }
-  for (int j = 0; j < K; ++j) /* an error left reads in flight */
+  for (int j = 0; j < K; ++j) /* an error left markers behind */
     if (s->landed[j]) {
-      clWaitForEvents(1, &s->landed[j]);
       clReleaseEvent(s->landed[j]);
       s->landed[j] = NULL;
     }
   clReleaseEvent(start);
-  FCL_TRY(st);
+  if (st != FCL_OK) { /* nothing stays in flight on a or b, nor reads the peers' segments */
+    clFinish(x->queue);
+    clFinish(s->upload);
+    return st;
+  }
   FCL_TRY(fcl_queue_finish(s->upload)); /* window to device */
   FCL_TRY(fcl_queue_finish(x->queue));  /* device to window */
   /* no segment is rewritten before every peer has read it */
