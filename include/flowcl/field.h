@@ -191,9 +191,10 @@ fcl_status fcl_field_ghosts_end(fcl_field *field);
 fcl_status fcl_field_ghosts_update(fcl_field *field); /**< begin + end */
 /** The ghosts this rank fills alone, as fcl_field_ghosts_update fills them: those of the axes
  * not split across ranks (wrapped, copied, mirrored). The ghosts of split axes are left as they
- * are, and the edges and corners they share with the others are not valid after it. For operators that compute a field's
- * ghost layers along split axes themselves (redundantly, from wider ghosts of their inputs) and
- * so need no exchange. Never waits for the queue on an in-order queue; not collective. */
+ * are, and the edges and corners they share with the others are not valid after it. For
+ * operators that compute a field's ghost layers along split axes themselves (redundantly, from
+ * wider ghosts of their inputs) and so need no exchange. Never waits for the queue on an
+ * in-order queue; not collective. */
 fcl_status fcl_field_ghosts_update_local(fcl_field *field);
 /** The reverse: every ghost value is added to the point it stands for (its owner's interior; the
  * mirror point behind a wall, with the sign of the boundary condition), axes in reverse order;
