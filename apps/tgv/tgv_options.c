@@ -14,6 +14,9 @@ static const char usage[] =
     "  --resolution N        points per axis (default 64)\n"
     "  --z-periods K         a box of K periods along z (K x resolution points): the same\n"
     "                        flow, K times the work, for weak scaling (default 1)\n"
+    "  --pencils P1          pencil decomposition: ranks in a 1 x P1 x (ranks / P1) grid, y\n"
+    "                        and z split (default 0: slabs along z where every rank gets at\n"
+    "                        least the advection's ghost planes, else pencils chosen by MPI)\n"
     "  --reynolds RE         Reynolds number, nu = 1 / RE (default 1600)\n"
     "  --t-end T             end time (default 20)\n"
     "  --max-steps N         stop at step N even before t-end; a restart stops at the same\n"
@@ -143,6 +146,10 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       if (!integer(v, &n) || n < 1 || n > 64)
         return fail(rank, "--z-periods %s: an integer from 1 to 64%s", v, "");
       o->z_periods = (int)n;
+    } else if (!strcmp(a, "--pencils")) {
+      if (!integer(v, &n) || n < 0 || n > 65536)
+        return fail(rank, "--pencils %s: ranks along y, an integer from 0 (automatic) up%s", v, "");
+      o->pencils = (int)n;
     } else if (!strcmp(a, "--reynolds")) {
       if (!number(v, &d) || !(d > 0)) return fail(rank, "--reynolds %s: a number > 0%s", v, "");
       o->reynolds = d;

@@ -8,6 +8,7 @@ typedef enum { TGV_STRETCH_GRADIENT, TGV_STRETCH_CONSERVATIVE } tgv_stretching;
 
 typedef struct {
   int64_t resolution; /* points per axis (per period along z) */
+  int pencils;        /* ranks along y of a 1 x P1 x P2 grid (0: slabs where they fit) */
   int z_periods;      /* the box repeats the flow along z this many times (weak scaling) */
   double reynolds, t_end;
   int64_t max_steps; /* 0: until t_end */

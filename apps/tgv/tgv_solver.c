@@ -27,24 +27,54 @@ static fcl_status open_device(tgv *t) {
   return fcl_pool_create(t->alloc, NULL, &t->pool);
 }
 
-/* Fields on slabs along z with the ghosts of advection (split axis), stretching and analytics. */
+/* The process grid: slabs along z where every rank gets the ghost planes of a split axis (and
+ * the transpose a y row), else (or with --pencils P1) pencils 1 x P1 x P2. */
+static fcl_status process_grid(tgv *t, const fcl_domain *d, int size, int split_ghosts,
+                               int procs[3]) {
+  const int64_t *n = d->resolution;
+  procs[0] = procs[1] = 1;
+  procs[2] = size;
+  int p1 = t->opt.pencils;
+  if (!p1 && size > 1 && (n[2] / size < split_ghosts || size > n[1])) {
+    int two[2] = {0, 0}; /* MPI's balanced pair, the larger along z */
+    MPI_Dims_create(size, 2, two);
+    p1 = two[1];
+  }
+  if (p1 > 1) {
+    if (size % p1) {
+      if (t->rank == 0)
+        fprintf(stderr, "flowcl-tgv: --pencils %d does not divide the %d ranks\n", p1, size);
+      return FCL_ERR_INVALID_ARGUMENT;
+    }
+    procs[1] = p1;
+    procs[2] = size / p1;
+  }
+  for (int a = 1; a < 3; ++a)
+    if (procs[a] > 1 && n[a] / procs[a] < split_ghosts) {
+      if (t->rank == 0)
+        fprintf(stderr,
+                "flowcl-tgv: %d ranks along axis %d split its %lld points into parts thinner "
+                "than the %d ghost layers advection needs; use fewer ranks or a finer grid\n",
+                procs[a], a, (long long)n[a], split_ghosts);
+      return FCL_ERR_INVALID_ARGUMENT;
+    }
+  return FCL_OK;
+}
+
+/* Fields on slabs or pencils with the ghosts of advection (split axes), stretching and
+ * analytics. */
 static fcl_status make_fields(tgv *t, MPI_Comm comm, const fcl_advection_options *ao) {
   fcl_domain d = fcl_domain_periodic(3, t->opt.resolution, 2 * PI);
   d.length[2] *= t->opt.z_periods; /* the flow repeats along z: averages are unchanged */
   d.resolution[2] *= t->opt.z_periods;
-  int size;
+  int size, procs[3];
   MPI_Comm_size(comm, &size);
-  const int adv_ghosts = fcl_advection_ghosts_needed(ao);
-  const int procs[3] = {1, 1, size},
-            ghosts[3] = {2, 2, size > 1 && adv_ghosts > 2 ? adv_ghosts : 2};
-  if (d.resolution[2] / size < ghosts[2]) {
-    if (t->rank == 0)
-      fprintf(stderr,
-              "flowcl-tgv: %d ranks split %lld z-planes into slabs thinner than the "
-              "%d ghost planes advection needs; use fewer ranks or a finer grid\n",
-              size, (long long)d.resolution[2], ghosts[2]);
-    return FCL_ERR_INVALID_ARGUMENT;
-  }
+  MPI_Comm_rank(comm, &t->rank);
+  const int adv_ghosts = fcl_advection_ghosts_needed(ao), split = adv_ghosts > 2 ? adv_ghosts : 2;
+  TRY(process_grid(t, &d, size, split, procs));
+  int ghosts[3] = {2, 2, 2};
+  for (int a = 1; a < 3; ++a)
+    if (procs[a] > 1) ghosts[a] = split;
   TRY(fcl_topology_create(comm, &d, procs, ghosts, &t->topo));
   t->rank = fcl_topology_rank(t->topo);
   t->size = fcl_topology_size(t->topo);

@@ -14,19 +14,24 @@
  * Backends:
  *   - FCL_FFT_VKFFT: VkFFT's OpenCL backend on the field's device, reading and writing the
  *     field's padded storage in place (strided, no packing). Distributed fields (one device per
- *     rank) use slabs: local transforms of the axes a rank holds whole, an MPI all-to-all
- *     transpose (staged through pinned host memory), local transforms of the last axis. The
- *     data never leaves the devices for FFTW. (VkFFT sets its kernels'
- *     arguments on every call.)
+ *     rank): slabs transform the axes a rank holds whole, transpose over every rank (the comm
+ *     layer's all-to-all) and transform the last axis; pencils transform x, transpose within
+ *     each row of the process grid, transform y, transpose within each column, transform z.
+ *     The data never leaves the devices for FFTW. (VkFFT sets its kernels' arguments on every
+ *     call.)
  *   - FCL_FFT_FFTW: FFTW with threads on the host (one rank), fftw-mpi across ranks with
  *     transposed output; the field's interior is staged through host memory, the spectral slots
  *     stay on the device.
  *   - FCL_FFT_AUTO: VkFFT on GPUs and accelerators, FFTW on CPU devices (PoCL), VkFFT where
  *     FFTW is not built in or fftw-mpi cannot take the decomposition.
  *
- * Distributed plans need slabs along the last axis (procs = {1, 1, P} in 3D, {1, P} in 2D);
- * fftw-mpi also needs FFTW's own split of that axis (ceil(n / P) per rank), which holds when P
- * divides n.
+ * Distributed plans need axis 0 whole: slabs along the last axis (procs = {1, 1, P} in 3D,
+ * {1, P} in 2D; at most as many ranks as the second-to-last axis has complex points) or, in 3D
+ * and with VkFFT only, pencils (procs = {1, P1, P2}, P1 > 1; at most nx / 2 + 1 ranks along y and
+ * ny along z), for more ranks than one axis has points. fftw-mpi also needs FFTW's own split of
+ * the last axis (ceil(n / P) per rank), which holds when P divides n. Pencil spectral layout:
+ * complex x split over the P1 ranks of a row (coordinate 1), y over the P2 ranks of a column
+ * (coordinate 2), z whole, memory order x, y, z.
  *
  * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
  * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,
@@ -84,7 +89,8 @@ fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
 
 /** Plan transforms of components of fields shaped like `like` (same topology, dtype, context
  * and queue), with nslots spectral buffers from pool. Errors: a non-periodic axis, dim 1, a
- * decomposition that is not slabs along the last axis, a backend that is not built in or does
+ * decomposition that is neither slabs nor pencils (or too fine for them), a backend that is not
+ * built in or does
  * not fit (named). Collective. Destroy *out with fcl_fft_destroy (waits for the queue). */
 fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
                           fcl_pool *pool, fcl_fft **out);

@@ -30,7 +30,7 @@ bool fcl_fft_backend_available(fcl_fft_backend backend) {
   return backend == FCL_FFT_VKFFT ? vk : backend == FCL_FFT_FFTW ? fftw : vk || fftw;
 }
 
-void fcl__fft_slab_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layout *l) {
+void fcl__fft_device_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layout *l) {
   const int dim = t->domain.dim;
   memset(l, 0, sizeof *l);
   for (int a = 0; a < 3; ++a) {
@@ -39,14 +39,18 @@ void fcl__fft_slab_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layout
   }
   l->global[0] = l->global[0] / 2 + 1;
   for (int a = 0; a < 3; ++a) l->local[a] = l->global[a];
-  if (t->size > 1)
+  if (fcl__fft_pencils(t)) {
+    fcl__fft_split(l->global[0], t->procs[1], t->coords[1], &l->local[0], &l->offset[0]);
+    fcl__fft_split(l->global[1], t->procs[2], t->coords[2], &l->local[1], &l->offset[1]);
+  } else if (t->size > 1) {
     fcl__fft_split(l->global[dim - 2], t->size, t->rank, &l->local[dim - 2], &l->offset[dim - 2]);
+  }
   l->count = (size_t)(l->local[0] * l->local[1] * l->local[2]);
   l->bytes = l->count * 2 * fcl_dtype_size(dtype);
   l->padded_reals = 2 * (size_t)l->global[0] * (size_t)(t->local[1] * t->local[2]);
 }
 
-/* Periodic on every axis, 2D or 3D, slabs along the last axis. */
+/* Periodic on every axis, 2D or 3D, x whole; slabs along the last axis or (3D) pencils. */
 static fcl_status check_field(const fcl_field *f) {
   const fcl_topology *t = f->topo;
   const int dim = t->domain.dim;
@@ -59,23 +63,34 @@ static fcl_status check_field(const fcl_field *f) {
                        "fft: field '%s' is not periodic along axis %d; "
                        "FFT solvers need periodic axes",
                        f->name, a);
-  for (int a = 0; a < dim - 1; ++a)
-    if (t->procs[a] != 1)
+  if (t->procs[0] != 1)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: field '%s' is split over %d x %d x %d ranks; distributed transforms "
+                     "need axis 0 whole: slabs (procs 1 x 1 x P) or, in 3D, pencils "
+                     "(1 x P1 x P2); redistribute with fcl_field_redistribute",
+                     f->name, t->procs[0], t->procs[1], t->procs[2]);
+  const int64_t *n = t->domain.resolution, nxc = n[0] / 2 + 1;
+  if (fcl__fft_pencils(t)) {
+    /* the row transpose splits the complex x axis over P1, the column one y over P2 */
+    if (t->procs[1] > nxc || t->procs[2] > n[1])
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
-                       "fft: field '%s' is split over %d x %d x %d ranks; "
-                       "distributed transforms need slabs along the last axis (procs 1 along "
-                       "axis %d); redistribute with fcl_field_redistribute",
-                       f->name, t->procs[0], t->procs[1], t->procs[2], a);
-  /* The transpose splits the second-to-last complex axis over the ranks. */
-  int64_t split = dim == 2 ? t->domain.resolution[0] / 2 + 1 : t->domain.resolution[1];
+                       "fft: field '%s' on pencils %d x %d: the transposes split the %lld "
+                       "complex points of axis 0 over %d ranks and the %lld points of axis 1 "
+                       "over %d; use fewer ranks along axis %d",
+                       f->name, t->procs[1], t->procs[2], (long long)nxc, t->procs[1],
+                       (long long)n[1], t->procs[2], t->procs[1] > nxc ? 1 : 2);
+    return FCL_OK;
+  }
+  /* Slabs: the transpose splits the second-to-last complex axis over the ranks. */
+  int64_t split = dim == 2 ? nxc : n[1];
   if (t->size > split)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "fft: field '%s' on %d ranks, more than the %lld "
-                     "complex points of axis %d the transpose splits",
+                     "complex points of axis %d the transpose splits; pencils "
+                     "(procs 1 x P1 x P2) split two axes",
                      f->name, t->size, (long long)split, dim - 2);
   return FCL_OK;
 }
-
 static bool cpu_device(cl_command_queue q) {
   cl_device_id dev;
   cl_device_type type = 0;
@@ -92,10 +107,15 @@ static fcl_status resolve(const fcl_field *f, fcl_fft_backend want, fcl_fft_layo
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: backend '%s' is not built in (FLOWCL_ENABLE_%s)",
                      fcl_fft_backend_name(want), want == FCL_FFT_VKFFT ? "VKFFT" : "FFTW");
 #if FLOWCL_ENABLE_FFTW
-  bool fftw_fits = fcl__fft_fftw_layout(f->topo, f->dtype, l);
+  bool fftw_fits = !fcl__fft_pencils(f->topo) && fcl__fft_fftw_layout(f->topo, f->dtype, l);
 #else
   bool fftw_fits = false;
 #endif
+  if (want == FCL_FFT_FFTW && fcl__fft_pencils(f->topo))
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: fftw-mpi takes slabs only, field '%s' is on pencils %d x %d; use "
+                     "the vkfft backend",
+                     f->name, f->topo->procs[1], f->topo->procs[2]);
   if (want == FCL_FFT_FFTW && !fftw_fits)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "fft: fftw-mpi splits axis %d of field '%s' (%lld "
@@ -111,7 +131,7 @@ static fcl_status resolve(const fcl_field *f, fcl_fft_backend want, fcl_fft_layo
                      "fft: field '%s' needs the vkfft backend (fftw-mpi "
                      "cannot take its decomposition), which is not built in",
                      f->name);
-  if (want == FCL_FFT_VKFFT) fcl__fft_slab_layout(f->topo, f->dtype, l);
+  if (want == FCL_FFT_VKFFT) fcl__fft_device_layout(f->topo, f->dtype, l);
   *got = want;
   return FCL_OK;
 }

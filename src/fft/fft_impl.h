@@ -40,27 +40,37 @@ fcl_status fcl__fft_fftw_plan(fcl_fft *fft);
  * not the topology's. Collective. */
 bool fcl__fft_fftw_layout(const fcl_topology *topo, fcl_dtype dtype, fcl_fft_layout *layout);
 
-/* The slab layout of the device scheme: memory (x, y, z) with the second-to-last axis split
- * after the transpose (all of it on one rank). */
-void fcl__fft_slab_layout(const fcl_topology *topo, fcl_dtype dtype, fcl_fft_layout *layout);
+/* The layout of the device scheme, memory (x, y, z). Slabs (procs 1 x 1 x P): the second-to-last
+ * axis split over the ranks, the others whole. Pencils (3D, procs 1 x P1 x P2, P1 > 1): x split
+ * over the P1 ranks of a row, y over the P2 ranks of a column, z whole. */
+void fcl__fft_device_layout(const fcl_topology *topo, fcl_dtype dtype, fcl_fft_layout *layout);
 
-/* Block split used by the slab scheme: the first n mod p parts get one more. */
+/* Whether a 3D topology is split along y (the pencil scheme) rather than in slabs. */
+static inline bool fcl__fft_pencils(const fcl_topology *topo) {
+  return topo->domain.dim == 3 && topo->procs[1] > 1;
+}
+
+/* Block split of the distributed schemes (the topology's): the first n mod p parts get one more. */
 static inline void fcl__fft_split(int64_t n, int p, int r, int64_t *count, int64_t *start) {
   int64_t base = n / p, extra = n % p;
   *count = base + (r < extra ? 1 : 0);
   *start = r * base + (r < extra ? r : extra);
 }
 
-/* The all-to-all transpose of the slab scheme between the pre-transpose complex array (whole
- * along the second-to-last axis) and the slot layout (whole along the last axis), on the comm
- * layer's transport (fft_slab_transpose.c). */
-typedef struct fcl__slab_transpose fcl__slab_transpose;
-fcl_status fcl__slab_transpose_create(const fcl_fft *fft, fcl__slab_transpose **out);
-void fcl__slab_transpose_destroy(fcl__slab_transpose **t);
-/* forward: pre -> slot; backward: slot -> pre. */
-fcl_status fcl__slab_transpose_run(fcl__slab_transpose *t, cl_mem pre, cl_mem slot, bool forward);
-size_t fcl__slab_transpose_pre_bytes(const fcl__slab_transpose *t);
-/* Name of the transport the transpose runs on ("staged", "mpi"). */
-const char *fcl__slab_transpose_transport(const fcl__slab_transpose *t);
+/* An all-to-all transpose over comm (fft_transpose.c): a complex array of shape `before`
+ * (memory x, y, z), axis `whole` held whole and axis `split` in this rank's part of split_global
+ * points, becomes one with `whole` split over comm's ranks and `split` whole; parts are
+ * fcl__fft_split's, by rank in comm. Collective over comm. */
+typedef struct fcl__fft_transpose fcl__fft_transpose;
+fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const int64_t before[3],
+                                     int whole, int split, int64_t split_global,
+                                     fcl__fft_transpose **out);
+void fcl__fft_transpose_destroy(fcl__fft_transpose **t);
+/* forward: before -> after; backward: after -> before. Collective over its comm. */
+fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, cl_mem before, cl_mem after, bool forward);
+/* Bytes of the array before or after. */
+size_t fcl__fft_transpose_bytes(const fcl__fft_transpose *t, bool after);
+/* Name of the transport it runs on ("staged", "mpi"). */
+const char *fcl__fft_transpose_transport(const fcl__fft_transpose *t);
 
 #endif

@@ -1,8 +1,9 @@
 /* The VkFFT backend: VkFFT's OpenCL backend on the field's device. One rank: one r2c plan over
  * every axis, reading the field's padded storage in place (strides and offset, no packing) and
- * writing back into it on the inverse. Several ranks (slabs along the last axis): r2c over the
- * axes a rank holds whole into a device work array, the slab transpose, then c2c along the last
- * axis in the slot. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
+ * writing back into it on the inverse. Several ranks: r2c over the axes a rank holds whole into
+ * a device work array, then transposes (fft_transpose.c) and c2c plans along the axes they make
+ * whole: slabs, one transpose and the last axis; pencils, the row transpose and y, the column
+ * transpose and z. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,26 +18,33 @@ typedef struct {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
-  VkFFTApplication whole;   /* r2c over the axes held whole */
-  VkFFTApplication last;    /* c2c along the last axis (distributed) */
+  VkFFTApplication whole;   /* r2c over the axes held whole (all; slabs: all but the last;
+                               pencils: x) */
   VkFFTApplication inplace; /* r2c in place on a slot (padded real rows), axes as `whole` */
-  bool have_whole, have_last, have_inplace;
-  fcl_array *pre; /* complex work array before the transpose (distributed) */
-  fcl__slab_transpose *transpose;
-  char description[64];
+  VkFFTApplication middle;  /* c2c along y after the first transpose (pencils) */
+  VkFFTApplication last;    /* c2c along the last axis in the slot (distributed) */
+  bool have_whole, have_inplace, have_middle, have_last;
+  fcl_array *pre;             /* complex work array after the r2c (distributed) */
+  fcl_array *mid;             /* complex work array between the two transposes (pencils, P2 > 1) */
+  fcl__fft_transpose *first;  /* slabs: the transpose; pencils: along the rows (x <-> y) */
+  fcl__fft_transpose *second; /* pencils with P2 > 1: along the columns (y <-> z) */
+  char description[80];
   /* the buffer sizes the plans point to: VkFFT keeps the pointers and reads them at every
    * append, so they live as long as the plans */
-  uint64_t in_bytes, out_bytes, inplace_bytes, last_bytes;
+  uint64_t in_bytes, out_bytes, inplace_bytes, middle_bytes, last_bytes;
 } vk_state;
 
 static void vk_destroy(void *state) {
   vk_state *s = state;
   if (!s) return;
   if (s->have_whole) deleteVkFFT(&s->whole);
-  if (s->have_last) deleteVkFFT(&s->last);
   if (s->have_inplace) deleteVkFFT(&s->inplace);
+  if (s->have_middle) deleteVkFFT(&s->middle);
+  if (s->have_last) deleteVkFFT(&s->last);
   fcl_array_destroy(&s->pre);
-  fcl__slab_transpose_destroy(&s->transpose);
+  fcl_array_destroy(&s->mid);
+  fcl__fft_transpose_destroy(&s->first);
+  fcl__fft_transpose_destroy(&s->second);
   free(s);
 }
 
@@ -76,45 +84,150 @@ static fcl_status vk_append(vk_state *s, VkFFTApplication *app, cl_mem in, cl_me
   return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, what);
 }
 
+static fcl_status copy(vk_state *s, cl_mem from, cl_mem to, size_t bytes) {
+  FCL_CL_TRY(clEnqueueCopyBuffer(s->queue, from, to, 0, 0, bytes, 0, NULL, NULL),
+             "fft: copy of %zu bytes between work arrays", bytes);
+  return FCL_OK;
+}
+
+/* The distributed steps after the r2c: `from` (the r2c's output: the work array, or the slot
+ * itself in place) through the transposes and the c2c transforms into the slot. Where the
+ * first transpose would map the slot onto itself, it goes through the work array and back. */
+static fcl_status distributed_forward(vk_state *s, cl_mem from, cl_mem slot) {
+  cl_mem x = s->second ? fcl_array_buffer(s->mid) : from == slot ? fcl_array_buffer(s->pre) : slot;
+  FCL_TRY(fcl__fft_transpose_run(s->first, from, x, true));
+  if (s->have_middle) FCL_TRY(vk_append(s, &s->middle, NULL, x, -1, "forward transform of y"));
+  if (s->second)
+    FCL_TRY(fcl__fft_transpose_run(s->second, x, slot, true));
+  else if (x != slot)
+    FCL_TRY(copy(s, x, slot, fcl__fft_transpose_bytes(s->first, true)));
+  if (s->have_last)
+    FCL_TRY(vk_append(s, &s->last, NULL, slot, -1, "forward transform of the last axis"));
+  return FCL_OK;
+}
+
+/* The reverse of distributed_forward: slot into `to`, the c2r's input. */
+static fcl_status distributed_backward(vk_state *s, cl_mem slot, cl_mem to) {
+  if (s->have_last)
+    FCL_TRY(vk_append(s, &s->last, NULL, slot, 1, "backward transform of the last axis"));
+  cl_mem x = s->second ? fcl_array_buffer(s->mid) : to == slot ? fcl_array_buffer(s->pre) : slot;
+  if (s->second)
+    FCL_TRY(fcl__fft_transpose_run(s->second, x, slot, false));
+  else if (x != slot)
+    FCL_TRY(copy(s, slot, x, fcl__fft_transpose_bytes(s->first, true)));
+  if (s->have_middle) FCL_TRY(vk_append(s, &s->middle, NULL, x, 1, "backward transform of y"));
+  return fcl__fft_transpose_run(s->first, to, x, false);
+}
+
 static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot) {
   vk_state *s = fft->state;
   cl_mem work = s->pre ? fcl_array_buffer(s->pre) : slot;
   FCL_TRY(vk_append(s, &s->whole, fcl_field_buffer(src, comp), work, -1, "forward transform"));
-  if (!s->pre) return FCL_OK;
-  FCL_TRY(fcl__slab_transpose_run(s->transpose, work, slot, true));
-  return vk_append(s, &s->last, NULL, slot, -1, "forward transform of the last axis");
+  return s->first ? distributed_forward(s, work, slot) : FCL_OK;
 }
 
 static fcl_status vk_backward(fcl_fft *fft, cl_mem slot, fcl_field *dst, int comp) {
   vk_state *s = fft->state;
   cl_mem work = slot;
-  if (s->pre) {
-    FCL_TRY(vk_append(s, &s->last, NULL, slot, 1, "backward transform of the last axis"));
+  if (s->first) {
     work = fcl_array_buffer(s->pre);
-    FCL_TRY(fcl__slab_transpose_run(s->transpose, work, slot, false));
+    FCL_TRY(distributed_backward(s, slot, work));
   }
   return vk_append(s, &s->whole, fcl_field_buffer(dst, comp), work, 1, "backward transform");
 }
 
-/* In place on the slot; across ranks the transpose goes through the work array and back. */
 static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
   vk_state *s = fft->state;
-  if (forward) FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
-  if (s->pre) {
-    cl_mem work = fcl_array_buffer(s->pre);
-    if (!forward) FCL_TRY(vk_append(s, &s->last, NULL, slot, 1, "backward, last axis"));
-    FCL_TRY(forward ? fcl__slab_transpose_run(s->transpose, slot, work, true)
-                    : fcl__slab_transpose_run(s->transpose, work, slot, false));
-    size_t bytes = forward ? fft->layout.bytes : fcl__slab_transpose_pre_bytes(s->transpose);
-    FCL_CL_TRY(clEnqueueCopyBuffer(s->queue, work, slot, 0, 0, bytes, 0, NULL, NULL),
-               "fft: in-place transform, copy back to the slot");
-    if (forward) FCL_TRY(vk_append(s, &s->last, NULL, slot, -1, "forward, last axis"));
+  if (forward) {
+    FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
+    return s->first ? distributed_forward(s, slot, slot) : FCL_OK;
   }
-  if (!forward) FCL_TRY(vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform"));
-  return FCL_OK;
+  if (s->first) FCL_TRY(distributed_backward(s, slot, slot));
+  return vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform");
 }
 
 static const fcl__fft_ops vk_ops = {vk_forward, vk_backward, vk_inplace, vk_destroy};
+
+static void base_config(vk_state *s, const fcl_fft *fft, VkFFTConfiguration *c) {
+  memset(c, 0, sizeof *c);
+  c->device = &s->device;
+  c->context = &s->context;
+  c->commandQueue = &s->queue;
+  c->doublePrecision = fft->dtype == FCL_FLOAT64;
+}
+
+/* c2c along `axis` of a packed complex array of shape e: the axes before it taken as one batch
+ * dimension and those after as another (VkFFT cannot omit an axis of one point, so batches of
+ * one are left out). No plan for an axis of one point. */
+static fcl_status plan_axis(vk_state *s, const fcl_fft *fft, VkFFTApplication *app, bool *have,
+                            const int64_t e[3], int axis, uint64_t *bytes, cl_mem buf,
+                            const char *what) {
+  if (e[axis] == 1) return FCL_OK;
+  uint64_t lead = 1, trail = 1;
+  for (int a = 0; a < axis; ++a) lead *= (uint64_t)e[a];
+  for (int a = axis + 1; a < 3; ++a) trail *= (uint64_t)e[a];
+  VkFFTConfiguration c;
+  base_config(s, fft, &c);
+  int d = 0;
+  if (lead > 1) c.omitDimension[d] = 1, c.size[d++] = lead;
+  c.size[d++] = (uint64_t)e[axis];
+  if (trail > 1) c.omitDimension[d] = 1, c.size[d++] = trail;
+  for (int a = d; a < 3; ++a) c.size[a] = 1;
+  c.FFTdim = (uint64_t)d;
+  *bytes = lead * trail * (uint64_t)e[axis] * 2 * fft->real_size;
+  c.bufferSize = bytes;
+  c.buffer = &buf;
+  FCL_TRY(vk_init(app, c, what));
+  *have = true;
+  return FCL_OK;
+}
+
+/* The work arrays, transposes and c2c plans of the distributed schemes. */
+static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
+  const fcl_topology *t = fft->topo;
+  const fcl_fft_layout *l = &fft->layout;
+  const int dim = fft->dim;
+  int64_t pre[3] = {1, 1, 1};
+  for (int a = 0; a < dim; ++a) pre[a] = t->local[a];
+  pre[0] = t->domain.resolution[0] / 2 + 1;
+  cl_mem slot = fcl_array_buffer(fft->slots[0]);
+  fcl_status st = FCL_OK;
+  if (!fcl__fft_pencils(t)) {
+    FCL_TRY(fcl__fft_transpose_create(fft, t->comm, pre, dim - 2, dim - 1,
+                                      t->domain.resolution[dim - 1], &s->first));
+  } else {
+    /* rows: the ranks of one z part, by y part; columns: those of one y part, by z part */
+    MPI_Comm row = MPI_COMM_NULL, column = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(t->comm, t->coords[2], t->coords[1], &row);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_split(t->comm, t->coords[1], t->coords[2], &column);
+    if (rc != MPI_SUCCESS) st = fcl__mpi_error(rc, "fft: pencil row and column communicators");
+    int64_t mid[3] = {l->local[0], t->domain.resolution[1], pre[2]};
+    if (st == FCL_OK)
+      st = fcl__fft_transpose_create(fft, row, pre, 0, 1, t->domain.resolution[1], &s->first);
+    if (st == FCL_OK && t->procs[2] > 1)
+      st = fcl__fft_transpose_create(fft, column, mid, 1, 2, t->domain.resolution[2], &s->second);
+    if (row != MPI_COMM_NULL) MPI_Comm_free(&row);
+    if (column != MPI_COMM_NULL) MPI_Comm_free(&column);
+    FCL_TRY(st);
+    size_t reals = fcl__fft_transpose_bytes(s->first, true) / fft->real_size;
+    if (s->second) FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->mid));
+    cl_mem buf = s->mid ? fcl_array_buffer(s->mid) : slot;
+    FCL_TRY(plan_axis(s, fft, &s->middle, &s->have_middle, mid, 1, &s->middle_bytes, buf,
+                      "planning the transform of y"));
+  }
+  /* pre holds the r2c's output and, in place without a second transpose, the first one's */
+  size_t bytes = fcl__fft_transpose_bytes(s->first, false);
+  if (!s->second && fcl__fft_transpose_bytes(s->first, true) > bytes)
+    bytes = fcl__fft_transpose_bytes(s->first, true);
+  size_t reals = bytes / fft->real_size;
+  FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre));
+  snprintf(s->description, sizeof s->description, "vkfft (%s, %s transport)",
+           s->have_middle || s->second ? "pencils" : "slabs",
+           fcl__fft_transpose_transport(s->first));
+  fft->description = s->description;
+  return plan_axis(s, fft, &s->last, &s->have_last, l->local, dim - 1, &s->last_bytes, slot,
+                   "planning the transform of the last axis");
+}
 
 fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   vk_state *s = calloc(1, sizeof *s);
@@ -128,51 +241,47 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   const fcl_topology *t = fft->topo;
   const int dim = fft->dim;
   const size_t *p = fft->padded;
-  /* The axes a rank transforms in the r2c plan: all of them, or all but the last (slabs). */
-  uint64_t n[3] = {1, 1, 1}, nc[3] = {1, 1, 1};
+  if (fft->distributed) FCL_TRY(plan_distributed(s, fft, pool));
+  /* The r2c over the axes a rank holds whole: x, and y and z unless split (the others are
+   * batches). Axes of one point are left out (VkFFT cannot omit them). */
+  const bool pencils = fcl__fft_pencils(t);
+  uint64_t n[3] = {1, 1, 1}, nc[3] = {1, 1, 1}, in_stride[3], out_stride[3];
   for (int a = 0; a < dim; ++a) n[a] = (uint64_t)t->local[a];
   nc[0] = n[0] / 2 + 1;
   nc[1] = n[1];
   nc[2] = n[2];
+  in_stride[0] = 1, in_stride[1] = p[0], in_stride[2] = p[0] * p[1];
+  out_stride[0] = 1, out_stride[1] = nc[0], out_stride[2] = nc[0] * nc[1];
   const int *g = t->ghosts;
   const uint64_t in_bytes = s->in_bytes = p[0] * p[1] * p[2] * fft->real_size;
-  const uint64_t out_bytes = s->out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
-  if (fft->distributed) {
-    size_t bytes = out_bytes > fft->layout.bytes ? out_bytes : fft->layout.bytes;
-    size_t reals = bytes / fft->real_size;
-    FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre));
-    FCL_TRY(fcl__slab_transpose_create(fft, &s->transpose));
-    snprintf(s->description, sizeof s->description, "vkfft (slabs, %s transport)",
-             fcl__slab_transpose_transport(s->transpose));
-    fft->description = s->description;
+  s->out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
+  VkFFTConfiguration c;
+  base_config(s, fft, &c);
+  int d = 0;
+  for (int a = 0; a < dim; ++a) {
+    if (a > 0 && n[a] == 1) continue;
+    c.size[d] = n[a];
+    c.omitDimension[d] = fft->distributed && (pencils ? a > 0 : a == dim - 1);
+    if (d > 0) { /* VkFFT's stride i is that of its dimension i + 1 */
+      c.inputBufferStride[d - 1] = in_stride[a];
+      c.bufferStride[d - 1] = out_stride[a];
+    }
+    ++d;
   }
-  cl_mem in_probe = NULL, buf_probe = NULL; /* VkFFT wants buffers at planning; any will do */
-  VkFFTConfiguration c = {0};
-  c.FFTdim = (uint64_t)dim;
-  for (int a = 0; a < 3; ++a) c.size[a] = a < dim ? n[a] : 1;
-  c.device = &s->device;
-  c.context = &s->context;
-  c.commandQueue = &s->queue;
-  c.doublePrecision = fft->dtype == FCL_FLOAT64;
+  c.FFTdim = (uint64_t)d;
+  for (int a = d; a < 3; ++a) c.size[a] = 1;
+  for (int a = d - 1; a < 3; ++a) { /* the dimensions after the last: the whole array */
+    c.inputBufferStride[a] = p[0] * p[1] * p[2];
+    c.bufferStride[a] = nc[0] * nc[1] * nc[2];
+  }
   c.performR2C = 1;
   c.isInputFormatted = 1;
   c.inverseReturnToInputBuffer = 1;
-  c.inputBufferStride[0] = p[0];
-  c.inputBufferStride[1] = p[0] * p[1];
-  c.inputBufferStride[2] = p[0] * p[1] * p[2];
   c.inputBufferOffset = ((g[2] * p[1] + g[1]) * p[0] + g[0]) * fft->real_size;
-  c.bufferStride[0] = nc[0];
-  c.bufferStride[1] = nc[0] * nc[1];
-  c.bufferStride[2] = nc[0] * nc[1] * nc[2];
   c.inputBufferSize = &s->in_bytes;
   c.bufferSize = &s->out_bytes;
-  /* VkFFT refuses to omit an axis of one point (VKFFT_ERROR_UNSUPPORTED_RADIX): a slab of one
-   * plane is a plan of one dimension less. */
-  if (fft->distributed && n[dim - 1] == 1)
-    c.FFTdim = (uint64_t)dim - 1;
-  else if (fft->distributed)
-    c.omitDimension[dim - 1] = 1;
   cl_int err;
+  cl_mem in_probe = NULL, buf_probe = NULL; /* VkFFT wants buffers at planning; any will do */
   in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "fft: VkFFT planning buffer");
   buf_probe = s->pre ? fcl_array_buffer(s->pre) : fcl_array_buffer(fft->slots[0]);
@@ -197,27 +306,5 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   ip.bufferSize = &s->inplace_bytes;
   FCL_TRY(vk_init(&s->inplace, ip, "planning the in-place r2c transform"));
   s->have_inplace = true;
-  if (!fft->distributed) return FCL_OK;
-  /* c2c along the last axis over the slot layout, the axes before it taken as one batch
-   * dimension (contiguous, and VkFFT cannot omit an axis of one point). */
-  const fcl_fft_layout *l = &fft->layout;
-  uint64_t lead = 1;
-  for (int a = 0; a < dim - 1; ++a) lead *= (uint64_t)l->local[a];
-  VkFFTConfiguration z = {0};
-  z.FFTdim = lead > 1 ? 2 : 1;
-  z.size[0] = lead > 1 ? lead : (uint64_t)l->local[dim - 1];
-  z.size[1] = lead > 1 ? (uint64_t)l->local[dim - 1] : 1;
-  z.size[2] = 1;
-  z.omitDimension[0] = lead > 1;
-  z.device = &s->device;
-  z.context = &s->context;
-  z.commandQueue = &s->queue;
-  z.doublePrecision = fft->dtype == FCL_FLOAT64;
-  s->last_bytes = l->bytes;
-  z.bufferSize = &s->last_bytes;
-  cl_mem slot = fcl_array_buffer(fft->slots[0]);
-  z.buffer = &slot;
-  FCL_TRY(vk_init(&s->last, z, "planning the transform of the last axis"));
-  s->have_last = true;
   return FCL_OK;
 }

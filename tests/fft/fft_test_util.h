@@ -25,6 +25,22 @@ static inline fcl_topology *slab_topology(int dim, const int64_t *n, const doubl
   return t;
 }
 
+/* Pencils: procs 1 x p1 x (ranks / p1), one ghost layer (thin parts along z). */
+static inline fcl_topology *pencil_topology(int dim, const int64_t *n, const double *length,
+                                            int p1) {
+  fcl_domain d = fcl_domain_periodic(dim, 8, 2 * PI);
+  for (int a = 0; a < dim; ++a) {
+    d.resolution[a] = n[a];
+    d.length[a] = length ? length[a] : 2 * PI;
+  }
+  int size, ghosts[3] = {1, 1, 1};
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int procs[3] = {1, p1, size / p1};
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, ghosts, &t));
+  return t;
+}
+
 /* Relative tolerance on Linf norms of spectral results: about 100 epsilons of the precision
  * (FFT rounding grows like eps log N; the grids here are below 2^10 points per axis). */
 static inline double fft_tolerance(fcl_dtype dt) { return dt == FCL_FLOAT64 ? 1e-12 : 1e-5; }

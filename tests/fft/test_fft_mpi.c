@@ -77,16 +77,20 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
   CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "g", 1, dt, &g));
   fcl_fft *fft = NULL;
   fcl_status st = fcl_fft_create(f, b, 2, e->pool, &fft);
-  bool fftw_fits = fftw_split_matches(d->resolution[d->dim - 1], e->size);
+  const bool pencils = d->dim == 3 && fcl_topology_procs(t)[1] > 1;
+  bool fftw_fits = !pencils && fftw_split_matches(d->resolution[d->dim - 1], e->size);
   if (b == FCL_FFT_FFTW && !fftw_fits) { /* fftw-mpi cannot take this split: a clear error */
     fcl_test_check_status(__FILE__, __LINE__, "fcl_fft_create(fftw)", st, FCL_ERR_NOT_SUPPORTED,
-                          "fftw-mpi splits axis");
+                          pencils ? "fftw-mpi takes slabs only" : "fftw-mpi splits axis");
     fcl_field_destroy(&f);
     fcl_field_destroy(&g);
     return;
   }
   CHECK_OK(st);
   if (!fft) return;
+  if (pencils)
+    CHECKF(strstr(fcl_fft_description(fft), "pencils") != NULL, "%s: pencil plan described as %s",
+           bn, fcl_fft_description(fft));
   const fcl_fft_layout *l = fcl_fft_layout_of(fft);
   /* the query (what a plan would have, nothing allocated) agrees with the plan, whose layout
    * the transforms below are checked through */
@@ -273,14 +277,23 @@ static void check_errors(env *e) {
   CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED, "1D");
   fcl_field_destroy(&f);
   fcl_topology_destroy(&t);
-  /* Not slabs along the last axis. */
+  /* Axis 0 split (neither slabs nor pencils). */
   if (e->size > 1) {
     d = fcl_domain_periodic(3, 8, 1.0);
     int xsplit[3] = {e->size, 1, 1};
     CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, xsplit, NULL, &t));
     CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "pencils", 1, FCL_FLOAT32, &f));
     CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED,
-                 "slabs along the last axis");
+                 "need axis 0 whole");
+    fcl_field_destroy(&f);
+    fcl_topology_destroy(&t);
+  }
+  /* Pencils whose row transpose would split the 2 complex points of x over 4 ranks. */
+  if (e->size == 4) {
+    t = pencil_topology(3, (int64_t[]){2, 8, 8}, NULL, 4);
+    CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "thin", 1, FCL_FLOAT32, &f));
+    CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED,
+                 "complex points of axis 0 over 4 ranks");
     fcl_field_destroy(&f);
     fcl_topology_destroy(&t);
   }
@@ -370,6 +383,21 @@ static void run(env *e) {
   for (int gi = 0; gi < 4; ++gi) {
     int dim = grids[gi][2] == 1 ? 2 : 3;
     fcl_topology *t = slab_topology(dim, grids[gi], NULL);
+    if (!t) continue;
+    for (int prec = 0; prec < 2; ++prec) {
+      fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
+      if (dt == FCL_FLOAT64 && !e->fp64) continue;
+      for (int bi = 0; bi < nb; ++bi) check_plan(e, t, dt, list[bi]);
+    }
+    fcl_topology_destroy(&t);
+  }
+  /* Pencils (procs 1 x P1 x P2): 2 ranks as 1 x 2 x 1; 4 as 1 x 2 x 2, where {16, 6, 3} has
+   * more ranks than points along z (slabs cannot take it), and as 1 x 4 x 1. */
+  const int64_t pgrids[3][3] = {{16, 6, 3}, {10, 9, 9}, {16, 8, 4}};
+  for (int gi = 0; e->size > 1 && e->size % 2 == 0 && gi < 3; ++gi) {
+    int p1 = gi == 2 ? e->size : 2;
+    if (e->size / p1 > 2) continue;
+    fcl_topology *t = pencil_topology(3, pgrids[gi], NULL, p1);
     if (!t) continue;
     for (int prec = 0; prec < 2; ++prec) {
       fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;

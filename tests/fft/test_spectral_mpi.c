@@ -162,12 +162,13 @@ static double rel_error(fcl_field *f, analytic_fn fn) {
            dim, (what), r_, tol);                                                                  \
   } while (0)
 
-static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt) {
+/* p1 = 0: slabs; else pencils 1 x p1 x (ranks / p1). */
+static void check_3d(env *e, fcl_fft_backend b, fcl_dtype dt, int p1) {
   const int dim = 3;
   const char *bn = fcl_fft_backend_name(b);
   const double tol = fft_tolerance(dt);
   int64_t n[3] = {16, 10, 12};
-  fcl_topology *t = slab_topology(3, n, LENGTH);
+  fcl_topology *t = p1 ? pencil_topology(3, n, LENGTH, p1) : slab_topology(3, n, LENGTH);
   fcl_field *w = field(e, t, "vorticity", 3, dt, vorticity3), *u = field(e, t, "u", 3, dt, NULL);
   fcl_spectral *s = NULL;
   CHECK_OK(fcl_spectral_create(w, b, e->pool, &s));
@@ -264,8 +265,10 @@ static void run(env *e) {
     for (int prec = 0; prec < 2; ++prec) {
       fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
       if (dt == FCL_FLOAT64 && !e->fp64) continue;
-      check_3d(e, list[bi], dt);
+      check_3d(e, list[bi], dt, 0);
       check_2d(e, list[bi], dt);
+      /* pencils (VkFFT only): 1 x 2 x 1 on 2 ranks, 1 x 2 x 2 on 4 */
+      if (list[bi] == FCL_FFT_VKFFT && e->size % 2 == 0) check_3d(e, list[bi], dt, 2);
     }
 }
 
