@@ -166,6 +166,32 @@ static int walk(const fcl_problem *p, bool *fresh, fcl__node *nodes) {
   return n;
 }
 
+/* Whether operator o names field f among its uses (read or written). */
+static bool uses_field(const fcl_problem *p, int o, int f) {
+  const fcl_operator *d = &p->ops[o].desc;
+  for (int u = 0; u < d->nuses; ++u)
+    if (field_index(p, d->uses[u].field) == f) return true;
+  return false;
+}
+
+/* Overlap: an exchange begins before the earliest node of the step after which nothing up to
+ * its reader touches the field (no operator using it, no other exchange of it), so that the
+ * operators in between run while its messages travel; it ends before its reader. */
+static void plan_overlap(fcl_problem *p) {
+  for (int n = 0; n < p->nnodes; ++n) {
+    fcl__node *node = &p->nodes[n];
+    node->begin_at = n;
+    if (node->kind != FCL__NODE_GHOSTS) continue;
+    for (int m = n - 1; m >= 0; --m) {
+      const fcl__node *before = &p->nodes[m];
+      if (before->kind == FCL__NODE_GHOSTS ? before->field == node->field
+                                           : uses_field(p, before->op, node->field))
+        break;
+      node->begin_at = m;
+    }
+  }
+}
+
 fcl_status fcl_problem_setup(fcl_problem *p) {
   FCL_CHECK_NULL(p, 1);
   if (p->ready) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': already set up", p->name);
@@ -209,6 +235,7 @@ fcl_status fcl_problem_setup(fcl_problem *p) {
     for (int i = 0; i < p->nfields; ++i)
       if (fresh[i]) p->prologue[p->nprologue++] = i;
     p->nnodes = walk(p, fresh, p->nodes);
+    plan_overlap(p);
     p->ready = true;
   }
   free(valid);
@@ -248,11 +275,19 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
       FCL_TRY(fcl_field_ghosts_update(p->fields[p->prologue[i]]));
   for (int n = 0; n < p->nnodes; ++n) {
     fcl__node *node = &p->nodes[n];
-    const double t0 = MPI_Wtime();
     double ns0 = 0, bytes0 = 0; /* per-node timing: the launchers' totals before the node */
-    fcl_status st;
+    fcl_status st = FCL_OK;
+    for (int m = n + 1; m < p->nnodes && st == FCL_OK; ++m) /* exchanges begun early, here */
+      if (p->nodes[m].kind == FCL__NODE_GHOSTS && p->nodes[m].begin_at == n) {
+        const double b0 = MPI_Wtime(); /* charged to the exchange's node */
+        st = fcl_field_ghosts_begin(p->fields[p->nodes[m].field]);
+        p->nodes[m].wall_s += MPI_Wtime() - b0;
+      }
+    if (st != FCL_OK) return st;
+    const double t0 = MPI_Wtime();
     if (node->kind == FCL__NODE_GHOSTS) {
-      st = fcl_field_ghosts_update(p->fields[node->field]);
+      fcl_field *f = p->fields[node->field];
+      st = node->begin_at < n ? fcl_field_ghosts_end(f) : fcl_field_ghosts_update(f);
     } else {
       const fcl_operator *d = &p->ops[node->op].desc;
       if (p->timing) FCL_TRY(fcl__operator_device_stats(d, &ns0, &bytes0));
@@ -303,8 +338,10 @@ fcl_status fcl_problem_describe(const fcl_problem *p, char **text) {
     const fcl__node *node = &p->nodes[n];
     const fcl_operator *d = &p->ops[node->op].desc;
     if (node->kind == FCL__NODE_GHOSTS) {
-      PUT("  %2d. ghosts(%s) width %d [inserted: read by '%s']\n", n + 1,
+      PUT("  %2d. ghosts(%s) width %d [inserted: read by '%s'", n + 1,
           fcl_field_name(p->fields[node->field]), node->width, d->name);
+      if (node->begin_at < n) PUT("; begun before node %d", node->begin_at + 1);
+      PUT("]\n");
       continue;
     }
     PUT("  %2d. %s", n + 1, d->name);

@@ -12,6 +12,8 @@ typedef struct {
   int op;        /* the operator (ghosts: the reader it was inserted for) */
   int field;     /* ghosts: the field exchanged */
   int width;     /* ghosts: the widest read that needs it */
+  int begin_at;  /* ghosts: the node before which the exchange begins (its own index when no
+                    earlier node leaves the field alone), ended here */
   double wall_s; /* host wall time spent in this node (statistics) */
   int64_t calls;
   /* with per-node timing: the device time and bytes of its launchers during its own calls
