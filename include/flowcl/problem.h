@@ -13,7 +13,10 @@
  * a precision; a field read with ghosts must have that many on its topology. It then inserts a
  * ghost exchange before each operator that reads a field's ghosts after the field was written
  * (the graph is cyclic: step n + 1 reads what step n wrote), so that operators never exchange
- * ghosts themselves, and nothing is exchanged twice. Setup errors name the operator and field.
+ * ghosts themselves, and nothing is exchanged twice. An exchange begins (fcl_field_ghosts_begin)
+ * before the operators between the field's last writer and its reader that do not use the field,
+ * and ends before the reader, so those operators overlap its messages. Setup errors name the
+ * operator and field.
  * fcl_problem_step then only enqueues (the exchanges are MPI messages, Collective).
  *
  * Layouts: flowcl's directional operators read strided lines in place (advection works on
@@ -103,7 +106,7 @@ fcl_status fcl_problem_set_timing(fcl_problem *problem, bool synchronize);
  * ghosts refreshed by the caller (fcl_field_ghosts_update) before the next step. Collective. */
 fcl_status fcl_problem_step(fcl_problem *problem, const fcl_step_info *info);
 /** The resolved graph, one node per line ("3. ghosts(u) width 2 [inserted: read by
- * 'stretching']"), malloc'd. After setup. */
+ * 'stretching'; begun before node 2]"), malloc'd. After setup. */
 fcl_status fcl_problem_describe(const fcl_problem *problem, char **text);
 /** Per-operator statistics (calls, device time per call, share of the total, effective
  * bandwidth), to out; every rank folds its own events, rank 0 prints the mean over ranks.
