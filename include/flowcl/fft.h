@@ -104,6 +104,13 @@ fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slo
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp);
 /** @} */
 
+/** Every component c of src into slot `slot + c` (forward), or every slot `slot + c` into
+ * component c of dst (backward): on several ranks with VkFFT, up to 3 components cross ranks in
+ * one all-to-all per transpose (the plan keeps a work array per component: min(nslots, 3)).
+ * Errors as the one-component calls, and when the plan has too few slots. Collective. @{ */
+fcl_status fcl_fft_forward_components(fcl_fft *fft, const fcl_field *src, int slot);
+fcl_status fcl_fft_backward_components(fcl_fft *fft, int slot, fcl_field *dst);
+/** @} */
 /** In place on a slot (padded real form <-> spectral layout). Collective. @{ */
 fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot);
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot);

@@ -29,8 +29,8 @@ fcl_status fcl_spectral_curl(fcl_spectral *s, const fcl_field *u, fcl_field *w) 
                      "argument 3 (w): must not be the velocity "
                      "field '%s'",
                      fcl_field_name(u));
-  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_forward(s->fft, u, c, c));
+  FCL_TRY(fcl_fft_forward_components(s->fft, u, 0));
   FCL_TRY(fcl__spectral_run(s, s->curl, NULL));
-  for (int c = 0; c < fcl_field_ncomp(w); ++c) FCL_TRY(fcl_fft_backward(s->fft, c, w, c));
+  FCL_TRY(fcl_fft_backward_components(s->fft, 0, w));
   return FCL_OK;
 }

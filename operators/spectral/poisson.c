@@ -30,9 +30,9 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl
                      "argument 3 (u): must not be the vorticity "
                      "field '%s'",
                      fcl_field_name(omega));
-  for (int c = 0; c < fcl_field_ncomp(omega); ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
+  FCL_TRY(fcl_fft_forward_components(s->fft, omega, 0));
   FCL_TRY(fcl__spectral_run(s, s->biot_savart, s->biot_savart_params));
-  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
+  FCL_TRY(fcl_fft_backward_components(s->fft, 0, u));
   return FCL_OK;
 }
 
@@ -52,10 +52,10 @@ fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, d
                      "field '%s'",
                      fcl_field_name(omega));
   FCL_TRY(fcl__spectral_set_real(s, s->diffuse_biot_savart_params, "nu_dt", nu * dt));
-  for (int c = 0; c < nw; ++c) FCL_TRY(fcl_fft_forward(s->fft, omega, c, c));
+  FCL_TRY(fcl_fft_forward_components(s->fft, omega, 0));
   FCL_TRY(fcl__spectral_run(s, s->diffuse_biot_savart, s->diffuse_biot_savart_params));
-  for (int c = 0; c < nw; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, omega, c));
-  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, nw + c, u, c));
+  FCL_TRY(fcl_fft_backward_components(s->fft, 0, omega));
+  FCL_TRY(fcl_fft_backward_components(s->fft, nw, u));
   return FCL_OK;
 }
 
@@ -63,8 +63,8 @@ fcl_status fcl_spectral_project(fcl_spectral *s, fcl_field *u) {
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(u, 2);
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "velocity"));
-  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_forward(s->fft, u, c, c));
+  FCL_TRY(fcl_fft_forward_components(s->fft, u, 0));
   FCL_TRY(fcl__spectral_run(s, s->project, NULL));
-  for (int c = 0; c < s->dim; ++c) FCL_TRY(fcl_fft_backward(s->fft, c, u, c));
+  FCL_TRY(fcl_fft_backward_components(s->fft, 0, u));
   return FCL_OK;
 }

@@ -91,13 +91,16 @@ static fcl_status layout(fcl__alltoall *x, const fcl__block *send, const fcl__bl
 
 fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
                                 size_t unit, const fcl__block *send, const fcl__block *recv,
-                                fcl__transport kind, fcl__alltoall **out) {
+                                int batch, fcl__transport kind, fcl__alltoall **out) {
   *out = NULL;
+  if (batch < 1)
+    return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all plan: batch %d (at least 1)", batch);
   fcl__alltoall *x = calloc(1, sizeof *x);
   if (!x) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "all-to-all plan");
   x->context = context;
   x->queue = queue;
   x->unit = unit ? unit : 1;
+  x->batch = batch;
   x->comm = MPI_COMM_NULL;
   fcl_status st = FCL_OK;
   int rc = MPI_Comm_dup(comm, &x->comm);
@@ -132,7 +135,15 @@ fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MP
 }
 
 fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
-  return x->ops->run(x, a, b, forward);
+  return x->ops->run(x, 1, &a, &b, forward);
+}
+
+fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b,
+                                   bool forward) {
+  if (n < 1 || n > x->batch)
+    return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: %d buffer pairs, the plan takes 1 to %d", n,
+                     x->batch);
+  return x->ops->run(x, n, a, b, forward);
 }
 
 const char *fcl__alltoall_transport(const fcl__alltoall *x) { return x->ops->name; }

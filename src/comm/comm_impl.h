@@ -89,14 +89,17 @@ const char *fcl__transport_name(fcl__transport t);
 /* The all-to-all between two buffers, A and B, of every rank of comm. send[q] is the block of A
  * exchanged with rank q, recv[q] the block of B exchanged with rank q; forward moves each rank's
  * send[q] into rank q's recv[me], backward the reverse. The byte counts must match pairwise and
- * be multiples of unit (the element size); blocks may be empty. */
+ * be multiples of unit (the element size); blocks may be empty. A run may move up to `batch`
+ * pairs of buffers (the components of a field) with the same blocks at once: one exchange, one
+ * pipeline, one synchronization for all of them. */
 typedef struct fcl__alltoall fcl__alltoall;
 
 typedef struct {
   const char *name;
   /* Collective. FCL_ERR_NOT_SUPPORTED (on every rank alike) when it cannot run here. */
   fcl_status (*setup)(fcl__alltoall *x);
-  fcl_status (*run)(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward);
+  /* n (<= batch) pairs a[i], b[i] */
+  fcl_status (*run)(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward);
   void (*destroy)(fcl__alltoall *x);
 } fcl__transport_ops;
 
@@ -107,6 +110,7 @@ struct fcl__alltoall {
   MPI_Comm comm; /* duplicated: ours */
   int rank, size;
   size_t unit;
+  int batch;                 /* most buffer pairs per run */
   fcl__block *send, *recv;   /* per peer */
   size_t *send_at, *recv_at; /* packed offsets of the peers' blocks (own block excluded) */
   size_t send_total, recv_total;
@@ -116,12 +120,16 @@ struct fcl__alltoall {
 extern const fcl__transport_ops fcl__transport_mpi;
 extern const fcl__transport_ops fcl__transport_staged;
 
-/* Plan (collective): copies the block lists; kind AUTO tries staged, then mpi. */
+/* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
+ * transport's shared staging holds that many); kind AUTO tries staged, then mpi. */
 fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
                                 size_t unit, const fcl__block *send, const fcl__block *recv,
-                                fcl__transport kind, fcl__alltoall **out);
+                                int batch, fcl__transport kind, fcl__alltoall **out);
 /* Collective; returns when a and b may be reused (the queue is finished). */
 fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward);
+/* The same for n pairs (1 <= n <= batch) in one exchange. */
+fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b,
+                                   bool forward);
 const char *fcl__alltoall_transport(const fcl__alltoall *x);
 void fcl__alltoall_destroy(fcl__alltoall **x);
 

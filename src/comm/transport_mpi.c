@@ -67,7 +67,8 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
   return FCL_OK;
 }
 
-static fcl_status mpi_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
+/* One pair of buffers. */
+static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   mpi_state *s = x->state;
   const int P = x->size, me = x->rank;
   /* forward: a's send blocks -> b's recv blocks; backward: b's recv blocks -> a's send blocks */
@@ -89,6 +90,12 @@ static fcl_status mpi_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   for (int q = 0; q < P; ++q)
     if (q != me) FCL_TRY(fcl__block_write(x->queue, to, &in_blocks[q], in_host + in_at[q]));
   FCL_TRY(fcl_queue_finish(x->queue)); /* host to device */
+  return FCL_OK;
+}
+
+/* The reference path: the pairs one after the other. */
+static fcl_status mpi_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward) {
+  for (int i = 0; i < n; ++i) FCL_TRY(mpi_run_one(x, a[i], b[i], forward));
   return FCL_OK;
 }
 

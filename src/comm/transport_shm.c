@@ -6,7 +6,9 @@
  * directions of the link.
  * A chunk is announced to a peer by an empty message once it is in host memory; the node
  * synchronizes before any segment is reused. The data crosses PCIe once each way and is never
- * copied by the host; the own block stays on the device. */
+ * copied by the host; the own block stays on the device. A batch of n buffer pairs is one
+ * pipeline of n x K chunks (pair i's in part i of each segment), so that the pairs' transfers
+ * overlap and the run synchronizes once. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -19,6 +21,7 @@ typedef struct {
   fcl__shm_stage *stage;
   cl_command_queue upload; /* host -> device copies, beside the caller's queue */
   int chunks;
+  size_t need;          /* bytes of one pair's part of a segment */
   size_t *peer_send_at; /* where rank q keeps, in its segment, its send block for me */
   size_t *peer_recv_at; /* likewise for its recv block (backward runs) */
   size_t *grain_send;   /* chunk grain of the pair (my send[q], q's recv[me]) */
@@ -58,8 +61,15 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "staged transport");
   x->state = s;
   const int P = x->size;
+  /* every rank's segment holds `batch` parts of the largest exchange of any rank (one stride
+   * for all, so that a peer finds pair i's part) */
   size_t need = x->send_total > x->recv_total ? x->send_total : x->recv_total;
-  FCL_TRY(fcl__shm_stage_create(fcl_context_cl(x->context), x->comm, need, &s->stage));
+  unsigned long long most = need, all = 0;
+  FCL_MPI_TRY(MPI_Allreduce(&most, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x->comm),
+              "staged transport: staging size");
+  s->need = (size_t)all;
+  FCL_TRY(fcl__shm_stage_create(fcl_context_cl(x->context), x->comm, s->need * (size_t)x->batch,
+                                &s->stage));
   cl_device_id dev;
   FCL_CL_TRY(clGetCommandQueueInfo(x->queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL),
              "staged transport: the queue's device");
@@ -69,7 +79,7 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   s->grain_send = calloc((size_t)P, sizeof *s->grain_send);
   s->grain_recv = calloc((size_t)P, sizeof *s->grain_recv);
   s->req = calloc(2 * (size_t)P, sizeof *s->req);
-  s->landed = calloc((size_t)MAX_CHUNKS, sizeof *s->landed);
+  s->landed = calloc((size_t)MAX_CHUNKS * (size_t)x->batch, sizeof *s->landed);
   unsigned long long *v = malloc(8 * (size_t)P * sizeof *v);
   if (!s->peer_send_at || !s->peer_recv_at || !s->grain_send || !s->grain_recv || !s->req ||
       !s->landed || !v) {
@@ -95,9 +105,6 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   free(v);
   if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "staged transport: MPI_Alltoall");
   /* chunks of about CHUNK_BYTES of the largest exchange, the same count on every rank */
-  unsigned long long most = need, all = 0;
-  FCL_MPI_TRY(MPI_Allreduce(&most, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x->comm),
-              "staged transport: chunks");
   size_t chunk_bytes = CHUNK_BYTES;
   const char *env = getenv("FLOWCL_TRANSPORT_CHUNK");
   if (env && *env) {
@@ -127,11 +134,13 @@ static void chunk(size_t n, size_t g, int j, int k, size_t *lo, size_t *hi) {
   *hi = m * (size_t)(j + 1) / (size_t)k * g;
 }
 
-/* Chunk j of every outgoing block read into my segment, a marker after them (not waited for). */
+/* Chunk j of every outgoing block of pair i (from) read into pair i's part of my segment, a
+ * marker after them (not waited for): pipeline chunk g = i K + j. */
 static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size_t *out_at,
-                             const size_t *grain, cl_mem from, int j) {
+                             const size_t *grain, cl_mem from, int i, int j) {
   shm_state *s = x->state;
-  char *mine = fcl__shm_stage_host(s->stage, x->rank);
+  const int g = i * s->chunks + j;
+  char *mine = fcl__shm_stage_host(s->stage, x->rank) + (size_t)i * s->need;
   for (int q = 0; q < x->size; ++q) {
     size_t lo, hi;
     chunk(fcl__block_bytes(&out[q]), grain[q], j, s->chunks, &lo, &hi);
@@ -139,35 +148,37 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
     fcl__block part = fcl__block_part(&out[q], lo, hi);
     FCL_TRY(fcl__block_read(x->queue, from, &part, mine + out_at[q] + lo));
   }
-  FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &s->landed[j]),
+  FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &s->landed[g]),
              "staged transport: marker after a chunk");
   return FCL_OK;
 }
 
-/* Once chunk j is in host memory: tell every peer. */
-static fcl_status announce_chunk(fcl__alltoall *x, int j) {
+/* Once pipeline chunk g is in host memory: tell every peer. */
+static fcl_status announce_chunk(fcl__alltoall *x, int g) {
   shm_state *s = x->state;
-  FCL_TRY(fcl_events_wait(1, &s->landed[j]));
-  clReleaseEvent(s->landed[j]);
-  s->landed[j] = NULL;
+  FCL_TRY(fcl_events_wait(1, &s->landed[g]));
+  clReleaseEvent(s->landed[g]);
+  s->landed[g] = NULL;
   FCL_TRY(fcl__shm_stage_sync(s->stage));
   int n = 0;
   for (int q = 0; q < x->size; ++q) {
     if (q == x->rank) continue;
-    FCL_MPI_TRY(MPI_Isend(NULL, 0, MPI_BYTE, q, TAG_CHUNK + j, x->comm, &s->req[n++]),
+    FCL_MPI_TRY(MPI_Isend(NULL, 0, MPI_BYTE, q, TAG_CHUNK + g, x->comm, &s->req[n++]),
                 "staged transport: announce a chunk");
   }
   FCL_MPI_TRY(MPI_Waitall(n, s->req, MPI_STATUSES_IGNORE), "staged transport: announce a chunk");
   return FCL_OK;
 }
 
-/* Once each peer announced chunk j: its parts written into the device, on the upload queue. */
+/* Once each peer announced chunk j of pair i: its parts written into the device (to), on the
+ * upload queue. */
 static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const size_t *peer_at,
-                                const size_t *grain, cl_mem to, int j, cl_event after) {
+                                const size_t *grain, cl_mem to, int i, int j, cl_event after) {
   shm_state *s = x->state;
+  const int g = i * s->chunks + j;
   for (int q = 0; q < x->size; ++q) {
     if (q == x->rank) continue;
-    FCL_MPI_TRY(MPI_Recv(NULL, 0, MPI_BYTE, q, TAG_CHUNK + j, x->comm, MPI_STATUS_IGNORE),
+    FCL_MPI_TRY(MPI_Recv(NULL, 0, MPI_BYTE, q, TAG_CHUNK + g, x->comm, MPI_STATUS_IGNORE),
                 "staged transport: wait for a chunk");
   }
   FCL_TRY(fcl__shm_stage_sync(s->stage));
@@ -180,13 +191,13 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
                  "staged transport: order the upload queue");
     after = NULL;
     fcl__block part = fcl__block_part(&in[q], lo, hi);
-    FCL_TRY(
-        fcl__block_write(s->upload, to, &part, fcl__shm_stage_host(s->stage, q) + peer_at[q] + lo));
+    const char *theirs = fcl__shm_stage_host(s->stage, q) + (size_t)i * s->need;
+    FCL_TRY(fcl__block_write(s->upload, to, &part, theirs + peer_at[q] + lo));
   }
   return FCL_OK;
 }
 
-static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
+static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward) {
   shm_state *s = x->state;
   const int me = x->rank, K = s->chunks;
   const fcl__block *out = forward ? x->send : x->recv, *in = forward ? x->recv : x->send;
@@ -195,22 +206,26 @@ static fcl_status shm_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
   /* grains: my outgoing pairs are (send, recv) forward, (recv, send) backward */
   const size_t *out_grain = forward ? s->grain_send : s->grain_recv;
   const size_t *in_grain = forward ? s->grain_recv : s->grain_send;
-  cl_mem from = forward ? a : b, to = forward ? b : a;
+  const cl_mem *from = forward ? a : b, *to = forward ? b : a;
   /* the upload queue starts after the caller's earlier work on `to` */
   cl_event start = NULL;
   FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &start), "staged transport: marker");
-  fcl_status st = fcl__block_copy(x->queue, from, &out[me], to, &in[me]);
-  for (int j = 0; st == FCL_OK && j < K; ++j) st = send_chunk(x, out, out_at, out_grain, from, j);
+  fcl_status st = FCL_OK;
+  for (int i = 0; st == FCL_OK && i < n; ++i)
+    st = fcl__block_copy(x->queue, from[i], &out[me], to[i], &in[me]);
+  for (int g = 0; st == FCL_OK && g < n * K; ++g)
+    st = send_chunk(x, out, out_at, out_grain, from[g / K], g / K, g % K);
   if (st == FCL_OK) st = fcl_queue_flush(x->queue);
-  for (int j = 0; st == FCL_OK && j < K; ++j) {
-    st = announce_chunk(x, j);
-    if (st == FCL_OK) st = receive_chunk(x, in, peer_at, in_grain, to, j, j == 0 ? start : NULL);
+  for (int g = 0; st == FCL_OK && g < n * K; ++g) {
+    st = announce_chunk(x, g);
+    if (st == FCL_OK)
+      st = receive_chunk(x, in, peer_at, in_grain, to[g / K], g / K, g % K, g == 0 ? start : NULL);
     if (st == FCL_OK) st = fcl_queue_flush(s->upload);
   }
-  for (int j = 0; j < K; ++j) /* an error left markers behind */
-    if (s->landed[j]) {
-      clReleaseEvent(s->landed[j]);
-      s->landed[j] = NULL;
+  for (int g = 0; g < n * K; ++g) /* an error left markers behind */
+    if (s->landed[g]) {
+      clReleaseEvent(s->landed[g]);
+      s->landed[g] = NULL;
     }
   clReleaseEvent(start);
   if (st != FCL_OK) { /* nothing stays in flight on a or b, nor reads the peers' segments */

@@ -172,6 +172,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   p->dim = like->topo->domain.dim;
   p->distributed = like->topo->size > 1;
   p->nslots = nslots;
+  p->batch = nslots < FCL__FFT_BATCH ? nslots : FCL__FFT_BATCH;
   p->slots = calloc((size_t)nslots, sizeof *p->slots);
   if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
   size_t reals = 2 * p->layout.count > p->layout.padded_reals ? 2 * p->layout.count
@@ -233,14 +234,51 @@ fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slo
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(src, 2);
   FCL_TRY(check_use(fft, src, comp, slot, 2, 4));
-  return fft->ops->forward(fft, src, comp, fcl_array_buffer(fft->slots[slot]));
+  cl_mem buf = fcl_array_buffer(fft->slots[slot]);
+  return fft->ops->forward(fft, src, 1, &comp, &buf);
 }
 
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(dst, 3);
   FCL_TRY(check_use(fft, dst, comp, slot, 3, 2));
-  return fft->ops->backward(fft, fcl_array_buffer(fft->slots[slot]), dst, comp);
+  cl_mem buf = fcl_array_buffer(fft->slots[slot]);
+  return fft->ops->backward(fft, 1, &buf, dst, &comp);
+}
+
+/* Every component of f with slots slot, slot + 1, ...: batches of the plan's size. */
+static fcl_status components(fcl_fft *fft, fcl_field *f, int slot, int fpos, int spos,
+                             bool forward) {
+  const int ncomp = f->ncomp;
+  FCL_TRY(check_use(fft, f, 0, slot, fpos, spos));
+  if (slot + ncomp > fft->nslots)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument %d (slot): %d, but field '%s' has %d components and the plan %d "
+                     "slots",
+                     spos, slot, f->name, ncomp, fft->nslots);
+  for (int c0 = 0; c0 < ncomp; c0 += fft->batch) {
+    int comp[FCL__FFT_BATCH], n = ncomp - c0 < fft->batch ? ncomp - c0 : fft->batch;
+    cl_mem buf[FCL__FFT_BATCH];
+    for (int i = 0; i < n; ++i) {
+      comp[i] = c0 + i;
+      buf[i] = fcl_array_buffer(fft->slots[slot + c0 + i]);
+    }
+    FCL_TRY(forward ? fft->ops->forward(fft, f, n, comp, buf)
+                    : fft->ops->backward(fft, n, buf, f, comp));
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl_fft_forward_components(fcl_fft *fft, const fcl_field *src, int slot) {
+  FCL_CHECK_NULL(fft, 1);
+  FCL_CHECK_NULL(src, 2);
+  return components(fft, (fcl_field *)src, slot, 2, 3, true);
+}
+
+fcl_status fcl_fft_backward_components(fcl_fft *fft, int slot, fcl_field *dst) {
+  FCL_CHECK_NULL(fft, 1);
+  FCL_CHECK_NULL(dst, 3);
+  return components(fft, dst, slot, 3, 2, false);
 }
 
 static fcl_status inplace(fcl_fft *fft, int slot, bool forward) {

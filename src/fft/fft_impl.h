@@ -7,9 +7,14 @@
 #include "field_impl.h"
 #include "flowcl/fft.h"
 
+/* Components a distributed transform call takes at once, at most (a 3D vector field). */
+enum { FCL__FFT_BATCH = 3 };
+
 typedef struct {
-  fcl_status (*forward)(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot);
-  fcl_status (*backward)(fcl_fft *fft, cl_mem slot, fcl_field *dst, int comp);
+  /* n (<= the plan's batch) components comp[i] of a field to or from the slots slot[i] */
+  fcl_status (*forward)(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
+                        const cl_mem *slot);
+  fcl_status (*backward)(fcl_fft *fft, int n, const cl_mem *slot, fcl_field *dst, const int *comp);
   fcl_status (*inplace)(fcl_fft *fft, cl_mem slot, bool forward);
   void (*destroy)(void *state);
 } fcl__fft_ops;
@@ -27,6 +32,7 @@ struct fcl_fft {
   const char *description;
   fcl_fft_layout layout;
   int nslots;
+  int batch;         /* components per distributed transform call, at most (one all-to-all) */
   size_t slot_bytes; /* max of the spectral layout and the padded real form */
   fcl_array **slots;
   const fcl__fft_ops *ops;
@@ -60,14 +66,17 @@ static inline void fcl__fft_split(int64_t n, int p, int r, int64_t *count, int64
 /* An all-to-all transpose over comm (fft_transpose.c): a complex array of shape `before`
  * (memory x, y, z), axis `whole` held whole and axis `split` in this rank's part of split_global
  * points, becomes one with `whole` split over comm's ranks and `split` whole; parts are
- * fcl__fft_split's, by rank in comm. Collective over comm. */
+ * fcl__fft_split's, by rank in comm; up to `batch` arrays (components) per run, in one
+ * exchange. Collective over comm. */
 typedef struct fcl__fft_transpose fcl__fft_transpose;
 fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const int64_t before[3],
-                                     int whole, int split, int64_t split_global,
+                                     int whole, int split, int64_t split_global, int batch,
                                      fcl__fft_transpose **out);
 void fcl__fft_transpose_destroy(fcl__fft_transpose **t);
-/* forward: before -> after; backward: after -> before. Collective over its comm. */
-fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, cl_mem before, cl_mem after, bool forward);
+/* n arrays: forward before[i] -> after[i]; backward after[i] -> before[i]. Collective over its
+ * comm. */
+fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, int n, const cl_mem *before,
+                                  const cl_mem *after, bool forward);
 /* Bytes of the array before or after. */
 size_t fcl__fft_transpose_bytes(const fcl__fft_transpose *t, bool after);
 /* Name of the transport it runs on ("staged", "mpi"). */

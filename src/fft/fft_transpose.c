@@ -52,7 +52,7 @@ static size_t shape_bytes(const int64_t e[3], size_t cb) {
 }
 
 fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const int64_t before[3],
-                                     int whole, int split, int64_t split_global,
+                                     int whole, int split, int64_t split_global, int batch,
                                      fcl__fft_transpose **out) {
   int P = 1, me = 0;
   FCL_MPI_TRY(MPI_Comm_size(comm, &P), "fft transpose: communicator size");
@@ -80,7 +80,7 @@ fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const in
     fcl__fft_split(split_global, P, q, &n, &lo);
     recv[q] = range_block(after, split, lo, n, cb);
   }
-  fcl_status st = fcl__alltoall_create(fft->context, fft->queue, comm, cb, send, recv, kind,
+  fcl_status st = fcl__alltoall_create(fft->context, fft->queue, comm, cb, send, recv, batch, kind,
                                        &t->exchange);
   free(send);
   free(recv);
@@ -92,7 +92,7 @@ fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const in
   return FCL_OK;
 }
 
-fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, cl_mem before, cl_mem after,
-                                  bool forward) {
-  return fcl__alltoall_run(t->exchange, before, after, forward);
+fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, int n, const cl_mem *before,
+                                  const cl_mem *after, bool forward) {
+  return fcl__alltoall_run_batch(t->exchange, n, before, after, forward);
 }

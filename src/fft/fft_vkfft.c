@@ -24,10 +24,11 @@ typedef struct {
   VkFFTApplication middle;  /* c2c along y after the first transpose (pencils) */
   VkFFTApplication last;    /* c2c along the last axis in the slot (distributed) */
   bool have_whole, have_inplace, have_middle, have_last;
-  fcl_array *pre;             /* complex work array after the r2c (distributed) */
-  fcl_array *mid;             /* complex work array between the two transposes (pencils, P2 > 1) */
-  fcl__fft_transpose *first;  /* slabs: the transpose; pencils: along the rows (x <-> y) */
-  fcl__fft_transpose *second; /* pencils with P2 > 1: along the columns (y <-> z) */
+  /* per component of a batch: */
+  fcl_array *pre[FCL__FFT_BATCH]; /* complex work arrays after the r2c (distributed) */
+  fcl_array *mid[FCL__FFT_BATCH]; /* between the two transposes (pencils, P2 > 1) */
+  fcl__fft_transpose *first;      /* slabs: the transpose; pencils: along the rows (x <-> y) */
+  fcl__fft_transpose *second;     /* pencils with P2 > 1: along the columns (y <-> z) */
   char description[80];
   /* the buffer sizes the plans point to: VkFFT keeps the pointers and reads them at every
    * append, so they live as long as the plans */
@@ -41,8 +42,10 @@ static void vk_destroy(void *state) {
   if (s->have_inplace) deleteVkFFT(&s->inplace);
   if (s->have_middle) deleteVkFFT(&s->middle);
   if (s->have_last) deleteVkFFT(&s->last);
-  fcl_array_destroy(&s->pre);
-  fcl_array_destroy(&s->mid);
+  for (int i = 0; i < FCL__FFT_BATCH; ++i) {
+    fcl_array_destroy(&s->pre[i]);
+    fcl_array_destroy(&s->mid[i]);
+  }
   fcl__fft_transpose_destroy(&s->first);
   fcl__fft_transpose_destroy(&s->second);
   free(s);
@@ -90,59 +93,75 @@ static fcl_status copy(vk_state *s, cl_mem from, cl_mem to, size_t bytes) {
   return FCL_OK;
 }
 
-/* The distributed steps after the r2c: `from` (the r2c's output: the work array, or the slot
- * itself in place) through the transposes and the c2c transforms into the slot. Where the
- * first transpose would map the slot onto itself, it goes through the work array and back. */
-static fcl_status distributed_forward(vk_state *s, cl_mem from, cl_mem slot) {
-  cl_mem x = s->second ? fcl_array_buffer(s->mid) : from == slot ? fcl_array_buffer(s->pre) : slot;
-  FCL_TRY(fcl__fft_transpose_run(s->first, from, x, true));
-  if (s->have_middle) FCL_TRY(vk_append(s, &s->middle, NULL, x, -1, "forward transform of y"));
-  if (s->second)
-    FCL_TRY(fcl__fft_transpose_run(s->second, x, slot, true));
-  else if (x != slot)
-    FCL_TRY(copy(s, x, slot, fcl__fft_transpose_bytes(s->first, true)));
-  if (s->have_last)
-    FCL_TRY(vk_append(s, &s->last, NULL, slot, -1, "forward transform of the last axis"));
+/* The work array of component i between the transposes, or the slot itself. */
+static cl_mem between(const vk_state *s, int i, cl_mem other, cl_mem slot) {
+  if (s->second) return fcl_array_buffer(s->mid[i]);
+  return other == slot ? fcl_array_buffer(s->pre[i]) : slot;
+}
+
+/* The distributed steps after the r2c, for n components at once (one exchange per transpose):
+ * from[i] (the r2c's output: a work array, or the slot itself in place) through the transposes
+ * and the c2c transforms into slot[i]. Where the first transpose would map the slot onto
+ * itself, it goes through the work array and back. */
+static fcl_status distributed_forward(vk_state *s, int n, const cl_mem *from, const cl_mem *slot) {
+  cl_mem x[FCL__FFT_BATCH];
+  for (int i = 0; i < n; ++i) x[i] = between(s, i, from[i], slot[i]);
+  FCL_TRY(fcl__fft_transpose_run(s->first, n, from, x, true));
+  for (int i = 0; i < n && s->have_middle; ++i)
+    FCL_TRY(vk_append(s, &s->middle, NULL, x[i], -1, "forward transform of y"));
+  if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, true));
+  for (int i = 0; i < n && !s->second; ++i)
+    if (x[i] != slot[i]) FCL_TRY(copy(s, x[i], slot[i], fcl__fft_transpose_bytes(s->first, true)));
+  for (int i = 0; i < n && s->have_last; ++i)
+    FCL_TRY(vk_append(s, &s->last, NULL, slot[i], -1, "forward transform of the last axis"));
   return FCL_OK;
 }
 
-/* The reverse of distributed_forward: slot into `to`, the c2r's input. */
-static fcl_status distributed_backward(vk_state *s, cl_mem slot, cl_mem to) {
-  if (s->have_last)
-    FCL_TRY(vk_append(s, &s->last, NULL, slot, 1, "backward transform of the last axis"));
-  cl_mem x = s->second ? fcl_array_buffer(s->mid) : to == slot ? fcl_array_buffer(s->pre) : slot;
-  if (s->second)
-    FCL_TRY(fcl__fft_transpose_run(s->second, x, slot, false));
-  else if (x != slot)
-    FCL_TRY(copy(s, slot, x, fcl__fft_transpose_bytes(s->first, true)));
-  if (s->have_middle) FCL_TRY(vk_append(s, &s->middle, NULL, x, 1, "backward transform of y"));
-  return fcl__fft_transpose_run(s->first, to, x, false);
+/* The reverse of distributed_forward: slot[i] into to[i], the c2r's input. */
+static fcl_status distributed_backward(vk_state *s, int n, const cl_mem *slot, const cl_mem *to) {
+  for (int i = 0; i < n && s->have_last; ++i)
+    FCL_TRY(vk_append(s, &s->last, NULL, slot[i], 1, "backward transform of the last axis"));
+  cl_mem x[FCL__FFT_BATCH];
+  for (int i = 0; i < n; ++i) x[i] = between(s, i, to[i], slot[i]);
+  if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, false));
+  for (int i = 0; i < n && !s->second; ++i)
+    if (x[i] != slot[i]) FCL_TRY(copy(s, slot[i], x[i], fcl__fft_transpose_bytes(s->first, true)));
+  for (int i = 0; i < n && s->have_middle; ++i)
+    FCL_TRY(vk_append(s, &s->middle, NULL, x[i], 1, "backward transform of y"));
+  return fcl__fft_transpose_run(s->first, n, to, x, false);
 }
 
-static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int comp, cl_mem slot) {
+static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
+                             const cl_mem *slot) {
   vk_state *s = fft->state;
-  cl_mem work = s->pre ? fcl_array_buffer(s->pre) : slot;
-  FCL_TRY(vk_append(s, &s->whole, fcl_field_buffer(src, comp), work, -1, "forward transform"));
-  return s->first ? distributed_forward(s, work, slot) : FCL_OK;
-}
-
-static fcl_status vk_backward(fcl_fft *fft, cl_mem slot, fcl_field *dst, int comp) {
-  vk_state *s = fft->state;
-  cl_mem work = slot;
-  if (s->first) {
-    work = fcl_array_buffer(s->pre);
-    FCL_TRY(distributed_backward(s, slot, work));
+  cl_mem work[FCL__FFT_BATCH];
+  for (int i = 0; i < n; ++i) {
+    work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
+    FCL_TRY(
+        vk_append(s, &s->whole, fcl_field_buffer(src, comp[i]), work[i], -1, "forward transform"));
   }
-  return vk_append(s, &s->whole, fcl_field_buffer(dst, comp), work, 1, "backward transform");
+  return s->first ? distributed_forward(s, n, work, slot) : FCL_OK;
+}
+
+static fcl_status vk_backward(fcl_fft *fft, int n, const cl_mem *slot, fcl_field *dst,
+                              const int *comp) {
+  vk_state *s = fft->state;
+  cl_mem work[FCL__FFT_BATCH];
+  for (int i = 0; i < n; ++i) work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
+  if (s->first) FCL_TRY(distributed_backward(s, n, slot, work));
+  for (int i = 0; i < n; ++i)
+    FCL_TRY(
+        vk_append(s, &s->whole, fcl_field_buffer(dst, comp[i]), work[i], 1, "backward transform"));
+  return FCL_OK;
 }
 
 static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
   vk_state *s = fft->state;
   if (forward) {
     FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
-    return s->first ? distributed_forward(s, slot, slot) : FCL_OK;
+    return s->first ? distributed_forward(s, 1, &slot, &slot) : FCL_OK;
   }
-  if (s->first) FCL_TRY(distributed_backward(s, slot, slot));
+  if (s->first) FCL_TRY(distributed_backward(s, 1, &slot, &slot));
   return vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform");
 }
 
@@ -194,7 +213,7 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
   fcl_status st = FCL_OK;
   if (!fcl__fft_pencils(t)) {
     FCL_TRY(fcl__fft_transpose_create(fft, t->comm, pre, dim - 2, dim - 1,
-                                      t->domain.resolution[dim - 1], &s->first));
+                                      t->domain.resolution[dim - 1], fft->batch, &s->first));
   } else {
     /* rows: the ranks of one z part, by y part; columns: those of one y part, by z part */
     MPI_Comm row = MPI_COMM_NULL, column = MPI_COMM_NULL;
@@ -203,15 +222,18 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
     if (rc != MPI_SUCCESS) st = fcl__mpi_error(rc, "fft: pencil row and column communicators");
     int64_t mid[3] = {l->local[0], t->domain.resolution[1], pre[2]};
     if (st == FCL_OK)
-      st = fcl__fft_transpose_create(fft, row, pre, 0, 1, t->domain.resolution[1], &s->first);
+      st = fcl__fft_transpose_create(fft, row, pre, 0, 1, t->domain.resolution[1], fft->batch,
+                                     &s->first);
     if (st == FCL_OK && t->procs[2] > 1)
-      st = fcl__fft_transpose_create(fft, column, mid, 1, 2, t->domain.resolution[2], &s->second);
+      st = fcl__fft_transpose_create(fft, column, mid, 1, 2, t->domain.resolution[2], fft->batch,
+                                     &s->second);
     if (row != MPI_COMM_NULL) MPI_Comm_free(&row);
     if (column != MPI_COMM_NULL) MPI_Comm_free(&column);
     FCL_TRY(st);
     size_t reals = fcl__fft_transpose_bytes(s->first, true) / fft->real_size;
-    if (s->second) FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->mid));
-    cl_mem buf = s->mid ? fcl_array_buffer(s->mid) : slot;
+    for (int i = 0; i < fft->batch && s->second; ++i)
+      FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->mid[i]));
+    cl_mem buf = s->second ? fcl_array_buffer(s->mid[0]) : slot;
     FCL_TRY(plan_axis(s, fft, &s->middle, &s->have_middle, mid, 1, &s->middle_bytes, buf,
                       "planning the transform of y"));
   }
@@ -220,7 +242,8 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
   if (!s->second && fcl__fft_transpose_bytes(s->first, true) > bytes)
     bytes = fcl__fft_transpose_bytes(s->first, true);
   size_t reals = bytes / fft->real_size;
-  FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre));
+  for (int i = 0; i < fft->batch; ++i)
+    FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre[i]));
   snprintf(s->description, sizeof s->description, "vkfft (%s, %s transport)",
            s->have_middle || s->second ? "pencils" : "slabs",
            fcl__fft_transpose_transport(s->first));
@@ -284,7 +307,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   cl_mem in_probe = NULL, buf_probe = NULL; /* VkFFT wants buffers at planning; any will do */
   in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "fft: VkFFT planning buffer");
-  buf_probe = s->pre ? fcl_array_buffer(s->pre) : fcl_array_buffer(fft->slots[0]);
+  buf_probe = s->pre[0] ? fcl_array_buffer(s->pre[0]) : fcl_array_buffer(fft->slots[0]);
   c.inputBuffer = &in_probe;
   c.buffer = &buf_probe;
   fcl_status st = vk_init(&s->whole, c, "planning the r2c transform");

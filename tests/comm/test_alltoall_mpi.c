@@ -1,7 +1,7 @@
 /* The all-to-all of device blocks on every transport (mpi, staged) and on auto: strided blocks
  * of rows out of a 3D array, uneven splits (one rank gets more rows), forward into contiguous
- * runs and backward again, each value naming its source rank and position; FLOWCL_TRANSPORT
- * errors. */
+ * runs and backward again, each value naming its source rank and position, one pair of buffers
+ * or a batch of two in one run; FLOWCL_TRANSPORT errors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,39 +40,63 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
   for (int k = 0; k < NZ; ++k)
     for (int j = 0; j < ny; ++j)
       for (int i = 0; i < NX; ++i) a[(k * ny + j) * NX + i] = value(me, i, j, k, ny);
+  /* two pairs of buffers: the second's values shifted by SHIFT (a batch of two in one run) */
+  enum { SHIFT = 500000 };
   cl_int err;
   cl_context ctx = fcl_context_cl(e->ctx);
-  cl_mem da = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a_bytes, a, &err);
-  cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b_bytes, NULL, &err);
+  cl_mem da[2], db[2];
+  for (int p = 0; p < 2; ++p) {
+    for (size_t v = 0; p && v < a_bytes / sizeof *a; ++v) a[v] += SHIFT;
+    da[p] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a_bytes, a, &err);
+    db[p] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b_bytes, NULL, &err);
+  }
+  for (size_t v = 0; v < a_bytes / sizeof *a; ++v) a[v] -= SHIFT;
   fcl__alltoall *x = NULL;
   CHECK_OK(
-      fcl__alltoall_create(e->ctx, e->q, MPI_COMM_WORLD, sizeof(int32_t), send, recv, kind, &x));
+      fcl__alltoall_create(e->ctx, e->q, MPI_COMM_WORLD, sizeof(int32_t), send, recv, 2, kind, &x));
   if (x) {
     /* auto on one node: staged; one rank alone keeps its block on the device either way */
     CHECKF(strcmp(fcl__alltoall_transport(x), expect) == 0, "transport %s: got %s",
            fcl__transport_name(kind), fcl__alltoall_transport(x));
-    for (int rep = 0; rep < 2; ++rep) { /* a second run reuses the staging */
-      CHECK_OK(fcl__alltoall_run(x, da, db, true));
-      clEnqueueReadBuffer(e->q, db, CL_TRUE, 0, b_bytes, b, 0, NULL, NULL);
-      int bad = 0;
-      for (int q = 0; q < P; ++q)
-        for (int k = 0; k < NZ; ++k)
-          for (int jj = 0; jj < my_n; ++jj)
-            for (int i = 0; i < NX; ++i) {
-              size_t at = (size_t)q * NX * my_n * NZ + ((size_t)k * my_n + jj) * NX + i;
-              bad += b[at] != value(q, i, my_lo + jj, k, ny);
-            }
-      CHECKF(bad == 0, "%s forward: %d values wrong on rank %d", expect, bad, me);
+    /* one pair, again (a second run reuses the staging), then both pairs at once */
+    for (int rep = 0; rep < 3; ++rep) {
+      const int pairs = rep < 2 ? 1 : 2;
+      CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], true)
+                          : fcl__alltoall_run_batch(x, 2, da, db, true));
+      for (int p = 0; p < pairs; ++p) {
+        clEnqueueReadBuffer(e->q, db[p], CL_TRUE, 0, b_bytes, b, 0, NULL, NULL);
+        int bad = 0;
+        for (int q = 0; q < P; ++q)
+          for (int k = 0; k < NZ; ++k)
+            for (int jj = 0; jj < my_n; ++jj)
+              for (int i = 0; i < NX; ++i) {
+                size_t at = (size_t)q * NX * my_n * NZ + ((size_t)k * my_n + jj) * NX + i;
+                bad += b[at] != value(q, i, my_lo + jj, k, ny) + p * SHIFT;
+              }
+        CHECKF(bad == 0, "%s forward, pair %d of %d: %d values wrong on rank %d", expect, p, pairs,
+               bad, me);
+      }
       int32_t zero = -1;
-      clEnqueueFillBuffer(e->q, da, &zero, sizeof zero, 0, a_bytes, 0, NULL, NULL);
-      CHECK_OK(fcl__alltoall_run(x, da, db, false));
-      clEnqueueReadBuffer(e->q, da, CL_TRUE, 0, a_bytes, back, 0, NULL, NULL);
-      CHECKF(memcmp(back, a, a_bytes) == 0, "%s backward: not the original on rank %d", expect, me);
+      for (int p = 0; p < pairs; ++p)
+        clEnqueueFillBuffer(e->q, da[p], &zero, sizeof zero, 0, a_bytes, 0, NULL, NULL);
+      CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], false)
+                          : fcl__alltoall_run_batch(x, 2, da, db, false));
+      for (int p = 0; p < pairs; ++p) {
+        clEnqueueReadBuffer(e->q, da[p], CL_TRUE, 0, a_bytes, back, 0, NULL, NULL);
+        for (size_t v = 0; v < a_bytes / sizeof *a; ++v) back[v] -= p * SHIFT;
+        CHECKF(memcmp(back, a, a_bytes) == 0,
+               "%s backward, pair %d of %d: not the original on "
+               "rank %d",
+               expect, p, pairs, me);
+      }
     }
+    CHECK_STATUS(fcl__alltoall_run_batch(x, 3, da, db, true), FCL_ERR_INTERNAL, "1 to 2");
   }
   fcl__alltoall_destroy(&x);
-  clReleaseMemObject(da);
-  clReleaseMemObject(db);
+  for (int p = 0; p < 2; ++p) {
+    clReleaseMemObject(da[p]);
+    clReleaseMemObject(db[p]);
+  }
   free(send);
   free(recv);
   free(a);

@@ -3,7 +3,8 @@
  * gathered data (so VkFFT is checked against FFTW, and distributed layouts against the
  * documented one); an impulse transforms to the analytic phase ramp (impulse and shift);
  * transforms are linear; backward after forward gives N times the input and leaves ghosts
- * alone. Bad plans get errors naming what is wrong. */
+ * alone; the components of a field at once equal one at a time. Bad plans get errors naming
+ * what is wrong. */
 #include <complex.h>
 #include <fftw3.h>
 #include <math.h>
@@ -256,6 +257,59 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
   fcl_field_destroy(&g);
 }
 
+static void init_three(void *user, const double *x, double *v) {
+  const data_spec *s = user;
+  int64_t g[3];
+  global_index(s->d, x, g);
+  for (int c = 0; c < 3; ++c) v[c] = noise(g, s->salt + (unsigned)c);
+}
+
+/* The components of a field at once (one all-to-all per transpose across ranks) give bit for
+ * bit what one component at a time gives, both ways; too few slots is an error. */
+static void check_components(env *e, fcl_topology *t, fcl_dtype dt) {
+  if (!fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
+  const fcl_domain *d = fcl_topology_domain(t);
+  fcl_field *f = NULL, *g = NULL, *h = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "f3", 3, dt, &f));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "g3", 3, dt, &g));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "h3", 3, dt, &h));
+  data_spec spec = {d, 21, {0, 0, 0}};
+  CHECK_OK(fcl_field_init(f, init_three, &spec));
+  fcl_fft *fft = NULL;
+  CHECK_OK(fcl_fft_create(f, FCL_FFT_VKFFT, 6, e->pool, &fft));
+  if (fft) {
+    const fcl_fft_layout *l = fcl_fft_layout_of(fft);
+    CHECK_OK(fcl_fft_forward_components(fft, f, 0));
+    for (int c = 0; c < 3; ++c) CHECK_OK(fcl_fft_forward(fft, f, c, 3 + c));
+    for (int c = 0; c < 3; ++c) {
+      double *batch = read_slot(e, fft, c, dt), *one = read_slot(e, fft, 3 + c, dt);
+      CHECKF(!memcmp(batch, one, 2 * l->count * sizeof *batch),
+             "%s: component %d forward in a batch differs from alone", fcl_dtype_cl_name(dt), c);
+      free(batch);
+      free(one);
+    }
+    CHECK_OK(fcl_fft_backward_components(fft, 0, g));
+    for (int c = 0; c < 3; ++c) CHECK_OK(fcl_fft_backward(fft, 3 + c, h, c));
+    const int64_t *n = fcl_topology_local_resolution(t);
+    const size_t bytes = (size_t)(n[0] * n[1] * n[2]) * fcl_dtype_size(dt);
+    char *a = malloc(bytes), *b = malloc(bytes);
+    for (int c = 0; a && b && c < 3; ++c) {
+      CHECK_OK(fcl_field_read(g, c, false, a));
+      CHECK_OK(fcl_field_read(h, c, false, b));
+      CHECKF(!memcmp(a, b, bytes), "%s: component %d backward in a batch differs from alone",
+             fcl_dtype_cl_name(dt), c);
+    }
+    free(a);
+    free(b);
+    CHECK_STATUS(fcl_fft_forward_components(fft, f, 4), FCL_ERR_INVALID_ARGUMENT,
+                 "3 components and the plan 6 slots");
+  }
+  fcl_fft_destroy(&fft);
+  fcl_field_destroy(&f);
+  fcl_field_destroy(&g);
+  fcl_field_destroy(&h);
+}
+
 static void check_errors(env *e) {
   fcl_field *f = NULL;
   /* Walls are not periodic. */
@@ -388,6 +442,7 @@ static void run(env *e) {
       fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
       if (dt == FCL_FLOAT64 && !e->fp64) continue;
       for (int bi = 0; bi < nb; ++bi) check_plan(e, t, dt, list[bi]);
+      if (gi == 0) check_components(e, t, dt);
     }
     fcl_topology_destroy(&t);
   }
@@ -403,6 +458,7 @@ static void run(env *e) {
       fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
       if (dt == FCL_FLOAT64 && !e->fp64) continue;
       for (int bi = 0; bi < nb; ++bi) check_plan(e, t, dt, list[bi]);
+      check_components(e, t, dt);
     }
     fcl_topology_destroy(&t);
   }
