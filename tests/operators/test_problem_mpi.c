@@ -76,19 +76,34 @@ static bool same_values(fcl_field *a, fcl_field *b) {
   return all;
 }
 
-static void check_graph(env *e) {
-  fcl_topology *t = op_box(3, 16, 2);
-  fcl_field *f[2][4];
-  static const char *const names[4] = {"u", "w", "w2", "s"};
-  graph_ops g[2] = {{0}};
+static const char *const graph_names[4] = {"u", "w", "w2", "s"};
+
+/* Two copies (r = 0: in a problem, r = 1: applied one by one) of the graph's fields u, w, w2, s
+ * and operators. */
+static void graph_setup(env *e, fcl_topology *t, fcl_field *f[2][4], graph_ops g[2]) {
   for (int r = 0; r < 2; ++r) {
     for (int i = 0; i < 4; ++i)
-      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64,
+      f[r][i] = op_field(e, t, graph_names[i], i == 3 ? 1 : 3, FCL_FLOAT64,
                          i == 0   ? op_vel3
                          : i == 1 ? vort3
                                   : NULL);
     graph_create(f[r][0], f[r][1], f[r][2], f[r][3], &g[r]);
   }
+}
+
+static void graph_teardown(fcl_field *f[2][4], graph_ops g[2]) {
+  for (int r = 0; r < 2; ++r) {
+    graph_destroy(&g[r]);
+    for (int i = 0; i < 4; ++i) fcl_field_destroy(&f[r][i]);
+  }
+}
+
+static void check_graph(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *f[2][4];
+  const char *const *names = graph_names;
+  graph_ops g[2] = {{0}};
+  graph_setup(e, t, f, g);
   fcl_problem *p = NULL;
   CHECK_OK(fcl_problem_create("graph", &p));
   for (int i = 0; i < 4; ++i) CHECK_OK(fcl_problem_add_field(p, f[0][i], i < 2));
@@ -152,10 +167,7 @@ static void check_graph(env *e) {
     free(report);
   }
   fcl_problem_destroy(&p);
-  for (int r = 0; r < 2; ++r) {
-    graph_destroy(&g[r]);
-    for (int i = 0; i < 4; ++i) fcl_field_destroy(&f[r][i]);
-  }
+  graph_teardown(f, g);
   fcl_topology_destroy(&t);
 }
 
@@ -165,18 +177,10 @@ static void check_graph(env *e) {
 static void check_overlap(env *e) {
   fcl_topology *t = op_box(3, 16, 2);
   fcl_field *f[2][4];
-  static const char *const names[4] = {"u", "w", "w2", "s"};
   graph_ops g[2] = {{0}};
   fcl_fd *curl_w[2] = {NULL, NULL};
-  for (int r = 0; r < 2; ++r) {
-    for (int i = 0; i < 4; ++i)
-      f[r][i] = op_field(e, t, names[i], i == 3 ? 1 : 3, FCL_FLOAT64,
-                         i == 0   ? op_vel3
-                         : i == 1 ? vort3
-                                  : NULL);
-    graph_create(f[r][0], f[r][1], f[r][2], f[r][3], &g[r]);
-    CHECK_OK(fcl_fd_curl_create(f[r][1], f[r][2], 4, &curl_w[r]));
-  }
+  graph_setup(e, t, f, g);
+  for (int r = 0; r < 2; ++r) CHECK_OK(fcl_fd_curl_create(f[r][1], f[r][2], 4, &curl_w[r]));
   fcl_problem *p = NULL;
   CHECK_OK(fcl_problem_create("overlap", &p));
   for (int i = 0; i < 4; ++i) CHECK_OK(fcl_problem_add_field(p, f[0][i], i < 2));
@@ -203,13 +207,10 @@ static void check_overlap(env *e) {
     CHECKF(same_values(f[0][i], f[1][i]),
            "overlap: field '%s' differs from the operators "
            "applied one by one",
-           names[i]);
+           graph_names[i]);
   fcl_problem_destroy(&p);
-  for (int r = 0; r < 2; ++r) {
-    graph_destroy(&g[r]);
-    fcl_fd_destroy(&curl_w[r]);
-    for (int i = 0; i < 4; ++i) fcl_field_destroy(&f[r][i]);
-  }
+  for (int r = 0; r < 2; ++r) fcl_fd_destroy(&curl_w[r]);
+  graph_teardown(f, g);
   fcl_topology_destroy(&t);
 }
 
