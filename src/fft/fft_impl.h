@@ -7,8 +7,10 @@
 #include "field_impl.h"
 #include "flowcl/fft.h"
 
-/* Components a distributed transform call takes at once, at most (a 3D vector field). */
+/* Components a distributed transform call takes at once, at most (a 3D vector field), and the
+ * largest spectral layout per rank that is batched (see fcl_fft_create). */
 enum { FCL__FFT_BATCH = 3 };
+#define FCL__FFT_BATCH_BYTES ((size_t)32 << 20)
 
 typedef struct {
   /* n (<= the plan's batch) components comp[i] of a field to or from the slots slot[i] */

@@ -224,6 +224,11 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
     if (st == FCL_OK)
       st = fcl__fft_transpose_create(fft, row, pre, 0, 1, t->domain.resolution[1], fft->batch,
                                      &s->first);
+    /* the column transpose is collective over other ranks: all go on, or none */
+    int ok = st == FCL_OK, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, t->comm);
+    if (st == FCL_OK && !all)
+      st = FCL_ERROR(FCL_ERR_FFT, "fft: the row transpose failed on another rank (see its error)");
     if (st == FCL_OK && t->procs[2] > 1)
       st = fcl__fft_transpose_create(fft, column, mid, 1, 2, t->domain.resolution[2], fft->batch,
                                      &s->second);

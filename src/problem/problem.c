@@ -262,17 +262,8 @@ fcl_status fcl_problem_set_timing(fcl_problem *p, bool synchronize) {
   return FCL_OK;
 }
 
-fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
-  FCL_CHECK_NULL(p, 1);
-  FCL_CHECK_NULL(info, 2);
-  if (!p->ready)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': step before setup", p->name);
-  if (!(isfinite(info->dt) && info->dt > 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': dt = %g (must be > 0)", p->name,
-                     info->dt);
-  if (p->steps == 0)
-    for (int i = 0; i < p->nprologue; ++i)
-      FCL_TRY(fcl_field_ghosts_update(p->fields[p->prologue[i]]));
+/* The nodes of one step in order, exchanges begun early where planned. */
+static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
   for (int n = 0; n < p->nnodes; ++n) {
     fcl__node *node = &p->nodes[n];
     double ns0 = 0, bytes0 = 0; /* per-node timing: the launchers' totals before the node */
@@ -281,13 +272,15 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
       if (p->nodes[m].kind == FCL__NODE_GHOSTS && p->nodes[m].begin_at == n) {
         const double b0 = MPI_Wtime(); /* charged to the exchange's node */
         st = fcl_field_ghosts_begin(p->fields[p->nodes[m].field]);
+        p->nodes[m].in_flight = st == FCL_OK;
         p->nodes[m].wall_s += MPI_Wtime() - b0;
       }
     if (st != FCL_OK) return st;
     const double t0 = MPI_Wtime();
     if (node->kind == FCL__NODE_GHOSTS) {
       fcl_field *f = p->fields[node->field];
-      st = node->begin_at < n ? fcl_field_ghosts_end(f) : fcl_field_ghosts_update(f);
+      st = node->in_flight ? fcl_field_ghosts_end(f) : fcl_field_ghosts_update(f);
+      node->in_flight = false;
     } else {
       const fcl_operator *d = &p->ops[node->op].desc;
       if (p->timing) FCL_TRY(fcl__operator_device_stats(d, &ns0, &bytes0));
@@ -314,6 +307,40 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
     if (st != FCL_OK) return st;
     node->wall_s += MPI_Wtime() - t0;
     ++node->calls;
+  }
+  return FCL_OK;
+}
+
+/* After a failed node: the exchanges begun early are completed (their messages were posted;
+ * the peers posted theirs at the same nodes), so that nothing stays in flight on the fields'
+ * staging; the failure's message is kept. */
+static void end_in_flight(fcl_problem *p, fcl_status failed) {
+  char why[1024];
+  snprintf(why, sizeof why, "%s", fcl_last_error());
+  bool lost = false;
+  for (int n = 0; n < p->nnodes; ++n)
+    if (p->nodes[n].in_flight) {
+      lost |= fcl_field_ghosts_end(p->fields[p->nodes[n].field]) != FCL_OK;
+      p->nodes[n].in_flight = false;
+    }
+  if (lost) (void)FCL_ERROR(failed, "%s; completing the exchanges begun early failed too", why);
+}
+
+fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
+  FCL_CHECK_NULL(p, 1);
+  FCL_CHECK_NULL(info, 2);
+  if (!p->ready)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': step before setup", p->name);
+  if (!(isfinite(info->dt) && info->dt > 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "problem '%s': dt = %g (must be > 0)", p->name,
+                     info->dt);
+  if (p->steps == 0)
+    for (int i = 0; i < p->nprologue; ++i)
+      FCL_TRY(fcl_field_ghosts_update(p->fields[p->prologue[i]]));
+  fcl_status st = run_nodes(p, info);
+  if (st != FCL_OK) {
+    end_in_flight(p, st);
+    return st;
   }
   ++p->steps;
   return FCL_OK;

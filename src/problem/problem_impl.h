@@ -9,12 +9,13 @@ typedef enum { FCL__NODE_OPERATOR, FCL__NODE_GHOSTS } fcl__node_kind;
 /* One node of the resolved step: an operator, or a ghost exchange inserted before one. */
 typedef struct {
   fcl__node_kind kind;
-  int op;        /* the operator (ghosts: the reader it was inserted for) */
-  int field;     /* ghosts: the field exchanged */
-  int width;     /* ghosts: the widest read that needs it */
-  int begin_at;  /* ghosts: the node before which the exchange begins (its own index when no
+  int op;         /* the operator (ghosts: the reader it was inserted for) */
+  int field;      /* ghosts: the field exchanged */
+  int width;      /* ghosts: the widest read that needs it */
+  int begin_at;   /* ghosts: the node before which the exchange begins (its own index when no
                     earlier node leaves the field alone), ended here */
-  double wall_s; /* host wall time spent in this node (statistics) */
+  bool in_flight; /* ghosts: begun early, not yet ended */
+  double wall_s;  /* host wall time spent in this node (statistics) */
   int64_t calls;
   /* with per-node timing: the device time and bytes of its launchers during its own calls
    * (an operator listed twice shares launchers; this splits their statistics by node) */
