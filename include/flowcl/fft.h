@@ -106,10 +106,10 @@ fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp);
 
 /** Every component c of src into slot `slot + c` (forward), or every slot `slot + c` into
  * component c of dst (backward): on several ranks with VkFFT, up to 3 components cross ranks in
- * one all-to-all per transpose where a rank's spectral layout is at most 32 MiB (there the
- * exchange is latency-bound; the plan keeps a work array and staging per component), one at a
- * time above.
- * Errors as the one-component calls, and when the plan has too few slots. Collective. @{ */
+ * one all-to-all per transpose where the spectral data per rank (the global shape over the
+ * ranks) is at most 32 MiB a component (there the exchange is latency-bound; the plan keeps a
+ * work array and staging per component), one at a time above. Errors as the one-component
+ * calls, and when the plan has too few slots. Collective. @{ */
 fcl_status fcl_fft_forward_components(fcl_fft *fft, const fcl_field *src, int slot);
 fcl_status fcl_fft_backward_components(fcl_fft *fft, int slot, fcl_field *dst);
 /** @} */

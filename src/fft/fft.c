@@ -91,6 +91,7 @@ static fcl_status check_field(const fcl_field *f) {
                      f->name, t->size, (long long)split, dim - 2);
   return FCL_OK;
 }
+
 static bool cpu_device(cl_command_queue q) {
   cl_device_id dev;
   cl_device_type type = 0;
@@ -174,9 +175,14 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   p->nslots = nslots;
   /* components in one exchange where a component's transform is small (latency-bound: on PoCL,
    * 2 ranks x 16 MiB, 0.79 of the time one at a time); large ones are bandwidth-bound (two H200,
-   * 128 MiB: 1.05) and would only pay the work array and staging per component */
+   * 128 MiB: 1.05) and would only pay the work array and staging per component. Decided from
+   * the global shape, the same on every rank (the exchanges are collective; a rank's own share
+   * differs by a row where the split is uneven). */
+  const fcl_fft_layout *gl = &p->layout;
+  const double share = (double)gl->global[0] * (double)gl->global[1] * (double)gl->global[2] * 2.0 *
+                       (double)like->itemsize / (double)like->topo->size;
   p->batch = nslots < FCL__FFT_BATCH ? nslots : FCL__FFT_BATCH;
-  if (p->layout.bytes > FCL__FFT_BATCH_BYTES) p->batch = 1;
+  if (share > (double)FCL__FFT_BATCH_BYTES) p->batch = 1;
   p->slots = calloc((size_t)nslots, sizeof *p->slots);
   if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
   size_t reals = 2 * p->layout.count > p->layout.padded_reals ? 2 * p->layout.count

@@ -8,7 +8,7 @@
 #include "flowcl/fft.h"
 
 /* Components a distributed transform call takes at once, at most (a 3D vector field), and the
- * largest spectral layout per rank that is batched (see fcl_fft_create). */
+ * largest spectral share per rank and component (global shape over ranks) that is batched. */
 enum { FCL__FFT_BATCH = 3 };
 #define FCL__FFT_BATCH_BYTES ((size_t)32 << 20)
 
