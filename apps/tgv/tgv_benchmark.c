@@ -29,6 +29,10 @@ static fcl_status count_syncs(void *user, const fcl_sim_state *s) {
   return FCL_OK;
 }
 
+static const char *splitting_name(fcl_splitting s) {
+  return s == FCL_SPLIT_STRANG ? "strang" : s == FCL_SPLIT_ALTERNATING ? "alternating" : "first";
+}
+
 static int compare(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -190,11 +194,12 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
   const double points = (double)nl[0] * (double)nl[1] * (double)nl[2];
   const double per_point = (double)ps.high_water_bytes / points;
   if (t->rank == 0) {
-    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %s diffusion, %d rank(s), device %s, "
-           "FFT %s\n",
+    printf("flowcl-tgv benchmark: %lld^2 x %lld, %s, %s, %s splitting, %s diffusion, %d rank(s), "
+           "device %s, FFT %s\n",
            (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula),
-           t->opt.fd_diffusion ? "fd" : "spectral", t->size, t->info.name, tgv_fft_description(t));
+           splitting_name(t->opt.splitting), t->opt.fd_diffusion ? "fd" : "spectral", t->size,
+           t->info.name, tgv_fft_description(t));
     printf("  step (median of %lld, with the dt measure): %.3f ms; with each node waiting for "
            "the queue (the table below): %.3f ms; copy bandwidth %.1f GB/s\n",
            (long long)steps, run_ms, timed_ms, gbs);
@@ -219,7 +224,8 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
     fprintf(f,
             "{\"benchmark\": \"flowcl-tgv\", \"device\": \"%s\", \"results\": [\n"
             "  {\"name\": \"step\", \"value\": %.6f, \"unit\": \"ms\", \"resolution\": %lld, "
-            "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"diffusion\": "
+            "\"z_periods\": %d, \"precision\": \"%s\", \"formula\": \"%s\", \"splitting\": "
+            "\"%s\", \"diffusion\": "
             "\"%s\", \"ranks\": %d, "
             "\"node_timed_ms\": %.6f},\n"
             "  {\"name\": \"copy_bandwidth\", \"value\": %.2f, \"unit\": \"GB/s\"},\n"
@@ -231,9 +237,10 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
             "\"dt\": \"%s\"}",
             t->info.name, run_ms, (long long)t->opt.resolution, t->opt.z_periods,
             fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula),
-            t->opt.fd_diffusion ? "fd" : "spectral", t->size, timed_ms, gbs,
-            (double)ps.high_water_bytes, per_point, floor_ms, floor_ms > 0 ? run_ms / floor_ms : 0,
-            fwd_ms, bwd_ms, (long long)t->syncs_max, t->opt.dt_fixed > 0 ? "fixed" : "adaptive");
+            splitting_name(t->opt.splitting), t->opt.fd_diffusion ? "fd" : "spectral", t->size,
+            timed_ms, gbs, (double)ps.high_water_bytes, per_point, floor_ms,
+            floor_ms > 0 ? run_ms / floor_ms : 0, fwd_ms, bwd_ms, (long long)t->syncs_max,
+            t->opt.dt_fixed > 0 ? "fixed" : "adaptive");
     /* per node of the step, rank 0's statistics: wall time per call, and the kernels' device
      * time and bandwidth against the copy bandwidth when the node has launchers */
     for (int n = 0; n < fcl_problem_num_nodes(p); ++n) {

@@ -23,7 +23,9 @@ static const char usage[] =
     "                        step (default: no limit)\n"
     "  --precision P         float or double (default float)\n"
     "  --formula F           remeshing kernel: L2_1 (M'4), L2_2, L4_2, L6_4, L8_4 (default L4_2)\n"
-    "  --splitting S         directions of advection: strang or first (default strang)\n"
+    "  --splitting S         directions of advection: alternating (X Y Z, then Z Y X: second\n"
+    "                        order over a pair of steps, 3 substeps), strang (X/2 Y/2 Z Y/2\n"
+    "                        X/2: 5 substeps) or first (X Y Z) (default alternating)\n"
     "  --time-splitting T    operators of a step: strang (velocity extrapolated to mid-step,\n"
     "                        stretching in two halves around advection) or lie (u^n, one\n"
     "                        after the other: first order) (default strang)\n"
@@ -100,7 +102,7 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
                      .t_end = 20,
                      .dtype = FCL_FLOAT32,
                      .formula = FCL_REMESH_L4_2,
-                     .splitting = FCL_SPLIT_STRANG,
+                     .splitting = FCL_SPLIT_ALTERNATING,
                      .advection_rk = 2,
                      .stretching_rk = 2,
                      .stretching = TGV_STRETCH_CONSERVATIVE,
@@ -174,8 +176,10 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
         o->splitting = FCL_SPLIT_STRANG;
       else if (!strcmp(v, "first"))
         o->splitting = FCL_SPLIT_FIRST_ORDER;
+      else if (!strcmp(v, "alternating"))
+        o->splitting = FCL_SPLIT_ALTERNATING;
       else
-        return fail(rank, "--splitting %s: strang or first%s", v, "");
+        return fail(rank, "--splitting %s: strang, alternating or first%s", v, "");
     } else if (!strcmp(a, "--time-splitting")) {
       if (!strcmp(v, "strang"))
         o->lie = false;

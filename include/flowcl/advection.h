@@ -65,8 +65,13 @@ typedef enum {
 
 /** The order of the directional substeps of a step. */
 typedef enum {
-  FCL_SPLIT_STRANG,     /**< X(dt/2) Y(dt/2) Z(dt) Y(dt/2) X(dt/2): second order */
-  FCL_SPLIT_FIRST_ORDER /**< X(dt) Y(dt) Z(dt) */
+  FCL_SPLIT_STRANG,      /**< X(dt/2) Y(dt/2) Z(dt) Y(dt/2) X(dt/2): second order */
+  FCL_SPLIT_FIRST_ORDER, /**< X(dt) Y(dt) Z(dt) */
+  /** X(dt) Y(dt) Z(dt) on even steps, Z(dt) Y(dt) X(dt) on odd ones: the first-order errors of
+   * a pair of steps cancel, so second order over a run, with 3 substeps where Strang takes 5.
+   * The parity is the problem's step index (fcl_step_info.step: a restart keeps it), or the
+   * count of fcl_advection_step calls made on the object. */
+  FCL_SPLIT_ALTERNATING
 } fcl_splitting;
 
 /** How fcl_advection_step learns max|u_d| for its CFL check (the time loop's adaptive dt gives it

@@ -75,7 +75,8 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
                      out->rk_order);
   if (out->interp != FCL_INTERP_LINEAR && out->interp != FCL_INTERP_KERNEL)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: interp %d", (int)out->interp);
-  if (out->splitting != FCL_SPLIT_STRANG && out->splitting != FCL_SPLIT_FIRST_ORDER)
+  if (out->splitting != FCL_SPLIT_STRANG && out->splitting != FCL_SPLIT_FIRST_ORDER &&
+      out->splitting != FCL_SPLIT_ALTERNATING)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: splitting %d",
                      (int)out->splitting);
   if (out->cfl_check != FCL_CFL_CHECK_NOW && out->cfl_check != FCL_CFL_CHECK_DEFERRED &&
@@ -294,7 +295,7 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
   return substep(adv, axis, dt);
 }
 
-static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current);
+static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current, int64_t index);
 
 /* dt max|u_d| / dx_d <= max_cfl on every axis, or an error; when names the step checked. */
 static fcl_status check_cfl(const fcl_advection *adv, double dt, const double *umax,
@@ -339,55 +340,62 @@ static fcl_status deferred_check(fcl_advection *adv, double dt) {
 }
 
 /* A step, the CFL checked with umax (NULL: as the options say); velocity_current: its ghosts
- * are up to date (a problem's step refreshed them), else they are exchanged first. */
-static fcl_status step(fcl_advection *adv, double dt, const double *bound, bool velocity_current) {
+ * are up to date (a problem's step refreshed them), else they are exchanged first; index: the
+ * step's index (its parity orders an alternating splitting's substeps). */
+static fcl_status step(fcl_advection *adv, double dt, const double *bound, bool velocity_current,
+                       int64_t index) {
   if (!(isfinite(dt) && dt >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
   if (bound) {
     FCL_TRY(check_cfl(adv, dt, bound, ""));
-    return advance(adv, dt, velocity_current);
+    return advance(adv, dt, velocity_current, index);
   }
   double umax[3] = {0, 0, 0};
   if (adv->opt.cfl_check == FCL_CFL_CHECK_BOUND) {
     for (int a = 0; a < adv->dim; ++a) umax[a] = adv->opt.velocity_bound;
-    return step(adv, dt, umax, velocity_current);
+    return step(adv, dt, umax, velocity_current, index);
   }
   if (!adv->umax) FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->umax));
   if (adv->opt.cfl_check == FCL_CFL_CHECK_DEFERRED) {
     FCL_TRY(deferred_check(adv, dt));
-    return advance(adv, dt, velocity_current);
+    return advance(adv, dt, velocity_current, index);
   }
   FCL_TRY(fcl_reduction_start(adv->umax));
   FCL_TRY(fcl_reduction_finish(adv->umax, umax));
-  return step(adv, dt, umax, velocity_current);
+  return step(adv, dt, umax, velocity_current, index);
 }
 
 fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
   FCL_CHECK_NULL(adv, 1);
-  return step(adv, dt, NULL, false);
+  return step(adv, dt, NULL, false, adv->calls);
 }
 
 fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const double *umax) {
   FCL_CHECK_NULL(adv, 1);
   FCL_CHECK_NULL(umax, 3);
-  return step(adv, dt, umax, false);
+  return step(adv, dt, umax, false, adv->calls);
 }
 
 /* The split step itself (the CFL check done). */
-static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current) {
+static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current, int64_t index) {
   ++adv->calls;
   bool exchange = false;
   for (int a = 0; a < adv->dim; ++a) exchange = exchange || !adv->wrap[a];
   if (exchange && !velocity_current) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
   const int last = adv->dim - 1;
-  if (adv->opt.splitting == FCL_SPLIT_FIRST_ORDER) {
-    for (int a = 0; a <= last; ++a) FCL_TRY(substep(adv, a, dt));
-    return FCL_OK;
+  switch (adv->opt.splitting) {
+    case FCL_SPLIT_FIRST_ORDER:
+      for (int a = 0; a <= last; ++a) FCL_TRY(substep(adv, a, dt));
+      return FCL_OK;
+    case FCL_SPLIT_ALTERNATING:
+      for (int s = 0; s <= last; ++s) FCL_TRY(substep(adv, index % 2 ? last - s : s, dt));
+      return FCL_OK;
+    default:
+      for (int a = 0; a < last; ++a) FCL_TRY(substep(adv, a, dt / 2));
+      FCL_TRY(substep(adv, last, dt));
+      for (int a = last - 1; a >= 0; --a) FCL_TRY(substep(adv, a, dt / 2));
+      return FCL_OK;
   }
-  for (int a = 0; a < last; ++a) FCL_TRY(substep(adv, a, dt / 2));
-  FCL_TRY(substep(adv, last, dt));
-  for (int a = last - 1; a >= 0; --a) FCL_TRY(substep(adv, a, dt / 2));
-  return FCL_OK;
 }
 
 fcl_launcher *fcl_advection_launcher(const fcl_advection *adv, int axis) {
@@ -406,7 +414,7 @@ double fcl_advection_step_bytes(const fcl_advection *adv) {
  * says so: not exchanged again here when another operator's use already did. */
 static fcl_status operator_apply(void *data, const fcl_step_info *info) {
   fcl_advection *adv = data;
-  return step(adv, info->dt, info->umax, adv->problem_refreshes);
+  return step(adv, info->dt, info->umax, adv->problem_refreshes, info->step);
 }
 
 static fcl_launcher *operator_launcher(void *data, int index) {

@@ -6,6 +6,8 @@
  *   - convergence in space: a shear flow u = (a(y), b(x)) keeps the velocity constant along each
  *     line, so the exact split solution is the initial field at the backtracked point; the
  *     measured order over three resolutions is at least the formula's order - 0.3;
+ *   - the splitting's order: the shear flow against its unsplit solution, Strang and the
+ *     alternating splitting at second order in dt, the first-order splitting at first;
  *   - convergence in time: a compressive 1D flow u = f(x) has the exact conservative solution
  *     q0(X0) f(X0) / f(x) (X0 the characteristic's foot): RK2, RK3, RK4 at their order;
  *   - mass is conserved to rounding in a Taylor-Green velocity (every formula, RK4);
@@ -261,6 +263,66 @@ static void check_space_order(env *e) {
       CHECKF(order >= ORDER[fi] - 0.3, "%s: order %.2f in space (N = %lld -> %lld), expected %d",
              fcl_remesh_formula_name(FORMULAS[fi]), order, (long long)(base << r),
              (long long)(base << (r + 1)), ORDER[fi]);
+    }
+  }
+}
+
+/* ---------------- splitting order: the same shear flow, unsplit ---------------- */
+
+/* The exact solution of the unsplit problem over time *p: q0 at the foot of the characteristic
+ * dX/dt = a(Y), dY/dt = b(X) (backward RK4 with 400 substeps: exact to 1e-13). Each directional
+ * substep is exact in time (the velocity is constant along its lines), so the error of a run is
+ * the splitting's, plus the space error of the remeshing. */
+static void shear_unsplit(const double *x, const void *p, double *v) {
+  const double T = *(const double *)p, h = -T / 400;
+  double X = x[0], Y = x[1];
+  for (int s = 0; s < 400; ++s) {
+    const double x1 = shear_a(Y), y1 = shear_b(X);
+    const double x2 = shear_a(Y + h / 2 * y1), y2 = shear_b(X + h / 2 * x1);
+    const double x3 = shear_a(Y + h / 2 * y2), y3 = shear_b(X + h / 2 * x2);
+    const double x4 = shear_a(Y + h * y3), y4 = shear_b(X + h * x3);
+    X += h / 6 * (x1 + 2 * x2 + 2 * x3 + x4);
+    Y += h / 6 * (y1 + 2 * y2 + 2 * y3 + y4);
+  }
+  double y[2] = {X, Y};
+  shear_q0(y, NULL, v);
+}
+
+/* Strang and the alternating splitting at second order in dt, the first-order splitting at
+ * first (which shows the case tells them apart): errors over 8, 16 and 32 steps to T. */
+static void check_splitting_order(env *e) {
+  const double T = 0.6;
+  const fcl_splitting kinds[3] = {FCL_SPLIT_STRANG, FCL_SPLIT_ALTERNATING, FCL_SPLIT_FIRST_ORDER};
+  const char *names[3] = {"strang", "alternating", "first order"};
+  for (int k = 0; k < 3; ++k) {
+    double err[3];
+    for (int r = 0; r < 3; ++r) {
+      const int steps = 8 << r;
+      const int64_t n[2] = {96, 96};
+      fcl_advection_options o = options(FCL_REMESH_L8_4, 2, FCL_INTERP_LINEAR, kinds[k], 2);
+      fcl_topology *t = topology(MPI_COMM_WORLD, 2, n, fcl_advection_ghosts_needed(&o));
+      fcl_field *u = field(e, t, "u", 2, FCL_FLOAT64, shear_velocity, NULL);
+      fcl_field *q = field(e, t, "q", 1, FCL_FLOAT64, shear_q0, NULL);
+      fcl_advection *adv = NULL;
+      CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
+      for (int s = 0; s < steps && adv; ++s) CHECK_OK(fcl_advection_step(adv, T / steps));
+      err[r] = adv ? rel_l2(q, 0, shear_unsplit, &T) : NAN;
+      fcl_advection_destroy(&adv);
+      fcl_field_destroy(&u);
+      fcl_field_destroy(&q);
+      fcl_topology_destroy(&t);
+    }
+    for (int r = 0; r < 2; ++r) {
+      const double order = log2(err[r] / err[r + 1]);
+      if (e->rank == 0)
+        printf("  %s splitting: %d -> %d steps, error %.3e -> %.3e, order %.2f\n", names[k], 8 << r,
+               16 << r, err[r], err[r + 1], order);
+      if (kinds[k] == FCL_SPLIT_FIRST_ORDER)
+        CHECKF(order > 0.7 && order < 1.4, "first-order splitting: order %.2f (8 << %d steps)",
+               order, r);
+      else
+        CHECKF(order >= 1.7, "%s splitting: order %.2f in dt (%d -> %d steps), expected 2",
+               names[k], order, 8 << r, 16 << r);
     }
   }
 }
@@ -575,6 +637,7 @@ static void run(env *e) {
     check_ranks(e);
     if (e->size == 1) {
       check_space_order(e);
+      check_splitting_order(e);
       check_rotation(e);
     }
   } else {
