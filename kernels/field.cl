@@ -20,36 +20,49 @@ __kernel void box_axpy(__global T *dst, const long dst_off, const long d0, const
 }
 
 /* ghosts_wrap: on the leading axes periodic and held whole by this rank, every ghost takes the
- * interior value it stands for (its indices wrapped into [g, g + n)); the other axes stay
- * interior (a later exchange fills them). One launch per such axis a: the points whose index a
- * is a ghost (2 g_a of them), indices below a anywhere in the padded extent (wrapped too),
- * indices above a interior (which wrapping leaves alone). Each point reads an interior point
- * only, so the launches and points may run in any order. A launch takes up to three
- * components (nc), their points one after the other along the third index. */
-static int wrap_index(const int c, const int n, const int g) {
-  return c < g ? c + n : c >= n + g ? c - n : c;
+ * interior value it stands for (its indices wrapped into [o, o + n), o the interior's origin in
+ * the padded storage, g the ghost width); the other axes stay interior (a later exchange fills
+ * them). One launch per such axis a: the points whose index a is a ghost (2 g_a of them),
+ * indices below a anywhere in their ghost-inclusive extent (wrapped too), indices above a
+ * interior (which wrapping leaves alone). Each point reads an interior point only, so the
+ * launches and points may run in any order. The work-items of an axis below a span its whole
+ * padded extent (those on the padding do nothing), so that rows are read and written from their
+ * aligned start. A launch takes up to three components (nc), their points one after the other
+ * along the third index. */
+static int wrap_index(const int c, const int n, const int o) {
+  return c < o ? c + n : c >= n + o ? c - n : c;
+}
+
+/* The storage index of point t of axis b's range: the ghosts of axis a (the first g below the
+ * interior, the rest above it), the ghost-inclusive extent below a (-1 on the padding), the
+ * interior above. */
+static int wrap_point(const int t, const int b, const int a, const int n, const int g,
+                      const int o) {
+  if (b == a) return t < g ? o - g + t : o + n - g + t;
+  if (b > a) return o + t;
+  return t >= o - g && t < o + n + g ? t : -1;
 }
 
 __kernel void ghosts_wrap(__global T *u0, __global T *u1, __global T *u2, const int nc,
                           const int a, const int n0, const int n1, const int n2, const int g0,
-                          const int g1, const int g2) {
+                          const int g1, const int g2, const int o0, const int o1, const int o2) {
   const int ti = (int)get_global_id(0), tj = (int)get_global_id(1);
-  const int p0 = n0 + 2 * g0, p1 = n1 + 2 * g1;
-  const int e0 = a == 0 ? 2 * g0 : p0, e1 = a == 0 ? n1 : a == 1 ? 2 * g1 : p1,
+  const int e0 = a == 0 ? 2 * g0 : n0 + 2 * o0, e1 = a == 1 ? 2 * g1 : a == 0 ? n1 : n1 + 2 * o1,
             e2 = a == 2 ? 2 * g2 : n2;
   /* nc components (up to 3) along the third index, one after the other */
   const int c = nc == 1 ? 0 : (int)get_global_id(2) / e2, tk = (int)get_global_id(2) - c * e2;
   if (ti >= e0 || tj >= e1 || c >= nc) return;
   __global T *u = c == 0 ? u0 : c == 1 ? u1 : u2;
-  const int i = a == 0 ? (ti < g0 ? ti : n0 + ti) : ti;
-  const int j = a == 1 ? (tj < g1 ? tj : n1 + tj) : a == 0 ? tj + g1 : tj;
-  const int k = a == 2 ? (tk < g2 ? tk : n2 + tk) : tk + g2;
-  const long px = p0, pxy = (long)p0 * p1;
+  const int i = wrap_point(ti, 0, a, n0, g0, o0), j = wrap_point(tj, 1, a, n1, g1, o1),
+            k = wrap_point(tk, 2, a, n2, g2, o2);
+  if (i < 0 || j < 0) return;
+  const long px = n0 + 2 * o0, pxy = px * (n1 + 2 * o1);
   u[i + j * px + k * pxy] =
-      u[wrap_index(i, n0, g0) + wrap_index(j, n1, g1) * px + wrap_index(k, n2, g2) * pxy];
+      u[wrap_index(i, n0, o0) + wrap_index(j, n1, o1) * px + wrap_index(k, n2, o2) * pxy];
 }
 
-/* Partial statistics of the interior of a padded array, one row of 6 per work-group: min, max,
+/* Partial statistics of the interior of a padded array (interior point 0 at (ix, iy, iz), the
+ * global index of local point 0 at (ox, oy, oz)), one row of 6 per work-group: min, max,
  * max |u|, sum, and the sums of w u and w u^2 with the trapezoidal weight w (1/2 per wall the
  * point sits on; bounded: bit a set when axis a has walls). Accumulated in double when the
  * device has it. */
@@ -65,8 +78,8 @@ static acc_t wall_weight(const long g, const long n, const int bounded) {
 }
 
 __kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void reduce_stats(__global const T *u, const long px, const long pxy, const int gx, const int gy,
-                  const int gz, const int nx, const int ny, const int nz, const long ox,
+void reduce_stats(__global const T *u, const long px, const long pxy, const int ix, const int iy,
+                  const int iz, const int nx, const int ny, const int nz, const long ox,
                   const long oy, const long oz, const long NX, const long NY, const long NZ,
                   const int bounded, __global acc_t *partial) {
   __local acc_t s[6][REDUCE_WG];
@@ -76,7 +89,7 @@ void reduce_stats(__global const T *u, const long px, const long pxy, const int 
   for (int row = (int)get_group_id(0); row < rows; row += (int)get_num_groups(0)) {
     const int j = row % ny, k = row / ny;
     const acc_t wjk = wall_weight(oy + j, NY, bounded & 2) * wall_weight(oz + k, NZ, bounded & 4);
-    __global const T *line = u + (k + gz) * pxy + (j + gy) * px + gx;
+    __global const T *line = u + (k + iz) * pxy + (j + iy) * px + ix;
     for (int i = (int)get_local_id(0); i < nx; i += REDUCE_WG) {
       const acc_t v = (acc_t)line[i];
       const acc_t w = wjk * wall_weight(ox + i, NX, bounded & 1);

@@ -3,9 +3,14 @@
  * OpenCL device per rank, kept consistent by ghost exchanges.
  *
  * Axes are numbered x = 0 (contiguous), y = 1, z = 2. A field's local storage is C-ordered with
- * x fastest over the local grid including ghosts: element (i, j, k) of the padded local grid is
- * at (k * py + j) * px + i with px = nx + 2 gx, py = ny + 2 gy (DESIGN.md). Vector fields keep
- * one buffer per component.
+ * x fastest over the local grid, its ghosts and a padding: interior point (i, j, k) is element
+ * ((k + oz) * py + j + oy) * px + i + ox, with the origin o (fcl_topology_origin) and the padded
+ * extents p = n + 2 o. The origin is the ghost width, except along x where rows start aligned
+ * (a multiple of 32 elements) when the local rows are at least 256 points long: a GPU then loads
+ * each row's interior in whole memory transactions. FLOWCL_ROW_ALIGN=on aligns wherever x has
+ * ghosts, off never (default auto). The ghost layers next to the interior (the ghost width) are
+ * what exchanges fill; the padding beyond them holds nothing. Vector fields keep one buffer per
+ * component.
  *
  * Grids: on a periodic axis the N points are x_i = origin + i * L / N (the point at origin + L is
  * point 0 again); on a bounded axis they are x_i = origin + i * L / (N - 1), both walls included.
@@ -82,6 +87,9 @@ const int64_t *fcl_topology_local_resolution(const fcl_topology *topo);
 const int64_t *fcl_topology_offset(const fcl_topology *topo); /**< global index of local point 0 */
 const int *fcl_topology_ghosts(const fcl_topology *topo);
 /** @} */
+/** Per axis, the index in a field's padded storage of local interior point 0 (>= the ghost
+ * width; see the file comment). */
+const int *fcl_topology_origin(const fcl_topology *topo);
 /** The ranks before (side 0) and after (side 1) along axis; MPI_PROC_NULL beyond a wall. */
 int fcl_topology_neighbour(const fcl_topology *topo, int axis, int side);
 /** Global index of a local interior index along axis (the inverse: local = global - offset,
@@ -129,7 +137,7 @@ fcl_topology *fcl_field_topology(const fcl_field *field);
 fcl_context *fcl_field_context(const fcl_field *field); /**< not retained for the caller */
 /** The field's queue (retained by the field; not for the caller). */
 cl_command_queue fcl_field_queue(const fcl_field *field);
-/** Padded local shape {px, py, pz} and the buffer of a component (owned by the field; NULL for
+/** Padded local shape {px, py, pz} (n + 2 origin per axis) and the buffer of a component (owned by the field; NULL for
  * a comp out of range). @{ */
 const size_t *fcl_field_padded_shape(const fcl_field *field);
 cl_mem fcl_field_buffer(const fcl_field *field, int comp);

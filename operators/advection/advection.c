@@ -173,7 +173,7 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
                                .reach = adv->reach};
   memcpy(spec.n, fcl_topology_local_resolution(topo), sizeof spec.n);
   memcpy(spec.padded, fcl_field_padded_shape(u), sizeof spec.padded);
-  memcpy(spec.ghosts, fcl_topology_ghosts(topo), sizeof spec.ghosts);
+  memcpy(spec.origin, fcl_topology_origin(topo), sizeof spec.origin);
   cl_device_id dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));

@@ -23,8 +23,8 @@ typedef struct {
   int axis;
   int64_t n[3]; /* local interior points per axis */
   size_t padded[3];
-  int ghosts[3];
-  bool wrap; /* periodic axis held whole: the line wraps; else read the ghosts */
+  int origin[3]; /* interior point 0 in the padded storage (fcl_topology_origin) */
+  bool wrap;     /* periodic axis held whole: the line wraps; else read the ghosts */
   fcl_dtype dtype;
   const fcl__remesh_formula *formula;
   fcl_advection_options opt;

@@ -55,8 +55,8 @@ static void element(text *t, const fcl__adv_kernel_spec *s, int tile, const char
   const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
   char c[3][96];
   snprintf(c[d], sizeof c[d], "%s", line);
-  snprintf(c[a], sizeof c[a], "ag * %d + al + %d", tile, s->ghosts[a]);
-  snprintf(c[b], sizeof c[b], "b + %d", s->ghosts[b]);
+  snprintf(c[a], sizeof c[a], "ag * %d + al + %d", tile, s->origin[a]);
+  snprintf(c[b], sizeof c[b], "b + %d", s->origin[b]);
   put(t, "%s[%s, %s, %s]", array, c[2], c[1], c[0]);
 }
 
@@ -65,11 +65,11 @@ static void element(text *t, const fcl__adv_kernel_spec *s, int tile, const char
 static void line_read(char *buf, size_t size, const fcl__adv_kernel_spec *s, const char *pos,
                       int halo) {
   const int64_t n = s->n[s->axis];
-  const int g = s->ghosts[s->axis];
+  const int o = s->origin[s->axis];
   if (s->wrap)
-    snprintf(buf, size, "(%s + %lld) %% %lld + %d", pos, (long long)(n - halo), (long long)n, g);
+    snprintf(buf, size, "(%s + %lld) %% %lld + %d", pos, (long long)(n - halo), (long long)n, o);
   else
-    snprintf(buf, size, "%s + %d", pos, g - halo);
+    snprintf(buf, size, "%s + %d", pos, o - halo);
 }
 
 /* Piece j of Lambda_{p,r} at |x|, Horner in |x| - j. */
@@ -261,7 +261,7 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
     put(&t, "%s[al, sq] = ", line);
     element(&t, s, tile, name, pos);
     put(&t, "  {id=load_q%d, dep=%s}\n", c, after); /* shared: after the line's last reader */
-    snprintf(pos, sizeof pos, "i + %d", s->ghosts[d]);
+    snprintf(pos, sizeof pos, "i + %d", s->origin[d]);
     element(&t, s, tile, name, pos);
     /* shared: the weights inline (temporaries would not outlive one component's loop) */
     put(&t, " = ");

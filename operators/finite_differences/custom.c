@@ -93,7 +93,7 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
     const char *close = strchr(q, ']');
     if (!close)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "custom kernel: '%s[' is not closed", a->name);
-    const int *g = fcl_topology_ghosts(fcl_field_topology(a->field));
+    const int *g = fcl_topology_origin(fcl_field_topology(a->field)); /* interior point 0 */
     const char *part = q + 1;
     char idx[160];
     size_t il = 0;

@@ -17,8 +17,8 @@ static const char *lit(char *buf, double v, fcl_dtype dtype) {
 
 void fcl__fd_element(char *buf, size_t size, const char *array, const fcl_field *f, int di, int dj,
                      int dk) {
-  const int *g = fcl_topology_ghosts(fcl_field_topology(f));
-  snprintf(buf, size, "%s[k + %d, j + %d, i + %d]", array, g[2] + dk, g[1] + dj, g[0] + di);
+  const int *o = fcl_topology_origin(fcl_field_topology(f)); /* interior point 0 */
+  snprintf(buf, size, "%s[k + %d, j + %d, i + %d]", array, o[2] + dk, o[1] + dj, o[0] + di);
 }
 
 static void shifted(char *buf, size_t size, const char *array, const fcl_field *f, int axis,

@@ -280,7 +280,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   nc[2] = n[2];
   in_stride[0] = 1, in_stride[1] = p[0], in_stride[2] = p[0] * p[1];
   out_stride[0] = 1, out_stride[1] = nc[0], out_stride[2] = nc[0] * nc[1];
-  const int *g = t->ghosts;
+  const int *g = t->origin; /* interior point 0 in the padded storage */
   const uint64_t in_bytes = s->in_bytes = p[0] * p[1] * p[2] * fft->real_size;
   s->out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
   VkFFTConfiguration c;

@@ -95,8 +95,8 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
                               coord[a], coord[a]);
   }
   int n = snprintf(text + len, sizeof text - len,
-                   "u[k + %d, j + %d, i + %d] = %s {id=value, dep=x:y:z}", t->ghosts[2],
-                   t->ghosts[1], t->ghosts[0], expression);
+                   "u[k + %d, j + %d, i + %d] = %s {id=value, dep=x:y:z}", t->origin[2],
+                   t->origin[1], t->origin[0], expression);
   if (n < 0 || (size_t)n >= sizeof text - len)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "field '%s': expression too long (%zu "

@@ -51,7 +51,7 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command
   f->ncomp = ncomp;
   f->dtype = dtype;
   f->itemsize = fcl_dtype_size(dtype);
-  for (int a = 0; a < 3; ++a) f->padded[a] = (size_t)(topo->local[a] + 2 * topo->ghosts[a]);
+  for (int a = 0; a < 3; ++a) f->padded[a] = (size_t)(topo->local[a] + 2 * topo->origin[a]);
   size_t shape[3] = {f->padded[2], f->padded[1], f->padded[0]};
   fcl_status st = field_program(f);
   for (int c = 0; st == FCL_OK && c < ncomp; ++c) {
@@ -103,9 +103,9 @@ cl_mem fcl_field_buffer(const fcl_field *f, int comp) {
 }
 
 size_t fcl_field_index(const fcl_field *f, int64_t i, int64_t j, int64_t k) {
-  const int *g = f->topo->ghosts;
-  return ((size_t)(k + g[2]) * f->padded[1] + (size_t)(j + g[1])) * f->padded[0] +
-         (size_t)(i + g[0]);
+  const int *o = f->topo->origin;
+  return ((size_t)(k + o[2]) * f->padded[1] + (size_t)(j + o[1])) * f->padded[0] +
+         (size_t)(i + o[0]);
 }
 
 fcl_status fcl__field_check_comp(const fcl_field *f, int comp, int pos) {
@@ -120,8 +120,8 @@ fcl_status fcl__field_check_comp(const fcl_field *f, int comp, int pos) {
 /* The interior as a rectangular copy between the padded buffer and packed host data. */
 static fcl_rect interior_rect(const fcl_field *f, bool to_host) {
   const int64_t *n = f->topo->local;
-  const int *g = f->topo->ghosts;
-  size_t origin[3] = {(size_t)g[0] * f->itemsize, (size_t)g[1], (size_t)g[2]};
+  const int *o = f->topo->origin;
+  size_t origin[3] = {(size_t)o[0] * f->itemsize, (size_t)o[1], (size_t)o[2]};
   fcl_rect r = {.region = {(size_t)n[0] * f->itemsize, (size_t)n[1], (size_t)n[2]}};
   size_t row = f->padded[0] * f->itemsize, slice = row * f->padded[1];
   if (to_host) {

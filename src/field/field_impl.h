@@ -10,6 +10,7 @@ struct fcl_topology {
   MPI_Comm comm; /* cartesian, ours */
   int rank, size;
   int procs[3], coords[3], ghosts[3];
+  int origin[3]; /* where the interior starts in a field's padded storage (>= ghosts) */
   int neighbour[3][2];
   int64_t local[3], offset[3];
 };

@@ -197,13 +197,14 @@ static fcl_status exchange_offsets(axis_messages *m) {
 }
 
 /* The box of axis a's exchange: along the other axes, full padded extent for the axes before
- * a (their ghosts are already filled, which carries edges and corners) and the interior for
- * those after; along a, width g from start. */
+ * a (their ghosts are already filled, which carries edges and corners; the padding beyond the
+ * ghosts goes along, so that a face of the last axis stays one run of memory) and the interior
+ * for those after; along a, width g from start (a storage index). */
 static void face_box(const fcl_field *f, int a, int64_t start, int64_t g, int64_t *origin,
                      int64_t *ext) {
   const fcl_topology *t = f->topo;
   for (int b = 0; b < 3; ++b) {
-    origin[b] = b < a ? 0 : t->ghosts[b];
+    origin[b] = b < a ? 0 : t->origin[b];
     ext[b] = b < a ? (int64_t)f->padded[b] : t->local[b];
   }
   origin[a] = start;
@@ -236,7 +237,7 @@ typedef struct {
 static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_launcher *postl) {
   fcl_field *f = p->f;
   const fcl_topology *t = f->topo;
-  const int64_t g = t->ghosts[a], n = t->local[a];
+  const int64_t g = t->ghosts[a], n = t->local[a], o = t->origin[a];
   const int nc = f->ncomp;
   const bool self = t->procs[a] == 1 && t->domain.bc[a][0] == FCL_BC_PERIODIC;
   int64_t origin[3], ext[3], src_origin[3], dummy[3];
@@ -246,13 +247,13 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   for (int side = 0; side < 2; ++side) {
     /* forward: the slab next to this face goes out, the ghost of this face comes in;
      * accumulate: the ghost goes out, the received values are added next to the face */
-    int64_t ghost = side == 0 ? 0 : n + g, inner = side == 0 ? g : n;
+    int64_t ghost = side == 0 ? o - g : o + n, inner = side == 0 ? o : o + n - g;
     int peer = t->neighbour[a][side];
     snprintf(what, sizeof what, "%s.%c%s", p->accumulate ? "accumulate" : "ghosts", "xyz"[a],
              side ? "+" : "-");
     if (self) {
       /* periodic on one rank: the face's ghost stands for the other side's interior */
-      int64_t partner = side == 0 ? n : g; /* interior slab the ghost copies */
+      int64_t partner = side == 0 ? o + n - g : o; /* interior slab the ghost copies */
       face_box(f, a, p->accumulate ? partner : ghost, g, origin, ext);
       face_box(f, a, p->accumulate ? ghost : partner, g, src_origin, dummy);
       for (int c = 0; c < nc; ++c) {
@@ -263,7 +264,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     } else if (peer == MPI_PROC_NULL) {
       /* a wall: mirror about the wall point w (ghost w -/+ 1 + m <-> interior w +/- 1 + m) */
       double sign = t->domain.bc[a][side] == FCL_BC_DIRICHLET ? -1.0 : 1.0;
-      int64_t w = side == 0 ? g : g + n - 1, step = side == 0 ? -1 : 1;
+      int64_t w = side == 0 ? o : o + n - 1, step = side == 0 ? -1 : 1;
       face_box(f, a, w + step, g, origin, ext);       /* ghost run, walking away from the wall */
       face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
       for (int c = 0; c < nc; ++c) {
@@ -416,8 +417,11 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
   }
   for (int a = 0; a < m; ++a) {
     if (!g[a]) continue;
-    int64_t e[3];
-    for (int b = 0; b < 3; ++b) e[b] = b < a ? n[b] + 2 * g[b] : b == a ? 2 * g[b] : n[b];
+    int64_t e[3], w[3]; /* work-items (the axes below a: whole padded rows), points written */
+    for (int b = 0; b < 3; ++b) {
+      e[b] = b < a ? (int64_t)f->padded[b] : b == a ? 2 * g[b] : n[b];
+      w[b] = b < a ? n[b] + 2 * g[b] : e[b];
+    }
     const size_t l0 = gpu ? pow2_at_least(e[0], 64) : 1,
                  l1 = gpu ? pow2_at_least(e[1], 256 / l0) : 1;
     fcl_launch_config cfg = {.queue = f->queue,
@@ -425,7 +429,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
                              .local = {gpu ? l0 : 0, gpu ? l1 : 0, gpu ? 1 : 0},
                              .global = {(size_t)(e[0] + (int64_t)l0 - 1) / l0 * l0,
                                         (size_t)(e[1] + (int64_t)l1 - 1) / l1 * l1, (size_t)e[2]},
-                             .bytes_per_launch = (size_t)(e[0] * e[1] * e[2]) * f->itemsize * 2};
+                             .bytes_per_launch = (size_t)(w[0] * w[1] * w[2]) * f->itemsize * 2};
     char name[160];
     snprintf(name, sizeof name, "%s.ghosts.wrap.%c", f->name, "xyz"[a]);
     for (int c = 0; c < f->ncomp; c += batch) {
@@ -435,7 +439,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
       fcl_launch_config one = cfg;
       one.global[2] *= (size_t)nc;
       one.bytes_per_launch *= (size_t)nc;
-      fcl_arg args[11] = {fcl_arg_buffer(0, u[0]),
+      fcl_arg args[14] = {fcl_arg_buffer(0, u[0]),
                           fcl_arg_buffer(1, u[1]),
                           fcl_arg_buffer(2, u[2]),
                           fcl_arg_i32(3, nc),
@@ -445,10 +449,13 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
                           fcl_arg_i32(7, (int32_t)n[2]),
                           fcl_arg_i32(8, (int32_t)g[0]),
                           fcl_arg_i32(9, (int32_t)g[1]),
-                          fcl_arg_i32(10, (int32_t)g[2])};
+                          fcl_arg_i32(10, (int32_t)g[2]),
+                          fcl_arg_i32(11, t->origin[0]),
+                          fcl_arg_i32(12, t->origin[1]),
+                          fcl_arg_i32(13, t->origin[2])};
       fcl_launcher *l = NULL;
       FCL_TRY(
-          fcl_launcher_create_kernel(f->program, name, "ghosts_wrap", 11, args, 0, NULL, &one, &l));
+          fcl_launcher_create_kernel(f->program, name, "ghosts_wrap", 14, args, 0, NULL, &one, &l));
       fcl_status st = fcl_launcher_list_push(p->begin, l);
       if (st != FCL_OK) {
         fcl_launcher_destroy(&l);

@@ -13,7 +13,7 @@ enum { MAX_CACHED = 8 };
 typedef struct {
   int perm[3];
   size_t src_padded[3];
-  int src_ghosts[3];
+  int src_origin[3];
   fcl_launcher *launcher;
   fcl_param_set *params;
 } cached;
@@ -51,8 +51,8 @@ static fcl_status make_builder(const fcl_field *src, const fcl_field *dst, const
            (long long)ts->local[2], (long long)ts->local[1], (long long)ts->local[0]);
   if (st == FCL_OK) st = fcl_kbuilder_add_domain(kb, text);
   snprintf(text, sizeof text, "dst[%s + %d, %s + %d, %s + %d] = src[k + %d, j + %d, i + %d]",
-           iname[perm[2]], td->ghosts[2], iname[perm[1]], td->ghosts[1], iname[perm[0]],
-           td->ghosts[0], ts->ghosts[2], ts->ghosts[1], ts->ghosts[0]);
+           iname[perm[2]], td->origin[2], iname[perm[1]], td->origin[1], iname[perm[0]],
+           td->origin[0], ts->origin[2], ts->origin[1], ts->origin[0]);
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, text);
   if (st != FCL_OK) fcl_kbuilder_destroy(&kb);
   *out = kb;
@@ -159,7 +159,7 @@ fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, const int *pe
   for (int i = 0; i < c->n && !e; ++i)
     if (!memcmp(c->entry[i].perm, p, sizeof p) &&
         !memcmp(c->entry[i].src_padded, src->padded, sizeof src->padded) &&
-        !memcmp(c->entry[i].src_ghosts, src->topo->ghosts, sizeof c->entry[i].src_ghosts))
+        !memcmp(c->entry[i].src_origin, src->topo->origin, sizeof c->entry[i].src_origin))
       e = &c->entry[i];
   if (!e) {
     if (c->n == MAX_CACHED) { /* forget the oldest */
@@ -172,7 +172,7 @@ fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, const int *pe
     memset(e, 0, sizeof *e);
     memcpy(e->perm, p, sizeof p);
     memcpy(e->src_padded, src->padded, sizeof src->padded);
-    memcpy(e->src_ghosts, src->topo->ghosts, sizeof e->src_ghosts);
+    memcpy(e->src_origin, src->topo->origin, sizeof e->src_origin);
     fcl_status st = build(src, dst, p, e);
     if (st != FCL_OK) {
       fcl_param_set_destroy(&e->params);
