@@ -65,8 +65,29 @@ static unsigned long long next_random(unsigned long long *s) {
   return *s >> 11;
 }
 
+/* Bytes of the full-size inputs a measured search puts on the device. */
+static fcl_status bench_bytes(const fcl_kbuilder *base, const fcl_tune_options *opt,
+                              double *total) {
+  *total = 0;
+  for (size_t a = 0; a < fcl_kbuilder_num_args(base); ++a) {
+    bool is_array;
+    fcl_dtype t;
+    FCL_TRY(fcl_kbuilder_arg(base, a, NULL, &is_array, &t, NULL));
+    if (!is_array) continue;
+    size_t ndim, shape[FCL_KB_MAX_DIMS];
+    double n = 1;
+    FCL_TRY(fcl_kbuilder_arg_shape(base, a, opt->param_values, &ndim, shape));
+    for (size_t d = 0; d < ndim; ++d) n *= (double)shape[d];
+    *total += n * (double)fcl_dtype_size(t);
+  }
+  return FCL_OK;
+}
+
+/* The bench of a search; with_data: a profiling queue and full-size inputs on the device (a
+ * measured search). An estimate only builds variants: no data, so that planning a kernel over a
+ * large grid (1024^3: 4 GiB an array) costs no host work and no device memory. */
 static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ctx,
-                             cl_device_id device, const fcl_tune_options *opt) {
+                             cl_device_id device, const fcl_tune_options *opt, bool with_data) {
   memset(b, 0, sizeof *b);
   b->base = base;
   b->ctx = ctx;
@@ -76,6 +97,7 @@ static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ct
   if (b->nargs > MAX_ARGS)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "tune: kernel '%s' has more than %d arguments",
                      fcl_kbuilder_name(base), MAX_ARGS);
+  if (!with_data) return FCL_OK;
   FCL_TRY(fcl_queue_create(ctx, device, FCL_QUEUE_PROFILING, &b->queue));
   unsigned long long seed = 2024;
   for (size_t a = 0; a < b->nargs; ++a) {
@@ -498,7 +520,20 @@ fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_ax
   } else if (st == FCL_OK && effort == FCL_TUNE_NONE) {
     s.have_best = true; /* the default */
   } else if (st == FCL_OK) {
-    st = bench_open(&s.bench, base, context, device, options);
+    /* a measured search doubles the kernel's arrays on the device: beyond an eighth of its
+     * memory (a 1024^3 grid on one GPU) it could not fit beside the fields, so estimate */
+    double bytes = 0;
+    fcl_device_info info;
+    if (effort >= FCL_TUNE_MEASURE && bench_bytes(base, options, &bytes) == FCL_OK &&
+        fcl_device_get_info(device, &info) == FCL_OK && bytes > (double)info.global_mem_size / 8) {
+      fcl_log(FCL_LOG_INFO,
+              "tune '%s': its arrays take %.1f GiB, more than an eighth of the device's memory: "
+              "estimated, not measured",
+              fcl_kbuilder_name(base), bytes / (1 << 30));
+      effort = FCL_TUNE_ESTIMATE;
+      result->effort = effort;
+    }
+    st = bench_open(&s.bench, base, context, device, options, effort != FCL_TUNE_ESTIMATE);
     if (st == FCL_OK)
       st = effort == FCL_TUNE_ESTIMATE ? search_estimate(&s) : search_measured(&s, effort);
     bench_close(&s.bench);

@@ -1,7 +1,8 @@
 /* The autotuner: it picks a valid variant (checked against a C loop), rejects a variant whose
  * results disagree and one the apply function refuses, remembers the result, reloads it
  * without timing, re-tunes at a higher effort, ignores and rewrites a corrupted entry, honours
- * FLOWCL_TUNE, measures at FCL_TUNE_AUTO on GPUs only and counts what it timed. */
+ * FLOWCL_TUNE, measures at FCL_TUNE_AUTO on GPUs only, counts what it timed, and puts no inputs
+ * on the device for an estimate (nor for a measure whose arrays would not fit beside others). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,17 @@ static void on_device(const fcl_device_entry *device, void *user) {
          (long long)r.choice[0], r.from_cache);
   refused_tile = -1;
   unsetenv("FLOWCL_TUNE");
+  /* arrays larger than any device (2^40 floats each): an estimate only builds variants (it used
+   * to fill and upload full-size inputs first: out of memory here, tens of seconds a kernel at
+   * 1024^3), and a measure falls back to an estimate rather than doubling them on the device */
+  n = (int64_t)1 << 40;
+  opt.effort = FCL_TUNE_ESTIMATE;
+  CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
+  opt.effort = FCL_TUNE_MEASURE;
+  CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
+  CHECKF(r.effort == FCL_TUNE_ESTIMATE && r.timed == 0,
+         "a measure over 4 TiB arrays: effort %d, %zu variants timed (expected an estimate)",
+         (int)r.effort, r.timed);
   fcl_kbuilder_destroy(&kb);
   kb_env_close(&env);
 }
