@@ -39,36 +39,33 @@ if(MPIEXEC_EXECUTABLE AND NOT DEFINED CACHE{FLOWCL_MPIEXEC_OVERSUBSCRIBE})
       "mpiexec's flag to run more ranks than cores (Open MPI: --oversubscribe; MPICH: none)")
 endif()
 
+# One CTest test of an MPI executable: target on n ranks through mpiexec (with the flag above;
+# running as root is allowed for containers), env prepended to the common environment.
+function(flowcl__mpi_test_case test target n labels env)
+  flowcl_test_timeout(limit 600)
+  add_test(NAME ${test}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${FLOWCL_MPIEXEC_OVERSUBSCRIBE}
+                   ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(${test} PROPERTIES
+    LABELS "${labels};mpi"
+    SKIP_RETURN_CODE 77
+    TIMEOUT ${limit}
+    PROCESSORS ${n}
+    ENVIRONMENT "${env}FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+endfunction()
+
 # flowcl_add_mpi_test(NAME SOURCES files... LABELS labels... RANKS n... [ALIGNED_RANKS n...]):
-# one executable, one CTest test per rank count (NAME_<n>ranks) run through mpiexec (with the flag
-# above; running as root is allowed for containers); ALIGNED_RANKS adds NAME_<n>ranks_aligned,
-# the same with FLOWCL_ROW_ALIGN=on (rows of x aligned on the tests' small grids too, so the
-# layout that large grids get is exercised).
+# one executable, one CTest test per rank count (NAME_<n>ranks); ALIGNED_RANKS adds
+# NAME_<n>ranks_aligned, the same with FLOWCL_ROW_ALIGN=on (rows of x aligned on the tests' small
+# grids too, so the layout that large grids get is exercised).
 function(flowcl_add_mpi_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS;RANKS;ALIGNED_RANKS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE flowcl::flowcl flowcl_test_mpi flowcl_warnings)
-  flowcl_test_timeout(limit 600)
   foreach(n IN LISTS T_RANKS)
-    add_test(NAME ${name}_${n}ranks
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${FLOWCL_MPIEXEC_OVERSUBSCRIBE}
-                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
-    set_tests_properties(${name}_${n}ranks PROPERTIES
-      LABELS "${T_LABELS};mpi"
-      SKIP_RETURN_CODE 77
-      TIMEOUT ${limit}
-      PROCESSORS ${n}
-      ENVIRONMENT "FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+    flowcl__mpi_test_case(${name}_${n}ranks ${name} ${n} "${T_LABELS}" "")
   endforeach()
   foreach(n IN LISTS T_ALIGNED_RANKS)
-    add_test(NAME ${name}_${n}ranks_aligned
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${FLOWCL_MPIEXEC_OVERSUBSCRIBE}
-                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
-    set_tests_properties(${name}_${n}ranks_aligned PROPERTIES
-      LABELS "${T_LABELS};mpi"
-      SKIP_RETURN_CODE 77
-      TIMEOUT ${limit}
-      PROCESSORS ${n}
-      ENVIRONMENT "FLOWCL_ROW_ALIGN=on;FLOWCL_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+    flowcl__mpi_test_case(${name}_${n}ranks_aligned ${name} ${n} "${T_LABELS}" "FLOWCL_ROW_ALIGN=on;")
   endforeach()
 endfunction()
