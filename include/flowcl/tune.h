@@ -18,7 +18,11 @@
  *   exhaustive  every combination.
  * measure and exhaustive run each variant on random inputs, compare its outputs with those of
  * the first variant that ran (a variant that disagrees is rejected), time it with profiling
- * events (median of repeats after a warm-up) and keep the fastest within the time budget.
+ * events (median of repeats after a warm-up) and keep the fastest within the time budget. Their
+ * inputs are full-size copies of the kernel's arrays on the device: where those would take more
+ * than an eighth of the device's memory (a 1024^3 grid on one GPU, beside its fields), the
+ * search is an estimate instead (logged at info; fcl_tune_result.effort says so). An estimate
+ * puts nothing on the device.
  *
  * Results are kept in the cache directory (FLOWCL_CACHE_DIR, see fcl_program_cache_dir) under
  * "tune/", keyed by the base kernel's source, the axes, the build options, the device and
