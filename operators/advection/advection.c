@@ -89,6 +89,9 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
                      "advection options: velocity_bound %g with "
                      "FCL_CFL_CHECK_BOUND (must be finite and > 0)",
                      out->velocity_bound);
+  if (out->max_segment < 0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_segment %lld (>= 0)",
+                     (long long)out->max_segment);
   if (!(out->max_cfl > 0 && out->max_cfl <= 16))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_cfl %g (in (0, 16])",
                      out->max_cfl);
@@ -185,12 +188,27 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   for (int first = 0; first < adv->ncomp;) {
     spec.first_comp = first;
     spec.ncomp = adv->ncomp - first;
-    while (spec.ncomp > 1 && fcl__adv_line_local_bytes(&spec, 1, false) > info.local_mem_size)
-      spec.ncomp--;
-    fcl_launcher *k = NULL;
-    FCL_TRY(fcl__adv_kernel_build(&spec, fcl_field_context(u), fcl_field_queue(u), &k));
-    const double bytes = (1.0 + 2.0 * spec.ncomp) * points * (double)fcl_dtype_size(spec.dtype);
-    fcl_status st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
+    while (spec.ncomp > 1 && !fcl__adv_fits(&spec, 1, false, info.local_mem_size)) spec.ncomp--;
+    fcl_launcher *k = NULL, *halo = NULL;
+    size_t halo_elements = 0;
+    FCL_TRY(fcl__adv_kernel_build(&spec, fcl_field_context(u), fcl_field_queue(u), &k, &halo,
+                                  &halo_elements));
+    const size_t size = fcl_dtype_size(spec.dtype);
+    const double bytes = (1.0 + 2.0 * spec.ncomp) * points * (double)size;
+    fcl_status st = FCL_OK;
+    for (int c = first; halo && c < first + spec.ncomp && st == FCL_OK; ++c) {
+      cl_int err;
+      adv->halo[axis][c] = clCreateBuffer(fcl_context_cl(fcl_field_context(u)), CL_MEM_READ_WRITE,
+                                          halo_elements * size, NULL, &err);
+      if (err != CL_SUCCESS)
+        st = FCL_CL_ERROR(err, "advection along %c: %zu bytes of segment halos", "xyz"[axis],
+                          halo_elements * size);
+    }
+    if (halo && st == FCL_OK)
+      st = fcl_launcher_set_bytes_per_launch(halo, 2 * halo_elements * spec.ncomp * size);
+    if (halo && st == FCL_OK) st = fcl_launcher_list_push(adv->dir[axis], halo);
+    if (halo && st != FCL_OK) fcl_launcher_destroy(&halo);
+    if (st == FCL_OK) st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
     if (st == FCL_OK)
       st = fcl_launcher_list_push(adv->dir[axis], k);
     else
@@ -206,6 +224,9 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
     for (int m = 0; m < fcl_field_ncomp(adv->fields[f]); ++m, ++c) {
       snprintf(name, sizeof name, "q%d", c);
       FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, fcl_field_buffer(adv->fields[f], m)));
+      snprintf(name, sizeof name, "h%d", c);
+      if (adv->halo[axis][c])
+        FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, adv->halo[axis][c]));
     }
   return FCL_OK;
 }
@@ -263,6 +284,8 @@ void fcl_advection_destroy(fcl_advection **adv) {
   for (int a = 0; a < 3; ++a) {
     fcl_param_set_destroy(&(*adv)->params[a]);
     fcl_launcher_destroy(&(*adv)->dir[a]);
+    for (int c = 0; c < FCL__ADV_MAX_COMPS; ++c)
+      if ((*adv)->halo[a][c]) clReleaseMemObject((*adv)->halo[a][c]);
   }
   fcl_reduction_destroy(&(*adv)->umax);
   free((*adv)->fields);

@@ -30,15 +30,19 @@ typedef struct {
   fcl_advection_options opt;
   fcl__adv_reach reach;
   int first_comp, ncomp; /* arrays q<first_comp> .. q<first_comp + ncomp - 1> */
+  int64_t seg; /* points of a line a work-group remeshes (a divisor of n[axis]); 0: whole lines */
 } fcl__adv_kernel_spec;
 
 /* Generate, tune and build the kernel of spec on queue's device (launcher parameters: u,
- * q<c>..., cdt = h / dx). */
+ * q<c>..., cdt = h / dx). Where it cuts the lines in segments, *halo (else NULL) is the kernel
+ * to run before it, copying the segments' halos into arrays h<c> of *halo_elements each
+ * (parameters q<c>, h<c>), which the remeshing kernel then reads too. */
 fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
-                                 cl_command_queue queue, fcl_launcher **out);
-/* Local memory bytes one line of a tile of `tile` lines of spec takes (rows padded against
- * bank conflicts); shared: the velocity and the components through one line. */
-size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *spec, int tile, bool shared);
+                                 cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                                 size_t *halo_elements);
+/* Whether a tile of `tile` lines of spec fits `local` bytes of local memory, in segments if
+ * need be. */
+bool fcl__adv_fits(const fcl__adv_kernel_spec *spec, int tile, bool shared, size_t local);
 
 struct fcl_advection {
   fcl_field *velocity;
@@ -58,6 +62,7 @@ struct fcl_advection {
   double umax_dt;      /* deferred check: the dt and call of the step it measured */
   int64_t umax_call;
   bool problem_refreshes; /* as a problem's operator: the problem keeps the velocity's ghosts */
+  cl_mem halo[3][FCL__ADV_MAX_COMPS]; /* per axis cut in segments: the halos of component c */
 };
 
 #endif

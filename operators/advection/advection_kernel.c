@@ -11,6 +11,11 @@
  * The shared-line variant keeps one local line per tile row: the velocity, then each component
  * in turn (barriers between a line's last reader and its next load), with the weights
  * recomputed per component; it takes about a third of the local memory, so tiles twice wider.
+ * Lines too long for a tile's local memory are cut in segments (group axis sg), each read with
+ * its halos: a point's result is the same sum over the same particles either way, and tiles
+ * of adjacent strided lines stay wide at any length (at 512^3 on an H200 a tile of 8 whole
+ * lines does not fit, and 2-8 lines of 4-32 bytes leave the strided substeps at 0.35 of the
+ * copy bandwidth).
  * Positions are in grid units relative to the line; cdt = h / dx is the kernel's argument. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,27 +54,33 @@ static const char *lit(char *buf, double v, fcl_dtype dtype) {
 }
 
 /* The element of a padded field array at line coordinate `line` (an expression) of line
- * (ag * tile + al, b): subscripts in C order [z, y, x]. */
-static void element(text *t, const fcl__adv_kernel_spec *s, int tile, const char *array,
+ * (`across`, b): subscripts in C order [z, y, x]. */
+static void element(text *t, const fcl__adv_kernel_spec *s, const char *across, const char *array,
                     const char *line) {
   const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
   char c[3][96];
   snprintf(c[d], sizeof c[d], "%s", line);
-  snprintf(c[a], sizeof c[a], "ag * %d + al + %d", tile, s->origin[a]);
+  snprintf(c[a], sizeof c[a], "%s + %d", across, s->origin[a]);
   snprintf(c[b], sizeof c[b], "b + %d", s->origin[b]);
   put(t, "%s[%s, %s, %s]", array, c[2], c[1], c[0]);
 }
 
-/* Line coordinate (padded) of local position `pos` of a line read with `halo` points before
- * its first point. */
+/* The points of a line one work-group takes. */
+static int64_t segment(const fcl__adv_kernel_spec *s) { return s->seg ? s->seg : s->n[s->axis]; }
+
+/* Line coordinate (padded) of local position `pos` of a line (segment sg) read with `halo`
+ * points before its first point. */
 static void line_read(char *buf, size_t size, const fcl__adv_kernel_spec *s, const char *pos,
                       int halo) {
   const int64_t n = s->n[s->axis];
   const int o = s->origin[s->axis];
+  char at[64] = "";
+  if (segment(s) < n) snprintf(at, sizeof at, "sg * %lld + ", (long long)segment(s));
   if (s->wrap)
-    snprintf(buf, size, "(%s + %lld) %% %lld + %d", pos, (long long)(n - halo), (long long)n, o);
+    snprintf(buf, size, "(%s%s + %lld) %% %lld + %d", at, pos, (long long)(n - halo), (long long)n,
+             o);
   else
-    snprintf(buf, size, "%s + %d", pos, o - halo);
+    snprintf(buf, size, "%s%s + %d", at, pos, o - halo);
 }
 
 /* Piece j of Lambda_{p,r} at |x|, Horner in |x| - j. */
@@ -195,18 +206,80 @@ static int64_t row_length(int64_t len, int tile, fcl_dtype dtype) {
   return len;
 }
 
+/* The halos of the segments of the lines, one array h<c> per component: [b][sg * 2 hp + k][a],
+ * k < hp the points before the segment, the others after it (adjacent lines contiguous). */
+static fcl_status add_halo_arrays(fcl_kbuilder *kb, const fcl__adv_kernel_spec *s, fcl_status st) {
+  const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
+  char name[16], shape[96];
+  snprintf(shape, sizeof shape, "%lld, %lld, %lld", (long long)s->n[b],
+           (long long)(s->n[d] / segment(s) * 2 * s->reach.hp), (long long)s->n[a]);
+  for (int c = s->first_comp; c < s->first_comp + s->ncomp && st == FCL_OK; ++c) {
+    snprintf(name, sizeof name, "h%d", c);
+    st = fcl_kbuilder_add_array(kb, name, s->dtype, shape);
+  }
+  return st;
+}
+
+/* The kernel that copies the segments' halos into h<c> before the remeshing kernel writes the
+ * lines in place (a work-group reads its halos from there, not from its neighbours' points). */
+static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **out) {
+  const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2, hp = s->reach.hp;
+  const int64_t n = s->n[d], seg = segment(s);
+  char name[64], shape[96], pos[128], line[160];
+  snprintf(name, sizeof name, "advect_%c_halo_s%lld", "xyz"[d], (long long)seg);
+  text t = {malloc(TEXT), 0, false};
+  if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection halo kernel text");
+  fcl_kbuilder *kb = NULL;
+  fcl_status st = fcl_kbuilder_create(name, &kb);
+  snprintf(shape, sizeof shape, "%zu, %zu, %zu", s->padded[2], s->padded[1], s->padded[0]);
+  for (int c = s->first_comp; c < s->first_comp + s->ncomp && st == FCL_OK; ++c) {
+    snprintf(name, sizeof name, "q%d", c);
+    st = fcl_kbuilder_add_array(kb, name, s->dtype, shape);
+  }
+  st = add_halo_arrays(kb, s, st);
+  put(&t, "{ [x, b, sg, k]: 0 <= x < %lld and 0 <= b < %lld and 0 <= sg < %lld and 0 <= k < %d }",
+      (long long)s->n[a], (long long)s->n[b], (long long)(n / seg), 2 * hp);
+  if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
+  t.len = 0;
+  snprintf(pos, sizeof pos, "sg * %lld + k - %d + (k >= %d ? %lld : 0)", (long long)seg, hp, hp,
+           (long long)seg);
+  if (s->wrap)
+    snprintf(line, sizeof line, "(%s + %lld) %% %lld + %d", pos, (long long)n, (long long)n,
+             s->origin[d]);
+  else
+    snprintf(line, sizeof line, "%s + %d", pos, s->origin[d]);
+  for (int c = s->first_comp; c < s->first_comp + s->ncomp; ++c) {
+    snprintf(name, sizeof name, "q%d", c);
+    put(&t, "h%d[b, sg * %d + k, x] = ", c, 2 * hp);
+    element(&t, s, "x", name, line);
+    put(&t, "\n");
+  }
+  if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection halo kernel text too long");
+  if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
+  if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "x", 32, "g.0", "l.0");
+  if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "b:g.1, k:g.2");
+  free(t.s);
+  if (st != FCL_OK) fcl_kbuilder_destroy(&kb);
+  *out = kb;
+  return st;
+}
+
 /* shared: one local line per tile row holds the velocity, then each component in turn (less
  * local memory per line, so wider tiles; the weights are recomputed per component). */
 static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
                            fcl_kbuilder **out) {
   const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
   const fcl__adv_reach *R = &s->reach;
-  const int64_t n = s->n[d], nu = n + 2 * R->hu, np = n + 2 * R->hp, window = 2 * R->hp - 1;
+  const int64_t n = segment(s), nu = n + 2 * R->hu, np = n + 2 * R->hp, window = 2 * R->hp - 1;
+  const int64_t nseg = s->n[d] / n;
+  char across[48];
+  snprintf(across, sizeof across, "ag * %d + al", tile);
   const char *real = s->dtype == FCL_FLOAT64 ? "double" : "float";
   const char *ul = shared ? "lm" : "ul";
   char name[64], shape[96], pos[96];
   snprintf(name, sizeof name, "advect_%c_%s_rk%d%s", "xyz"[d],
            fcl_remesh_formula_name(s->opt.formula), s -> opt.rk_order, shared ? "_seq" : "");
+  if (nseg > 1) snprintf(name + strlen(name), sizeof name - strlen(name), "_s%lld", (long long)n);
   text t = {malloc(TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection kernel text");
   fcl_kbuilder *kb = NULL;
@@ -222,13 +295,16 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   if (st == FCL_OK) st = fcl_kbuilder_add_temporary(kb, ul, s->dtype, FCL_TEMP_LOCAL, shape);
   snprintf(shape, sizeof shape, "%d, %lld", tile, (long long)row_length(np, tile, s->dtype));
   if (st == FCL_OK) st = fcl_kbuilder_add_temporary(kb, "dl", s->dtype, FCL_TEMP_LOCAL, shape);
+  if (nseg > 1) st = add_halo_arrays(kb, s, st);
   for (int c = 0; !shared && c < s->ncomp && st == FCL_OK; ++c) {
     snprintf(name, sizeof name, "ql%d", s->first_comp + c);
     st = fcl_kbuilder_add_temporary(kb, name, s->dtype, FCL_TEMP_LOCAL, shape);
   }
   const int taps = 2 * s->formula->support;
-  put(&t, "{ [ag, al, b]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld }",
-      (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
+  put(&t, "{ [ag, al, b%s]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld",
+      nseg > 1 ? ", sg" : "", (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
+  if (nseg > 1) put(&t, " and 0 <= sg < %lld", (long long)nseg);
+  put(&t, " }");
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
   put(&t,
@@ -243,7 +319,7 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   weight_rules(&t, s);
   line_read(pos, sizeof pos, s, "su", R->hu);
   put(&t, "%s[al, su] = ", ul);
-  element(&t, s, tile, "u", pos);
+  element(&t, s, across, "u", pos);
   put(&t, "  {id=load_u, dep=}\n");
   push(&t, s, real, ul);
   /* the weights of a point (temporaries): after the loads, so that they share the loop over
@@ -259,10 +335,17 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
     line_read(pos, sizeof pos, s, "sq", R->hp);
     snprintf(name, sizeof name, "q%d", c);
     put(&t, "%s[al, sq] = ", line);
-    element(&t, s, tile, name, pos);
+    if (nseg > 1) /* a segment's halos: as they were before any segment was written */
+      put(&t,
+          "(sq < %d || sq >= %lld) ? h%d[b, sg * %d + (sq < %d ? sq : sq - %lld), %s] : ", R->hp,
+          (long long)(n + R->hp), c, 2 * R->hp, R->hp, (long long)n, across);
+    element(&t, s, across, name, pos);
     put(&t, "  {id=load_q%d, dep=%s}\n", c, after); /* shared: after the line's last reader */
-    snprintf(pos, sizeof pos, "i + %d", s->origin[d]);
-    element(&t, s, tile, name, pos);
+    if (nseg > 1)
+      snprintf(pos, sizeof pos, "sg * %lld + i + %d", (long long)n, s->origin[d]);
+    else
+      snprintf(pos, sizeof pos, "i + %d", s->origin[d]);
+    element(&t, s, across, name, pos);
     /* shared: the weights inline (temporaries would not outlive one component's loop) */
     put(&t, " = ");
     gather(&t, s, line, shared);
@@ -271,7 +354,8 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection kernel text too long");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
   if (st == FCL_OK) {
-    snprintf(name, sizeof name, "ag:g.0, al:l.0, b:g.1, t2:unr, t3:unr, t4:unr");
+    snprintf(name, sizeof name, "ag:g.0, al:l.0, b:g.1, t2:unr, t3:unr, t4:unr%s",
+             nseg > 1 ? ", sg:g.2" : "");
     st = fcl_kbuilder_tag_inames(kb, name);
   }
   free(t.s);
@@ -280,8 +364,10 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   return st;
 }
 
-size_t fcl__adv_line_local_bytes(const fcl__adv_kernel_spec *s, int tile, bool shared) {
-  const int64_t n = s->n[s->axis], nu = row_length(n + 2 * s->reach.hu, tile, s->dtype),
+/* Local memory bytes one line (or segment) of a tile of `tile` lines takes (rows padded
+ * against bank conflicts); shared: the velocity and the components through one line. */
+static size_t line_local_bytes(const fcl__adv_kernel_spec *s, int tile, bool shared) {
+  const int64_t n = segment(s), nu = row_length(n + 2 * s->reach.hu, tile, s->dtype),
                 np = row_length(n + 2 * s->reach.hp, tile, s->dtype);
   return (size_t)(nu + np * (1 + (shared ? 0 : s->ncomp))) * fcl_dtype_size(s->dtype);
 }
@@ -290,6 +376,26 @@ typedef struct {
   size_t max_wg;
   int tile;
 } mapping;
+
+enum { MIN_SEGMENT = 64 }; /* shorter segments would read more halo than line */
+
+/* The longest segment (whole lines, else n / 2^k: at most opt.max_segment, then at least
+ * MIN_SEGMENT) whose tile fits the device's local memory, set in s->seg; 0 if none. */
+static int64_t fitting_segment(fcl__adv_kernel_spec *s, int tile, bool shared, size_t local) {
+  const int64_t n = s->n[s->axis], most = s->opt.max_segment;
+  int64_t seg = n;
+  while (most > 0 && seg > most && seg % 2 == 0) seg /= 2;
+  for (;; seg /= 2) {
+    s->seg = seg == n ? 0 : seg;
+    if (line_local_bytes(s, tile, shared) * (size_t)tile <= local) return seg;
+    if (seg % 2 || seg / 2 < MIN_SEGMENT) return 0;
+  }
+}
+
+bool fcl__adv_fits(const fcl__adv_kernel_spec *spec, int tile, bool shared, size_t local) {
+  fcl__adv_kernel_spec s = *spec;
+  return fitting_segment(&s, tile, shared, local) != 0;
+}
 
 /* choice[0]: work-items per line (the line loops split by it, inner on l.1). */
 static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
@@ -301,8 +407,10 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   return FCL_OK;
 }
 
-fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *context,
-                                 cl_command_queue queue, fcl_launcher **out) {
+fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
+                                 cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                                 size_t *halo_elements) {
+  fcl__adv_kernel_spec seg_spec = *spec, *s = &seg_spec;
   cl_device_id dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(queue, &dev));
@@ -310,13 +418,13 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   const int a = s->axis == 0 ? 1 : 0;
   /* (tile, shared line) candidates, in the order an untimed choice takes them. Strided lines
-   * on GPUs want tiles of adjacent lines: 16 floats make 64-byte segments, which only the
-   * shared line leaves room for. */
+   * on GPUs want tiles of adjacent lines (one H200, 256^3, the y substep: 8 lines 188 us, 16
+   * through a shared line 270 us, the best of each over work-group sizes). */
   typedef struct {
     int tile;
     bool shared;
   } candidate;
-  static const candidate gpu_strided[] = {{16, true}, {8, false},  {32, true}, {8, true},
+  static const candidate gpu_strided[] = {{8, false}, {16, true},  {32, true}, {8, true},
                                           {4, false}, {16, false}, {2, false}, {1, false}},
                          contiguous[] = {{1, false}},
                          cpu_strided[] = {{1, false}, {2, false}, {4, false}, {8, false}};
@@ -327,12 +435,11 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
   fcl_kbuilder *best = NULL;
   double best_ns = 0;
+  int64_t best_seg = 0;
   fcl_status first_error = FCL_OK;
   for (int k = 0; k < ncand; ++k) {
     const int tile = cand[k].tile;
-    if (s->n[a] % tile ||
-        fcl__adv_line_local_bytes(s, tile, cand[k].shared) * (size_t)tile > info.local_mem_size)
-      continue;
+    if (s->n[a] % tile || !fitting_segment(s, tile, cand[k].shared, info.local_mem_size)) continue;
     fcl_kbuilder *base = NULL, *variant = NULL;
     fcl_tune_result r;
     mapping m = {info.max_work_group_size, tile};
@@ -347,21 +454,36 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *s, fcl_context *con
       fcl_kbuilder_destroy(&best);
       best = variant;
       best_ns = r.median_ns;
+      best_seg = s->seg;
     } else {
       fcl_kbuilder_destroy(&variant);
     }
     if (r.median_ns == 0) break; /* not timed: the first tile that builds */
   }
-  if (!best)
+  if (!best) {
+    s->seg = s->n[s->axis] >= 2 * MIN_SEGMENT ? MIN_SEGMENT : 0;
     return first_error != FCL_OK
                ? first_error
                : FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                            "advection along axis %d: a line of %lld "
-                           "points (%zu bytes of local memory) does not fit the device's %llu "
-                           "bytes",
-                           s->axis, (long long)s->n[s->axis], fcl__adv_line_local_bytes(s, 1, true),
+                           "points (%zu bytes of local memory for its shortest segment) does not "
+                           "fit the device's %llu bytes",
+                           s->axis, (long long)s->n[s->axis], line_local_bytes(s, 1, true),
                            (unsigned long long)info.local_mem_size);
+  }
   fcl_status st = fcl_kbuilder_build(best, context, NULL, queue, out);
   fcl_kbuilder_destroy(&best);
+  *halo = NULL;
+  *halo_elements = 0;
+  if (st == FCL_OK && best_seg) {
+    const int d = s->axis, b = d == 2 ? 1 : 2;
+    *halo_elements = (size_t)(s->n[b] * (s->n[d] / best_seg) * 2 * s->reach.hp * s->n[a]);
+    fcl_kbuilder *kb = NULL;
+    s->seg = best_seg;
+    st = describe_halo(s, &kb);
+    if (st == FCL_OK) st = fcl_kbuilder_build(kb, context, NULL, queue, halo);
+    fcl_kbuilder_destroy(&kb);
+    if (st != FCL_OK) fcl_launcher_destroy(out);
+  }
   return st;
 }

@@ -158,7 +158,7 @@ static const int ORDER[] = {2, 2, 4, 6, 8};
 typedef struct {
   double dx[3];
   long long n[3];
-  int shift;
+  int shift, dir; /* the values shifted by `shift` cells; the velocity: dir cells a unit time */
 } shift_data;
 
 /* A rough deterministic value per grid point (any indexing slip shows). */
@@ -175,33 +175,88 @@ static void hashed(const double *x, const void *p, double *v) {
 static void unit_cells(const double *x, const void *p, double *v) {
   (void)x;
   const shift_data *s = p;
-  for (int a = 0; a < 3; ++a) v[a] = s->dx[a];
+  for (int a = 0; a < 3; ++a) v[a] = s->dir * s->dx[a];
 }
 
-static void check_shift(env *e, fcl_dtype dt) {
+/* max_segment > 0: the lines cut in segments (x: 24 -> 6, y and z: 16 -> 8 with max_segment
+ * 8; a z line split over ranks too), each read with its halos, shifted both ways (a point's
+ * value comes from the halo before its segment one way, after it the other). */
+static void check_shift(env *e, fcl_dtype dt, int64_t max_segment) {
   const int64_t n[3] = {24, 16, 16};
-  for (size_t fi = 0; fi < 5; ++fi) {
+  for (size_t run = 0; run < (max_segment ? 10u : 5u); ++run) {
+    const size_t fi = run % 5;
     fcl_advection_options o = options(FORMULAS[fi], 2, FCL_INTERP_LINEAR, FCL_SPLIT_FIRST_ORDER, 1);
+    o.max_segment = max_segment;
     fcl_topology *t = topology(MPI_COMM_WORLD, 3, n, fcl_advection_ghosts_needed(&o));
     if (!t) continue;
-    shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0};
+    shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0, run < 5 ? 1 : -1};
     /* velocity of one cell per unit time on each axis, hashed values on 2 components */
     fcl_field *u = field(e, t, "u", 3, dt, unit_cells, &s),
               *q = field(e, t, "q", 2, dt, hashed, &s);
     fcl_advection *adv = NULL;
     CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
     CHECK_OK(fcl_advection_step(adv, 1.0));
-    s.shift = 1;
+    s.shift = s.dir;
     for (int c = 0; c < 2; ++c) {
       double err = rel_l2(q, c, hashed, &s);
       CHECKF(err < (dt == FCL_FLOAT64 ? 1e-13 : 1e-6),
-             "shift by one cell, %s %s, comp %d: "
-             "error %.3g",
-             fcl_remesh_formula_name(FORMULAS[fi]), fcl_dtype_cl_name(dt), c, err);
+             "shift by %d cell, %s %s, max_segment %lld, comp %d: error %.3g", s.dir,
+             fcl_remesh_formula_name(FORMULAS[fi]), fcl_dtype_cl_name(dt), (long long)max_segment,
+             c, err);
     }
     fcl_advection_destroy(&adv);
     fcl_field_destroy(&u);
     fcl_field_destroy(&q);
+    fcl_topology_destroy(&t);
+  }
+}
+
+/* ---------------- segments against whole lines ---------------- */
+
+static void sheared(const double *x, const void *p, double *v) {
+  (void)p;
+  v[0] = 0.6 + 0.3 * sin(x[1] + x[2]);
+  v[1] = 0.4 * cos(x[0]) - 0.3 * sin(x[2]);
+  v[2] = 0.5 + 0.2 * sin(x[0] - x[1]);
+}
+
+/* Lines cut in segments of 8 (6 along x) give the whole lines' values to rounding, where each
+ * point gathers from particles at fractional distances (halo points at every offset count). */
+static void check_segments(env *e) {
+  const int64_t n[3] = {24, 16, 16};
+  const fcl_remesh_formula formulas[2] = {FCL_REMESH_L4_2, FCL_REMESH_L8_4};
+  for (int fi = 0; fi < 2; ++fi) {
+    fcl_advection_options o = options(formulas[fi], 2, FCL_INTERP_LINEAR, FCL_SPLIT_STRANG, 1);
+    fcl_topology *t = topology(MPI_COMM_WORLD, 3, n, fcl_advection_ghosts_needed(&o));
+    if (!t) continue;
+    shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0, 1};
+    fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, sheared, NULL);
+    double *v[2][2];
+    for (int k = 0; k < 2; ++k) {
+      o.max_segment = k ? 8 : 0;
+      fcl_field *q = field(e, t, "q", 2, FCL_FLOAT64, hashed, &s);
+      fcl_advection *adv = NULL;
+      CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
+      for (int step = 0; step < 2; ++step) CHECK_OK(fcl_advection_step(adv, 0.2));
+      for (int c = 0; c < 2; ++c) v[k][c] = read_comp(q, c);
+      fcl_advection_destroy(&adv);
+      fcl_field_destroy(&q);
+    }
+    const int64_t *ln = fcl_topology_local_resolution(t);
+    double most = 0, diff = 0;
+    for (int c = 0; c < 2; ++c)
+      for (size_t i = 0; i < (size_t)(ln[0] * ln[1] * ln[2]); ++i) {
+        most = fmax(most, fabs(v[0][c][i]));
+        diff = fmax(diff, fabs(v[1][c][i] - v[0][c][i]));
+      }
+    double all[2] = {most, diff}, red[2];
+    MPI_Allreduce(all, red, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECKF(red[1] <= 1e-13 * red[0] && red[0] > 0.1,
+           "%s: segments of 8 against whole lines differ by %.3g (values up to %.3g)",
+           fcl_remesh_formula_name(formulas[fi]), red[1], red[0]);
+    for (int k = 0; k < 2; ++k)
+      for (int c = 0; c < 2; ++c) free(v[k][c]);
+    fcl_field_destroy(&u);
     fcl_topology_destroy(&t);
   }
 }
@@ -546,6 +601,10 @@ static void check_errors(env *e) {
   bad = o;
   bad.max_cfl = -1;
   CHECK_STATUS(fcl_advection_create(u, 1, &q, &bad, &none), FCL_ERR_INVALID_ARGUMENT, "max_cfl");
+  bad = o;
+  bad.max_segment = -1;
+  CHECK_STATUS(fcl_advection_create(u, 1, &q, &bad, &none), FCL_ERR_INVALID_ARGUMENT,
+               "max_segment");
   fcl_remesh_formula f;
   CHECK_OK(fcl_remesh_formula_parse("m4'", &f));
   CHECK(f == FCL_REMESH_L2_1);
@@ -626,12 +685,15 @@ static void check_cfl_modes(env *e) {
 
 static void run(env *e) {
   check_tables();
-  check_shift(e, FCL_FLOAT32);
+  check_shift(e, FCL_FLOAT32, 0);
+  check_shift(e, FCL_FLOAT32, 8);
   check_mass(e, FCL_FLOAT32);
   check_errors(e);
   check_cfl_modes(e);
   if (e->fp64) {
-    check_shift(e, FCL_FLOAT64);
+    check_shift(e, FCL_FLOAT64, 0);
+    check_shift(e, FCL_FLOAT64, 8);
+    check_segments(e);
     check_mass(e, FCL_FLOAT64);
     check_time_order(e);
     check_ranks(e);
