@@ -183,8 +183,9 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
-                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4}, planes[] = {1, 8, 32};
-  const fcl_tune_axis axes[] = {{"planes", 3, planes},
+                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4}, gpu_planes[] = {8, 1, 32},
+                       cpu_planes[] = {1, 8, 32};
+  const fcl_tune_axis axes[] = {{"planes", 3, gpu ? gpu_planes : cpu_planes},
                                 {"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
