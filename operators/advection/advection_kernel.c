@@ -418,18 +418,20 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   const int a = s->axis == 0 ? 1 : 0;
   /* (tile, shared line) candidates, in the order an untimed choice takes them. Strided lines
-   * on GPUs want tiles of adjacent lines (one H200, 256^3, the y substep: 8 lines 188 us, 16
-   * through a shared line 270 us, the best of each over work-group sizes). */
+   * on GPUs want tiles of adjacent lines (one H200, 256^3, the y substep, the best of each over
+   * work-group sizes: 8 lines 188 us, 16 through a shared line 270, 16 lines 558, 2 lines
+   * 1134); the last, a single line, only where none of the others fits (odd lengths, which
+   * segments cannot cut). */
   typedef struct {
     int tile;
     bool shared;
   } candidate;
-  static const candidate gpu_strided[] = {{8, false}, {16, true},  {32, true}, {8, true},
-                                          {4, false}, {16, false}, {2, false}, {1, false}},
+  static const candidate gpu_strided[] = {{8, false}, {16, true}, {32, true},
+                                          {8, true},  {4, false}, {1, false}},
                          contiguous[] = {{1, false}},
                          cpu_strided[] = {{1, false}, {2, false}, {4, false}, {8, false}};
   const candidate *cand = s->axis == 0 ? contiguous : gpu ? gpu_strided : cpu_strided;
-  const int ncand = s->axis == 0 ? 1 : gpu ? 8 : 4;
+  const int ncand = s->axis == 0 ? 1 : gpu ? 6 : 4;
   static const int64_t gpu_items[] = {128, 256, 64, 32}, cpu_items[] = {64, 16, 128, 256};
   const fcl_tune_axis axes[] = {{"items", 4, gpu ? gpu_items : cpu_items}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
@@ -439,6 +441,7 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
   fcl_status first_error = FCL_OK;
   for (int k = 0; k < ncand; ++k) {
     const int tile = cand[k].tile;
+    if (gpu && s->axis != 0 && k == ncand - 1 && best) break;
     if (s->n[a] % tile || !fitting_segment(s, tile, cand[k].shared, info.local_mem_size)) continue;
     fcl_kbuilder *base = NULL, *variant = NULL;
     fcl_tune_result r;
