@@ -57,12 +57,15 @@ static const char *lit(char *buf, double v, fcl_dtype dtype) {
  * (`across`, b): subscripts in C order [z, y, x]. */
 static void element(text *t, const fcl__adv_kernel_spec *s, const char *across, const char *array,
                     const char *line) {
-  const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
-  char c[3][96];
-  snprintf(c[d], sizeof c[d], "%s", line);
-  snprintf(c[a], sizeof c[a], "%s + %d", across, s->origin[a]);
-  snprintf(c[b], sizeof c[b], "b + %d", s->origin[b]);
-  put(t, "%s[%s, %s, %s]", array, c[2], c[1], c[0]);
+  const int d = s->axis, a = d == 0 ? 1 : 0;
+  put(t, "%s[", array);
+  for (int x = 2; x >= 0; --x) {
+    if (x == d)
+      put(t, "%s", line);
+    else
+      put(t, "%s + %d", x == a ? across : "b", s->origin[x]);
+    put(t, x ? ", " : "]");
+  }
 }
 
 /* The points of a line one work-group takes. */
