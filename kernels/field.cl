@@ -74,10 +74,7 @@ typedef double acc_t;
 #else
 typedef float acc_t;
 #endif
-#define REDUCE_WG 256
-#ifndef REDUCE_ROWS
-#define REDUCE_ROWS 8
-#endif
+#define REDUCE_WG 256 /* REDUCE_ROWS: a build option (FCL__REDUCE_ROWS) */
 
 static acc_t wall_weight(const long g, const long n, const int bounded) {
   return bounded && (g == 0 || g == n - 1) ? (acc_t)0.5 : (acc_t)1;
@@ -95,7 +92,7 @@ void reduce_stats(__global const T *u, const long px, const long pxy, const int 
     __global const T *line[REDUCE_ROWS];
     acc_t wjk[REDUCE_ROWS];
 #pragma unroll
-    for (int r = 0; r < REDUCE_ROWS; ++r) { /* rows past the last: read the last, weight 0 */
+    for (int r = 0; r < REDUCE_ROWS; ++r) { /* rows past the last: the last read, not counted */
       const int row = min(row0 + r, rows - 1), j = row % ny, k = row / ny;
       wjk[r] = wall_weight(oy + j, NY, bounded & 2) * wall_weight(oz + k, NZ, bounded & 4);
       line[r] = u + (k + iz) * pxy + (j + iy) * px + ix;

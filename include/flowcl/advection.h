@@ -101,9 +101,11 @@ typedef struct {
   double max_cfl;             /**< largest dt max|u_d| / dx_d a step may take (0: 1) */
   fcl_cfl_check cfl_check;    /**< default FCL_CFL_CHECK_NOW */
   double velocity_bound;      /**< > 0 with FCL_CFL_CHECK_BOUND, ignored otherwise */
-  /** Points of a line one work-group remeshes at most (0: as many as the device's local memory
-   * holds): a longer line is halved while longer and even, and its segments are read with
-   * their halos. The results are the same; shorter segments read more halo. */
+  /** Points of a rank's line one work-group remeshes at most: the line is halved while longer
+   * and even (0: halved only while a tile of lines does not fit the device's local memory,
+   * down to 64 points). Each segment is read with its halos, copied aside first (an array of
+   * 2 (S + C) points per segment and line, per component and axis); every point sums the same
+   * particles, and shorter segments read more halo. */
   int64_t max_segment;
 } fcl_advection_options;
 

@@ -466,17 +466,15 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
     }
     if (r.median_ns == 0) break; /* not timed: the first tile that builds */
   }
-  if (!best) {
-    s->seg = s->n[s->axis] >= 2 * MIN_SEGMENT ? MIN_SEGMENT : 0;
+  if (!best)
     return first_error != FCL_OK
                ? first_error
                : FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
-                           "advection along axis %d: a line of %lld "
-                           "points (%zu bytes of local memory for its shortest segment) does not "
-                           "fit the device's %llu bytes",
-                           s->axis, (long long)s->n[s->axis], line_local_bytes(s, 1, true),
-                           (unsigned long long)info.local_mem_size);
-  }
+                           "advection along axis %d: a line of %lld points does not fit the "
+                           "device's %llu bytes of local memory, even cut in segments (at least "
+                           "%d points, halved from the line while even)",
+                           s->axis, (long long)s->n[s->axis],
+                           (unsigned long long)info.local_mem_size, MIN_SEGMENT);
   fcl_status st = fcl_kbuilder_build(best, context, NULL, queue, out);
   fcl_kbuilder_destroy(&best);
   *halo = NULL;

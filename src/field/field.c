@@ -20,8 +20,9 @@ static fcl_status field_program(fcl_field *f) {
                      "cl_khr_fp64",
                      f->name, info.name);
   char options[96];
-  snprintf(options, sizeof options, "-DT=%s%s", f->dtype == FCL_FLOAT64 ? "double" : "float",
-           fp64 ? " -DFCL_FP64" : "");
+  snprintf(options, sizeof options, "-DT=%s%s -DREDUCE_ROWS=%d",
+           f->dtype == FCL_FLOAT64 ? "double" : "float", fp64 ? " -DFCL_FP64" : "",
+           FCL__REDUCE_ROWS);
   FCL_TRY(fcl_program_create_builtin(f->context, "field.cl", &f->program));
   return fcl_program_build(f->program, options);
 }

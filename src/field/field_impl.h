@@ -15,6 +15,9 @@ struct fcl_topology {
   int64_t local[3], offset[3];
 };
 
+/* Rows a reduction work-group takes at a time (kernels/field.cl reduce_stats, REDUCE_ROWS). */
+enum { FCL__REDUCE_ROWS = 8 };
+
 /* One face message of the ghost exchange plan (see ghosts.c). */
 typedef struct fcl__ghost_plan fcl__ghost_plan;
 

@@ -49,7 +49,8 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   r->field = f;
   r->acc_size = info.double_fp_config ? sizeof(double) : sizeof(float);
   size_t total = fcl__field_count(t->local);
-  r->groups = (size_t)t->local[1] * (size_t)t->local[2]; /* rows */
+  const size_t rows = (size_t)t->local[1] * (size_t)t->local[2];
+  r->groups = (rows + FCL__REDUCE_ROWS - 1) / FCL__REDUCE_ROWS; /* each takes that many at once */
   const size_t most = GROUPS_PER_CU * (size_t)(info.max_compute_units ? info.max_compute_units : 1);
   if (r->groups > most) r->groups = most;
   const size_t bytes = r->groups * NSTAT * r->acc_size;
