@@ -13,6 +13,7 @@ typedef struct {
   double center_x;          /* the sphere's centre from the inlet face (y, z: the box's middle) */
   double layer;             /* absorbing layer's width before the outflow face */
   double smoothing;         /* the mask's smoothing width, in grid spacings */
+  double retraction;        /* the mask's radius shrunk by that many grid spacings */
   double lambda;            /* penalization factor */
   double t_end, cfl;        /* end time (D / U) and dt max|u| / dx */
   double snapshot_every;    /* > 0: HDF5/XDMF snapshots of the vorticity and the mask */

@@ -14,17 +14,18 @@ static const char usage[] =
     "\n"
     "  --reynolds RE         U D / nu (default 100)\n"
     "  --resolution N        grid points per diameter (default 16)\n"
-    "  --box X,Y,Z           box lengths in diameters (default 8,4,4)\n"
+    "  --box X,Y,Z           box lengths in diameters (default 12,9,9)\n"
     "  --center-x X          the sphere's centre from the inlet face (default 2)\n"
     "  --layer W             absorbing layer width before the outflow face (default 1.5)\n"
-    "  --smoothing S         the mask's smoothing width in grid spacings (default 1)\n"
+    "  --smoothing S         the mask's smoothing width in grid spacings (default 0: sharp)\n"
+    "  --retraction R        the mask's radius shrunk by R grid spacings (default 0)\n"
     "  --lambda L            penalization factor (default 1e8)\n"
     "  --curl C              the curl of the velocity's change in the vorticity's\n"
     "                        penalization: fd (differences of order 4) or spectral (as\n"
     "                        Biot-Savart inverts it: the drag then depends far less on dt)\n"
     "                        (default spectral)\n"
     "  --t-end T             end time in D / U (default 20)\n"
-    "  --cfl C               dt max|u_d| / dx <= C (default 0.5)\n"
+    "  --cfl C               dt max|u_d| / dx <= C (default 0.25)\n"
     "  --max-steps N         stop at step N even before t-end (default: no limit)\n"
     "  --snapshot-every T    HDF5/XDMF snapshot of the vorticity and the mask every T time\n"
     "                        units, for ParaView (default 0: none)\n"
@@ -62,13 +63,13 @@ static bool number(const char *s, double lo, double *out) {
 int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
   *o = (sphere_options){.reynolds = 100,
                         .resolution = 16,
-                        .box = {8, 4, 4},
+                        .box = {12, 9, 9},
                         .center_x = 2,
                         .layer = 1.5,
-                        .smoothing = 1,
+                        .smoothing = 0,
                         .lambda = 1e8,
                         .t_end = 20,
-                        .cfl = 0.5,
+                        .cfl = 0.25,
                         .dtype = FCL_FLOAT32,
                         .output_dir = "sphere-output",
                         .plot = true,
@@ -105,6 +106,8 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
       ok = number(v, 0, &o->layer);
     } else if (!strcmp(a, "--smoothing")) {
       ok = number(v, -1e-300, &o->smoothing);
+    } else if (!strcmp(a, "--retraction")) {
+      ok = number(v, -1e-300, &o->retraction);
     } else if (!strcmp(a, "--curl")) {
       ok = !strcmp(v, "fd") || !strcmp(v, "spectral");
       o->spectral_curl = !strcmp(v, "spectral");
@@ -142,6 +145,14 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
       return 2;
     }
     i += takes;
+  }
+  if ((o->retraction + o->smoothing) / (double)o->resolution >= 0.25) {
+    if (rank == 0)
+      fprintf(stderr,
+              "flowcl-sphere: --retraction %g and --smoothing %g (grid spacings) leave no sphere "
+              "at %lld points per diameter: they must stay below a quarter of the diameter\n",
+              o->retraction, o->smoothing, (long long)o->resolution);
+    return 2;
   }
   const double r = 0.5;
   if (o->center_x - r < 1 || o->center_x + r > o->box[0] - o->layer - 1 || o->box[1] < 2 ||

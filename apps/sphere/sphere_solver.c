@@ -33,9 +33,10 @@ typedef struct {
   fcl_analytics *an;
   fcl_problem *problem;
   FILE *csv;           /* rank 0 */
-  double *cd, *cl, *t; /* rank 0: the coefficients' history */
+  double *cd, *cl, *t; /* rank 0: the coefficients' history (cl: y and z, interleaved) */
   size_t n, cap;
   fcl_sim_state start; /* the first step's time and index (a restart's checkpoint) */
+  double slip_dt;      /* the step over which the slip the last penalization removed built up */
 #if FLOWCL_ENABLE_HDF5
   fcl_io_series *series;
 #endif
@@ -144,7 +145,7 @@ static fcl_status make_problem(sphere *s, const fcl_advection_options *ao) {
   const double h = 1.0 / (double)o->resolution,
                center[3] = {o->center_x, o->box[1] / 2, o->box[2] / 2};
   const double stream[3] = {1, 0, 0};
-  TRY(fcl_mask_sphere(s->chi, center, 1, o->smoothing * h));
+  TRY(fcl_mask_sphere(s->chi, center, 1 - 2 * o->retraction * h, o->smoothing * h));
   TRY(fcl_spectral_create(s->w, FCL_FFT_AUTO, s->pool, &s->spectral));
   TRY(fcl_spectral_set_mean_velocity(s->spectral, stream));
   if (!o->spectral_curl)
@@ -180,27 +181,32 @@ static fcl_status measure(void *user, fcl_dt_inputs *in) {
   return fcl_analytics_dt_inputs(s->an, false, in);
 }
 
-static fcl_status remember(sphere *s, double t, double cd, double cl);
+static fcl_status remember(sphere *s, double t, double cd, double cl_y, double cl_z);
 
 /* The coefficients of the step just taken: 2 F / (U^2 A), A = pi D^2 / 4. */
 static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
   sphere *s = user;
   /* the first state: no penalization has run yet (a restart's row is in the file already) */
   if (st->step == s->start.step) return FCL_OK;
+  /* The penalization opens the step: it removes the slip the previous step's advection and
+   * diffusion left in the body, so the force is that momentum over the previous step's dt (the
+   * last step, shortened to reach t_end, would otherwise show the drag several times over). */
   double f[3];
-  TRY(force(s, st->dt, f));
+  TRY(force(s, s->slip_dt > 0 ? s->slip_dt : st->dt, f));
+  s->slip_dt = st->dt;
   const double k = 2 / (PI / 4);
   if (s->rank != 0) return FCL_OK;
   fprintf(s->csv, "%lld,%.9g,%.6g,%.9g,%.9g,%.9g\n", (long long)st->step, st->t, st->dt, k * f[0],
           k * f[1], k * f[2]);
-  return remember(s, st->t, k * f[0], k * f[1]);
+  return remember(s, st->t, k * f[0], k * f[1], k * f[2]);
 }
 
 /* Rank 0: one step's coefficients into the history the summary reads. */
-static fcl_status remember(sphere *s, double t, double cd, double cl) {
+static fcl_status remember(sphere *s, double t, double cd, double cl_y, double cl_z) {
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 1024;
-    double *a = realloc(s->cd, cap * sizeof *a), *b = a ? realloc(s->cl, cap * sizeof *b) : NULL,
+    double *a = realloc(s->cd, cap * sizeof *a),
+           *b = a ? realloc(s->cl, 2 * cap * sizeof *b) : NULL,
            *c = b ? realloc(s->t, cap * sizeof *c) : NULL;
     if (a) s->cd = a;
     if (b) s->cl = b;
@@ -208,7 +214,7 @@ static fcl_status remember(sphere *s, double t, double cd, double cl) {
     if (!c) return FCL_ERR_OUT_OF_MEMORY;
     s->cap = cap;
   }
-  s->cd[s->n] = cd, s->cl[s->n] = cl, s->t[s->n++] = t;
+  s->cd[s->n] = cd, s->cl[2 * s->n] = cl_y, s->cl[2 * s->n + 1] = cl_z, s->t[s->n++] = t;
   return FCL_OK;
 }
 
@@ -246,6 +252,7 @@ static fcl_status refuse(const sphere *s, fcl_status st, const char *fmt, ...) {
   return st;
 }
 
+#if FLOWCL_ENABLE_HDF5
 /* The parameters a checkpoint carries, which a restart must match. */
 static fcl_checkpoint_state run_state(const sphere *s, const fcl_sim_state *st) {
   const sphere_options *o = s->o;
@@ -253,13 +260,13 @@ static fcl_checkpoint_state run_state(const sphere *s, const fcl_sim_state *st) 
       .time = st->t,
       .dt = st->dt,
       .step = st->step,
-      .nparams = 7,
-      .names = {"box_x", "box_y", "box_z", "center_x", "resolution", "reynolds", "smoothing"},
-      .values = {o->box[0], o->box[1], o->box[2], o->center_x, (double)o->resolution, o->reynolds,
-                 o->smoothing}};
+      .nparams = 8,
+      .names = {"box_x", "box_y", "box_z", "center_x", "resolution", "retraction", "reynolds",
+                "smoothing"},
+      .values = {o->box[0], o->box[1], o->box[2], o->center_x, (double)o->resolution, o->retraction,
+                 o->reynolds, o->smoothing}};
 }
 
-#if FLOWCL_ENABLE_HDF5
 /* --restart: the vorticity and the velocity (the step's Biot-Savart: the run continues bit for
  * bit) and the state, from a checkpoint written with the same parameters. */
 static fcl_status restore(sphere *s) {
@@ -281,6 +288,7 @@ static fcl_status restore(sphere *s) {
                     path, p < c.nparams ? c.names[p] : mine.names[p],
                     p < c.nparams ? c.values[p] : 0.0, mine.values[p]);
   s->start = (fcl_sim_state){.step = c.step, .t = c.time, .dt = c.dt};
+  s->slip_dt = c.dt;
   if (s->rank == 0)
     printf("restarting from %s at step %lld, t = %g\n", path, (long long)c.step, c.time);
   return FCL_OK;
@@ -316,9 +324,9 @@ static fcl_status reload_history(sphere *s, const char *path) {
   fcl_status st = FCL_OK;
   while (st == FCL_OK && fgets(line, sizeof line, f)) {
     long long step;
-    double t, dt, cd, cl;
-    if (sscanf(line, "%lld,%lf,%lf,%lf,%lf", &step, &t, &dt, &cd, &cl) == 5)
-      st = remember(s, t, cd, cl);
+    double t, dt, cd, cl_y, cl_z;
+    if (sscanf(line, "%lld,%lf,%lf,%lf,%lf,%lf", &step, &t, &dt, &cd, &cl_y, &cl_z) == 6)
+      st = remember(s, t, cd, cl_y, cl_z);
   }
   fclose(f);
   return st;
@@ -382,32 +390,50 @@ static fcl_status open_outputs(sphere *s) {
 #endif
 }
 
-/* Mean drag over the second half; the lift's period from its upward crossings of its mean. */
+/* Mean drag over the second half; the lift's period from the upward crossings of its mean by
+ * its component along the mean lift: a shedding wake keeps a plane of symmetry, which holds the
+ * mean lift and in which the lift oscillates (Johnson and Patel 1999), and which the run's
+ * round-off sets, not y or z (the plane may also turn slowly: the direction the lift varies in
+ * most can be that drift). Where the mean lift is below the lift's variation, that direction. */
 static void summarize(const sphere *s, double t_end) {
   size_t first = 0;
   while (first < s->n && s->t[first] < t_end / 2) first++;
   if (first >= s->n) return;
-  double cd = 0, cl = 0;
-  for (size_t i = first; i < s->n; ++i) cd += s->cd[i], cl += s->cl[i];
-  cd /= (double)(s->n - first), cl /= (double)(s->n - first);
+  const double m = (double)(s->n - first);
+  double cd = 0, my = 0, mz = 0;
+  for (size_t i = first; i < s->n; ++i) cd += s->cd[i], my += s->cl[2 * i], mz += s->cl[2 * i + 1];
+  cd /= m, my /= m, mz /= m;
   printf("drag coefficient: %.4f (mean over t in [%g, %g])\n", cd, s->t[first], s->t[s->n - 1]);
+  double yy = 0, zz = 0, yz = 0;
+  for (size_t i = first; i < s->n; ++i) {
+    const double y = s->cl[2 * i] - my, z = s->cl[2 * i + 1] - mz;
+    yy += y * y, zz += z * z, yz += y * z;
+  }
+  const double mean = hypot(my, mz), angle = 0.5 * atan2(2 * yz, yy - zz);
+  const bool along_mean = mean * mean > (yy + zz) / m;
+  const double cy = along_mean ? my / mean : cos(angle), cz = along_mean ? mz / mean : sin(angle);
   double var = 0;
-  for (size_t i = first; i < s->n; ++i) var += (s->cl[i] - cl) * (s->cl[i] - cl);
-  const double amplitude = sqrt(2 * var / (double)(s->n - first));
+  for (size_t i = first; i < s->n; ++i) {
+    const double l = cy * (s->cl[2 * i] - my) + cz * (s->cl[2 * i + 1] - mz);
+    var += l * l;
+  }
+  const double amplitude = sqrt(2 * var / m);
   if (!(amplitude > 1e-3 * fabs(cd))) { /* rounding noise crosses its mean too */
     printf("Strouhal number: none (no shedding: lift amplitude %.3g)\n", amplitude);
     return;
   }
   double up[64];
   int crossings = 0;
-  for (size_t i = first + 1; i < s->n && crossings < 64; ++i)
-    if (s->cl[i - 1] < cl && s->cl[i] >= cl) /* interpolated crossing time */
-      up[crossings++] = s->t[i - 1] +
-                        (s->t[i] - s->t[i - 1]) * (cl - s->cl[i - 1]) / (s->cl[i] - s->cl[i - 1]);
+  for (size_t i = first + 1; i < s->n && crossings < 64; ++i) {
+    const double a = cy * (s->cl[2 * i - 2] - my) + cz * (s->cl[2 * i - 1] - mz),
+                 b = cy * (s->cl[2 * i] - my) + cz * (s->cl[2 * i + 1] - mz);
+    if (a < 0 && b >= 0) /* interpolated crossing time */
+      up[crossings++] = s->t[i - 1] + (s->t[i] - s->t[i - 1]) * -a / (b - a);
+  }
   if (crossings >= 3)
-    printf("Strouhal number: %.4f (lift period %.4f over %d periods)\n",
+    printf("Strouhal number: %.4f (lift period %.4f over %d periods, amplitude %.3g)\n",
            (crossings - 1) / (up[crossings - 1] - up[0]),
-           (up[crossings - 1] - up[0]) / (crossings - 1), crossings - 1);
+           (up[crossings - 1] - up[0]) / (crossings - 1), crossings - 1, amplitude);
   else
     printf("Strouhal number: none (the lift has not oscillated: %d crossing(s) of its mean)\n",
            crossings);

@@ -39,7 +39,9 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
  * penalization (fcl_penalization_vorticity_create) applied over dt: the momentum the implicit
  * step removed from the fluid per unit time, F = -(1/dt) integral of (u_new - u_old) dV (the
  * integral of lambda chi (u_s - u_new) dV, density 1), force[dim]. The drag and lift
- * coefficients follow as 2 F / (U^2 A). dt must be that application's. Collective (a reduction
+ * coefficients follow as 2 F / (U^2 A). dt is the time over which the removed slip built up: in
+ * a step that opens with the penalization, the previous step's dt (the slip is what that step's
+ * advection and diffusion left in the body). Collective (a reduction
  * over ranks; waits for the device). Another kind of operator: FCL_ERR_INVALID_ARGUMENT. */
 fcl_status fcl_penalization_force(fcl_fd *op, double dt, double *force);
 
