@@ -149,8 +149,9 @@ int sphere_options_parse(int argc, char **argv, int rank, sphere_options *o) {
   if ((o->retraction + o->smoothing) / (double)o->resolution >= 0.25) {
     if (rank == 0)
       fprintf(stderr,
-              "flowcl-sphere: --retraction %g and --smoothing %g (grid spacings) leave no sphere "
-              "at %lld points per diameter: they must stay below a quarter of the diameter\n",
+              "flowcl-sphere: --retraction %g and --smoothing %g (grid spacings) leave too thin a "
+              "sphere at %lld points per diameter: together they must stay below a quarter of "
+              "the diameter\n",
               o->retraction, o->smoothing, (long long)o->resolution);
     return 2;
   }

@@ -281,12 +281,18 @@ static fcl_status restore(sphere *s) {
                       : fcl_checkpoint_read(path, 2, fields, &c);
   TRY(st);
   const fcl_sim_state now = {0};
-  const fcl_checkpoint_state mine = run_state(s, &now); /* parameters sorted by name, as read */
-  for (size_t p = 0; p < mine.nparams; ++p)
-    if (p >= c.nparams || strcmp(c.names[p], mine.names[p]) || c.values[p] != mine.values[p])
+  const fcl_checkpoint_state mine = run_state(s, &now);
+  for (size_t p = 0; p < mine.nparams; ++p) {
+    size_t q = 0;
+    while (q < c.nparams && strcmp(c.names[q], mine.names[p])) q++;
+    if (q == c.nparams)
+      return refuse(s, FCL_ERR_INVALID_ARGUMENT,
+                    "%s has no parameter %s (written by an older flowcl-sphere)", path,
+                    mine.names[p]);
+    if (c.values[q] != mine.values[p])
       return refuse(s, FCL_ERR_INVALID_ARGUMENT, "%s was written with %s = %g, this run has %g",
-                    path, p < c.nparams ? c.names[p] : mine.names[p],
-                    p < c.nparams ? c.values[p] : 0.0, mine.values[p]);
+                    path, mine.names[p], c.values[q], mine.values[p]);
+  }
   s->start = (fcl_sim_state){.step = c.step, .t = c.time, .dt = c.dt};
   s->slip_dt = c.dt;
   if (s->rank == 0)
@@ -412,12 +418,8 @@ static void summarize(const sphere *s, double t_end) {
   const double mean = hypot(my, mz), angle = 0.5 * atan2(2 * yz, yy - zz);
   const bool along_mean = mean * mean > (yy + zz) / m;
   const double cy = along_mean ? my / mean : cos(angle), cz = along_mean ? mz / mean : sin(angle);
-  double var = 0;
-  for (size_t i = first; i < s->n; ++i) {
-    const double l = cy * (s->cl[2 * i] - my) + cz * (s->cl[2 * i + 1] - mz);
-    var += l * l;
-  }
-  const double amplitude = sqrt(2 * var / m);
+  /* steady or not from the whole variation, in any direction */
+  const double amplitude = sqrt(2 * (yy + zz) / m);
   if (!(amplitude > 1e-3 * fabs(cd))) { /* rounding noise crosses its mean too */
     printf("Strouhal number: none (no shedding: lift amplitude %.3g)\n", amplitude);
     return;

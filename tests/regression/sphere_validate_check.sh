@@ -4,7 +4,8 @@
 # goals, whether the lift oscillates about a mean lift at 30 degrees from y while the plane turns
 # slowly (a drift across it larger than the oscillation: its period must not be taken for the
 # shedding's) or about no mean along z; a drag 10 % high, a Strouhal number 10 % low, an unsteady
-# Re = 100 wake and a Re = 300 lift that never sheds each fail them.
+# Re = 100 wake (along y, or across a mean lift) and a Re = 300 lift that never sheds each fail
+# them.
 # sphere_validate_check.sh VALIDATE_SH WORK_DIR
 set -u
 script=$1 work=$2
@@ -38,6 +39,10 @@ make_case "$work/st" 1.10 0 0.66 0.1215 0.02
 expect "Strouhal number 10 % low" 1 "$work/st"
 make_case "$work/unsteady" 1.10 0.1 0.66 0.135 0.02
 expect "unsteady Re = 100" 1 "$work/unsteady"
+make_case "$work/across" 1.10 0 0.66 0.135 0.02 # then a Re = 100 lift varying across its mean
+awk 'BEGIN { print "step,t,dt,cd,cl_y,cl_z"
+  for (i = 1; i <= 2000; i++) { t = i * 0.01; printf "%d,%g,0.01,1.1,0.1,%.9g\n", i, t, 0.02 * sin(3.14159 * t) } }' > "$work/across/re100/diagnostics.csv"
+expect "unsteady Re = 100 across its mean lift" 1 "$work/across"
 make_case "$work/still" 1.10 0 0.66 0.135 0 0.07 0
 expect "no shedding at Re = 300" 1 "$work/still"
 exit 0
