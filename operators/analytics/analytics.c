@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "dt_stats.h"
 #include "flowcl/analytics.h"
 
 /* The diagnostics' reductions, one per quantity (those of the work field are started right
@@ -15,8 +16,9 @@ enum { DIAG_ENERGY, DIAG_ENSTROPHY, DIAG_UMAX, DIAG_VORTICITY, DIAG_GRAD, DIAG_D
 struct fcl_analytics {
   fcl_field *u, *w, *work;
   fcl_fd *grad_norm, *divergence, *vorticity_norm;
-  fcl_reduction *umax, *grad_max; /* the dt measure's: one host wait for both */
-  fcl_reduction *diag[NDIAG];     /* fcl_analytics_compute's: one host wait for all */
+  fcl_reduction *umax;        /* the dt measure's without the gradient */
+  fcl__dt_stats *dt;          /* with it: one pass over u */
+  fcl_reduction *diag[NDIAG]; /* fcl_analytics_compute's: one host wait for all */
   double volume;
 };
 
@@ -26,7 +28,7 @@ void fcl_analytics_destroy(fcl_analytics **an) {
   fcl_fd_destroy(&(*an)->divergence);
   fcl_fd_destroy(&(*an)->vorticity_norm);
   fcl_reduction_destroy(&(*an)->umax);
-  fcl_reduction_destroy(&(*an)->grad_max);
+  fcl__dt_stats_destroy(&(*an)->dt);
   for (int r = 0; r < NDIAG; ++r) fcl_reduction_destroy(&(*an)->diag[r]);
   fcl_field_destroy(&(*an)->work);
   free(*an);
@@ -157,29 +159,19 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
 fcl_status fcl_analytics_dt_inputs(fcl_analytics *an, bool with_gradient, fcl_dt_inputs *in) {
   FCL_CHECK_NULL(an, 1);
   FCL_CHECK_NULL(in, 3);
-  fcl_diagnostics d = {0};
-  /* every reduction enqueued before the one wait, for the last of them (the queue runs in
-   * order: the earlier ones are done by then, so their finish does not wait) */
-  if (!an->umax) FCL_TRY(fcl_reduction_create(an->u, FCL_REDUCE_NORM_LINF, &an->umax));
-  if (with_gradient && !an->grad_max)
-    FCL_TRY(fcl_reduction_create(an->work, FCL_REDUCE_MAX, &an->grad_max));
-  FCL_TRY(fcl_reduction_start(an->umax));
-  fcl_status st = FCL_OK;
+  double umax[3] = {0, 0, 0}, grad = 0;
   if (with_gradient) {
-    st = fcl_fd_apply(an->grad_norm, 0);
-    if (st == FCL_OK) st = fcl_reduction_start(an->grad_max);
-    if (st == FCL_OK) st = fcl_reduction_finish(an->grad_max, &d.max_grad_u);
+    if (!an->dt) FCL_TRY(fcl__dt_stats_create(an->u, &an->dt));
+    FCL_TRY(fcl__dt_stats_measure(an->dt, umax, &grad));
+  } else {
+    if (!an->umax) FCL_TRY(fcl_reduction_create(an->u, FCL_REDUCE_NORM_LINF, &an->umax));
+    FCL_TRY(fcl_reduction_start(an->umax));
+    FCL_TRY(fcl_reduction_finish(an->umax, umax));
   }
-  if (st != FCL_OK) { /* no reduction stays in flight for the next measure */
-    fcl_reduction_cancel(an->grad_max);
-    fcl_reduction_cancel(an->umax);
-    return st;
-  }
-  FCL_TRY(fcl_reduction_finish(an->umax, d.umax));
   const fcl_domain *dom = fcl_topology_domain(fcl_field_topology(an->u));
-  *in = (fcl_dt_inputs){.dim = dom->dim, .grad_u_max = d.max_grad_u};
+  *in = (fcl_dt_inputs){.dim = dom->dim, .grad_u_max = grad};
   for (int a = 0; a < 3; ++a) {
-    in->umax[a] = d.umax[a];
+    in->umax[a] = a < dom->dim ? umax[a] : 0;
     in->dx[a] = a < dom->dim ? fcl_domain_spacing(dom, a) : 0;
   }
   return FCL_OK;

@@ -1,0 +1,146 @@
+/* The time step's inputs in one pass over the velocity (see dt_stats.h). */
+#include "dt_stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "flowcl/launch.h"
+
+/* as many work-groups as reduce.c's (16 per compute unit), each DT_WG (256) work-items */
+enum { WG = 256, GROUPS_PER_CU = 16 };
+
+struct fcl__dt_stats {
+  fcl_field *u;
+  fcl_program *program;
+  fcl_launcher *launcher;
+  cl_mem partial;
+  void *host;
+  size_t groups, acc_size;
+  int dim;
+};
+
+void fcl__dt_stats_destroy(fcl__dt_stats **s) {
+  if (!s || !*s) return;
+  fcl_launcher_destroy(&(*s)->launcher);
+  fcl_program_release(&(*s)->program);
+  if ((*s)->partial) clReleaseMemObject((*s)->partial);
+  free((*s)->host);
+  free(*s);
+  *s = NULL;
+}
+
+static fcl_status launcher(fcl__dt_stats *s, const fcl_device_info *info) {
+  fcl_field *u = s->u;
+  const fcl_topology *t = fcl_field_topology(u);
+  const fcl_domain *d = fcl_topology_domain(t);
+  const int64_t *n = fcl_topology_local_resolution(t);
+  const int *o = fcl_topology_origin(t);
+  const size_t *p = fcl_field_padded_shape(u);
+  const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
+  char options[96];
+  snprintf(options, sizeof options, "-DT=%s -DDIM=%d%s", f64 ? "double" : "float", s->dim,
+           info->double_fp_config ? " -DFCL_FP64" : "");
+  FCL_TRY(fcl_program_create_builtin(fcl_field_context(u), "analytics.cl", &s->program));
+  FCL_TRY(fcl_program_build(s->program, options));
+  const size_t rows = (size_t)n[1] * (size_t)(s->dim == 3 ? n[2] : 1);
+  const size_t most = GROUPS_PER_CU *
+                      (size_t)(info->max_compute_units ? info->max_compute_units : 1);
+  s->groups = rows < most ? rows : most;
+  s->acc_size = info->double_fp_config ? sizeof(double) : sizeof(float);
+  const size_t bytes = s->groups * (size_t)(s->dim + 1) * s->acc_size;
+  cl_int err;
+  s->partial = clCreateBuffer(fcl_context_cl(fcl_field_context(u)), CL_MEM_READ_WRITE, bytes, NULL,
+                              &err);
+  if (err != CL_SUCCESS)
+    return FCL_CL_ERROR(err, "analytics of '%s': dt partials", fcl_field_name(u));
+  if (!(s->host = malloc(bytes)))
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s': dt partials", fcl_field_name(u));
+  fcl_arg args[18];
+  int k = 0;
+  for (int c = 0; c < 3; ++c) /* 2D: u1 stands in for the third, unread */
+    args[k] = fcl_arg_buffer((cl_uint)k, fcl_field_buffer(u, c < s->dim ? c : s->dim - 1)), ++k;
+  args[k] = fcl_arg_i64((cl_uint)k, (int64_t)p[0]), ++k;
+  args[k] = fcl_arg_i64((cl_uint)k, (int64_t)(p[0] * p[1])), ++k;
+  for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? o[a] : 0), ++k;
+  for (int a = 0; a < 3; ++a)
+    args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? (int32_t)n[a] : 1), ++k;
+  for (int a = 0; a < 3; ++a) {
+    const double h = a < s->dim ? fcl_domain_spacing(d, a) : 1;
+    const double c1 = 2.0 / (3.0 * h), c2 = 1.0 / (12.0 * h);
+    args[k] = f64 ? fcl_arg_f64((cl_uint)k, c1) : fcl_arg_f32((cl_uint)k, (float)c1), ++k;
+    args[k] = f64 ? fcl_arg_f64((cl_uint)k, c2) : fcl_arg_f32((cl_uint)k, (float)c2), ++k;
+  }
+  args[k] = fcl_arg_buffer((cl_uint)k, s->partial), ++k;
+  size_t points = 1;
+  for (int a = 0; a < s->dim; ++a) points *= (size_t)n[a];
+  fcl_launch_config cfg = {
+      .queue = fcl_field_queue(u),
+      .work_dim = 1,
+      .global = {s->groups * WG},
+      .local = {WG},
+      .bytes_per_launch = points * (size_t)s->dim * fcl_dtype_size(fcl_field_dtype(u))};
+  char name[160];
+  snprintf(name, sizeof name, "%s.analytics.dt", fcl_field_name(u));
+  return fcl_launcher_create_kernel(s->program, name, "dt_stats", (size_t)k, args, 0, NULL, &cfg,
+                                    &s->launcher);
+}
+
+fcl_status fcl__dt_stats_create(fcl_field *u, fcl__dt_stats **out) {
+  *out = NULL;
+  const fcl_topology *t = fcl_field_topology(u);
+  const int dim = fcl_topology_domain(t)->dim;
+  const int *g = fcl_topology_ghosts(t);
+  for (int a = 0; a < dim; ++a)
+    if (g[a] < 2)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "analytics of '%s': the gradient's differences of order 4 need 2 ghosts, "
+                       "axis %d has %d",
+                       fcl_field_name(u), a, g[a]);
+  cl_device_id dev;
+  FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
+  fcl_device_info info;
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  fcl__dt_stats *s = calloc(1, sizeof *s);
+  if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s'", fcl_field_name(u));
+  s->u = u;
+  s->dim = dim;
+  fcl_status st = launcher(s, &info);
+  if (st != FCL_OK) {
+    fcl__dt_stats_destroy(&s);
+    return st;
+  }
+  *out = s;
+  return FCL_OK;
+}
+
+fcl_status fcl__dt_stats_measure(fcl__dt_stats *s, double *umax, double *grad_max) {
+  const cl_command_queue q = fcl_field_queue(s->u);
+  FCL_TRY(fcl_field_ghosts_update(s->u));
+  FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
+  const int nq = s->dim + 1;
+  cl_event read;
+  cl_int err = clEnqueueReadBuffer(q, s->partial, CL_FALSE, 0, s->groups * (size_t)nq * s->acc_size,
+                                   s->host, 0, NULL, &read);
+  if (err != CL_SUCCESS)
+    return FCL_CL_ERROR(err, "analytics of '%s': read dt partials", fcl_field_name(s->u));
+  fcl_status st = fcl_events_wait(1, &read);
+  clReleaseEvent(read);
+  FCL_TRY(st);
+  double local[4] = {0, 0, 0, 0}, global[4];
+  for (size_t g = 0; g < s->groups; ++g)
+    for (int k = 0; k < nq; ++k) {
+      const size_t i = g * (size_t)nq + (size_t)k;
+      const double v = s->acc_size == sizeof(double) ? ((double *)s->host)[i]
+                                                     : ((float *)s->host)[i];
+      local[k] = fmax(local[k], v);
+    }
+  if (MPI_Allreduce(local, global, nq, MPI_DOUBLE, MPI_MAX,
+                    fcl_topology_comm(fcl_field_topology(s->u))) != MPI_SUCCESS)
+    return FCL_ERROR(FCL_ERR_MPI, "analytics of '%s': the dt inputs' MPI_Allreduce",
+                     fcl_field_name(s->u));
+  for (int c = 0; c < 3; ++c) umax[c] = c < s->dim ? global[c] : 0;
+  *grad_max = global[s->dim];
+  return FCL_OK;
+}
