@@ -2,15 +2,8 @@
  * max |u_c| for each component and max |grad u| (differences of order 4 across the ghosts,
  * which the caller exchanged), so that u is read once where a gradient-norm field, its
  * reduction and a reduction of u would read u twice and the norm twice more.
- * Build options: -DT=float|double, -DDIM=2|3, -DFCL_FP64 when the device has doubles (the
- * maxima are then kept in double). */
-#ifdef FCL_FP64
-typedef double acc_t;
-#else
-typedef float acc_t;
-#endif
-#define DT_WG 256
-
+ * Build options: -DT=float|double, -DDIM=2|3, -DDT_WG=the work-group size (a power of two).
+ * Maxima are exact in T: no wider accumulator. */
 /* d/dx of order 4 at p along a stride s, times the inverse spacing's factors c1 = 2 / (3 h)
  * and c2 = 1 / (12 h). */
 #define D4(u, p, s, c1, c2) ((c1) * ((u)[(p) + (s)] - (u)[(p) - (s)]) - (c2) * ((u)[(p) + 2 * (s)] - (u)[(p) - 2 * (s)]))
@@ -23,19 +16,21 @@ __kernel __attribute__((reqd_work_group_size(DT_WG, 1, 1)))
 void dt_stats(__global const T *u0, __global const T *u1, __global const T *u2, const long px,
               const long pxy, const int ix, const int iy, const int iz, const int nx,
               const int ny, const int nz, const T c1x, const T c2x, const T c1y, const T c2y,
-              const T c1z, const T c2z, __global acc_t *partial) {
-  __local acc_t s[DIM + 1][DT_WG];
-  acc_t m[DIM + 1];
+              const T c1z, const T c2z, __global T *partial) {
+  __local T s[DIM + 1][DT_WG];
+  T m[DIM + 1];
   for (int q = 0; q <= DIM; ++q) m[q] = 0;
   const int rows = ny * nz;
   for (int row = (int)get_group_id(0); row < rows; row += (int)get_num_groups(0)) {
     const int j = row % ny, k = row / ny;
     const long base = (k + iz) * pxy + (j + iy) * px + ix;
-    for (int i = (int)get_local_id(0); i < nx; i += DT_WG) {
+    for (int i0 = 0; i0 < nx; i0 += DT_WG) { /* the same trip count in every work-item */
+      const int i = i0 + (int)get_local_id(0);
+      if (i >= nx) break;
       const long p = base + i;
       T g = 0, d;
 #define COMPONENT(c, u)                                                                            \
-  m[c] = fmax(m[c], (acc_t)fabs((u)[p]));                                                          \
+  m[c] = fmax(m[c], fabs((u)[p]));                                                          \
   d = D4(u, p, 1, c1x, c2x);                                                                       \
   g += d * d;                                                                                      \
   d = D4(u, p, px, c1y, c2y);                                                                      \
@@ -52,7 +47,7 @@ void dt_stats(__global const T *u0, __global const T *u1, __global const T *u2, 
       COMPONENT(0, u0)
       COMPONENT(1, u1)
 #endif
-      m[DIM] = fmax(m[DIM], (acc_t)sqrt(g));
+      m[DIM] = fmax(m[DIM], sqrt(g));
     }
   }
   const int l = (int)get_local_id(0);

@@ -8,8 +8,9 @@
 #include "check.h"
 #include "flowcl/launch.h"
 
-/* as many work-groups as reduce.c's (16 per compute unit), each DT_WG (256) work-items */
-enum { WG = 256, GROUPS_PER_CU = 16 };
+/* as many work-groups as reduce.c's (16 per compute unit), each of the fewest work-items (a
+ * power of two, 32 to 256) that cover a row: a CPU device loops over idle ones too */
+enum { MAX_WG = 256, MIN_WG = 32, GROUPS_PER_CU = 16 };
 
 struct fcl__dt_stats {
   fcl_field *u;
@@ -17,7 +18,7 @@ struct fcl__dt_stats {
   fcl_launcher *launcher;
   cl_mem partial;
   void *host;
-  size_t groups, acc_size;
+  size_t groups, itemsize; /* partials in the field's precision */
   int dim;
 };
 
@@ -39,17 +40,19 @@ static fcl_status launcher(fcl__dt_stats *s, const fcl_device_info *info) {
   const int *o = fcl_topology_origin(t);
   const size_t *p = fcl_field_padded_shape(u);
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
+  size_t wg = MIN_WG;
+  while (wg < MAX_WG && wg < (size_t)n[0]) wg *= 2;
   char options[96];
-  snprintf(options, sizeof options, "-DT=%s -DDIM=%d%s", f64 ? "double" : "float", s->dim,
-           info->double_fp_config ? " -DFCL_FP64" : "");
+  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DDT_WG=%zu", f64 ? "double" : "float", s->dim,
+           wg);
   FCL_TRY(fcl_program_create_builtin(fcl_field_context(u), "analytics.cl", &s->program));
   FCL_TRY(fcl_program_build(s->program, options));
   const size_t rows = (size_t)n[1] * (size_t)(s->dim == 3 ? n[2] : 1);
   const size_t most = GROUPS_PER_CU *
                       (size_t)(info->max_compute_units ? info->max_compute_units : 1);
   s->groups = rows < most ? rows : most;
-  s->acc_size = info->double_fp_config ? sizeof(double) : sizeof(float);
-  const size_t bytes = s->groups * (size_t)(s->dim + 1) * s->acc_size;
+  s->itemsize = fcl_dtype_size(fcl_field_dtype(u));
+  const size_t bytes = s->groups * (size_t)(s->dim + 1) * s->itemsize;
   cl_int err;
   s->partial = clCreateBuffer(fcl_context_cl(fcl_field_context(u)), CL_MEM_READ_WRITE, bytes, NULL,
                               &err);
@@ -78,8 +81,8 @@ static fcl_status launcher(fcl__dt_stats *s, const fcl_device_info *info) {
   fcl_launch_config cfg = {
       .queue = fcl_field_queue(u),
       .work_dim = 1,
-      .global = {s->groups * WG},
-      .local = {WG},
+      .global = {s->groups * wg},
+      .local = {wg},
       .bytes_per_launch = points * (size_t)s->dim * fcl_dtype_size(fcl_field_dtype(u))};
   char name[160];
   snprintf(name, sizeof name, "%s.analytics.dt", fcl_field_name(u));
@@ -121,7 +124,7 @@ fcl_status fcl__dt_stats_measure(fcl__dt_stats *s, double *umax, double *grad_ma
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
   const int nq = s->dim + 1;
   cl_event read;
-  cl_int err = clEnqueueReadBuffer(q, s->partial, CL_FALSE, 0, s->groups * (size_t)nq * s->acc_size,
+  cl_int err = clEnqueueReadBuffer(q, s->partial, CL_FALSE, 0, s->groups * (size_t)nq * s->itemsize,
                                    s->host, 0, NULL, &read);
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "analytics of '%s': read dt partials", fcl_field_name(s->u));
@@ -132,7 +135,7 @@ fcl_status fcl__dt_stats_measure(fcl__dt_stats *s, double *umax, double *grad_ma
   for (size_t g = 0; g < s->groups; ++g)
     for (int k = 0; k < nq; ++k) {
       const size_t i = g * (size_t)nq + (size_t)k;
-      const double v = s->acc_size == sizeof(double) ? ((double *)s->host)[i]
+      const double v = s->itemsize == sizeof(double) ? ((double *)s->host)[i]
                                                      : ((float *)s->host)[i];
       local[k] = fmax(local[k], v);
     }

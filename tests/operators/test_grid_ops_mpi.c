@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_stats.h" /* operators/analytics: the one-pass dt kernel */
 #include "op_fields.h"
 
 typedef fcl_test_mpi_env env;
@@ -442,8 +443,9 @@ static double aniso_grad_norm(const double *x, int dim) {
   return sqrt(s);
 }
 
-/* fcl_analytics_dt_inputs with the gradient (one kernel over u) against the gradient-norm
- * field's reduction and the maxima of |u| (fcl_analytics_compute, generated kernels), on a box
+/* fcl_analytics_dt_inputs with the gradient and its one-pass kernel (dt_stats.h) against the
+ * gradient-norm field's reduction and the maxima of |u| (fcl_analytics_compute, generated
+ * kernels), on a box
  * whose spacing differs along each axis (a mixed-up stride or spacing shows), and against the
  * formula's maximum over the grid points within the differences' error. */
 static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
@@ -462,6 +464,12 @@ static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
     CHECK_OK(fcl_analytics_compute(an, FCL_DIAG_UMAX | FCL_DIAG_GRAD_U, &ref));
     CHECK_OK(fcl_analytics_dt_inputs(an, true, &in));
   }
+  /* the one-pass kernel itself (what a GPU runs; a CPU device reduces the gradient field) */
+  fcl__dt_stats *one = NULL;
+  double umax[3] = {0, 0, 0}, grad = 0;
+  if (u) CHECK_OK(fcl__dt_stats_create(u, &one));
+  if (one) CHECK_OK(fcl__dt_stats_measure(one, umax, &grad));
+  fcl__dt_stats_destroy(&one);
   double gmax = 0;
   for (int64_t k = 0; k < (dim == 3 ? res[2] : 1); ++k)
     for (int64_t j = 0; j < res[1]; ++j)
@@ -478,9 +486,15 @@ static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
   /* order 4 at 20 points per period of cos(3 z): relative error below (3 h)^4 / 30 = 0.026 */
   CHECKF(fabs(in.grad_u_max - gmax) <= 0.03 * gmax, "%dD: max|grad u| %.6g, formula %.6g", dim,
          in.grad_u_max, gmax);
-  for (int c = 0; c < 3; ++c)
+  CHECKF(fabs(grad - ref.max_grad_u) <= eps * ref.max_grad_u,
+         "%dD %s: one pass: max|grad u| %.12g, the gradient-norm field's %.12g", dim,
+         dtype == FCL_FLOAT64 ? "double" : "float", grad, ref.max_grad_u);
+  for (int c = 0; c < 3; ++c) {
     CHECKF(in.umax[c] == (c < dim ? ref.umax[c] : 0), "%dD: umax[%d] %.9g (%.9g)", dim, c,
            in.umax[c], ref.umax[c]);
+    CHECKF(umax[c] == in.umax[c], "%dD: one pass: umax[%d] %.9g (%.9g)", dim, c, umax[c],
+           in.umax[c]);
+  }
   CHECK(in.dim == dim && fabs(in.dx[1] - 2 * PI / 32) < 1e-15);
   fcl_analytics_destroy(&an);
   fcl_field_destroy(&u);
