@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "dt_stats.h"
+#include "one_pass.h"
 #include "flowcl/analytics.h"
 
 /* The diagnostics' reductions, one per quantity (those of the work field are started right
@@ -16,11 +16,12 @@ enum { DIAG_ENERGY, DIAG_ENSTROPHY, DIAG_UMAX, DIAG_VORTICITY, DIAG_GRAD, DIAG_D
 struct fcl_analytics {
   fcl_field *u, *w, *work;
   fcl_fd *grad_norm, *divergence, *vorticity_norm;
-  /* the dt measure: on a GPU with the gradient, one kernel over u; otherwise reductions of u
-   * and of the gradient-norm field, one host wait for both (a CPU device runs the generated,
-   * vectorized gradient kernel faster than the one pass: 128^3 on PoCL, 2 cores) */
+  /* On a GPU, the dt measure with the gradient and the diagnostics with a vorticity run one
+   * kernel over the fields (one_pass.h); otherwise reductions of u and of the work field, one
+   * host wait for all (a CPU device runs the generated, vectorized stencil kernels faster than
+   * the one pass: 128^3 on PoCL, 2 cores). */
   fcl_reduction *umax, *grad_max;
-  fcl__dt_stats *dt;
+  fcl__one_pass *dt, *all;
   bool one_pass;
   fcl_reduction *diag[NDIAG]; /* fcl_analytics_compute's: one host wait for all */
   double volume;
@@ -33,7 +34,8 @@ void fcl_analytics_destroy(fcl_analytics **an) {
   fcl_fd_destroy(&(*an)->vorticity_norm);
   fcl_reduction_destroy(&(*an)->umax);
   fcl_reduction_destroy(&(*an)->grad_max);
-  fcl__dt_stats_destroy(&(*an)->dt);
+  fcl__one_pass_destroy(&(*an)->dt);
+  fcl__one_pass_destroy(&(*an)->all);
   for (int r = 0; r < NDIAG; ++r) fcl_reduction_destroy(&(*an)->diag[r]);
   fcl_field_destroy(&(*an)->work);
   free(*an);
@@ -147,6 +149,22 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
                      "analytics of '%s': enstrophy and max|w| need a "
                      "vorticity field (created without one)",
                      fcl_field_name(an->u));
+  /* a stencil or the vorticity's norm asked for: every quantity in one kernel, those asked for
+   * copied (plain reductions read only the fields they need) */
+  if (an->one_pass && an->w &&
+      (what & (FCL_DIAG_GRAD_U | FCL_DIAG_DIVERGENCE | FCL_DIAG_MAX_VORTICITY))) {
+    fcl_diagnostics all = {0};
+    if (!an->all) FCL_TRY(fcl__one_pass_create(an->u, an->w, &an->all));
+    FCL_TRY(fcl__one_pass_measure(an->all, &all));
+    if (what & FCL_DIAG_ENERGY) d->energy = all.energy;
+    if (what & FCL_DIAG_ENSTROPHY) d->enstrophy = all.enstrophy;
+    if (what & FCL_DIAG_MAX_VORTICITY) d->max_vorticity = all.max_vorticity;
+    if (what & FCL_DIAG_UMAX)
+      for (int c = 0; c < 3; ++c) d->umax[c] = all.umax[c];
+    if (what & FCL_DIAG_GRAD_U) d->max_grad_u = all.max_grad_u;
+    if (what & FCL_DIAG_DIVERGENCE) d->divergence = all.divergence;
+    return FCL_OK;
+  }
   fcl_status st = start_all(an, what);
   double v[NDIAG][3] = {{0}};
   for (int r = NDIAG - 1; r >= 0 && st == FCL_OK; --r)
@@ -167,18 +185,13 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
   return FCL_OK;
 }
 
-/* The dt measure on a GPU: one kernel over u (dt_stats.h). */
-static fcl_status dt_one_pass(fcl_analytics *an, fcl_diagnostics *d) {
-  if (!an->dt) FCL_TRY(fcl__dt_stats_create(an->u, &an->dt));
-  return fcl__dt_stats_measure(an->dt, d->umax, &d->max_grad_u);
-}
-
 fcl_status fcl_analytics_dt_inputs(fcl_analytics *an, bool with_gradient, fcl_dt_inputs *in) {
   FCL_CHECK_NULL(an, 1);
   FCL_CHECK_NULL(in, 3);
   fcl_diagnostics d = {0};
   if (with_gradient && an->one_pass) {
-    FCL_TRY(dt_one_pass(an, &d));
+    if (!an->dt) FCL_TRY(fcl__one_pass_create(an->u, NULL, &an->dt));
+    FCL_TRY(fcl__one_pass_measure(an->dt, &d));
   } else {
     /* every reduction enqueued before the one wait, for the last of them (the queue runs in
      * order: the earlier ones are done by then, so their finish does not wait) */

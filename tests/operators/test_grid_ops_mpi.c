@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dt_stats.h" /* operators/analytics: the one-pass dt kernel */
+#include "one_pass.h" /* operators/analytics: the one-pass kernel of GPUs */
 #include "op_fields.h"
 
 typedef fcl_test_mpi_env env;
@@ -443,7 +443,7 @@ static double aniso_grad_norm(const double *x, int dim) {
   return sqrt(s);
 }
 
-/* fcl_analytics_dt_inputs with the gradient and its one-pass kernel (dt_stats.h) against the
+/* fcl_analytics_dt_inputs with the gradient and its one-pass kernel (one_pass.h) against the
  * gradient-norm field's reduction and the maxima of |u| (fcl_analytics_compute, generated
  * kernels), on a box
  * whose spacing differs along each axis (a mixed-up stride or spacing shows), and against the
@@ -465,11 +465,12 @@ static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
     CHECK_OK(fcl_analytics_dt_inputs(an, true, &in));
   }
   /* the one-pass kernel itself (what a GPU runs; a CPU device reduces the gradient field) */
-  fcl__dt_stats *one = NULL;
-  double umax[3] = {0, 0, 0}, grad = 0;
-  if (u) CHECK_OK(fcl__dt_stats_create(u, &one));
-  if (one) CHECK_OK(fcl__dt_stats_measure(one, umax, &grad));
-  fcl__dt_stats_destroy(&one);
+  fcl__one_pass *one = NULL;
+  fcl_diagnostics op = {0};
+  if (u) CHECK_OK(fcl__one_pass_create(u, NULL, &one));
+  if (one) CHECK_OK(fcl__one_pass_measure(one, &op));
+  fcl__one_pass_destroy(&one);
+  const double grad = op.max_grad_u, *umax = op.umax;
   double gmax = 0;
   for (int64_t k = 0; k < (dim == 3 ? res[2] : 1); ++k)
     for (int64_t j = 0; j < res[1]; ++j)
@@ -501,12 +502,53 @@ static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
   fcl_topology_destroy(&t);
 }
 
+/* The diagnostics' one-pass kernel (what a GPU runs) against fcl_analytics_compute's
+ * generated kernels and reductions (what a CPU device runs), on a box with walls along y when
+ * bounded (the trapezoidal weights) and a different spacing per axis. */
+static void check_one_pass_diagnostics(env *e, fcl_dtype dtype, bool bounded) {
+  static const int64_t res[3] = {24, 20, 16};
+  fcl_domain d = fcl_domain_periodic(3, 1, 2 * PI);
+  for (int a = 0; a < 3; ++a) d.resolution[a] = res[a];
+  if (bounded) d.bc[1][0] = d.bc[1][1] = FCL_BC_DIRICHLET;
+  const int g[3] = {2, 2, 2};
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, g, &t));
+  fcl_field *u = t ? op_field(e, t, "u", 3, dtype, aniso_u) : NULL;
+  fcl_field *w = t ? op_field(e, t, "w", 3, dtype, tgv_w) : NULL;
+  fcl_analytics *an = NULL;
+  if (u && w) CHECK_OK(fcl_analytics_create(u, w, e->pool, &an));
+  fcl_diagnostics ref = {0}, one = {0};
+  if (an) CHECK_OK(fcl_analytics_compute(an, FCL_DIAG_ALL, &ref));
+  fcl__one_pass *op = NULL;
+  if (u && w) CHECK_OK(fcl__one_pass_create(u, w, &op));
+  if (op) CHECK_OK(fcl__one_pass_measure(op, &one));
+  fcl__one_pass_destroy(&op);
+  const double eps = dtype == FCL_FLOAT64 ? 1e-12 : 4e-6;
+  const double got[6] = {one.energy,     one.enstrophy,  one.max_vorticity,
+                         one.max_grad_u, one.divergence, one.umax[2]},
+               want[6] = {ref.energy,     ref.enstrophy,  ref.max_vorticity,
+                          ref.max_grad_u, ref.divergence, ref.umax[2]};
+  static const char *const names[6] = {"energy",      "enstrophy",  "max|w|",
+                                       "max|grad u|", "divergence", "umax[2]"};
+  for (int q = 0; q < 6; ++q)
+    CHECKF(fabs(got[q] - want[q]) <= eps * fabs(want[q]) + (q == 4 ? eps : 0),
+           "%s, %s walls: one pass %s %.12g, generated kernels %.12g",
+           dtype == FCL_FLOAT64 ? "double" : "float", bounded ? "with" : "no", names[q], got[q],
+           want[q]);
+  fcl_analytics_destroy(&an);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t);
+}
+
 static void run(env *e) {
   check_penalization(e, FCL_FLOAT32);
   check_penalization_inside(e);
   check_analytics(e, FCL_FLOAT32);
   check_dt_inputs(e, FCL_FLOAT32, 3);
   check_dt_inputs(e, FCL_FLOAT32, 2);
+  check_one_pass_diagnostics(e, FCL_FLOAT32, false);
+  check_one_pass_diagnostics(e, FCL_FLOAT32, true);
   if (!e->fp64) {
     fcl_test_skip_part(NULL, "the double-precision cases (no cl_khr_fp64)");
     return;
@@ -514,6 +556,7 @@ static void run(env *e) {
   check_penalization(e, FCL_FLOAT64);
   check_analytics(e, FCL_FLOAT64);
   check_dt_inputs(e, FCL_FLOAT64, 3);
+  check_one_pass_diagnostics(e, FCL_FLOAT64, true);
   for (int order = 2; order <= 4; order += 2) {
     check_derivative(e, GRADIENT, order);
     check_derivative(e, DIVERGENCE, order);

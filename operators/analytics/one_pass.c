@@ -1,5 +1,5 @@
-/* The time step's inputs in one pass over the velocity (see dt_stats.h). */
-#include "dt_stats.h"
+/* Statistics of the velocity and the vorticity in one pass (see one_pass.h). */
+#include "one_pass.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,17 +12,18 @@
  * power of two, 32 to 256) that cover a row: a CPU device loops over idle ones too */
 enum { MAX_WG = 256, MIN_WG = 32, GROUPS_PER_CU = 16 };
 
-struct fcl__dt_stats {
-  fcl_field *u;
+struct fcl__one_pass {
+  fcl_field *u, *w;
   fcl_program *program;
   fcl_launcher *launcher;
   cl_mem partial;
   void *host;
   size_t groups, itemsize; /* partials in the field's precision */
-  int dim;
+  int dim, nmax, nstats;   /* the maxima first, then the sums (with w) */
+  double cell, volume;     /* a cell's and the domain's */
 };
 
-void fcl__dt_stats_destroy(fcl__dt_stats **s) {
+void fcl__one_pass_destroy(fcl__one_pass **s) {
   if (!s || !*s) return;
   fcl_launcher_destroy(&(*s)->launcher);
   fcl_program_release(&(*s)->program);
@@ -32,7 +33,7 @@ void fcl__dt_stats_destroy(fcl__dt_stats **s) {
   *s = NULL;
 }
 
-static fcl_status launcher(fcl__dt_stats *s, const fcl_device_info *info) {
+static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
   fcl_field *u = s->u;
   const fcl_topology *t = fcl_field_topology(u);
   const fcl_domain *d = fcl_topology_domain(t);
@@ -43,32 +44,45 @@ static fcl_status launcher(fcl__dt_stats *s, const fcl_device_info *info) {
   size_t wg = MIN_WG;
   while (wg < MAX_WG && wg < (size_t)n[0]) wg *= 2;
   char options[96];
-  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DDT_WG=%zu", f64 ? "double" : "float", s->dim,
-           wg);
+  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DWITH_W=%d -DSTATS_WG=%zu%s",
+           f64 ? "double" : "float", s->dim, s->w != NULL, wg,
+           info->double_fp_config ? " -DFCL_FP64" : "");
   FCL_TRY(fcl_program_create_builtin(fcl_field_context(u), "analytics.cl", &s->program));
   FCL_TRY(fcl_program_build(s->program, options));
   const size_t rows = (size_t)n[1] * (size_t)(s->dim == 3 ? n[2] : 1);
   const size_t most = GROUPS_PER_CU *
                       (size_t)(info->max_compute_units ? info->max_compute_units : 1);
   s->groups = rows < most ? rows : most;
-  s->itemsize = fcl_dtype_size(fcl_field_dtype(u));
-  const size_t bytes = s->groups * (size_t)(s->dim + 1) * s->itemsize;
+  s->itemsize = info->double_fp_config ? sizeof(double) : sizeof(float);
+  const size_t bytes = s->groups * (size_t)s->nstats * s->itemsize;
   cl_int err;
   s->partial = clCreateBuffer(fcl_context_cl(fcl_field_context(u)), CL_MEM_READ_WRITE, bytes, NULL,
                               &err);
-  if (err != CL_SUCCESS)
-    return FCL_CL_ERROR(err, "analytics of '%s': dt partials", fcl_field_name(u));
+  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "analytics of '%s': partials", fcl_field_name(u));
   if (!(s->host = malloc(bytes)))
-    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s': dt partials", fcl_field_name(u));
-  fcl_arg args[18];
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s': partials", fcl_field_name(u));
+  fcl_arg args[28];
   int k = 0;
   for (int c = 0; c < 3; ++c) /* 2D: u1 stands in for the third, unread */
     args[k] = fcl_arg_buffer((cl_uint)k, fcl_field_buffer(u, c < s->dim ? c : s->dim - 1)), ++k;
+  const int nw = s->w ? fcl_field_ncomp(s->w) : 0;
+  for (int c = 0; c < 3; ++c) /* unread where absent: u's buffers stand in */
+    args[k] = fcl_arg_buffer(
+        (cl_uint)k, c < nw ? fcl_field_buffer(s->w, c) : fcl_field_buffer(u, c < s->dim ? c : 0)),
+    ++k;
   args[k] = fcl_arg_i64((cl_uint)k, (int64_t)p[0]), ++k;
   args[k] = fcl_arg_i64((cl_uint)k, (int64_t)(p[0] * p[1])), ++k;
   for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? o[a] : 0), ++k;
   for (int a = 0; a < 3; ++a)
     args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? (int32_t)n[a] : 1), ++k;
+  const int64_t *off = fcl_topology_offset(t);
+  for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i64((cl_uint)k, a < s->dim ? off[a] : 0), ++k;
+  int bounded = 0;
+  for (int a = 0; a < 3; ++a) {
+    args[k] = fcl_arg_i64((cl_uint)k, a < s->dim ? d->resolution[a] : 1), ++k;
+    if (a < s->dim && d->bc[a][0] != FCL_BC_PERIODIC) bounded |= 1 << a;
+  }
+  args[k] = fcl_arg_i32((cl_uint)k, bounded), ++k;
   for (int a = 0; a < 3; ++a) {
     const double h = a < s->dim ? fcl_domain_spacing(d, a) : 1;
     const double c1 = 2.0 / (3.0 * h), c2 = 1.0 / (12.0 * h);
@@ -83,19 +97,19 @@ static fcl_status launcher(fcl__dt_stats *s, const fcl_device_info *info) {
       .work_dim = 1,
       .global = {s->groups * wg},
       .local = {wg},
-      .bytes_per_launch = points * (size_t)s->dim * fcl_dtype_size(fcl_field_dtype(u))};
+      .bytes_per_launch = points * (size_t)(s->dim + nw) * fcl_dtype_size(fcl_field_dtype(u))};
   char name[160];
-  snprintf(name, sizeof name, "%s.analytics.dt", fcl_field_name(u));
-  return fcl_launcher_create_kernel(s->program, name, "dt_stats", (size_t)k, args, 0, NULL, &cfg,
+  snprintf(name, sizeof name, "%s.analytics.%s", fcl_field_name(u), s->w ? "diagnostics" : "dt");
+  return fcl_launcher_create_kernel(s->program, name, "field_stats", (size_t)k, args, 0, NULL, &cfg,
                                     &s->launcher);
 }
 
-fcl_status fcl__dt_stats_create(fcl_field *u, fcl__dt_stats **out) {
+fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out) {
   *out = NULL;
   const fcl_topology *t = fcl_field_topology(u);
-  const int dim = fcl_topology_domain(t)->dim;
+  const fcl_domain *d = fcl_topology_domain(t);
   const int *g = fcl_topology_ghosts(t);
-  for (int a = 0; a < dim; ++a)
+  for (int a = 0; a < d->dim; ++a)
     if (g[a] < 2)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                        "analytics of '%s': the gradient's differences of order 4 need 2 ghosts, "
@@ -105,45 +119,62 @@ fcl_status fcl__dt_stats_create(fcl_field *u, fcl__dt_stats **out) {
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));
-  fcl__dt_stats *s = calloc(1, sizeof *s);
+  fcl__one_pass *s = calloc(1, sizeof *s);
   if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s'", fcl_field_name(u));
   s->u = u;
-  s->dim = dim;
+  s->w = w;
+  s->dim = d->dim;
+  s->nmax = d->dim + 1 + (w != NULL);
+  s->nstats = s->nmax + (w ? 3 : 0);
+  s->cell = s->volume = 1;
+  for (int a = 0; a < d->dim; ++a) {
+    s->cell *= fcl_domain_spacing(d, a);
+    s->volume *= d->length[a];
+  }
   fcl_status st = launcher(s, &info);
   if (st != FCL_OK) {
-    fcl__dt_stats_destroy(&s);
+    fcl__one_pass_destroy(&s);
     return st;
   }
   *out = s;
   return FCL_OK;
 }
 
-fcl_status fcl__dt_stats_measure(fcl__dt_stats *s, double *umax, double *grad_max) {
+fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   const cl_command_queue q = fcl_field_queue(s->u);
   FCL_TRY(fcl_field_ghosts_update(s->u));
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
-  const int nq = s->dim + 1;
+  const int nq = s->nstats;
   cl_event read;
   cl_int err = clEnqueueReadBuffer(q, s->partial, CL_FALSE, 0, s->groups * (size_t)nq * s->itemsize,
                                    s->host, 0, NULL, &read);
   if (err != CL_SUCCESS)
-    return FCL_CL_ERROR(err, "analytics of '%s': read dt partials", fcl_field_name(s->u));
+    return FCL_CL_ERROR(err, "analytics of '%s': read the partials", fcl_field_name(s->u));
   fcl_status st = fcl_events_wait(1, &read);
   clReleaseEvent(read);
   FCL_TRY(st);
-  double local[4] = {0, 0, 0, 0}, global[4];
+  double local[8] = {0}, global[8];
   for (size_t g = 0; g < s->groups; ++g)
     for (int k = 0; k < nq; ++k) {
       const size_t i = g * (size_t)nq + (size_t)k;
       const double v = s->itemsize == sizeof(double) ? ((double *)s->host)[i]
                                                      : ((float *)s->host)[i];
-      local[k] = fmax(local[k], v);
+      local[k] = k < s->nmax ? fmax(local[k], v) : local[k] + v;
     }
-  if (MPI_Allreduce(local, global, nq, MPI_DOUBLE, MPI_MAX,
-                    fcl_topology_comm(fcl_field_topology(s->u))) != MPI_SUCCESS)
-    return FCL_ERROR(FCL_ERR_MPI, "analytics of '%s': the dt inputs' MPI_Allreduce",
+  const MPI_Comm comm = fcl_topology_comm(fcl_field_topology(s->u));
+  if (MPI_Allreduce(local, global, s->nmax, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS ||
+      (nq > s->nmax && MPI_Allreduce(local + s->nmax, global + s->nmax, nq - s->nmax, MPI_DOUBLE,
+                                     MPI_SUM, comm) != MPI_SUCCESS))
+    return FCL_ERROR(FCL_ERR_MPI, "analytics of '%s': MPI_Allreduce of the statistics",
                      fcl_field_name(s->u));
-  for (int c = 0; c < 3; ++c) umax[c] = c < s->dim ? global[c] : 0;
-  *grad_max = global[s->dim];
+  for (int c = 0; c < 3; ++c) d->umax[c] = c < s->dim ? global[c] : 0;
+  d->max_grad_u = global[s->dim];
+  if (s->w) {
+    const double per_volume = s->cell / s->volume;
+    d->max_vorticity = global[s->dim + 1];
+    d->energy = global[s->nmax] * per_volume / 2;
+    d->enstrophy = global[s->nmax + 1] * per_volume / 2;
+    d->divergence = sqrt(global[s->nmax + 2] * per_volume);
+  }
   return FCL_OK;
 }
