@@ -7,6 +7,7 @@
  * Build options: -DT=float|double, -DDIM=2|3, -DWITH_W=0|1, -DSTATS_WG=the work-group size (a
  * power of two), -DFCL_FP64 when the device has doubles (the sums are then kept in double). */
 #ifdef FCL_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double acc_t;
 #else
 typedef float acc_t;
@@ -45,7 +46,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
 #if WITH_W
     const acc_t wjk = wall_weight(oy + j, NY, bounded & 2) * wall_weight(oz + k, NZ, bounded & 4);
 #endif
-    for (int i0 = 0; i0 < nx; i0 += STATS_WG) { /* the same trip count in every work-item */
+    for (int i0 = 0; i0 < nx; i0 += STATS_WG) { /* a bound the work-items share (vectorizable) */
       const int i = i0 + (int)get_local_id(0);
       if (i >= nx) break;
       const long p = base + i;

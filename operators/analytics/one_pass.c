@@ -85,7 +85,7 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
   args[k] = fcl_arg_i32((cl_uint)k, bounded), ++k;
   for (int a = 0; a < 3; ++a) {
     const double h = a < s->dim ? fcl_domain_spacing(d, a) : 1;
-    const double c1 = 2.0 / (3.0 * h), c2 = 1.0 / (12.0 * h);
+    const double c1 = 2.0 / 3.0 / h, c2 = 1.0 / 12.0 / h; /* as fd.c writes them */
     args[k] = f64 ? fcl_arg_f64((cl_uint)k, c1) : fcl_arg_f32((cl_uint)k, (float)c1), ++k;
     args[k] = f64 ? fcl_arg_f64((cl_uint)k, c2) : fcl_arg_f32((cl_uint)k, (float)c2), ++k;
   }
