@@ -8,9 +8,10 @@
 #include "check.h"
 #include "flowcl/launch.h"
 
-/* as many work-groups as reduce.c's (16 per compute unit), each of the fewest work-items (a
- * power of two, 32 to 256) that cover a row: a CPU device loops over idle ones too */
-enum { MAX_WG = 256, MIN_WG = 32, GROUPS_PER_CU = 16 };
+/* tiles of TX x TY columns (analytics.cl); the planes shared among enough work-groups to give
+ * each compute unit about GROUPS_PER_CU, none fewer than MIN_PLANES (the window's warm-up
+ * reads 4 planes) */
+enum { TX = 32, TY = 8, GROUPS_PER_CU = 16, MIN_PLANES = 6 };
 
 struct fcl__one_pass {
   fcl_field *u, *w;
@@ -41,18 +42,20 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
   const int *o = fcl_topology_origin(t);
   const size_t *p = fcl_field_padded_shape(u);
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
-  size_t wg = MIN_WG;
-  while (wg < MAX_WG && wg < (size_t)n[0]) wg *= 2;
   char options[96];
-  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DWITH_W=%d -DSTATS_WG=%zu%s",
-           f64 ? "double" : "float", s->dim, s->w != NULL, wg,
+  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DWITH_W=%d -DTX=%d -DTY=%d%s",
+           f64 ? "double" : "float", s->dim, s->w != NULL, TX, TY,
            info->double_fp_config ? " -DFCL_FP64" : "");
   FCL_TRY(fcl_program_create_builtin(fcl_field_context(u), "analytics.cl", &s->program));
   FCL_TRY(fcl_program_build(s->program, options));
-  const size_t rows = (size_t)n[1] * (size_t)(s->dim == 3 ? n[2] : 1);
+  const size_t tiles[2] = {((size_t)n[0] + TX - 1) / TX, ((size_t)n[1] + TY - 1) / TY};
   const size_t most = GROUPS_PER_CU *
                       (size_t)(info->max_compute_units ? info->max_compute_units : 1);
-  s->groups = rows < most ? rows : most;
+  const size_t planes = s->dim == 3 ? (size_t)n[2] : 1;
+  size_t shares = (most + tiles[0] * tiles[1] - 1) / (tiles[0] * tiles[1]);
+  if (shares > planes / MIN_PLANES) shares = planes / MIN_PLANES;
+  if (shares < 1) shares = 1;
+  s->groups = tiles[0] * tiles[1] * shares;
   s->itemsize = info->double_fp_config ? sizeof(double) : sizeof(float);
   const size_t bytes = s->groups * (size_t)s->nstats * s->itemsize;
   cl_int err;
@@ -94,9 +97,9 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
   for (int a = 0; a < s->dim; ++a) points *= (size_t)n[a];
   fcl_launch_config cfg = {
       .queue = fcl_field_queue(u),
-      .work_dim = 1,
-      .global = {s->groups * wg},
-      .local = {wg},
+      .work_dim = 3,
+      .global = {tiles[0] * TX, tiles[1] * TY, shares},
+      .local = {TX, TY, 1},
       .bytes_per_launch = points * (size_t)(s->dim + nw) * fcl_dtype_size(fcl_field_dtype(u))};
   char name[160];
   snprintf(name, sizeof name, "%s.analytics.%s", fcl_field_name(u), s->w ? "diagnostics" : "dt");
