@@ -10,10 +10,8 @@
  * where the x and y differences read them: each value comes from memory once, the rim's again
  * (rows whose stencils met in L2 from other work-groups read each value about 9 times, and
  * neighbours read through L1 alone left the kernel at a quarter of the copy bandwidth).
- * With WRAP (every axis periodic and held by this rank alone) neighbours past the interior are
- * read at their periodic images and the ghosts are not read (nor need to be exchanged first).
- * Build options: -DT=float|double, -DDIM=2|3, -DWITH_W=0|1, -DWRAP=0|1, -DTX, -DTY (TX * TY a
- * power of two), -DFCL_FP64 when the device has doubles (the sums are then kept in double). */
+ * Build options: -DT=float|double, -DDIM=2|3, -DWITH_W=0|1, -DTX, -DTY (TX * TY a power of
+ * two), -DFCL_FP64 when the device has doubles (the sums are then kept in double). */
 #ifdef FCL_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double acc_t;
@@ -30,12 +28,6 @@ typedef float acc_t;
 #define LX (TX + 4) /* a local plane: the tile and its rim */
 #define LY (TY + 4)
 #define RIMN ((LX * LY - 1) / WG) /* rim points per work-item, at most: ceil((LX LY - WG) / WG) */
-
-#if WRAP
-#define IMAGE(a, n) (((a) % (n) + (n)) % (n))
-#else
-#define IMAGE(a, n) (a)
-#endif
 
 static acc_t wall_weight(const long g, const long n, const int bounded) {
   return bounded && (g == 0 || g == n - 1) ? (acc_t)0.5 : (acc_t)1;
@@ -66,7 +58,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
   const bool inside = i < nx && j < ny, ghost = !inside && i < nx + 2 && j < ny + 2;
   const int share = (nz + (int)get_num_groups(2) - 1) / (int)get_num_groups(2);
   const int k0 = (int)get_group_id(2) * share, k1 = min(nz, k0 + share); /* the same in a group */
-  const long column = (long)(IMAGE(j, ny) + iy) * px + IMAGE(i, nx) + ix;
+  const long column = (long)(j + iy) * px + i + ix;
 #if WITH_W
   const acc_t wij = wall_weight(ox + i, NX, bounded & 1) * wall_weight(oy + j, NY, bounded & 2);
 #endif
@@ -89,7 +81,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
     const int gi = i0 + ex - 2, gj = j0 + ey - 2;
     const bool used = e < LX * LY - WG && gi < nx + 2 && gj < ny + 2;
     rl[n] = used ? ey * LX + ex : -1;
-    rg[n] = (long)(IMAGE(gj, ny) + iy) * px + IMAGE(gi, nx) + ix;
+    rg[n] = (long)(gj + iy) * px + gi + ix;
   }
 #define LOAD_RIM(k)                                                                                \
   for (int n = 0; n < RIMN; ++n)                                                                   \
@@ -104,7 +96,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
    * before its use, so its latency hides behind a plane's work */
   T q[3][6];
   for (int r = 0; r < 5 && inside && k0 < k1; ++r) {
-    const long p = column + (long)(IMAGE(k0 - 2 + r, nz) + iz) * pxy;
+    const long p = column + (long)(k0 + iz - 2 + r) * pxy;
     q[0][r] = u0[p], q[1][r] = u1[p], q[2][r] = u2[p];
   }
 #endif
@@ -112,10 +104,8 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
     const long plane = (long)(k + iz) * pxy, p = column + plane;
     T v[DIM];
 #if DIM == 3
-    if (inside && k + 1 < k1) {
-      const long a = column + (long)(IMAGE(k + 3, nz) + iz) * pxy;
-      q[0][5] = u0[a], q[1][5] = u1[a], q[2][5] = u2[a];
-    }
+    if (inside && k + 1 < k1)
+      q[0][5] = u0[p + 3 * pxy], q[1][5] = u1[p + 3 * pxy], q[2][5] = u2[p + 3 * pxy];
     for (int c = 0; c < 3; ++c) v[c] = q[c][2];
 #else
     if (inside) v[0] = u0[p], v[1] = u1[p];
@@ -129,7 +119,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
     barrier(CLK_LOCAL_MEM_FENCE); /* the previous plane's readers are done */
     if (inside) {
       for (int c = 0; c < DIM; ++c) t[c][at] = v[c];
-    } else if (ghost) { /* a partial tile's ghosts (or their images), read here (rare) */
+    } else if (ghost) { /* a partial tile's ghosts, read here (rare) */
       t[0][at] = u0[p], t[1][at] = u1[p];
       if (DIM == 3) t[DIM - 1][at] = u2[p];
     }

@@ -21,7 +21,6 @@ struct fcl__one_pass {
   void *host;
   size_t groups, itemsize; /* partials in the field's precision */
   int dim, nmax, nstats;   /* the maxima first, then the sums (with w) */
-  bool wrap;               /* every axis periodic and held alone: no ghost exchange */
   double cell, volume;     /* a cell's and the domain's */
 };
 
@@ -43,12 +42,9 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
   const int *o = fcl_topology_origin(t);
   const size_t *p = fcl_field_padded_shape(u);
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
-  s->wrap = true;
-  for (int a = 0; a < s->dim; ++a)
-    s->wrap &= d->bc[a][0] == FCL_BC_PERIODIC && fcl_topology_procs(t)[a] == 1;
-  char options[128];
-  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DWITH_W=%d -DWRAP=%d -DTX=%d -DTY=%d%s",
-           f64 ? "double" : "float", s->dim, s->w != NULL, s->wrap, TX, TY,
+  char options[96];
+  snprintf(options, sizeof options, "-DT=%s -DDIM=%d -DWITH_W=%d -DTX=%d -DTY=%d%s",
+           f64 ? "double" : "float", s->dim, s->w != NULL, TX, TY,
            info->double_fp_config ? " -DFCL_FP64" : "");
   FCL_TRY(fcl_program_create_builtin(fcl_field_context(u), "analytics.cl", &s->program));
   FCL_TRY(fcl_program_build(s->program, options));
@@ -149,7 +145,7 @@ fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out)
 
 fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   const cl_command_queue q = fcl_field_queue(s->u);
-  if (!s->wrap) FCL_TRY(fcl_field_ghosts_update(s->u));
+  FCL_TRY(fcl_field_ghosts_update(s->u));
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
   const int nq = s->nstats;
   cl_event read;

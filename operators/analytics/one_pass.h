@@ -13,8 +13,7 @@ typedef struct fcl__one_pass fcl__one_pass;
 /* For u (as many components as the domain's dimensions, 2 ghosts per axis) and w (NULL: the
  * dt measure's maxima only; else 3 components in 3D, 1 in 2D, on u's topology and precision). */
 fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out);
-/* Exchange u's ghosts (not when every axis is periodic and held by this rank alone: the kernel
- * then reads the periodic images and no ghost), run the kernel, wait for its partials: d->umax (0 past the dimension),
+/* Exchange u's ghosts, run the kernel, wait for its partials: d->umax (0 past the dimension),
  * d->max_grad_u and, with w, d->energy, d->enstrophy, d->max_vorticity and d->divergence as
  * fcl_analytics_compute defines them. Collective. */
 fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d);

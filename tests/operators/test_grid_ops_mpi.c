@@ -492,7 +492,7 @@ static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
     CHECK_OK(fcl_analytics_dt_inputs(an, true, &in));
   }
   /* the one-pass kernel itself (what a GPU runs; a CPU device reduces the gradient field), its
-   * ghosts spoiled first: it exchanges them, or reads no ghost on one periodic rank */
+   * ghosts spoiled first: it exchanges them itself */
   fcl__one_pass *one = NULL;
   fcl_diagnostics op = {0};
   if (u) spoil_ghosts(u);
