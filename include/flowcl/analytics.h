@@ -49,7 +49,8 @@ void fcl_analytics_destroy(fcl_analytics **an); /**< accepts NULL */
  * Blocking. Collective. */
 fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnostics *d);
 /** The inputs of a time-step policy (flowcl/problem.h): max|u_d|, spacings, and max|grad u|
- * when with_gradient. Collective. */
+ * (differences of order 4) when with_gradient, all in one pass over u (one kernel, one wait,
+ * one MPI_Allreduce). Collective. */
 fcl_status fcl_analytics_dt_inputs(fcl_analytics *an, bool with_gradient, fcl_dt_inputs *in);
 
 #ifdef __cplusplus

@@ -253,7 +253,22 @@ static bool vector_access(const emitter *em, const fcl__expr *e, const char *v) 
   return true;
 }
 
-/* Every use of v is inside such an access (returns false at the first other use). */
+/* A temporary that an instruction running over v writes: it holds one lane's value at a time,
+ * so a reader over v must go lane by lane too (in the same loop as its writer). */
+static bool written_along(const emitter *em, const char *name, const char *v) {
+  const fcl__var *var = fcl__kb_var(em->kb, name);
+  if (!var || var->kind != V_TEMP) return false;
+  for (size_t i = 0; i < em->nitems; ++i) {
+    const fcl__item *it = &em->items[i];
+    if (it->insn && it->insn->lhs && !strcmp(it->insn->lhs->text, name) &&
+        in_list(it->leaves, it->nleaves, v))
+      return true;
+  }
+  return false;
+}
+
+/* Every use of v is inside such an access (returns false at the first other use), and no
+ * temporary read holds a value per lane of v. */
 static bool vec_uses_ok(const emitter *em, const fcl__expr *e, const char *v) {
   if (e->kind == E_SUBSCRIPT && fcl__emit_depends_on(em, e, v)) {
     if (!vector_access(em, e, v)) return false;
@@ -269,7 +284,9 @@ static bool vec_uses_ok(const emitter *em, const fcl__expr *e, const char *v) {
     }
     return true;
   }
-  if (e->kind == E_VAR && fcl__emit_depends_on(em, e, v)) return false;
+  if (e->kind == E_VAR && (fcl__emit_depends_on(em, e, v) || written_along(em, e->text, v)))
+    return false;
+  if (e->kind == E_SUBSCRIPT && written_along(em, e->text, v)) return false;
   for (size_t i = 0; i < e->nkids; ++i)
     if (!vec_uses_ok(em, e->kids[i], v)) return false;
   return true;

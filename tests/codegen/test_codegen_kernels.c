@@ -454,6 +454,57 @@ static void stream2_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* ---------------- private values of vector lanes ---------------- */
+
+/* out = c + f with c = a and f = u[i-1] v[i-1] - u[i+1] v[i+1] held in private values first (as
+ * the finite-difference stages write them): each vector lane must keep its own. */
+static void ref_lanes(kb_data *d, const int64_t *p) {
+  int64_t nx = p[0], ny = p[1], nz = p[2];
+  const double *a = d->data[0], *u = d->data[1], *v = d->data[2];
+  for (int64_t k = 0; k < nz; ++k)
+    for (int64_t j = 0; j < ny; ++j)
+      for (int64_t i = 1; i < nx - 1; ++i) {
+        int64_t at = (k * ny + j) * nx + i;
+        d->data[3][at] = a[at] + (u[at - 1] * v[at - 1] - u[at + 1] * v[at + 1]);
+      }
+}
+static void v_lanes(fcl_kbuilder *kb, int64_t vec, bool align) {
+  if (align) CHECK_OK(fcl_kbuilder_align_iname(kb, "i", vec));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8 * vec, "g.0", NULL));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", vec, "l.0", "vec"));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "k:g.2"));
+}
+static void v_lanes_ilp(fcl_kbuilder *kb) {
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8 * 4, "g.0", NULL));
+  CHECK_OK(fcl_kbuilder_split_iname(kb, "i_inner", 4, "l.0", "ilp"));
+  CHECK_OK(fcl_kbuilder_tag_inames(kb, "k:g.2"));
+}
+static void v_lanes2(fcl_kbuilder *kb) { v_lanes(kb, 2, false); }
+static void v_lanes4(fcl_kbuilder *kb) { v_lanes(kb, 4, false); }
+static void v_lanes2_aligned(fcl_kbuilder *kb) { v_lanes(kb, 2, true); }
+
+static void lanes_tests(kb_env *env, fcl_dtype t) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("lanes", &kb));
+  static const char *names[] = {"a", "u", "v", "out"};
+  for (int i = 0; i < 4; ++i) CHECK_OK(fcl_kbuilder_add_array(kb, names[i], t, "5, 6, 20"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 5 and 0 <= j < 6 and "
+                                       "1 <= i < 19 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(
+      kb, "<> c = a[k, j, i]  {dep=}\n"
+          "<> f = u[k, j, i - 1] * v[k, j, i - 1] - u[k, j, i + 1] * v[k, j, i + 1]  {dep=}\n"
+          "out[k, j, i] = c + f\n"));
+  static const variant v[] = {{"scalar", v_none},
+                              {"vec 2", v_lanes2},
+                              {"vec 4", v_lanes4},
+                              {"vec 2, aligned", v_lanes2_aligned},
+                              {"ilp 4", v_lanes_ilp}};
+  int64_t p[3] = {20, 6, 5};
+  run_variants(env, kb, p, ref_lanes, v, sizeof v / sizeof *v);
+  fcl_kbuilder_destroy(&kb);
+}
+
 /* ---------------- transpose ---------------- */
 
 static void ref_transpose(kb_data *d, const int64_t *p) {
@@ -637,6 +688,7 @@ static void typed_tests(kb_env *env, fcl_dtype type) {
   tagged_tests(env, type);
   stencil3d_tests(env, type);
   stream2_tests(env, type);
+  lanes_tests(env, type);
   transpose_tests(env, type);
   reduction_tests(env, type);
   matvec_tests(env, type);
