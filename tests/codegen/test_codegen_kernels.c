@@ -409,6 +409,12 @@ static void stencil3d_tests(kb_env *env, fcl_dtype t) {
 
 /* ---------------- two arrays streamed along k, and a private value ---------------- */
 
+/* Arrays a, u, v (read) and out (written), all of one shape. */
+static void add_a_u_v_out(fcl_kbuilder *kb, fcl_dtype t, const char *shape) {
+  static const char *names[] = {"a", "u", "v", "out"};
+  for (int i = 0; i < 4; ++i) CHECK_OK(fcl_kbuilder_add_array(kb, names[i], t, shape));
+}
+
 /* out = a + (u[k-1] - u[k+1]) + v[k-1] v[k+1], a read into a private value first: streaming u
  * and v must keep that value's writer in the same loop as its reader (scheduled apart, the
  * reader saw the last plane's value). */
@@ -438,8 +444,7 @@ static void stream2_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_add_param(kb, "nx"));
   CHECK_OK(fcl_kbuilder_add_param(kb, "ny"));
   CHECK_OK(fcl_kbuilder_add_param(kb, "nz"));
-  static const char *names[] = {"a", "u", "v", "out"};
-  for (int i = 0; i < 4; ++i) CHECK_OK(fcl_kbuilder_add_array(kb, names[i], t, "nz, ny, nx"));
+  add_a_u_v_out(kb, t, "nz, ny, nx");
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 1 <= k < nz - 1 and 0 <= j < ny and "
                                        "0 <= i < nx }"));
   CHECK_OK(fcl_kbuilder_add_instructions(
@@ -487,8 +492,7 @@ static void v_lanes2_aligned(fcl_kbuilder *kb) { v_lanes(kb, 2, true); }
 static void lanes_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("lanes", &kb));
-  static const char *names[] = {"a", "u", "v", "out"};
-  for (int i = 0; i < 4; ++i) CHECK_OK(fcl_kbuilder_add_array(kb, names[i], t, "5, 6, 20"));
+  add_a_u_v_out(kb, t, "5, 6, 20");
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 5 and 0 <= j < 6 and "
                                        "1 <= i < 19 }"));
   CHECK_OK(fcl_kbuilder_add_instructions(
