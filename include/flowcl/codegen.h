@@ -37,9 +37,10 @@
  * Semantics kept simple and documented: loops are entered in the order of their priority (then
  * of creation); `ilp` is an unrolled loop kept innermost (reduction storage is not duplicated);
  * `vec` vectorizes an instruction (vloadN/vstoreN along the contiguous axis) when every access
- * allows it, and unrolls it otherwise (a private temporary holds one lane at a time, so an
- * instruction writing one is unrolled, and so is one reading it, in the same loop as the
- * writer; guards on its lanes: one branch on the work-item ids
+ * allows it, and unrolls it otherwise (a private temporary that an instruction over the vec
+ * iname writes with one storage for every lane holds one lane at a time: every instruction over
+ * that iname is then unrolled, readers in their writer's lane loop; guards on its lanes: one
+ * branch on the work-item ids
  * between the vector statements and unrolled ones, unless the kernel has barriers, which a
  * branch on the local id may not contain). When the lanes' positions are known modulo the
  * width (global arrays whose last extent is a multiple of it, by fix_parameters or assume, and

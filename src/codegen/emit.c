@@ -218,11 +218,22 @@ static fcl_status build_insn_item(emitter *em, size_t index, fcl__item *it) {
   }
   it->nleaves = nl;
   memcpy(it->leaves, leaves, nl * sizeof *leaves);
-  it->vec = vec && fcl__emit_can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
-  if (!it->vec) it->vec_lanes = false;
-  it->vec_blocks = it->vec && blocks_apply(em, it);
-  fcl__emit_item_loops(em, it, vec);
   return FCL_OK;
+}
+
+/* Vectorization and loops, once every item exists (a reader may come before its writer). */
+static void vectorize_items(emitter *em) {
+  for (size_t i = 0; i < em->nitems; ++i) {
+    fcl__item *it = &em->items[i];
+    if (!it->insn) continue;
+    const char *vec = NULL;
+    for (size_t a = 0; a < it->nleaves && !vec; ++a)
+      if (fcl__kb_iname(em->kb, it->leaves[a])->tag == TAG_VEC) vec = it->leaves[a];
+    it->vec = vec && fcl__emit_can_vectorize(em, it, vec, &it->vec_lanes) ? vec : NULL;
+    if (!it->vec) it->vec_lanes = false;
+    it->vec_blocks = it->vec && blocks_apply(em, it);
+    fcl__emit_item_loops(em, it, vec);
+  }
 }
 
 static fcl_status build_items(emitter *em) {
@@ -240,6 +251,7 @@ static fcl_status build_items(emitter *em) {
     fcl__emit_sort_loops(em, it->loops, it->nloops, NULL);
   }
   for (size_t i = 0; i < kb->ninsns; ++i) FCL_TRY(build_insn_item(em, i, &em->items[em->nitems++]));
+  vectorize_items(em);
   return fcl__items_resolve_deps(kb, em->items, em->nitems);
 }
 

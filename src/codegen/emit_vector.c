@@ -253,22 +253,7 @@ static bool vector_access(const emitter *em, const fcl__expr *e, const char *v) 
   return true;
 }
 
-/* A temporary that an instruction running over v writes: it holds one lane's value at a time,
- * so a reader over v must go lane by lane too (in the same loop as its writer). */
-static bool written_along(const emitter *em, const char *name, const char *v) {
-  const fcl__var *var = fcl__kb_var(em->kb, name);
-  if (!var || var->kind != V_TEMP) return false;
-  for (size_t i = 0; i < em->nitems; ++i) {
-    const fcl__item *it = &em->items[i];
-    if (it->insn && it->insn->lhs && !strcmp(it->insn->lhs->text, name) &&
-        in_list(it->leaves, it->nleaves, v))
-      return true;
-  }
-  return false;
-}
-
-/* Every use of v is inside such an access (returns false at the first other use), and no
- * temporary read holds a value per lane of v. */
+/* Every use of v is inside such an access (returns false at the first other use). */
 static bool vec_uses_ok(const emitter *em, const fcl__expr *e, const char *v) {
   if (e->kind == E_SUBSCRIPT && fcl__emit_depends_on(em, e, v)) {
     if (!vector_access(em, e, v)) return false;
@@ -284,9 +269,7 @@ static bool vec_uses_ok(const emitter *em, const fcl__expr *e, const char *v) {
     }
     return true;
   }
-  if (e->kind == E_VAR && (fcl__emit_depends_on(em, e, v) || written_along(em, e->text, v)))
-    return false;
-  if (e->kind == E_SUBSCRIPT && written_along(em, e->text, v)) return false;
+  if (e->kind == E_VAR && fcl__emit_depends_on(em, e, v)) return false;
   for (size_t i = 0; i < e->nkids; ++i)
     if (!vec_uses_ok(em, e->kids[i], v)) return false;
   return true;
@@ -309,9 +292,34 @@ static bool uses_barriers(const fcl_kbuilder *kb) {
   return false;
 }
 
-/* *lanes: its vector lanes have guards (see unswitched emission in fcl_kbuilder_generate). */
+/* A private temporary that an instruction over v writes with one storage for every lane (a
+ * scalar, or an element not indexed by v): it holds one lane's value at a time, so its writer
+ * runs lane by lane and so must every reader, in the writer's lane loop. Then nothing over v is
+ * vectorized: a vector statement scheduled between them would split that loop. */
+static bool lane_shared_temporary(const emitter *em, const char *v) {
+  const fcl_kbuilder *kb = em->kb;
+  for (size_t i = 0; i < em->nitems; ++i) {
+    const fcl__item *it = &em->items[i];
+    if (!it->insn || !in_list(it->leaves, it->nleaves, v)) continue;
+    for (size_t t = 0; t < kb->nvars; ++t) {
+      const fcl__var *var = &kb->vars[t];
+      if (var->kind != V_TEMP || var->scope != FCL_TEMP_PRIVATE ||
+          !fcl__insn_writes(it->insn, var->name))
+        continue;
+      const fcl__expr *lhs = it->insn->lhs;
+      const bool per_lane = !it->insn->code && lhs && lhs->kind == E_SUBSCRIPT &&
+                            !strcmp(lhs->text, var->name) && fcl__emit_depends_on(em, lhs, v);
+      if (!per_lane) return true;
+    }
+  }
+  return false;
+}
+
+/* *lanes: its vector lanes have guards (see unswitched emission in fcl_kbuilder_generate).
+ * Called once every item exists. */
 bool fcl__emit_can_vectorize(const emitter *em, const fcl__item *it, const char *v, bool *lanes) {
   const fcl__insn *in = it->insn;
+  if (lane_shared_temporary(em, v)) return false;
   const fcl__iname *vi = fcl__kb_iname(em->kb, v);
   int64_t lo, hi;
   if (!fcl__kb_const(em->kb, vi->lo, &lo) || !fcl__kb_const(em->kb, vi->hi, &hi)) return false;

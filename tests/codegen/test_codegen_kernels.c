@@ -509,6 +509,55 @@ static void lanes_tests(kb_env *env, fcl_dtype t) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* A temporary c holding one lane at a time, in orders where a vector statement would read
+ * another lane's value: its reader listed before its writer; a vector statement scheduled
+ * between writer and reader; a C block writing it after an array. out = u + a, and v = 2 a in
+ * the second (v = 0 in the third). */
+static void ref_lanes_order(kb_data *d, const int64_t *p, double v) {
+  const double *a = d->data[0], *u = d->data[1];
+  for (int64_t k = 0; k < p[2]; ++k)
+    for (int64_t j = 0; j < p[1]; ++j)
+      for (int64_t i = 1; i < p[0] - 1; ++i) {
+        int64_t at = (k * p[1] + j) * p[0] + i;
+        d->data[3][at] = u[at] + a[at];
+        if (v >= 0) d->data[2][at] = v * a[at];
+      }
+}
+static void ref_reader_first(kb_data *d, const int64_t *p) { ref_lanes_order(d, p, -1); }
+static void ref_between(kb_data *d, const int64_t *p) { ref_lanes_order(d, p, 2); }
+static void ref_c_block(kb_data *d, const int64_t *p) { ref_lanes_order(d, p, 0); }
+
+static void lanes_order_tests(kb_env *env, fcl_dtype t) {
+  static const char *const text[3] = {
+      "out[k, j, i] = c + a[k, j, i]\nc = u[k, j, i]\n",
+      "c = u[k, j, i]  {id=wc}\nv[k, j, i] = 2 * a[k, j, i]  {id=x, dep=wc}\n"
+      "out[k, j, i] = c + a[k, j, i]  {dep=x:wc}\n",
+      "out[k, j, i] = c + a[k, j, i]  {dep=blk}\n"};
+  static const char *const name[3] = {"reader_first", "vector_between", "c_block"};
+  const kb_reference ref[3] = {ref_reader_first, ref_between, ref_c_block};
+  const bool f64 = t == FCL_FLOAT64;
+  for (int c = 0; c < 3; ++c) {
+    fcl_kbuilder *kb = NULL;
+    CHECK_OK(fcl_kbuilder_create(name[c], &kb));
+    add_a_u_v_out(kb, t, "5, 6, 20");
+    CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 5 and 0 <= j < 6 and "
+                                         "1 <= i < 19 }"));
+    CHECK_OK(fcl_kbuilder_add_temporary(kb, "c", t, FCL_TEMP_PRIVATE, NULL));
+    if (c == 2)
+      CHECK_OK(fcl_kbuilder_add_c_block(
+          kb,
+          f64 ? "v[(k * 6 + j) * 20 + i] = 0.0; c = u[(k * 6 + j) * 20 + i];"
+              : "v[(k * 6 + j) * 20 + i] = 0.0f; c = u[(k * 6 + j) * 20 + i];",
+          "v[k, j, i], c", "u[k, j, i]", "{id=blk}"));
+    CHECK_OK(fcl_kbuilder_add_instructions(kb, text[c]));
+    const variant v[] = {
+        {"scalar", v_none}, {"vec 4", v_lanes4}, {"vec 2, aligned", v_lanes2_aligned}};
+    int64_t p[3] = {20, 6, 5};
+    run_variants(env, kb, p, ref[c], v, sizeof v / sizeof *v);
+    fcl_kbuilder_destroy(&kb);
+  }
+}
+
 /* ---------------- transpose ---------------- */
 
 static void ref_transpose(kb_data *d, const int64_t *p) {
@@ -693,6 +742,7 @@ static void typed_tests(kb_env *env, fcl_dtype type) {
   stencil3d_tests(env, type);
   stream2_tests(env, type);
   lanes_tests(env, type);
+  lanes_order_tests(env, type);
   transpose_tests(env, type);
   reduction_tests(env, type);
   matvec_tests(env, type);
