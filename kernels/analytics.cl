@@ -5,7 +5,7 @@
  * each field where a gradient-norm field, a divergence field and a reduction of each would read
  * them several times.
  * A work-group holds a TX x TY tile of columns and marches along z through its share of the
- * planes, each work-item keeping its column's five z values of each component in registers (the
+ * planes, each work-item keeping its column's six z values of each component in registers (the
  * z differences read nothing more); per plane the tile and its 2-wide rim go to local memory,
  * where the x and y differences read them: each value comes from memory once, the rim's again
  * (rows whose stencils met in L2 from other work-groups read each value about 9 times, and
@@ -106,7 +106,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
 #if DIM == 3
     if (inside && k + 1 < k1)
       q[0][5] = u0[p + 3 * pxy], q[1][5] = u1[p + 3 * pxy], q[2][5] = u2[p + 3 * pxy];
-    for (int c = 0; c < 3; ++c) v[c] = q[c][2];
+    for (int c = 0; c < 3 && inside; ++c) v[c] = q[c][2];
 #else
     if (inside) v[0] = u0[p], v[1] = u1[p];
 #endif

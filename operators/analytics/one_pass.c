@@ -10,7 +10,7 @@
 
 /* tiles of TX x TY columns (analytics.cl); the planes shared among enough work-groups to give
  * each compute unit about GROUPS_PER_CU, none fewer than MIN_PLANES (the window's warm-up
- * reads 4 planes) */
+ * reads 5 planes) */
 enum { TX = 32, TY = 8, GROUPS_PER_CU = 16, MIN_PLANES = 6 };
 
 struct fcl__one_pass {

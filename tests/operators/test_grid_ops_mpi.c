@@ -580,13 +580,13 @@ static fcl_diagnostics reference_diagnostics(env *e, fcl_field *u, fcl_field *w)
 }
 
 /* The diagnostics' one-pass kernel (what a GPU runs) against the generated kernels and the
- * field reductions, on a box with walls along y when bounded (the trapezoidal weights) and a
- * different spacing per axis, in 2D and 3D. */
+ * field reductions, on a box with walls on every axis when bounded (the trapezoidal weights) and
+ * a different spacing per axis, in 2D and 3D. */
 static void check_one_pass_diagnostics(env *e, fcl_dtype dtype, int dim, bool bounded) {
   static const int64_t res[3] = {24, 20, 16};
   fcl_domain d = fcl_domain_periodic(dim, 1, 2 * PI);
   for (int a = 0; a < dim; ++a) d.resolution[a] = res[a];
-  if (bounded) d.bc[1][0] = d.bc[1][1] = FCL_BC_DIRICHLET;
+  for (int a = 0; a < dim && bounded; ++a) d.bc[a][0] = d.bc[a][1] = FCL_BC_DIRICHLET;
   const int g[3] = {2, 2, 2};
   fcl_topology *t = NULL;
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, g, &t));
