@@ -72,8 +72,7 @@ static int run(const tgv_options *o, int rank) {
            (long long)o->resolution, o->reynolds, fcl_dtype_cl_name(o->dtype),
            fcl_remesh_formula_name(o->formula),
            o->stretching == TGV_STRETCH_GRADIENT ? "gradient" : "conservative",
-           o->fd_diffusion ? "fd" : "spectral", o->t_end, tgv_device_name(t),
-           tgv_fft_description(t));
+           tgv_diffusion_name(o->diffusion), o->t_end, tgv_device_name(t), tgv_fft_description(t));
   if (st == FCL_OK) report_tuning(rank);
   fcl_sim_state final = {0};
   if (st == FCL_OK && o->benchmark)

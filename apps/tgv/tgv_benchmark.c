@@ -198,7 +198,7 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
            "device %s, FFT %s\n",
            (long long)t->opt.resolution, (long long)t->opt.resolution * t->opt.z_periods,
            fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula),
-           splitting_name(t->opt.splitting), t->opt.fd_diffusion ? "fd" : "spectral", t->size,
+           splitting_name(t->opt.splitting), tgv_diffusion_name(t->opt.diffusion), t->size,
            t->info.name, tgv_fft_description(t));
     printf("  step (median of %lld, with the dt measure): %.3f ms; with each node waiting for "
            "the queue (the table below): %.3f ms; copy bandwidth %.1f GB/s\n",
@@ -237,7 +237,7 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
             "\"dt\": \"%s\"}",
             t->info.name, run_ms, (long long)t->opt.resolution, t->opt.z_periods,
             fcl_dtype_cl_name(t->opt.dtype), fcl_remesh_formula_name(t->opt.formula),
-            splitting_name(t->opt.splitting), t->opt.fd_diffusion ? "fd" : "spectral", t->size,
+            splitting_name(t->opt.splitting), tgv_diffusion_name(t->opt.diffusion), t->size,
             timed_ms, gbs, (double)ps.high_water_bytes, per_point, floor_ms,
             floor_ms > 0 ? run_ms / floor_ms : 0, fwd_ms, bwd_ms, (long long)t->syncs_max,
             t->opt.dt_fixed > 0 ? "fixed" : "adaptive");

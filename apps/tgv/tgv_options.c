@@ -32,10 +32,12 @@ static const char usage[] =
     "  --spectral-pass P     fused (diffusion and Biot-Savart share the forward transforms\n"
     "                        of the vorticity: 9 FFTs) or separate (two passes: 12 FFTs)\n"
     "                        (default fused)\n"
-    "  --diffusion D         spectral (exact, in the spectral pass) or fd (explicit, 4th-order\n"
-    "                        differences; the spectral pass is Biot-Savart alone: 6 FFTs,\n"
-    "                        and 6 all-to-alls instead of 9 on several ranks) (default\n"
-    "                        spectral)\n"
+    "  --diffusion D         spectral (exact, in the spectral pass), fd (explicit, 4th-order\n"
+    "                        differences, a pass of its own) or stretching (the same\n"
+    "                        differences in the conservative stretching's stages: no pass,\n"
+    "                        no byte more); not spectral, the spectral pass is Biot-Savart\n"
+    "                        alone: 6 FFTs, and 6 all-to-alls instead of 9 on several ranks\n"
+    "                        (default spectral)\n"
     "  --advection-rk R      particle push: 2, 3 or 4 (default 2)\n"
     "  --stretching F        conservative or gradient (default conservative: the gradient\n"
     "                        form lets the vorticity drift from divergence-free and diverges\n"
@@ -195,12 +197,11 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       else
         return fail(rank, "--spectral-pass %s: fused or separate%s", v, "");
     } else if (!strcmp(a, "--diffusion")) {
-      if (!strcmp(v, "spectral"))
-        o->fd_diffusion = false;
-      else if (!strcmp(v, "fd"))
-        o->fd_diffusion = true;
-      else
-        return fail(rank, "--diffusion %s: spectral or fd%s", v, "");
+      int m = TGV_DIFFUSE_SPECTRAL;
+      while (m <= TGV_DIFFUSE_STRETCHING && strcmp(v, tgv_diffusion_name((tgv_diffusion)m))) ++m;
+      if (m > TGV_DIFFUSE_STRETCHING)
+        return fail(rank, "--diffusion %s: spectral, fd or stretching%s", v, "");
+      o->diffusion = (tgv_diffusion)m;
     } else if (!strcmp(a, "--advection-rk")) {
       if (!integer(v, &n) || n < 2 || n > 4)
         return fail(rank, "--advection-rk %s: 2, 3 or 4%s", v, "");
@@ -256,5 +257,15 @@ int tgv_options_parse(int argc, char **argv, int rank, tgv_options *o) {
       return fail(rank, "unknown option '%s'%s", a, "");
     }
   }
+  if (o->diffusion == TGV_DIFFUSE_STRETCHING && o->stretching != TGV_STRETCH_CONSERVATIVE)
+    return fail(rank,
+                "--diffusion stretching: the conservative stretching's right side only "
+                "(not with --stretching gradient)%s",
+                "", "");
   return 0;
+}
+
+const char *tgv_diffusion_name(tgv_diffusion d) {
+  static const char *const names[] = {"spectral", "fd", "stretching"};
+  return names[d];
 }

@@ -5,6 +5,9 @@
 #include <flowcl/flowcl.h>
 
 typedef enum { TGV_STRETCH_GRADIENT, TGV_STRETCH_CONSERVATIVE } tgv_stretching;
+/* where the viscous term is integrated: exactly in the spectral pass, by explicit 4th-order
+ * differences as an operator of its own, or in the conservative stretching's right side */
+typedef enum { TGV_DIFFUSE_SPECTRAL, TGV_DIFFUSE_FD, TGV_DIFFUSE_STRETCHING } tgv_diffusion;
 
 typedef struct {
   int64_t resolution; /* points per axis (per period along z) */
@@ -17,9 +20,9 @@ typedef struct {
   fcl_splitting splitting;
   int advection_rk, stretching_rk;
   tgv_stretching stretching;
-  bool lie;               /* first-order splitting (else: the second-order one) */
-  bool separate_spectral; /* diffusion and Biot-Savart as two passes (else one, fused) */
-  bool fd_diffusion;      /* explicit 4th-order differences; the spectral pass is Biot-Savart */
+  bool lie;                /* first-order splitting (else: the second-order one) */
+  bool separate_spectral;  /* diffusion and Biot-Savart as two passes (else one, fused) */
+  tgv_diffusion diffusion; /* not spectral: the spectral pass is Biot-Savart alone */
   double cfl, lcfl, dt_max;
   double dt_fixed;    /* > 0: this dt every step, no measure (else adaptive) */
   const char *device; /* NULL: FLOWCL_DEVICE, else the first GPU, else PoCL */
@@ -35,6 +38,9 @@ typedef struct {
   bool quiet;                /* no progress line */
   bool overwrite;            /* replace an earlier run's outputs in output_dir */
 } tgv_options;
+
+/* "spectral", "fd" or "stretching". */
+const char *tgv_diffusion_name(tgv_diffusion d);
 
 /* Defaults, then the command line. Returns 0 to run, 1 after --help, 2 on an error (the
  * message, naming the option, on stderr of rank 0). */

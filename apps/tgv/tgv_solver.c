@@ -128,6 +128,9 @@ static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_advection_create(ua, 1, &t->w, ao, &t->adv));
   if (t->opt.stretching == TGV_STRETCH_GRADIENT)
     TRY(fcl_fd_stretching_create(ua, t->w, t->opt.stretching_rk, &t->stretch));
+  else if (t->opt.diffusion == TGV_DIFFUSE_STRETCHING) /* its dt bound joins the dt policy */
+    TRY(fcl_fd_stretching_diffusion_create(ua, t->w, t->nu, t->opt.stretching_rk, t->pool,
+                                           &t->stretch));
   else
     TRY(fcl_fd_stretching_conservative_create(ua, t->w, t->opt.stretching_rk, t->pool,
                                               &t->stretch));
@@ -148,9 +151,11 @@ static fcl_status make_problem(tgv *t, const fcl_advection_options *ao) {
   TRY(fcl_fd_operator(t->stretch, &op));
   op.dt_fraction = t->opt.lie ? 1 : 0.5;
   TRY(fcl_problem_add_operator(t->problem, &op));
-  if (t->opt.fd_diffusion) { /* the explicit bound joins the dt policy (fcl_fd_max_dt) */
+  if (t->opt.diffusion == TGV_DIFFUSE_FD) { /* the explicit bound joins the dt policy */
     TRY(fcl_fd_diffusion_create(t->w, t->nu, 4, t->pool, &t->diffuse));
     TRY(add(t, fcl_fd_operator(t->diffuse, &op), &op));
+    TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
+  } else if (t->opt.diffusion == TGV_DIFFUSE_STRETCHING) {
     TRY(add(t, fcl_spectral_biot_savart_operator(t->spectral, t->w, t->u, &op), &op));
   } else if (t->opt.separate_spectral) {
     TRY(add(t, fcl_spectral_diffusion_operator(t->spectral, t->w, t->nu, &op), &op));

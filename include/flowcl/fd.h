@@ -48,6 +48,12 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
  * applying it is Collective, with the problem layer too. */
 fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
                                                  fcl_pool *pool, fcl_fd **out);
+/** The same with diffusion in the right side: d w_i / dt = d_j (u_i w_j) + nu lap w_i, nu > 0,
+ * the Laplacian by fourth-order differences of the values the fluxes read (no pass of its own,
+ * no byte more). Explicit: fcl_fd_max_dt gives the stable bound 3 / (8 nu sum_a 1 / dx_a^2),
+ * which the problem layer's dt policy takes, and a larger dt (or dt < 0) is refused. */
+fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double nu, int rk_order,
+                                              fcl_pool *pool, fcl_fd **out);
 
 /** g = grad f[comp], order 2 or 4 (g: dim components). */
 fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order, fcl_fd **out);

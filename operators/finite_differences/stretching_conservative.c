@@ -1,7 +1,9 @@
 /* Vortex stretching, conservative formulation: d w_i / dt = d_j (u_i w_j), equal to (w . grad) u
  * for divergence-free u and w, with u frozen over dt. The fluxes u_i w_j are differentiated by
  * fourth-order centred differences, so the sum of w over a periodic grid is conserved to
- * rounding. The right side reads w at neighbours, so every Runge-Kutta stage is a kernel over
+ * rounding. With a viscosity nu, the right side also has nu lap w (fourth-order differences of
+ * the same neighbours the fluxes read: diffusion with no pass of its own). The right side reads
+ * w at neighbours, so every Runge-Kutta stage is a kernel over
  * the whole field and the stage values' ghosts are filled in between (host steps). RK2, where
  * every split axis is periodic with 4 ghosts: the first stage also computes the ghost layers
  * along the split axes that the second reads (from its inputs' wider ghosts, 2 planes more per
@@ -11,6 +13,7 @@
  *   RK3 (SSP)       s = w + dt F(w);  r = 3/4 w + 1/4 s + 1/4 dt F(s);
  *                   w <- 1/3 w + 2/3 r + 2/3 dt F(r)
  * Each stage is out = alpha base + beta a + gamma dt F(a). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,10 +88,11 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
                             double beta, double gamma) {
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
   const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
-  char text[32768], line[4096], d[1024], e[96], ca[40], cb[40], cg[40];
+  char text[32768], line[4096], d[1024], e[96], ca[40], cb[40], cg[40], cn[40];
   snprintf(ca, sizeof ca, fmt, alpha);
   snprintf(cb, sizeof cb, fmt, beta);
   snprintf(cg, sizeof cg, fmt, gamma);
+  snprintf(cn, sizeof cn, fmt, op->nu);
   size_t len = 0;
   /* loads of the point's own values first, so that out may be base or a (in place) */
   for (int c = 0; c < 3; ++c) {
@@ -107,6 +111,19 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
       flux_derivative(d, sizeof d, c, letters[0], j, u, j);
       if (j) len = put(text, len, sizeof text, " + ");
       len = put(text, len, sizeof text, d);
+    }
+    if (op->nu > 0) { /* + nu lap a_c */
+      char an[8];
+      snprintf(an, sizeof an, "%c%d", letters[0], c);
+      len = put(text, len, sizeof text, " + ");
+      len = put(text, len, sizeof text, cn);
+      len = put(text, len, sizeof text, " * (");
+      for (int j = 0; j < 3; ++j) {
+        fcl__fd_second_derivative(d, sizeof d, an, a, j, 4);
+        if (j) len = put(text, len, sizeof text, " + ");
+        len = put(text, len, sizeof text, d);
+      }
+      len = put(text, len, sizeof text, ")");
     }
     len = put(text, len, sizeof text, "  {dep=}\n");
   }
@@ -144,25 +161,33 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
   return fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
 }
 
-fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
-                                                 fcl_pool *pool, fcl_fd **out) {
-  FCL_CHECK_NULL(u, 1);
-  FCL_CHECK_NULL(w, 2);
-  FCL_CHECK_NULL(pool, 4);
-  FCL_CHECK_NULL(out, 5);
+/* Both constructors: nu = 0, stretching alone; nu > 0, with diffusion (checked by the caller).
+ * rk_pos: the position of rk_order among the caller's arguments. */
+static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, int rk_pos,
+                         fcl_pool *pool, fcl_fd **out) {
   *out = NULL;
   FCL_TRY(fcl__fd_check_stretching(u, w));
   if (rk_order != 2 && rk_order != 3)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "argument 3 (rk_order): %d (2 or 3 for the "
+                     "argument %d (rk_order): %d (2 or 3 for the "
                      "conservative formulation)",
-                     rk_order);
+                     rk_pos, rk_order);
   fcl_fd *op = NULL;
-  FCL_TRY(fcl__fd_new("fd.stretching_conservative", &op));
+  FCL_TRY(fcl__fd_new(nu > 0 ? "fd.stretching_diffusion" : "fd.stretching_conservative", &op));
   op->order = 4;
   op->dt_param = "dt";
   op->dt_scale = 1;
   fcl_topology *t = fcl_field_topology(u);
+  if (nu > 0) {
+    /* RK2 and RK3 are stable on the negative real axis down to -2 (RK3 to -2.51), and the
+     * largest |eigenvalue| of the fourth-order second difference is 16 / (3 dx^2) per axis */
+    const fcl_domain *d = fcl_topology_domain(t);
+    double sum = 0;
+    for (int a = 0; a < 3; ++a) sum += 1.0 / pow(fcl_domain_spacing(d, a), 2);
+    op->nu = nu;
+    op->max_dt = 2.0 / (nu * 16.0 / 3.0 * sum);
+    op->irreversible = true;
+  }
   char name[96];
   snprintf(name, sizeof name, "%s.stages", fcl_field_name(w));
   fcl_field *s = NULL, *r = NULL;
@@ -184,23 +209,51 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
   fcl_launcher *host = NULL;
   if (rk_order == 2) {
     if (grown) grow_first_stage(op, t);
-    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s1", u, w, NULL, s, "w-s", 0, 1, 0.5);
+    if (st == FCL_OK)
+      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk2_s1" : "fd_stretch_cons_rk2_s1", u, w, NULL,
+                     s, "w-s", 0, 1, 0.5);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
-    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk2_s2", u, s, w, w, "sww", 1, 0, 1);
+    if (st == FCL_OK)
+      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk2_s2" : "fd_stretch_cons_rk2_s2", u, s, w, w,
+                     "sww", 1, 0, 1);
   } else {
-    if (st == FCL_OK) st = add_stage(op, "fd_stretch_cons_rk3_s1", u, w, NULL, s, "w-s", 0, 1, 1);
+    if (st == FCL_OK)
+      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk3_s1" : "fd_stretch_cons_rk3_s1", u, w, NULL,
+                     s, "w-s", 0, 1, 1);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, "fd_stretch_cons_rk3_s2", u, s, w, r, "swr", 0.75, 0.25, 0.25);
+      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk3_s2" : "fd_stretch_cons_rk3_s2", u, s, w, r,
+                     "swr", 0.75, 0.25, 0.25);
     host = NULL;
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", between, r, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, "fd_stretch_cons_rk3_s3", u, r, w, w, "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);
+      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk3_s3" : "fd_stretch_cons_rk3_s3", u, r, w, w,
+                     "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);
   }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;
   return st;
+}
+
+fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
+                                                 fcl_pool *pool, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(w, 2);
+  FCL_CHECK_NULL(pool, 4);
+  FCL_CHECK_NULL(out, 5);
+  return create(u, w, 0, rk_order, 3, pool, out);
+}
+
+fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double nu, int rk_order,
+                                              fcl_pool *pool, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(w, 2);
+  FCL_CHECK_NULL(pool, 5);
+  FCL_CHECK_NULL(out, 6);
+  if (!(nu > 0 && isfinite(nu)))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be finite and > 0)", nu);
+  return create(u, w, nu, rk_order, 4, pool, out);
 }

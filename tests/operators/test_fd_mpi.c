@@ -7,7 +7,12 @@
  *     velocity gradient, converging at order 4 in space; self-convergence in time at the RK
  *     order (successive halvings of dt, the space error being the same in every run);
  *   - conservative stretching: one tiny step is dt (w . grad) u to the differences' order 4;
- *     self-convergence in time at the RK order (2, 3); the integral of w is conserved. */
+ *     self-convergence in time at the RK order (2, 3); the integral of w is conserved;
+ *   - the same with diffusion: with u = 0, a Fourier mode is multiplied by exactly the RK
+ *     scheme's polynomial of z = nu dt lambda per step, to rounding (a stage whose diffusion is
+ *     missing, doubled or of the wrong stage value changes it at first or second order in z);
+ *     with u, one tiny step is dt ((w . grad) u + nu lap w) to order 4 in space; the integral of
+ *     w is conserved; a dt above the stability bound, a dt < 0 and nu <= 0 are errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,9 +329,124 @@ static void check_stretching_conservative(env *e) {
   fcl_topology_destroy(&t);
 }
 
+/* ---------------- conservative stretching with diffusion ---------------- */
+
+typedef struct {
+  double dt, nu;
+} viscous_step;
+static void mode3(const double *x, double *v) {
+  v[0] = cos(x[0] + 2 * x[1] - x[2]);
+  v[1] = 0.5 * v[0];
+  v[2] = -0.25 * v[0];
+}
+/* the grid's highest mode (16 points per axis): the Laplacian's largest |eigenvalue| */
+static void checkerboard(const double *x, double *v) {
+  v[0] = v[1] = v[2] = cos(8 * x[0]) * cos(8 * x[1]) * cos(8 * x[2]);
+}
+static void mode3_scaled(const double *x, double *v, const void *p) {
+  mode3(x, v);
+  for (int c = 0; c < 3; ++c) v[c] *= ((const mode_data *)p)->factor;
+}
+/* w0 + dt ((w0 . grad) u + nu lap w0), the exact change to first order in dt */
+static void viscous_tendency(const double *x, double *w, const void *p) {
+  const viscous_step *s = p;
+  tendency(x, w, &s->dt);
+  const double lap[3] = {-cos(x[1]), -sin(x[2]), -2 * cos(x[0] + x[1])};
+  for (int c = 0; c < 3; ++c) w[c] += s->dt * s->nu * lap[c];
+}
+
+static void check_stretching_diffusion(env *e, fcl_dtype dtype) {
+  const int64_t n = 16;
+  const double nu = 0.05, dx = 2 * PI / (double)n, tol = dtype == FCL_FLOAT64 ? 1e-12 : 2e-5;
+  fcl_topology *t = op_box(3, n, 2);
+  for (int rk = 2; rk <= 3; ++rk) {
+    /* u = 0: the RK polynomial of the fourth-order Laplacian's eigenvalue */
+    fcl_field *u = op_field(e, t, "u", 3, dtype, NULL), *w = op_field(e, t, "w", 3, dtype, mode3);
+    fcl_fd *op = NULL;
+    CHECK_OK(fcl_fd_stretching_diffusion_create(u, w, nu, rk, e->pool, &op));
+    if (op) {
+      const double step = 0.9 * fcl_fd_max_dt(op);
+      double lambda = 0;
+      const int k[3] = {1, 2, -1};
+      for (int a = 0; a < 3; ++a) lambda += symbol(4, k[a] * dx) / (dx * dx);
+      const double z = nu * step * lambda;
+      const double g = 1 + z + z * z / 2 + (rk == 3 ? z * z * z / 6 : 0);
+      mode_data m = {pow(g, 5)};
+      for (int s = 0; s < 5; ++s) CHECK_OK(fcl_fd_apply(op, step));
+      double err = op_rel_error(w, mode3_scaled, &m);
+      CHECKF(err <= tol,
+             "stretching with diffusion RK%d %s: off the scheme's amplification by %.3g", rk,
+             fcl_dtype_cl_name(dtype), err);
+      CHECK_STATUS(fcl_fd_apply(op, 2 * fcl_fd_max_dt(op)), FCL_ERR_INVALID_ARGUMENT, "stability");
+      CHECK_STATUS(fcl_fd_apply(op, -step), FCL_ERR_INVALID_ARGUMENT, "dt");
+      CHECK(op_rel_error(w, mode3_scaled, &m) <= tol); /* nothing changed */
+    }
+    fcl_fd_destroy(&op);
+    fcl_field_destroy(&w);
+    /* the bound: at it, the highest mode does not grow (|1 + z + ...| <= 1 at z = -2) */
+    w = op_field(e, t, "w", 3, dtype, checkerboard);
+    CHECK_OK(fcl_fd_stretching_diffusion_create(u, w, nu, rk, e->pool, &op));
+    for (int s = 0; op && s < 20; ++s) CHECK_OK(fcl_fd_apply(op, fcl_fd_max_dt(op)));
+    double amplitude = 0;
+    for (int c = 0; c < 3; ++c) {
+      double m = 0;
+      CHECK_OK(fcl_field_reduce(w, c, FCL_REDUCE_NORM_LINF, &m));
+      amplitude = fmax(amplitude, m);
+    }
+    CHECKF(amplitude <= 1 + tol,
+           "stretching with diffusion RK%d: the highest mode grew to %.3g in 20 steps at the bound",
+           rk, amplitude);
+    fcl_fd_destroy(&op);
+    fcl_field_destroy(&u);
+    fcl_field_destroy(&w);
+  }
+  if (dtype == FCL_FLOAT64) {
+    /* with u: one tiny step against the exact right side, order 4 in space; w's sum conserved */
+    const viscous_step vs = {1e-6, 0.3};
+    double err[2];
+    for (int r = 0; r < 2; ++r) {
+      fcl_topology *tr = op_box(3, 16 << r, 2);
+      fcl_field *u = op_field(e, tr, "u", 3, FCL_FLOAT64, vel_free),
+                *w = op_field(e, tr, "w", 3, FCL_FLOAT64, vort_free);
+      fcl_fd *op = NULL;
+      CHECK_OK(fcl_fd_stretching_diffusion_create(u, w, vs.nu, 2, e->pool, &op));
+      if (op) CHECK_OK(fcl_fd_apply(op, vs.dt));
+      err[r] = op_rel_error(w, viscous_tendency, &vs);
+      for (int s = 0; op && r == 0 && s < 4; ++s) CHECK_OK(fcl_fd_apply(op, 0.01));
+      for (int c = 0; r == 0 && c < 3; ++c) {
+        double sum;
+        CHECK_OK(fcl_field_reduce(w, c, FCL_REDUCE_INTEGRAL, &sum));
+        const double want = (c == 0 ? 0.5 : c == 1 ? -0.25 : 0.125) * 8 * PI * PI * PI;
+        CHECKF(fabs(sum - want) <= 1e-12 * 8 * PI * PI * PI,
+               "stretching with diffusion: integral of w_%d %.17g, initially %.17g", c, sum, want);
+      }
+      fcl_fd_destroy(&op);
+      fcl_field_destroy(&u);
+      fcl_field_destroy(&w);
+      fcl_topology_destroy(&tr);
+    }
+    CHECKF(log2(err[0] / err[1]) >= 3.7,
+           "stretching with diffusion: space errors %.3g -> %.3g, rate %.2f", err[0], err[1],
+           log2(err[0] / err[1]));
+    if (e->rank == 0) printf("stretching with diffusion: space rate %.2f\n", log2(err[0] / err[1]));
+  }
+  fcl_field *u = op_field(e, t, "u", 3, dtype, NULL), *w = op_field(e, t, "w", 3, dtype, NULL);
+  fcl_fd *bad = NULL;
+  CHECK_STATUS(fcl_fd_stretching_diffusion_create(u, w, 0, 2, e->pool, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "nu");
+  CHECK_STATUS(fcl_fd_stretching_diffusion_create(u, w, NAN, 2, e->pool, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "nu");
+  CHECK_STATUS(fcl_fd_stretching_diffusion_create(u, w, nu, 4, e->pool, &bad),
+               FCL_ERR_INVALID_ARGUMENT, "argument 4 (rk_order)");
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t);
+}
+
 static void run(env *e) {
   check_diffusion(e, FCL_FLOAT32, 2);
   check_diffusion(e, FCL_FLOAT32, 4);
+  check_stretching_diffusion(e, FCL_FLOAT32);
   if (!e->fp64) {
     fcl_test_skip_part(NULL, "the double-precision cases (no cl_khr_fp64)");
     return;
@@ -338,6 +458,7 @@ static void run(env *e) {
   }
   check_stretching(e);
   check_stretching_conservative(e);
+  check_stretching_diffusion(e, FCL_FLOAT64);
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
