@@ -14,10 +14,10 @@ static fcl_arg real_arg(cl_uint index, fcl_dtype dtype, double v) {
 }
 
 /* A launcher over kernel name: nbuf slots, the layout, the scale 1 / N, then extra fixed
- * arguments and per-call parameters. */
-static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, size_t nextra,
-                                const fcl_arg *extra, size_t nparams, const fcl_param_spec *params,
-                                fcl_launcher **out) {
+ * arguments and per-call parameters; `transfers` slots read or written per call (its bytes). */
+static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, int transfers,
+                                size_t nextra, const fcl_arg *extra, size_t nparams,
+                                const fcl_param_spec *params, fcl_launcher **out) {
   const fcl_fft_layout *l = fcl_fft_layout_of(s->fft);
   const fcl_domain *d = fcl_topology_domain(s->topo);
   fcl_arg args[24];
@@ -46,7 +46,7 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, s
     ps[p].index = (cl_uint)(n + p);
   }
   fcl_launch_config cfg = {
-      .queue = s->queue, .work_dim = 3, .bytes_per_launch = 2 * (size_t)nbuf * l->bytes};
+      .queue = s->queue, .work_dim = 3, .bytes_per_launch = (size_t)transfers * l->bytes};
   for (int m = 0; m < 3; ++m) cfg.global[m] = (size_t)l->local[l->order[m]];
   char name[96];
   snprintf(name, sizeof name, "spectral.%s", kernel + sizeof "spectral_" - 1);
@@ -66,23 +66,24 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   if (s->empty) return FCL_OK; /* nothing to launch on this rank */
   const bool three = s->dim == 3;
   fcl_value_type real = s->dtype == FCL_FLOAT64 ? FCL_TYPE_F64 : FCL_TYPE_F32;
-  FCL_TRY(make_launcher(s, "spectral_poisson", 1, 0, NULL, 0, NULL, &s->poisson));
+  /* transfers (kernels/spectral.cl): slots read plus slots written */
+  FCL_TRY(make_launcher(s, "spectral_poisson", 1, 2, 0, NULL, 0, NULL, &s->poisson));
   fcl_param_spec mean[4] = {{"mean_x", 0, real}, {"mean_y", 0, real}, {"mean_z", 0, real}};
   FCL_TRY(make_launcher(s, three ? "spectral_biot_savart3" : "spectral_biot_savart2", three ? 3 : 2,
-                        0, NULL, 3, mean, &s->biot_savart));
+                        three ? 6 : 3, 0, NULL, 3, mean, &s->biot_savart));
   /* In 2D the kernel never touches its third buffer (the last slot stands in). */
   fcl_arg dim_arg = fcl_arg_i32(0, s->dim);
-  FCL_TRY(make_launcher(s, "spectral_project", 3, 1, &dim_arg, 0, NULL, &s->project));
+  FCL_TRY(make_launcher(s, "spectral_project", 3, 2 * s->dim, 1, &dim_arg, 0, NULL, &s->project));
   fcl_param_spec nu = {"nu_dt", 0, real};
-  FCL_TRY(make_launcher(s, "spectral_diffuse", 1, 0, NULL, 1, &nu, &s->diffuse));
+  FCL_TRY(make_launcher(s, "spectral_diffuse", 1, 2, 0, NULL, 1, &nu, &s->diffuse));
   fcl_param_spec nu_mean[4] = {nu, mean[0], mean[1], mean[2]};
-  FCL_TRY(make_launcher(s,
-                        three ? "spectral_diffuse_biot_savart3" : "spectral_diffuse_biot_savart2",
-                        three ? 6 : 3, 0, NULL, 4, nu_mean, &s->diffuse_biot_savart));
+  FCL_TRY(
+      make_launcher(s, three ? "spectral_diffuse_biot_savart3" : "spectral_diffuse_biot_savart2",
+                    three ? 6 : 3, three ? 9 : 4, 0, NULL, 4, nu_mean, &s->diffuse_biot_savart));
   fcl_param_spec deriv[2] = {{"axis", 0, FCL_TYPE_I32}, {"order", 0, FCL_TYPE_I32}};
-  FCL_TRY(make_launcher(s, "spectral_derivative", 1, 0, NULL, 2, deriv, &s->derivative));
-  FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2, 0, NULL, 0,
-                        NULL, &s->curl));
+  FCL_TRY(make_launcher(s, "spectral_derivative", 1, 2, 0, NULL, 2, deriv, &s->derivative));
+  FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2,
+                        three ? 6 : 3, 0, NULL, 0, NULL, &s->curl));
   FCL_TRY(fcl_param_set_create(s->diffuse, &s->diffuse_params));
   FCL_TRY(fcl_param_set_create(s->derivative, &s->derivative_params));
   FCL_TRY(fcl_param_set_create(s->diffuse_biot_savart, &s->diffuse_biot_savart_params));

@@ -8,6 +8,7 @@ typedef struct {
   fcl_spectral *spectral;
   fcl_field *in, *out;
   double nu;
+  fcl_launcher *kernel; /* the pointwise kernel between the transforms (for statistics) */
 } spectral_op;
 
 static fcl_status biot_savart_apply(void *data, const fcl_step_info *info) {
@@ -32,13 +33,19 @@ static fcl_status project_apply(void *data, const fcl_step_info *info) {
   return fcl_spectral_project(o->spectral, o->out);
 }
 
+/* Its kernel's statistics (device time, bytes); the FFT library's kernels are not profiled. */
+static fcl_launcher *kernel_launcher(void *data, int index) {
+  return index == 0 ? ((spectral_op *)data)->kernel : NULL;
+}
+
 static fcl_status describe(const char *name, fcl_spectral *s, fcl_field *in, fcl_field *out,
-                           double nu, fcl_status (*apply)(void *, const fcl_step_info *),
-                           fcl_operator *op) {
+                           double nu, fcl_launcher *kernel,
+                           fcl_status (*apply)(void *, const fcl_step_info *), fcl_operator *op) {
   spectral_op *o = malloc(sizeof *o);
   if (!o) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s", name);
-  *o = (spectral_op){s, in, out, nu};
-  *op = (fcl_operator){.name = name, .data = o, .apply = apply, .destroy = free};
+  *o = (spectral_op){s, in, out, nu, kernel};
+  *op = (fcl_operator){
+      .name = name, .data = o, .apply = apply, .launcher = kernel_launcher, .destroy = free};
   if (in) op->uses[op->nuses++] = (fcl_field_use){in, 0, true, false};
   op->uses[op->nuses++] = (fcl_field_use){out, 0, !in, true};
   return FCL_OK;
@@ -52,7 +59,7 @@ fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *s, fcl_field *omega, 
   FCL_CHECK_NULL(out, 4);
   FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "biot-savart"));
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "biot-savart"));
-  return describe("biot_savart", s, omega, u, 0, biot_savart_apply, out);
+  return describe("biot_savart", s, omega, u, 0, s->biot_savart, biot_savart_apply, out);
 }
 
 fcl_status fcl_spectral_diffusion_operator(fcl_spectral *s, fcl_field *f, double nu,
@@ -62,7 +69,7 @@ fcl_status fcl_spectral_diffusion_operator(fcl_spectral *s, fcl_field *f, double
   FCL_CHECK_NULL(out, 4);
   if (!(nu >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be >= 0)", nu);
-  return describe("spectral_diffusion", s, NULL, f, nu, diffusion_apply, out);
+  return describe("spectral_diffusion", s, NULL, f, nu, s->diffuse, diffusion_apply, out);
 }
 
 fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *s, fcl_field *omega, double nu,
@@ -75,7 +82,8 @@ fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *s, fcl_field 
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (nu): %g (must be >= 0)", nu);
   FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "diffusion + biot-savart"));
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "diffusion + biot-savart"));
-  FCL_TRY(describe("diffusion_biot_savart", s, omega, u, nu, diffuse_biot_savart_apply, out));
+  FCL_TRY(describe("diffusion_biot_savart", s, omega, u, nu, s->diffuse_biot_savart,
+                   diffuse_biot_savart_apply, out));
   out->uses[0].written = true; /* the vorticity is diffused in place */
   return FCL_OK;
 }
@@ -85,5 +93,5 @@ fcl_status fcl_spectral_project_operator(fcl_spectral *s, fcl_field *u, fcl_oper
   FCL_CHECK_NULL(u, 2);
   FCL_CHECK_NULL(out, 3);
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "projection"));
-  return describe("projection", s, NULL, u, 0, project_apply, out);
+  return describe("projection", s, NULL, u, 0, s->project, project_apply, out);
 }

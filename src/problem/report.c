@@ -93,11 +93,13 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
     }
     if (p->timing)
       fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "
-                   "per call, when the queue profiles)\n");
+                   "per call of flowcl's kernels, not an FFT library's, when the queue "
+                   "profiles)\n");
     else
       fprintf(out, "  (per-node timing is off: wall is the host's time to enqueue each node, not "
                    "its run time; fcl_problem_set_timing times each node; device: profiled "
-                   "kernel time per call, when the queue profiles)\n");
+                   "kernel time per call of flowcl's kernels, not an FFT library's, when the "
+                   "queue profiles)\n");
   }
   free(v);
   free(names);
