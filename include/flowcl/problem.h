@@ -93,7 +93,9 @@ fcl_status fcl_problem_add_field(fcl_problem *problem, fcl_field *field, bool st
 fcl_status fcl_problem_add_operator(fcl_problem *problem, const fcl_operator *op);
 /** Resolve the graph (see above); errors name the operator and the field. Once only. */
 fcl_status fcl_problem_setup(fcl_problem *problem);
-/** Largest stable dt of the operators (infinity when none bounds it). After setup. */
+/** Largest stable dt of a step: the least over the operators of their bound divided by their
+ * dt_fraction (an operator advancing half of each step allows a step of twice its bound);
+ * infinity when none bounds it. After setup. */
 double fcl_problem_max_dt(const fcl_problem *problem);
 /** Per-node timing: when on, every node of a step waits for the fields' queues, so that the
  * report's wall times are each node's true time (at the cost of overlap), and the device time

@@ -245,8 +245,12 @@ fcl_status fcl_problem_setup(fcl_problem *p) {
 
 double fcl_problem_max_dt(const fcl_problem *p) {
   double m = INFINITY;
-  for (int o = 0; p && o < p->nops; ++o)
-    if (p->ops[o].desc.max_dt) m = fmin(m, p->ops[o].desc.max_dt(p->ops[o].desc.data));
+  for (int o = 0; p && o < p->nops; ++o) {
+    const fcl_operator *d = &p->ops[o].desc;
+    /* an operator that advances a share of the step bounds the step at its bound / share */
+    const double share = d->dt_fraction > 0 ? d->dt_fraction : 1;
+    if (d->max_dt) m = fmin(m, d->max_dt(d->data) / share);
+  }
   return m;
 }
 

@@ -533,6 +533,52 @@ out:
   fcl_topology_destroy(&t);
 }
 
+/* The step's bound: an explicit diffusion's own bound B, or 2 B listed for half of each step
+ * (the operator then advances dt / 2); the least over the operators. */
+static void check_max_dt(env *e) {
+  fcl_topology *t = op_box(3, 8, 2);
+  fcl_field *s = op_field(e, t, "s", 1, FCL_FLOAT64, NULL);
+  fcl_fd *slow = NULL, *fast = NULL;
+  CHECK_OK(fcl_fd_diffusion_create(s, 0.01, 2, e->pool, &slow));
+  CHECK_OK(fcl_fd_diffusion_create(s, 0.03, 2, e->pool, &fast));
+  if (!slow || !fast) goto out;
+  const double b = fcl_fd_max_dt(slow); /* 3 times fast's */
+  for (int half = 0; half < 2; ++half) {
+    fcl_problem *p = NULL;
+    fcl_operator d;
+    CHECK_OK(fcl_problem_create("bounds", &p));
+    CHECK_OK(fcl_problem_add_field(p, s, true));
+    CHECK_OK(fcl_fd_operator(slow, &d));
+    d.dt_fraction = half ? 0.5 : 0;
+    CHECK_OK(fcl_problem_add_operator(p, &d));
+    CHECK_OK(fcl_problem_add_operator(p, &d));
+    CHECK_OK(fcl_problem_setup(p));
+    const double want = half ? 2 * b : b;
+    CHECKF(fcl_test_close(fcl_problem_max_dt(p), want, 4, 0, false),
+           "max dt %.17g listed for %s, expected %.17g", fcl_problem_max_dt(p),
+           half ? "half steps" : "whole steps", want);
+    fcl_problem_destroy(&p);
+  }
+  fcl_problem *p = NULL;
+  fcl_operator d;
+  CHECK_OK(fcl_problem_create("bounds", &p));
+  CHECK_OK(fcl_problem_add_field(p, s, true));
+  CHECK_OK(fcl_fd_operator(slow, &d));
+  d.dt_fraction = 0.5;
+  CHECK_OK(fcl_problem_add_operator(p, &d));
+  CHECK_OK(fcl_fd_operator(fast, &d));
+  CHECK_OK(fcl_problem_add_operator(p, &d));
+  CHECK_OK(fcl_problem_setup(p));
+  CHECKF(fcl_test_close(fcl_problem_max_dt(p), b / 3, 4, 0, false),
+         "max dt %.17g, expected the faster operator's %.17g", fcl_problem_max_dt(p), b / 3);
+  fcl_problem_destroy(&p);
+out:
+  fcl_fd_destroy(&slow);
+  fcl_fd_destroy(&fast);
+  fcl_field_destroy(&s);
+  fcl_topology_destroy(&t);
+}
+
 /* Per-node timing on a profiling queue: an operator listed twice gets each node's own share of
  * its kernels' device time (the two shares fit in the launchers' total, which also holds the
  * untimed step; neither node gets the whole), and the calls of the timed steps only. How the
@@ -715,6 +761,7 @@ static void run(env *e) {
   check_overlap(e);
   check_time_loop(e);
   check_step_parameters(e);
+  check_max_dt(e);
   check_node_timing(e);
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
   check_taylor_green_2d(e);
