@@ -161,6 +161,12 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
   return fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
 }
 
+/* The kernel of a stage ("rk2_s1", ...), named apart with diffusion (the name is copied). */
+static const char *stage_kernel(char *buf, size_t size, double nu, const char *stage) {
+  snprintf(buf, size, "fd_stretch_%s_%s", nu > 0 ? "diff" : "cons", stage);
+  return buf;
+}
+
 /* Both constructors: nu = 0, stretching alone; nu > 0, with diffusion (checked by the caller).
  * rk_pos: the position of rk_order among the caller's arguments. */
 static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, int rk_pos,
@@ -188,7 +194,7 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
     op->max_dt = 2.0 / (nu * 16.0 / 3.0 * sum);
     op->irreversible = true;
   }
-  char name[96];
+  char name[96], kn[32];
   snprintf(name, sizeof name, "%s.stages", fcl_field_name(w));
   fcl_field *s = NULL, *r = NULL;
   fcl_status st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
@@ -210,28 +216,26 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   if (rk_order == 2) {
     if (grown) grow_first_stage(op, t);
     if (st == FCL_OK)
-      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk2_s1" : "fd_stretch_cons_rk2_s1", u, w, NULL,
-                     s, "w-s", 0, 1, 0.5);
+      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk2_s1"), u, w, NULL, s, "w-s", 0, 1,
+                     0.5);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk2_s2" : "fd_stretch_cons_rk2_s2", u, s, w, w,
-                     "sww", 1, 0, 1);
+      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk2_s2"), u, s, w, w, "sww", 1, 0, 1);
   } else {
     if (st == FCL_OK)
-      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk3_s1" : "fd_stretch_cons_rk3_s1", u, w, NULL,
-                     s, "w-s", 0, 1, 1);
+      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk3_s1"), u, w, NULL, s, "w-s", 0, 1, 1);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk3_s2" : "fd_stretch_cons_rk3_s2", u, s, w, r,
-                     "swr", 0.75, 0.25, 0.25);
+      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk3_s2"), u, s, w, r, "swr", 0.75, 0.25,
+                     0.25);
     host = NULL;
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", between, r, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, nu > 0 ? "fd_stretch_diff_rk3_s3" : "fd_stretch_cons_rk3_s3", u, r, w, w,
-                     "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);
+      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk3_s3"), u, r, w, w, "rww", 1.0 / 3,
+                     2.0 / 3, 2.0 / 3);
   }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;
