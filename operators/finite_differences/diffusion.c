@@ -25,11 +25,7 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   op->dt_param = "nudt";
   op->dt_scale = nu;
   op->irreversible = true;
-  /* Forward Euler is stable while nu dt sum_a lambda / dx_a^2 <= 2, lambda the largest
-   * |eigenvalue| of the stencil times dx^2: 4 (order 2), 16 / 3 (order 4). */
-  double s = 0;
-  for (int a = 0; a < d->dim; ++a) s += 1.0 / pow(fcl_domain_spacing(d, a), 2);
-  op->max_dt = 2.0 / (nu * (order == 2 ? 4.0 : 16.0 / 3.0) * s);
+  op->max_dt = fcl__fd_diffusion_max_dt(f, nu, order); /* forward Euler */
   char name[96];
   snprintf(name, sizeof name, "%s.scratch", fcl_field_name(f));
   fcl_status st = fcl__fd_use(op, f, order / 2, true, true);

@@ -45,6 +45,15 @@ void fcl__fd_derivative(char *buf, size_t size, const char *array, const fcl_fie
            lit(c2, 1.0 / 12.0 / dx, t), p2, m2);
 }
 
+double fcl__fd_diffusion_max_dt(const fcl_field *f, double nu, int order) {
+  /* stable while nu dt sum_a lambda / dx_a^2 <= 2, lambda the largest |eigenvalue| of the
+   * stencil times dx^2: 4 (order 2), 16 / 3 (order 4) */
+  const fcl_domain *d = fcl_topology_domain(fcl_field_topology(f));
+  double s = 0;
+  for (int a = 0; a < d->dim; ++a) s += 1.0 / pow(fcl_domain_spacing(d, a), 2);
+  return 2.0 / (nu * (order == 2 ? 4.0 : 16.0 / 3.0) * s);
+}
+
 void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const fcl_field *f,
                                int axis, int order) {
   const double dx = fcl_domain_spacing(fcl_topology_domain(fcl_field_topology(f)), axis);

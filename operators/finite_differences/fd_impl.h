@@ -52,6 +52,10 @@ void fcl__fd_derivative(char *buf, size_t size, const char *array, const fcl_fie
 /* d^2 array / d x_axis^2 (order 2 or 4), scaled by 1 / dx^2, as text. */
 void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const fcl_field *f,
                                int axis, int order);
+/* The largest stable dt of explicit diffusion with viscosity nu by centred second differences of
+ * order 2 or 4 on f's grid, for schemes stable on the negative real axis down to -2 (forward
+ * Euler, RK2; RK3 reaches -2.51). */
+double fcl__fd_diffusion_max_dt(const fcl_field *f, double nu, int order);
 /* Checks shared by the constructors: order 2 or 4, ghosts >= order / 2 on every axis. */
 fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
 /* Generate the kernel (arrays over the interior of `shape` grown by op->grow, which it resets;

@@ -185,13 +185,8 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   op->dt_scale = 1;
   fcl_topology *t = fcl_field_topology(u);
   if (nu > 0) {
-    /* RK2 and RK3 are stable on the negative real axis down to -2 (RK3 to -2.51), and the
-     * largest |eigenvalue| of the fourth-order second difference is 16 / (3 dx^2) per axis */
-    const fcl_domain *d = fcl_topology_domain(t);
-    double sum = 0;
-    for (int a = 0; a < 3; ++a) sum += 1.0 / pow(fcl_domain_spacing(d, a), 2);
     op->nu = nu;
-    op->max_dt = 2.0 / (nu * 16.0 / 3.0 * sum);
+    op->max_dt = fcl__fd_diffusion_max_dt(w, nu, 4); /* RK2 and RK3 */
     op->irreversible = true;
   }
   char name[96], kn[32];
