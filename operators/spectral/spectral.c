@@ -59,9 +59,9 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   FCL_TRY(fcl_queue_device(s->queue, &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));
-  /* NVIDIA's compiler gives these kernels 32 registers and then keeps only part of their loads
-   * in flight; allowed 64 (what a 1024-item work-group can have), the 512^3 diffusion +
-   * Biot-Savart kernel takes 2.35 ms instead of 2.89 on an H100 (docs/benchmarks.md). */
+  /* NVIDIA's compiler gives these kernels at most 32 registers; allowed 64 (what a 1024-item
+   * work-group can have), the 512^3 diffusion + Biot-Savart kernel takes 1.86 ms instead of
+   * 2.30 on an H200, the same results bit for bit (docs/benchmarks.md). */
   const bool nv = strstr(info.extensions, "cl_nv_compiler_options") != NULL;
   char options[96];
   snprintf(options, sizeof options, "-DT=%s%s%s", s->dtype == FCL_FLOAT64 ? "double" : "float",
