@@ -133,23 +133,36 @@ fcl_status fcl__fd_use(fcl_fd *op, fcl_field *field, int ghosts, bool read, bool
 
 typedef struct {
   size_t max_wg;
-  bool unroll; /* the planes' loop (GPUs) */
+  bool gpu;
+  size_t narrays;
+  const fcl__fd_array *arrays; /* the ones a streamed loop may carry in registers */
 } mapping;
+
+/* More planes than this per work-group: a loop (not unrolled) whose arrays' planes of k are
+ * carried in registers (stream_iname: each plane loaded once per work-item). */
+#define STREAMED_PLANES 16
 
 /* choice: planes of k per work-group (a loop when more than one: a work-group walking k finds the
  * planes its neighbours along k just read in its own cache rather than the device's shared one;
  * unrolled on a GPU, where a work-item's loads of several planes are then in flight at once: a
- * 512^3 stretching half-step takes 5.34 ms with 8 planes unrolled, 5.58 looped, on an H100),
- * work-items along x, rows of y per work-group. Planes come first: the search
- * varies the first axis first, and on the H200 at 512^3 it is the one that pays (the dt
- * measure's gradient norm 1.21 -> 0.89 ms; work-group shapes within 5 %). */
+ * 512^3 stretching half-step takes 5.34 ms with 8 planes unrolled, 5.58 looped, on an H100;
+ * beyond STREAMED_PLANES, streamed), work-items along x, rows of y per work-group. Planes come
+ * first: the search varies the first axis first, and on the H200 at 512^3 it is the one that
+ * pays (the dt measure's gradient norm 1.21 -> 0.89 ms; work-group shapes within 5 %). A kernel
+ * with nothing to stream skips the streamed choice. */
 static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   const mapping *m = user;
   if ((size_t)(choice[1] * choice[2]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
   FCL_TRY(fcl_kbuilder_split_iname(kb, "i", choice[1], "g.0", "l.0"));
   FCL_TRY(fcl_kbuilder_split_iname(kb, "j", choice[2], "g.1", "l.1"));
   if (choice[0] == 1) return fcl_kbuilder_tag_inames(kb, "k:g.2");
-  return fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", m->unroll ? "unr" : NULL);
+  const bool streamed = m->gpu && choice[0] > STREAMED_PLANES;
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", m->gpu && !streamed ? "unr" : NULL));
+  if (!streamed) return FCL_OK;
+  size_t carried = 0; /* arrays read at several planes (the others have nothing to carry) */
+  for (size_t a = 0; a < m->narrays; ++a)
+    carried += fcl_kbuilder_stream_iname(kb, "k_inner", m->arrays[a].name) == FCL_OK;
+  return carried ? FCL_OK : FCL_ERR_NOT_SUPPORTED;
 }
 
 /* A scalar of a custom kernel: the step index is an integer, the others the fields' type. */
@@ -194,14 +207,25 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   FCL_TRY(fcl_queue_device(q, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  /* on a GPU, planes of more than 512 x 512 points start from streamed planes (the default
+   * where the kernel is too large to measure). One H200, a stretching half-step: 1024^3 37.0 ms
+   * with 8 planes unrolled, 32.5 streamed (32 or 64 planes); 512^3 4.30 against 4.34 ms, so
+   * smaller planes keep 8 (the cause, cache reuse of a chunk's neighbour planes that streaming
+   * makes needless, is a guess: OpenCL shows no cache counters) */
+  const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(shape));
   static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
-                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4}, gpu_planes[] = {8, 16, 1},
+                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4},
+                       gpu_planes[] = {8, 16, 1, 32}, gpu_planes_large[] = {32, 8, 16, 1},
                        cpu_planes[] = {1, 8, 32};
-  const fcl_tune_axis axes[] = {{"planes", 3, gpu ? gpu_planes : cpu_planes},
+  const int64_t *planes = !gpu                        ? cpu_planes
+                          : ln[0] * ln[1] > 512 * 512 ? gpu_planes_large
+                                                      : gpu_planes;
+  const fcl_tune_axis axes[] = {{"planes", gpu ? 4 : 3, planes},
                                 {"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
-  mapping m = {.max_wg = info.max_work_group_size, .unroll = gpu};
+  mapping m = {
+      .max_wg = info.max_work_group_size, .gpu = gpu, .narrays = narrays, .arrays = arrays};
   fcl_kbuilder *base = NULL, *best = NULL;
   fcl_tune_result r;
   fcl_launcher *k = NULL;
