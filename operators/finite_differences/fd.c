@@ -207,19 +207,24 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   FCL_TRY(fcl_queue_device(q, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
-  /* on a GPU, planes of more than 512 x 512 points start from streamed planes (the default
-   * where the kernel is too large to measure). One H200, a stretching half-step: 1024^3 37.0 ms
-   * with 8 planes unrolled, 32.5 streamed (32 or 64 planes); 512^3 4.30 against 4.34 ms, so
-   * smaller planes keep 8 (the cause, cache reuse of a chunk's neighbour planes that streaming
-   * makes needless, is a guess: OpenCL shows no cache counters) */
-  const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(shape));
+  /* On a GPU the first choice of planes (the estimate's, and the default a measured search
+   * starts from, which the 3 s budget often keeps for the larger kernels) follows the size of a
+   * plane. One H200, a stretching half-step (FLOWCL_TUNE=estimate, device time): 512^3 4.30 ms
+   * with 8 planes unrolled, 4.18 with 16, 4.34 with 32 streamed; 1024^3 37.0 ms with 8, 37.7
+   * with 16, 32.5 with 32 or 64 streamed. On an H100 the 256^3 step is faster with 8 (4.72-4.75
+   * against 4.82-4.85 ms), the 512^3 half-step with 16 (5.34 -> 5.16 ms). Why streaming pays
+   * only on the largest planes is a guess (the cache's reuse of a chunk's neighbour planes,
+   * which OpenCL cannot observe). */
+  const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(shape)),
+                plane = ln[0] * ln[1];
   static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
                        cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4},
-                       gpu_planes[] = {8, 16, 1, 32}, gpu_planes_large[] = {32, 8, 16, 1},
-                       cpu_planes[] = {1, 8, 32};
-  const int64_t *planes = !gpu                        ? cpu_planes
-                          : ln[0] * ln[1] > 512 * 512 ? gpu_planes_large
-                                                      : gpu_planes;
+                       gpu_planes_small[] = {8, 16, 1, 32}, gpu_planes_mid[] = {16, 8, 1, 32},
+                       gpu_planes_large[] = {32, 8, 16, 1}, cpu_planes[] = {1, 8, 32};
+  const int64_t *planes = !gpu                ? cpu_planes
+                          : plane > 512 * 512 ? gpu_planes_large
+                          : plane > 256 * 256 ? gpu_planes_mid
+                                              : gpu_planes_small;
   const fcl_tune_axis axes[] = {{"planes", gpu ? 4 : 3, planes},
                                 {"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
