@@ -46,9 +46,13 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, i
     ps[p] = params[p];
     ps[p].index = (cl_uint)(n + p);
   }
+  const size_t value_bytes = l->count * 2 * fcl_dtype_size(s->dtype);
   fcl_launch_config cfg = {
-      .queue = s->queue, .work_dim = 3, .bytes_per_launch = (size_t)transfers * l->bytes};
-  for (int m = 0; m < 3; ++m) cfg.global[m] = (size_t)l->local[l->order[m]];
+      .queue = s->queue, .work_dim = 3, .bytes_per_launch = (size_t)transfers * value_bytes};
+  /* rows of memory dimension 0 over the pitch: the work-items past local[order[0]] compute
+   * on the padding, which no transform reads (a guard would cost every item) */
+  cfg.global[0] = (size_t)l->pitch;
+  for (int m = 1; m < 3; ++m) cfg.global[m] = (size_t)l->local[l->order[m]];
   char name[96];
   snprintf(name, sizeof name, "spectral.%s", kernel + sizeof "spectral_" - 1);
   return fcl_launcher_create_kernel(s->program, name, kernel, n, args, nparams, ps, &cfg, out);

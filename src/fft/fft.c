@@ -46,8 +46,12 @@ void fcl__fft_device_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layo
     fcl__fft_split(l->global[dim - 2], t->size, t->rank, &l->local[dim - 2], &l->offset[dim - 2]);
   }
   l->count = (size_t)(l->local[0] * l->local[1] * l->local[2]);
-  l->bytes = l->count * 2 * fcl_dtype_size(dtype);
-  l->padded_reals = 2 * (size_t)l->global[0] * (size_t)(t->local[1] * t->local[2]);
+  /* one rank: rows padded to a multiple of 8 values (fft.h); the distributed schemes'
+   * transposes and axis plans take contiguous rows */
+  l->pitch = t->size == 1 ? (l->local[0] + 7) / 8 * 8 : l->local[0];
+  l->bytes = (size_t)(l->pitch * l->local[1] * l->local[2]) * 2 * fcl_dtype_size(dtype);
+  l->padded_reals = 2 * (size_t)(t->size == 1 ? l->pitch : l->global[0]) *
+                    (size_t)(t->local[1] * t->local[2]);
 }
 
 /* Periodic on every axis, 2D or 3D, x whole; slabs along the last axis or (3D) pencils. */
@@ -185,8 +189,8 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   if (share > (double)FCL__FFT_BATCH_BYTES) p->batch = 1;
   p->slots = calloc((size_t)nslots, sizeof *p->slots);
   if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
-  size_t reals = 2 * p->layout.count > p->layout.padded_reals ? 2 * p->layout.count
-                                                              : p->layout.padded_reals;
+  const size_t stored = p->layout.bytes / p->real_size; /* reals of the spectral layout */
+  size_t reals = stored > p->layout.padded_reals ? stored : p->layout.padded_reals;
   if (!reals) reals = 2;
   p->slot_bytes = reals * p->real_size;
   for (int s = 0; st == FCL_OK && s < nslots; ++s)

@@ -279,10 +279,12 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   nc[1] = n[1];
   nc[2] = n[2];
   in_stride[0] = 1, in_stride[1] = p[0], in_stride[2] = p[0] * p[1];
-  out_stride[0] = 1, out_stride[1] = nc[0], out_stride[2] = nc[0] * nc[1];
+  /* one rank: the slots' padded rows (fft.h); else the distributed schemes' own buffers */
+  const uint64_t pitch = t->size == 1 ? (uint64_t)fft->layout.pitch : nc[0];
+  out_stride[0] = 1, out_stride[1] = pitch, out_stride[2] = pitch * nc[1];
   const int *g = t->origin; /* interior point 0 in the padded storage */
   const uint64_t in_bytes = s->in_bytes = p[0] * p[1] * p[2] * fft->real_size;
-  s->out_bytes = nc[0] * nc[1] * nc[2] * 2 * fft->real_size;
+  s->out_bytes = pitch * nc[1] * nc[2] * 2 * fft->real_size;
   VkFFTConfiguration c;
   base_config(s, fft, &c);
   int d = 0;
@@ -300,7 +302,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   for (int a = d; a < 3; ++a) c.size[a] = 1;
   for (int a = d - 1; a < 3; ++a) { /* the dimensions after the last: the whole array */
     c.inputBufferStride[a] = p[0] * p[1] * p[2];
-    c.bufferStride[a] = nc[0] * nc[1] * nc[2];
+    c.bufferStride[a] = pitch * nc[1] * nc[2];
   }
   c.performR2C = 1;
   c.isInputFormatted = 1;
@@ -319,7 +321,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   clReleaseMemObject(in_probe);
   FCL_TRY(st);
   s->have_whole = true;
-  /* The same axes in place on a slot: VkFFT's default r2c buffer is FFTW's padded form. */
+  /* The same axes in place on a slot, in the padded form (fft.h). */
   VkFFTConfiguration ip = c;
   ip.isInputFormatted = 0;
   ip.inverseReturnToInputBuffer = 0;
@@ -327,7 +329,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   ip.inputBufferOffset = 0;
   ip.inputBuffer = NULL;
   ip.inputBufferSize = NULL;
-  memset(ip.bufferStride, 0, sizeof ip.bufferStride);
+  /* the spectral strides stay (padded rows); VkFFT takes the real rows of an in-place r2c as
+   * twice the complex ones, the padded form of fft.h */
   s->inplace_bytes = fft->slot_bytes;
   cl_mem slot0 = fcl_array_buffer(fft->slots[0]);
   ip.buffer = &slot0;

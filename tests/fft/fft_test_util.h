@@ -52,15 +52,20 @@ static inline void slot_index(const fcl_fft_layout *l, size_t i, int64_t m[3]) {
   for (int d = 0; d < 3; ++d) m[l->order[d]] = mem[d] + l->offset[l->order[d]];
 }
 
-/* A slot read back as complex double pairs (malloc'd, 2 * count values). */
+/* A slot's values read back as complex double pairs, value i of slot_index at 2 i (malloc'd,
+ * 2 * count values: the padding of the rows, past local[order[0]] of each pitch, dropped). */
 static inline double *read_slot(env *e, fcl_fft *fft, int slot, fcl_dtype dt) {
   const fcl_fft_layout *l = fcl_fft_layout_of(fft);
+  const size_t row = (size_t)l->local[l->order[0]], pitch = (size_t)l->pitch;
   double *out = malloc((2 * l->count + 1) * sizeof *out);
   void *raw = malloc(l->bytes + 1);
   if (l->bytes)
     clEnqueueReadBuffer(e->q, fcl_fft_slot(fft, slot), CL_TRUE, 0, l->bytes, raw, 0, NULL, NULL);
-  for (size_t i = 0; i < 2 * l->count; ++i)
-    out[i] = dt == FCL_FLOAT64 ? ((double *)raw)[i] : ((float *)raw)[i];
+  for (size_t i = 0; i < l->count; ++i)
+    for (size_t p = 0; p < 2; ++p) {
+      const size_t at = 2 * (i / row * pitch + i % row) + p;
+      out[2 * i + p] = dt == FCL_FLOAT64 ? ((double *)raw)[at] : ((float *)raw)[at];
+    }
   free(raw);
   return out;
 }

@@ -99,7 +99,7 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
   fcl_fft_backend resolved = (fcl_fft_backend)-1;
   CHECK_OK(fcl_fft_layout_query(f, b, &qy, &resolved));
   CHECKF(resolved == fcl_fft_backend_used(fft) && qy.count == l->count && qy.bytes == l->bytes &&
-             qy.padded_reals == l->padded_reals &&
+             qy.padded_reals == l->padded_reals && qy.pitch == l->pitch &&
              !memcmp(qy.global, l->global, sizeof qy.global) &&
              !memcmp(qy.local, l->local, sizeof qy.local) &&
              !memcmp(qy.offset, l->offset, sizeof qy.offset) &&
@@ -197,7 +197,14 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
 
   /* In place: the padded real form in a slot gives the out-of-place result, and back. */
   {
-    size_t row = (size_t)ln[0], rows = local / row, prow = 2 * (size_t)(n[0] / 2 + 1);
+    /* rows of 2 (nx / 2 + 1) reals, or twice the pitch where a VkFFT plan on one rank pads
+     * them (a multiple of 8 complex values) */
+    const bool pitched = b == FCL_FFT_VKFFT && !fcl_fft_distributed(fft);
+    size_t row = (size_t)ln[0], rows = local / row,
+           prow = 2 * (size_t)(pitched ? l->pitch : n[0] / 2 + 1);
+    CHECKF(!pitched || (l->pitch % 8 == 0 && l->pitch >= n[0] / 2 + 1 && l->pitch < n[0] / 2 + 9),
+           "%s: pitch %lld for rows of %lld values", bn, (long long)l->pitch,
+           (long long)(n[0] / 2 + 1));
     size_t rs = fcl_dtype_size(dt), slot_bytes = l->padded_reals * rs;
     CHECK(l->padded_reals == prow * rows);
     char *pad = calloc(l->padded_reals + 1, rs), *got = calloc(l->padded_reals + 1, rs);
