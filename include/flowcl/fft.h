@@ -81,11 +81,12 @@ typedef struct {
   int64_t global[3], local[3], offset[3];
   /** @} */
   int order[3];        /**< order[d]: the physical axis of memory dimension d, fastest first */
-  int64_t pitch;       /**< complex values from the start of a row (memory dimension 0) to the
-                            next: local[order[0]], or more where rows are padded */
   size_t count;        /**< complex values of the spectral layout on this rank */
   size_t bytes;        /**< bytes of a slot's spectral layout, padding included */
   size_t padded_reals; /**< real values of the rank's data in the in-place padded form */
+  int64_t pitch;       /**< complex values from the start of a row (memory dimension 0) to the
+                            next: local[order[0]], or more where rows are padded (last, so that
+                            the members before it keep their place) */
 } fcl_fft_layout;
 
 /** An FFT plan with its spectral slots (opaque; not thread safe). */
