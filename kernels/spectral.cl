@@ -2,8 +2,10 @@
  * (src/fft). Built with -DT=float or -DT=double (and -DFCL_FP64 where the device has it).
  *
  * One work-item per complex value of a rank's slot. The global size is the slot's local shape
- * in memory order; memory dimension d holds physical axis o_d, and the global index of an axis
- * is the local one plus that axis's offset (fcl_fft_layout). Wavenumbers: 2 pi / L * m, m
+ * in memory order, memory dimension 0 over the layout's pitch (the work-items past the row's
+ * values compute on its padding, which no transform reads); memory dimension d holds physical
+ * axis o_d, and the global index of an axis is the local one plus that axis's offset
+ * (fcl_fft_layout). Wavenumbers: 2 pi / L * m, m
  * wrapped to [-n/2, n/2). Odd derivatives drop the Nyquist mode of even n (its derivative is
  * not real). Every kernel multiplies by `scale` (1 / number of points: the unnormalized inverse
  * transform is then exact). */

@@ -36,8 +36,9 @@
  *
  * Rows of spectral values may be padded (fcl_fft_layout's pitch): a VkFFT plan on one rank
  * stores each row of nx / 2 + 1 complex values in a multiple of 8 of them, so that rows start on
- * 64-byte boundaries (one H100, a 3D transform alone: 4 % faster at 512^3, 7 % at 1024^3 than
- * rows of 257 or 513 values); the padding holds no value and no kernel needs to keep it.
+ * 64-byte boundaries (flowcl-tgv's forward transform on one H200: 1.10 -> 1.06 ms at 512^3,
+ * 11.89 -> 11.02 ms at 1024^3; docs/benchmarks.md); the padding holds no value and no kernel
+ * needs to keep it.
  *
  * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
  * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,
@@ -85,8 +86,7 @@ typedef struct {
   size_t bytes;        /**< bytes of a slot's spectral layout, padding included */
   size_t padded_reals; /**< real values of the rank's data in the in-place padded form */
   int64_t pitch;       /**< complex values from the start of a row (memory dimension 0) to the
-                            next: local[order[0]], or more where rows are padded (last, so that
-                            the members before it keep their place) */
+                            next: local[order[0]], or more where rows are padded */
 } fcl_fft_layout;
 
 /** An FFT plan with its spectral slots (opaque; not thread safe). */

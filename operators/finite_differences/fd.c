@@ -138,9 +138,37 @@ typedef struct {
   const fcl__fd_array *arrays; /* the ones a streamed loop may carry in registers */
 } mapping;
 
-/* More planes than this per work-group: a loop (not unrolled) whose arrays' planes of k are
- * carried in registers (stream_iname: each plane loaded once per work-item). */
+/* On a GPU, more planes than this per work-group: a loop (not unrolled) whose arrays' planes of k
+ * are carried in registers (stream_iname: each plane loaded once per work-item). CPUs keep a
+ * plain loop. */
 #define STREAMED_PLANES 16
+
+/* Carry the planes of every array read at several planes along k_inner in registers; *carried
+ * counts them (an array read at one plane has nothing to carry: not an error). */
+static fcl_status stream_arrays(fcl_kbuilder *kb, const mapping *m, size_t *carried) {
+  *carried = 0;
+  for (size_t a = 0; a < m->narrays; ++a) {
+    fcl_status st = fcl_kbuilder_stream_iname(kb, "k_inner", m->arrays[a].name);
+    if (st == FCL_OK)
+      ++*carried;
+    else if (st != FCL_ERR_INVALID_ARGUMENT)
+      return st;
+  }
+  fcl_clear_error(); /* the arrays with nothing to carry said so */
+  return FCL_OK;
+}
+
+/* Whether the kernel reads some array at several planes of k (the streamed choice applies). */
+static bool streams_along_k(const fcl_kbuilder *base, const mapping *m) {
+  fcl_kbuilder *kb = NULL;
+  size_t carried = 0;
+  bool ok = fcl_kbuilder_copy(base, &kb) == FCL_OK &&
+            fcl_kbuilder_split_iname(kb, "k", 2 * STREAMED_PLANES, "g.2", NULL) == FCL_OK &&
+            stream_arrays(kb, m, &carried) == FCL_OK && carried > 0;
+  fcl_kbuilder_destroy(&kb);
+  fcl_clear_error();
+  return ok;
+}
 
 /* choice: planes of k per work-group (a loop when more than one: a work-group walking k finds the
  * planes its neighbours along k just read in its own cache rather than the device's shared one;
@@ -148,8 +176,7 @@ typedef struct {
  * 512^3 stretching half-step takes 5.34 ms with 8 planes unrolled, 5.58 looped, on an H100;
  * beyond STREAMED_PLANES, streamed), work-items along x, rows of y per work-group. Planes come
  * first: the search varies the first axis first, and on the H200 at 512^3 it is the one that
- * pays (the dt measure's gradient norm 1.21 -> 0.89 ms; work-group shapes within 5 %). A kernel
- * with nothing to stream skips the streamed choice. */
+ * pays (the dt measure's gradient norm 1.21 -> 0.89 ms; work-group shapes within 5 %). */
 static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   const mapping *m = user;
   if ((size_t)(choice[1] * choice[2]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
@@ -158,11 +185,8 @@ static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choi
   if (choice[0] == 1) return fcl_kbuilder_tag_inames(kb, "k:g.2");
   const bool streamed = m->gpu && choice[0] > STREAMED_PLANES;
   FCL_TRY(fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", m->gpu && !streamed ? "unr" : NULL));
-  if (!streamed) return FCL_OK;
-  size_t carried = 0; /* arrays read at several planes (the others have nothing to carry) */
-  for (size_t a = 0; a < m->narrays; ++a)
-    carried += fcl_kbuilder_stream_iname(kb, "k_inner", m->arrays[a].name) == FCL_OK;
-  return carried ? FCL_OK : FCL_ERR_NOT_SUPPORTED;
+  size_t carried = 0;
+  return streamed ? stream_arrays(kb, m, &carried) : FCL_OK;
 }
 
 /* A scalar of a custom kernel: the step index is an integer, the others the fields' type. */
@@ -207,35 +231,38 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   FCL_TRY(fcl_queue_device(q, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  fcl_kbuilder *base = NULL, *best = NULL;
+  fcl_status st = describe(op, name, shape, narrays, arrays, text, &base);
+  memset(op->grow, 0, sizeof op->grow);
+  mapping m = {
+      .max_wg = info.max_work_group_size, .gpu = gpu, .narrays = narrays, .arrays = arrays};
   /* On a GPU the first choice of planes (the estimate's, and the default a measured search
-   * starts from, which the 3 s budget often keeps for the larger kernels) follows the size of a
-   * plane. One H200, a stretching half-step (FLOWCL_TUNE=estimate, device time): 512^3 4.30 ms
-   * with 8 planes unrolled, 4.18 with 16, 4.34 with 32 streamed; 1024^3 37.0 ms with 8, 37.7
-   * with 16, 32.5 with 32 or 64 streamed. On an H100 the 256^3 step is faster with 8 (4.72-4.75
-   * against 4.82-4.85 ms), the 512^3 half-step with 16 (5.34 -> 5.16 ms). Why streaming pays
-   * only on the largest planes is a guess (the cache's reuse of a chunk's neighbour planes,
-   * which OpenCL cannot observe). */
+   * starts from, which the 3 s budget often keeps for the larger kernels) of a kernel that reads
+   * neighbours along k follows the size of a plane, and only such a kernel is offered the
+   * streamed choice (the others keep 8, 16 or 1, as before the streamed planes). One H200, a
+   * stretching half-step (FLOWCL_TUNE=estimate, device time): 512^3 4.30 ms with 8
+   * planes unrolled, 4.18 with 16, 4.34 with 32 streamed; 1024^3 37.0 ms with 8, 37.7 with 16,
+   * 32.5 with 32 or 64 streamed. On an H100 the 256^3 step is faster with 8 (4.72-4.75 against
+   * 4.82-4.85 ms), the 512^3 half-step with 16 (5.34 -> 5.16 ms). Why streaming pays only on
+   * the largest planes is a guess (the cache's reuse of a chunk's neighbour planes, which
+   * OpenCL cannot observe). */
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(shape)),
                 plane = ln[0] * ln[1];
+  const bool streams = gpu && st == FCL_OK && streams_along_k(base, &m);
   static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
                        cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4},
                        gpu_planes_small[] = {8, 16, 1, 32}, gpu_planes_mid[] = {16, 8, 1, 32},
                        gpu_planes_large[] = {32, 8, 16, 1}, cpu_planes[] = {1, 8, 32};
-  const int64_t *planes = !gpu                ? cpu_planes
+  const int64_t *planes = !gpu || !streams    ? (gpu ? gpu_planes_small : cpu_planes)
                           : plane > 512 * 512 ? gpu_planes_large
                           : plane > 256 * 256 ? gpu_planes_mid
                                               : gpu_planes_small;
-  const fcl_tune_axis axes[] = {{"planes", gpu ? 4 : 3, planes},
+  const fcl_tune_axis axes[] = {{"planes", streams ? 4 : 3, planes},
                                 {"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */
-  mapping m = {
-      .max_wg = info.max_work_group_size, .gpu = gpu, .narrays = narrays, .arrays = arrays};
-  fcl_kbuilder *base = NULL, *best = NULL;
   fcl_tune_result r;
   fcl_launcher *k = NULL;
-  fcl_status st = describe(op, name, shape, narrays, arrays, text, &base);
-  memset(op->grow, 0, sizeof op->grow);
   if (st == FCL_OK)
     st = fcl_tune(base, 3, axes, apply_choice, &m, fcl_field_context(shape), dev, &opt, &r, &best);
   if (st == FCL_OK) st = fcl_kbuilder_build(best, fcl_field_context(shape), NULL, q, &k);
