@@ -144,7 +144,8 @@ typedef struct {
 #define STREAMED_PLANES 16
 
 /* Carry the planes of every array read at several planes along k_inner in registers; *carried
- * counts them (an array read at one plane has nothing to carry: not an error). */
+ * counts them. An array that stream_iname refuses (read at one plane, or whose carried loads
+ * would leave its bounds where the work-group overhangs the grid) keeps its loads. */
 static fcl_status stream_arrays(fcl_kbuilder *kb, const mapping *m, size_t *carried) {
   *carried = 0;
   for (size_t a = 0; a < m->narrays; ++a) {
@@ -158,16 +159,17 @@ static fcl_status stream_arrays(fcl_kbuilder *kb, const mapping *m, size_t *carr
   return FCL_OK;
 }
 
-/* Whether the kernel reads some array at several planes of k (the streamed choice applies). */
-static bool streams_along_k(const fcl_kbuilder *base, const mapping *m) {
-  fcl_kbuilder *kb = NULL;
-  size_t carried = 0;
-  bool ok = fcl_kbuilder_copy(base, &kb) == FCL_OK &&
-            fcl_kbuilder_split_iname(kb, "k", 2 * STREAMED_PLANES, "g.2", NULL) == FCL_OK &&
-            stream_arrays(kb, m, &carried) == FCL_OK && carried > 0;
-  fcl_kbuilder_destroy(&kb);
-  fcl_clear_error();
-  return ok;
+/* The choice applied to kb; *carried: the arrays whose planes a streamed loop carries. */
+static fcl_status map_choice(const mapping *m, fcl_kbuilder *kb, const int64_t *choice,
+                             size_t *carried) {
+  *carried = 0;
+  if ((size_t)(choice[1] * choice[2]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", choice[1], "g.0", "l.0"));
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "j", choice[2], "g.1", "l.1"));
+  if (choice[0] == 1) return fcl_kbuilder_tag_inames(kb, "k:g.2");
+  const bool streamed = m->gpu && choice[0] > STREAMED_PLANES;
+  FCL_TRY(fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", m->gpu && !streamed ? "unr" : NULL));
+  return streamed ? stream_arrays(kb, m, carried) : FCL_OK;
 }
 
 /* choice: planes of k per work-group (a loop when more than one: a work-group walking k finds the
@@ -178,15 +180,21 @@ static bool streams_along_k(const fcl_kbuilder *base, const mapping *m) {
  * first: the search varies the first axis first, and on the H200 at 512^3 it is the one that
  * pays (the dt measure's gradient norm 1.21 -> 0.89 ms; work-group shapes within 5 %). */
 static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choice) {
-  const mapping *m = user;
-  if ((size_t)(choice[1] * choice[2]) > m->max_wg) return FCL_ERR_NOT_SUPPORTED;
-  FCL_TRY(fcl_kbuilder_split_iname(kb, "i", choice[1], "g.0", "l.0"));
-  FCL_TRY(fcl_kbuilder_split_iname(kb, "j", choice[2], "g.1", "l.1"));
-  if (choice[0] == 1) return fcl_kbuilder_tag_inames(kb, "k:g.2");
-  const bool streamed = m->gpu && choice[0] > STREAMED_PLANES;
-  FCL_TRY(fcl_kbuilder_split_iname(kb, "k", choice[0], "g.2", m->gpu && !streamed ? "unr" : NULL));
+  size_t carried;
+  return map_choice(user, kb, choice, &carried);
+}
+
+/* Whether a streamed loop would carry some array of the kernel (an array read at several planes
+ * of k), tried on a copy with the first GPU work-group shape. */
+static bool streams_along_k(const fcl_kbuilder *base, const mapping *m, const int64_t *shape) {
+  fcl_kbuilder *kb = NULL;
   size_t carried = 0;
-  return streamed ? stream_arrays(kb, m, &carried) : FCL_OK;
+  const int64_t choice[3] = {2 * STREAMED_PLANES, shape[0], shape[1]};
+  bool ok = fcl_kbuilder_copy(base, &kb) == FCL_OK &&
+            map_choice(m, kb, choice, &carried) == FCL_OK && carried > 0;
+  fcl_kbuilder_destroy(&kb);
+  fcl_clear_error();
+  return ok;
 }
 
 /* A scalar of a custom kernel: the step index is an integer, the others the fields' type. */
@@ -239,7 +247,8 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   /* On a GPU the first choice of planes (the estimate's, and the default a measured search
    * starts from, which the 3 s budget often keeps for the larger kernels) of a kernel that reads
    * neighbours along k follows the size of a plane, and only such a kernel is offered the
-   * streamed choice (the others keep 8, 16 or 1, as before the streamed planes). One H200, a
+   * streamed choice (the others start from 16 on planes of 256 x 256 to 512 x 512 points, else
+   * 8). One H200, a
    * stretching half-step (FLOWCL_TUNE=estimate, device time): 512^3 4.30 ms with 8
    * planes unrolled, 4.18 with 16, 4.34 with 32 streamed; 1024^3 37.0 ms with 8, 37.7 with 16,
    * 32.5 with 32 or 64 streamed. On an H100 the 256^3 step is faster with 8 (4.72-4.75 against
@@ -248,15 +257,16 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
    * OpenCL cannot observe). */
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(shape)),
                 plane = ln[0] * ln[1];
-  const bool streams = gpu && st == FCL_OK && streams_along_k(base, &m);
   static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
                        cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4},
                        gpu_planes_small[] = {8, 16, 1, 32}, gpu_planes_mid[] = {16, 8, 1, 32},
                        gpu_planes_large[] = {32, 8, 16, 1}, cpu_planes[] = {1, 8, 32};
-  const int64_t *planes = !gpu || !streams    ? (gpu ? gpu_planes_small : cpu_planes)
-                          : plane > 512 * 512 ? gpu_planes_large
-                          : plane > 256 * 256 ? gpu_planes_mid
-                                              : gpu_planes_small;
+  const int64_t first_shape[2] = {gpu_items[0], gpu_rows[0]};
+  const bool streams = gpu && st == FCL_OK && streams_along_k(base, &m, first_shape);
+  const int64_t *planes = !gpu                                      ? cpu_planes
+                          : plane > 512 * 512 && streams            ? gpu_planes_large
+                          : plane > 256 * 256 && plane <= 512 * 512 ? gpu_planes_mid
+                                                                    : gpu_planes_small;
   const fcl_tune_axis axes[] = {{"planes", streams ? 4 : 3, planes},
                                 {"items", gpu ? 4 : 3, gpu ? gpu_items : cpu_items},
                                 {"rows", gpu ? 4 : 2, gpu ? gpu_rows : cpu_rows}};
