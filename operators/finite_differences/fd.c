@@ -184,14 +184,18 @@ static fcl_status apply_choice(void *user, fcl_kbuilder *kb, const int64_t *choi
   return map_choice(user, kb, choice, &carried);
 }
 
-/* Whether a streamed loop would carry some array of the kernel (an array read at several planes
- * of k), tried on a copy with the first GPU work-group shape. */
-static bool streams_along_k(const fcl_kbuilder *base, const mapping *m, const int64_t *shape) {
+/* The GPU work-group shape the probe maps before it streams (the first of the search). */
+enum { PROBE_ITEMS = 64, PROBE_ROWS = 4 };
+
+bool fcl__fd_streams_along_k(const fcl_kbuilder *kernel, size_t narrays,
+                             const fcl__fd_array *arrays) {
+  const mapping m = {
+      .max_wg = PROBE_ITEMS * PROBE_ROWS, .gpu = true, .narrays = narrays, .arrays = arrays};
+  const int64_t choice[3] = {2 * STREAMED_PLANES, PROBE_ITEMS, PROBE_ROWS};
   fcl_kbuilder *kb = NULL;
   size_t carried = 0;
-  const int64_t choice[3] = {2 * STREAMED_PLANES, shape[0], shape[1]};
-  bool ok = fcl_kbuilder_copy(base, &kb) == FCL_OK &&
-            map_choice(m, kb, choice, &carried) == FCL_OK && carried > 0;
+  bool ok = fcl_kbuilder_copy(kernel, &kb) == FCL_OK &&
+            map_choice(&m, kb, choice, &carried) == FCL_OK && carried > 0;
   fcl_kbuilder_destroy(&kb);
   fcl_clear_error();
   return ok;
@@ -257,12 +261,13 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
    * OpenCL cannot observe). */
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(shape)),
                 plane = ln[0] * ln[1];
-  static const int64_t gpu_items[] = {64, 128, 32, 256}, gpu_rows[] = {4, 1, 2, 8},
-                       cpu_items[] = {16, 64, 8}, cpu_rows[] = {1, 4},
-                       gpu_planes_small[] = {8, 16, 1, 32}, gpu_planes_mid[] = {16, 8, 1, 32},
-                       gpu_planes_large[] = {32, 8, 16, 1}, cpu_planes[] = {1, 8, 32};
-  const int64_t first_shape[2] = {gpu_items[0], gpu_rows[0]};
-  const bool streams = gpu && st == FCL_OK && streams_along_k(base, &m, first_shape);
+  static const int64_t gpu_items[] = {PROBE_ITEMS, 128, 32, 256},
+                       gpu_rows[] = {PROBE_ROWS, 1, 2, 8}, cpu_items[] = {16, 64, 8},
+                       cpu_rows[] = {1, 4}, gpu_planes_small[] = {8, 16, 1, 32},
+                       gpu_planes_mid[] = {16, 8, 1, 32}, gpu_planes_large[] = {32, 8, 16, 1},
+                       cpu_planes[] = {1, 8, 32};
+  const bool streams = gpu && st == FCL_OK && m.max_wg >= PROBE_ITEMS * PROBE_ROWS &&
+                       fcl__fd_streams_along_k(base, narrays, arrays);
   const int64_t *planes = !gpu                                      ? cpu_planes
                           : plane > 512 * 512 && streams            ? gpu_planes_large
                           : plane > 256 * 256 && plane <= 512 * 512 ? gpu_planes_mid

@@ -2,6 +2,7 @@
 #ifndef FLOWCL_FD_IMPL_H
 #define FLOWCL_FD_IMPL_H
 
+#include "flowcl/codegen.h"
 #include "flowcl/fd.h"
 #include "flowcl/problem.h"
 
@@ -63,6 +64,12 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
  * arrays; the scalars start at 0. */
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
                               const fcl__fd_array *arrays, const char *text, double bytes);
+/* Whether a GPU's streamed planes (32 planes of k per work-group, each array's planes carried in
+ * registers) would carry some array of the kernel, an array read at several planes of k: tried
+ * on a copy, mapped as the search's first GPU work-group shape (64 x 4). Only such a kernel is
+ * offered the streamed choice. */
+bool fcl__fd_streams_along_k(const fcl_kbuilder *kernel, size_t narrays,
+                             const fcl__fd_array *arrays);
 /* The checks both stretching forms share: 3D, 3-component u and w, one topology, precision
  * and queue, 2 ghosts. */
 fcl_status fcl__fd_check_stretching(const fcl_field *u, const fcl_field *w);

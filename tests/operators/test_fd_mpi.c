@@ -12,12 +12,16 @@
  *     scheme's polynomial of z = nu dt lambda per step, to rounding (a stage whose diffusion is
  *     missing, doubled or of the wrong stage value changes it at first or second order in z);
  *     with u, one tiny step is dt ((w . grad) u + nu lap w) to order 4 in space; the integral of
- *     w is conserved; a dt above the stability bound, a dt < 0 and nu <= 0 are errors. */
+ *     w is conserved; a dt above the stability bound, a dt < 0 and nu <= 0 are errors;
+ *   - the probe that offers a GPU's streamed planes: a kernel reading an array at several planes
+ *     of k streams, one reading each array at one plane (or its neighbours along j only) does
+ *     not. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd_impl.h" /* operators/finite_differences: the streamed planes' probe */
 #include "op_fields.h"
 
 typedef fcl_test_mpi_env env;
@@ -443,7 +447,34 @@ static void check_stretching_diffusion(env *e, fcl_dtype dtype) {
   fcl_topology_destroy(&t);
 }
 
+/* A kernel over 64^3 interior points of arrays with 2 ghosts, its text given. */
+static bool probe_streams(const char *text) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("probe", &kb));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, "68, 68, 68"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "out", FCL_FLOAT32, "68, 68, 68"));
+  CHECK_OK(
+      fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 64 and 0 <= j < 64 and 0 <= i < 64 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, text));
+  const fcl__fd_array arrays[2] = {{"a", NULL, 0}, {"out", NULL, 0}};
+  bool streams = fcl__fd_streams_along_k(kb, 2, arrays);
+  fcl_kbuilder_destroy(&kb);
+  return streams;
+}
+
+static void check_streams_probe(void) {
+  CHECKF(
+      probe_streams("out[k + 2, j + 2, i + 2] = a[k + 1, j + 2, i + 2] - a[k + 3, j + 2, i + 2]"),
+      "a difference along k: the probe finds nothing to stream");
+  CHECKF(!probe_streams("out[k + 2, j + 2, i + 2] = 2 * a[k + 2, j + 2, i + 2]"),
+         "a pointwise kernel: the probe would stream it");
+  CHECKF(
+      !probe_streams("out[k + 2, j + 2, i + 2] = a[k + 2, j + 1, i + 2] - a[k + 2, j + 3, i + 2]"),
+      "a difference along j: the probe would stream it");
+}
+
 static void run(env *e) {
+  check_streams_probe();
   check_diffusion(e, FCL_FLOAT32, 2);
   check_diffusion(e, FCL_FLOAT32, 4);
   check_stretching_diffusion(e, FCL_FLOAT32);
