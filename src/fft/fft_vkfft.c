@@ -3,11 +3,13 @@
  * writing back into it on the inverse. Several ranks: r2c over the axes a rank holds whole into
  * a device work array, then transposes (fft_transpose.c) and c2c plans along the axes they make
  * whole: slabs, one transpose and the last axis; pencils, the row transpose and y, the column
- * transpose and z. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
+ * transpose and z. On one rank in 3D, z may be flowcl's own pass (fft_columns.c), VkFFT's
+ * plans then leave it out. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "fft_columns_impl.h"
 #include "fft_impl.h"
 
 #include "fft_vkfft_cache.h" /* before vkFFT.h: its program builds go through the cache */
@@ -29,6 +31,7 @@ typedef struct {
   fcl_array *mid[FCL__FFT_BATCH]; /* between the two transposes (pencils, P2 > 1) */
   fcl__fft_transpose *first;      /* slabs: the transpose; pencils: along the rows (x <-> y) */
   fcl__fft_transpose *second;     /* pencils with P2 > 1: along the columns (y <-> z) */
+  fcl__fft_columns *columns;      /* one rank, 3D: flowcl's pass along z (VkFFT's plans omit z) */
   char description[80];
   /* the buffer sizes the plans point to: VkFFT keeps the pointers and reads them at every
    * append, so they live as long as the plans */
@@ -48,6 +51,7 @@ static void vk_destroy(void *state) {
   }
   fcl__fft_transpose_destroy(&s->first);
   fcl__fft_transpose_destroy(&s->second);
+  fcl__fft_columns_destroy(&s->columns);
   free(s);
 }
 
@@ -139,6 +143,7 @@ static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const in
     work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
     FCL_TRY(
         vk_append(s, &s->whole, fcl_field_buffer(src, comp[i]), work[i], -1, "forward transform"));
+    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], true));
   }
   return s->first ? distributed_forward(s, n, work, slot) : FCL_OK;
 }
@@ -149,9 +154,11 @@ static fcl_status vk_backward(fcl_fft *fft, int n, const cl_mem *slot, fcl_field
   cl_mem work[FCL__FFT_BATCH];
   for (int i = 0; i < n; ++i) work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
   if (s->first) FCL_TRY(distributed_backward(s, n, slot, work));
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n; ++i) {
+    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], false));
     FCL_TRY(
         vk_append(s, &s->whole, fcl_field_buffer(dst, comp[i]), work[i], 1, "backward transform"));
+  }
   return FCL_OK;
 }
 
@@ -159,9 +166,11 @@ static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
   vk_state *s = fft->state;
   if (forward) {
     FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
+    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, true));
     return s->first ? distributed_forward(s, 1, &slot, &slot) : FCL_OK;
   }
   if (s->first) FCL_TRY(distributed_backward(s, 1, &slot, &slot));
+  if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, false));
   return vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform");
 }
 
@@ -283,6 +292,11 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   const uint64_t pitch = t->size == 1 ? (uint64_t)fft->layout.pitch : nc[0];
   out_stride[0] = 1, out_stride[1] = pitch, out_stride[2] = pitch * nc[1];
   const int *g = t->origin; /* interior point 0 in the padded storage */
+  if (!fft->distributed && dim == 3 && n[2] > 1) {
+    FCL_TRY(fcl__fft_columns_create(fft, pool, (int64_t)n[2], nc[1], nc[0], pitch * nc[1], pitch,
+                                    &s->columns));
+    if (s->columns) fft->description = "vkfft, z by flowcl's column pass";
+  }
   const uint64_t in_bytes = s->in_bytes = p[0] * p[1] * p[2] * fft->real_size;
   s->out_bytes = pitch * nc[1] * nc[2] * 2 * fft->real_size;
   VkFFTConfiguration c;
@@ -291,7 +305,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   for (int a = 0; a < dim; ++a) {
     if (a > 0 && n[a] == 1) continue;
     c.size[d] = n[a];
-    c.omitDimension[d] = fft->distributed && (pencils ? a > 0 : a == dim - 1);
+    c.omitDimension[d] = (fft->distributed && (pencils ? a > 0 : a == dim - 1)) ||
+                         (a == 2 && s->columns);
     if (d > 0) { /* VkFFT's stride i is that of its dimension i + 1 */
       c.inputBufferStride[d - 1] = in_stride[a];
       c.bufferStride[d - 1] = out_stride[a];

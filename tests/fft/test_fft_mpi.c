@@ -435,6 +435,52 @@ static void check_vkfft_cache(env *e) {
   free(old);
 }
 
+/* The description of a VkFFT plan for fields of t. */
+static bool plan_has_columns(env *e, fcl_topology *t, fcl_status expect) {
+  fcl_field *f = NULL;
+  fcl_fft *fft = NULL;
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "f", 1, FCL_FLOAT32, &f));
+  fcl_status st = fcl_fft_create(f, FCL_FFT_VKFFT, 1, e->pool, &fft);
+  if (expect != FCL_OK)
+    fcl_test_check_status(__FILE__, __LINE__, "fcl_fft_create", st, expect, "FLOWCL_FFT_COLUMNS");
+  else
+    CHECK_OK(st);
+  bool columns = fft && strstr(fcl_fft_description(fft), "column") != NULL;
+  fcl_fft_destroy(&fft);
+  fcl_field_destroy(&f);
+  return columns;
+}
+
+/* flowcl's own pass along z on one rank (FLOWCL_FFT_COLUMNS=on): 8 = 4 x 2, 32 = 8 x 4 and
+ * 64 = 8 x 8 points along z, against the serial FFTW reference as every plan (forward, backward,
+ * in place; the three components at once on the first grid); off leaves z to VkFFT; a value
+ * that is none of auto, on, off is an error naming the variable. */
+static void check_columns(env *e) {
+  if (e->size != 1 || !fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
+  const int64_t grids[3][3] = {{16, 12, 8}, {10, 6, 32}, {8, 4, 64}};
+  setenv("FLOWCL_FFT_COLUMNS", "on", 1);
+  for (int gi = 0; gi < 3; ++gi) {
+    fcl_topology *t = slab_topology(3, grids[gi], NULL);
+    if (!t) continue;
+    CHECKF(plan_has_columns(e, t, FCL_OK), "FLOWCL_FFT_COLUMNS=on: no column pass for %lld points",
+           (long long)grids[gi][2]);
+    for (int prec = 0; prec < 2; ++prec) {
+      fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
+      if (dt == FCL_FLOAT64 && !e->fp64) continue;
+      check_plan(e, t, dt, FCL_FFT_VKFFT);
+      if (gi == 0) check_components(e, t, dt);
+    }
+    fcl_topology_destroy(&t);
+  }
+  fcl_topology *t = slab_topology(3, grids[0], NULL);
+  setenv("FLOWCL_FFT_COLUMNS", "off", 1);
+  CHECKF(!plan_has_columns(e, t, FCL_OK), "FLOWCL_FFT_COLUMNS=off: a column pass");
+  setenv("FLOWCL_FFT_COLUMNS", "sideways", 1);
+  plan_has_columns(e, t, FCL_ERR_INVALID_ARGUMENT);
+  unsetenv("FLOWCL_FFT_COLUMNS");
+  fcl_topology_destroy(&t);
+}
+
 static void run(env *e) {
   /* Powers of two, and odd sizes that split unevenly (and that fftw-mpi cannot always take). */
   const int64_t grids[4][3] = {{16, 12, 8}, {10, 9, 9}, {12, 10, 1}, {9, 11, 1}};
@@ -471,6 +517,7 @@ static void run(env *e) {
   }
   check_errors(e);
   check_vkfft_cache(e);
+  check_columns(e);
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, "fft", run); }

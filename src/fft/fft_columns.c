@@ -1,0 +1,127 @@
+/* The column transform: flowcl's own c2c pass along the slowest axis of a one-rank VkFFT plan
+ * (fft_vkfft.c leaves that axis out of VkFFT's plans and runs this after the forward transform
+ * and before the backward one). VkFFT's strided pass keeps whole columns in local memory: with
+ * OpenCL's 48 KB on NVIDIA devices that is 4 columns of 1024 complex floats, 32-byte pieces of
+ * each plane, and the pass ran at 0.37 of the copy bandwidth on an H200 at 1024^3. This one
+ * keeps the columns in registers and exchanges half of each value at a time through local
+ * memory, so a work-group reads 8 columns of 1024 (64-byte pieces) or 16 of 512
+ * (docs/benchmarks.md, sixteenth session). FLOWCL_FFT_COLUMNS picks it: auto (the default: on
+ * GPUs, 512 to 1024 points), on (wherever it fits), off. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fft_columns_impl.h"
+#include "fft_impl.h"
+
+struct fcl__fft_columns {
+  fcl_kernel *kernel[2]; /* forward, backward */
+  fcl_array *twiddles;
+  size_t global[2], local[2];
+};
+
+/* FLOWCL_FFT_COLUMNS: 0 off, 1 auto, 2 on. */
+static fcl_status mode_from_env(int *mode) {
+  const char *v = getenv("FLOWCL_FFT_COLUMNS");
+  *mode = 1;
+  if (!v || !*v || !strcmp(v, "auto")) return FCL_OK;
+  if (!strcmp(v, "on"))
+    *mode = 2;
+  else if (!strcmp(v, "off"))
+    *mode = 0;
+  else
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_FFT_COLUMNS='%s': expected auto, on or off",
+                     v);
+  return FCL_OK;
+}
+
+/* The most columns per work-group (16, 8, 4, 2 or 1) whose exchange fits the local memory and
+ * whose work-items fit a work-group; 0 when none does. */
+static int columns_per_group(const fcl__fft_columns_shape *s, size_t real_size,
+                             const fcl_device_characterization *ch, size_t max_items) {
+  for (int C = 16; C >= 1; C /= 2) {
+    const size_t exchange = (size_t)s->n1 * (size_t)(s->n2 * C + C) * real_size;
+    if (exchange <= ch->usable_local_mem_size && (size_t)(C * s->n2) <= max_items) return C;
+  }
+  return 0;
+}
+
+fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n, size_t rows,
+                                   size_t ncols, size_t stride, size_t row_stride,
+                                   fcl__fft_columns **out) {
+  *out = NULL;
+  int mode;
+  FCL_TRY(mode_from_env(&mode));
+  fcl__fft_columns_shape shape = {0, 0, 0, fft->dtype == FCL_FLOAT64};
+  if (!mode || !fcl__fft_columns_split(n, &shape.n1, &shape.n2)) return FCL_OK;
+  cl_device_id dev;
+  FCL_TRY(fcl_queue_device(fft->queue, &dev));
+  fcl_device_info info;
+  fcl_device_characterization ch;
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  FCL_TRY(fcl_device_characterize(dev, &ch));
+  if (mode == 1 && (!(info.type & CL_DEVICE_TYPE_GPU) || n < 512 || n > 1024)) return FCL_OK;
+  shape.columns = columns_per_group(&shape, fft->real_size, &ch, info.max_work_group_size);
+  if (!shape.columns) return FCL_OK;
+  size_t cap = 1 << 20;
+  char *source = malloc(cap);
+  fcl__fft_columns *c = calloc(1, sizeof *c);
+  if (!source || !c || !fcl__fft_columns_source(&shape, source, cap)) {
+    free(source);
+    free(c);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: the column transform's source (%lld points)",
+                     (long long)n);
+  }
+  fcl_program *prog = NULL;
+  char origin[64];
+  snprintf(origin, sizeof origin, "fft columns %lld", (long long)n);
+  fcl_status st = fcl_program_create_source(fft->context, source, origin, &prog);
+  free(source);
+  if (st == FCL_OK) st = fcl_program_build(prog, NULL);
+  if (st == FCL_OK) st = fcl_kernel_create(prog, "fcl_fft_columns_forward", &c->kernel[0]);
+  if (st == FCL_OK) st = fcl_kernel_create(prog, "fcl_fft_columns_backward", &c->kernel[1]);
+  fcl_program_release(&prog);
+  void *table = malloc((size_t)n * 2 * fft->real_size);
+  if (st == FCL_OK && !table) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: column twiddles");
+  if (st == FCL_OK) {
+    fcl__fft_columns_twiddles(n, shape.dtype_double, table);
+    size_t reals = (size_t)n * 2;
+    st = fcl_array_create_from_host(pool, fft->queue, fft->dtype, 1, &reals, table, &c->twiddles);
+  }
+  free(table);
+  for (int d = 0; d < 2 && st == FCL_OK; ++d) {
+    fcl_kernel *k = c->kernel[d];
+    st = fcl_kernel_set_arg_buffer(k, 1, fcl_array_buffer(c->twiddles));
+    if (st == FCL_OK) st = fcl_kernel_set_arg_u64(k, 2, (uint64_t)stride);
+    if (st == FCL_OK) st = fcl_kernel_set_arg_u64(k, 3, (uint64_t)row_stride);
+    if (st == FCL_OK) st = fcl_kernel_set_arg_u32(k, 4, (uint32_t)ncols);
+  }
+  c->local[0] = (size_t)(shape.columns * shape.n2);
+  c->local[1] = 1;
+  c->global[0] = (ncols + (size_t)shape.columns - 1) / (size_t)shape.columns * c->local[0];
+  c->global[1] = rows;
+  if (st != FCL_OK) {
+    fcl__fft_columns_destroy(&c);
+    return st;
+  }
+  *out = c;
+  return FCL_OK;
+}
+
+fcl_status fcl__fft_columns_run(fcl__fft_columns *c, cl_command_queue queue, cl_mem data,
+                                bool forward) {
+  fcl_kernel *k = c->kernel[forward ? 0 : 1];
+  FCL_TRY(fcl_kernel_set_arg_buffer(k, 0, data));
+  return fcl_kernel_enqueue(k, queue, 2, c->global, c->local, NULL, 0, 0, NULL, NULL);
+}
+
+void fcl__fft_columns_destroy(fcl__fft_columns **cp) {
+  if (!cp || !*cp) return;
+  fcl__fft_columns *c = *cp;
+  fcl_kernel_destroy(&c->kernel[0]);
+  fcl_kernel_destroy(&c->kernel[1]);
+  fcl_array_destroy(&c->twiddles);
+  free(c);
+  *cp = NULL;
+}

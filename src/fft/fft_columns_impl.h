@@ -1,0 +1,42 @@
+/* The column transform (fft_columns.c): a c2c transform along the slowest axis of a complex
+ * array in one kernel, for the sizes where VkFFT's own pass reads columns in pieces too short
+ * for the memory system (OpenCL's 48 KB of local memory per work-group). */
+#ifndef FLOWCL_FFT_COLUMNS_IMPL_H
+#define FLOWCL_FFT_COLUMNS_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flowcl/fft.h"
+
+typedef struct {
+  int n1, n2;  /* n = n1 * n2 points along the column, n1 = n2 or 2 n2 */
+  int columns; /* adjacent columns per work-group (work-items: columns * n2) */
+  bool dtype_double;
+} fcl__fft_columns_shape;
+
+/* The pass of one plan: NULL in *out (and FCL_OK) where FLOWCL_FFT_COLUMNS, the device or the
+ * size leave it to VkFFT. In place, it transforms columns of n complex values `stride` apart:
+ * the first ncols adjacent columns of each of `rows` rows, which start row_stride apart. */
+typedef struct fcl__fft_columns fcl__fft_columns;
+fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n, size_t rows,
+                                   size_t ncols, size_t stride, size_t row_stride,
+                                   fcl__fft_columns **out);
+/* Enqueue the forward (sign -1) or backward (+1, unnormalized) pass on data. */
+fcl_status fcl__fft_columns_run(fcl__fft_columns *c, cl_command_queue queue, cl_mem data,
+                                bool forward);
+void fcl__fft_columns_destroy(fcl__fft_columns **c); /* accepts NULL */
+
+/* The program of kernels fcl_fft_columns_forward and _backward (unnormalized, signs -1 and +1)
+ * into buf; false when cap is too small. Arguments: data (complex), the twiddle table of
+ * fcl__fft_columns_twiddles, the strides between the points of a column and between rows (complex
+ * values), the columns per row to transform; global size (groups * work-items, rows),
+ * groups = ceil(ncols / columns). */
+bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t cap);
+/* n = n1 * n2 with n1 = n2 or 2 n2, for powers of two from 4 to 4096; false otherwise. */
+bool fcl__fft_columns_split(int64_t n, int *n1, int *n2);
+/* exp(-2 pi i k / n), k < n: n complex values of float or double. */
+void fcl__fft_columns_twiddles(int64_t n, bool dbl, void *table);
+
+#endif
