@@ -3,8 +3,8 @@
  * writing back into it on the inverse. Several ranks: r2c over the axes a rank holds whole into
  * a device work array, then transposes (fft_transpose.c) and c2c plans along the axes they make
  * whole: slabs, one transpose and the last axis; pencils, the row transpose and y, the column
- * transpose and z. On one rank in 3D, z may be flowcl's own pass (fft_columns.c), VkFFT's
- * plans then leave it out. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
+ * transpose and z. In 3D, z may be flowcl's own pass (fft_columns.c): on one rank VkFFT's
+ * plans then leave it out, on several it replaces the c2c plan of the last axis. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +32,8 @@ typedef struct {
   fcl__fft_transpose *first;      /* slabs: the transpose; pencils: along the rows (x <-> y) */
   fcl__fft_transpose *second;     /* pencils with P2 > 1: along the columns (y <-> z) */
   fcl__fft_columns *columns;      /* one rank, 3D: flowcl's pass along z (VkFFT's plans omit z) */
-  char description[80];
+  fcl__fft_columns *last_columns; /* distributed, 3D: flowcl's pass along z instead of `last` */
+  char description[96];
   /* the buffer sizes the plans point to: VkFFT keeps the pointers and reads them at every
    * append, so they live as long as the plans */
   uint64_t in_bytes, out_bytes, inplace_bytes, middle_bytes, last_bytes;
@@ -52,6 +53,7 @@ static void vk_destroy(void *state) {
   fcl__fft_transpose_destroy(&s->first);
   fcl__fft_transpose_destroy(&s->second);
   fcl__fft_columns_destroy(&s->columns);
+  fcl__fft_columns_destroy(&s->last_columns);
   free(s);
 }
 
@@ -118,6 +120,8 @@ static fcl_status distributed_forward(vk_state *s, int n, const cl_mem *from, co
     if (x[i] != slot[i]) FCL_TRY(copy(s, x[i], slot[i], fcl__fft_transpose_bytes(s->first, true)));
   for (int i = 0; i < n && s->have_last; ++i)
     FCL_TRY(vk_append(s, &s->last, NULL, slot[i], -1, "forward transform of the last axis"));
+  for (int i = 0; i < n && s->last_columns; ++i)
+    FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], true));
   return FCL_OK;
 }
 
@@ -125,6 +129,8 @@ static fcl_status distributed_forward(vk_state *s, int n, const cl_mem *from, co
 static fcl_status distributed_backward(vk_state *s, int n, const cl_mem *slot, const cl_mem *to) {
   for (int i = 0; i < n && s->have_last; ++i)
     FCL_TRY(vk_append(s, &s->last, NULL, slot[i], 1, "backward transform of the last axis"));
+  for (int i = 0; i < n && s->last_columns; ++i)
+    FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], false));
   cl_mem x[FCL__FFT_BATCH];
   for (int i = 0; i < n; ++i) x[i] = between(s, i, to[i], slot[i]);
   if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, false));
@@ -258,10 +264,17 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
   size_t reals = bytes / fft->real_size;
   for (int i = 0; i < fft->batch; ++i)
     FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre[i]));
-  snprintf(s->description, sizeof s->description, "vkfft (%s, %s transport)",
+  /* the last axis, z in 3D (memory order x, y, z): flowcl's column pass where it is chosen */
+  if (dim == 3 && l->local[2] > 1)
+    FCL_TRY(fcl__fft_columns_create(fft, pool, l->local[2], (size_t)l->local[1],
+                                    (size_t)l->local[0], (size_t)(l->local[0] * l->local[1]),
+                                    (size_t)l->local[0], &s->last_columns));
+  snprintf(s->description, sizeof s->description, "vkfft (%s, %s transport)%s",
            s->have_middle || s->second ? "pencils" : "slabs",
-           fcl__fft_transpose_transport(s->first));
+           fcl__fft_transpose_transport(s->first),
+           s->last_columns ? ", z by flowcl's column pass" : "");
   fft->description = s->description;
+  if (s->last_columns) return FCL_OK;
   return plan_axis(s, fft, &s->last, &s->have_last, l->local, dim - 1, &s->last_bytes, slot,
                    "planning the transform of the last axis");
 }

@@ -435,7 +435,8 @@ static void check_vkfft_cache(env *e) {
   free(old);
 }
 
-/* The description of a VkFFT plan for fields of t. */
+/* Whether a VkFFT plan for fields of t runs flowcl's column pass (its description says so);
+ * expect: the status fcl_fft_create must return. */
 static bool plan_has_columns(env *e, fcl_topology *t, fcl_status expect) {
   fcl_field *f = NULL;
   fcl_fft *fft = NULL;
@@ -451,19 +452,24 @@ static bool plan_has_columns(env *e, fcl_topology *t, fcl_status expect) {
   return columns;
 }
 
-/* flowcl's own pass along z on one rank (FLOWCL_FFT_COLUMNS=on): 8 = 4 x 2, 32 = 8 x 4 and
- * 64 = 8 x 8 points along z, against the serial FFTW reference as every plan (forward, backward,
- * in place; the three components at once on the first grid); off leaves z to VkFFT; a value
- * that is none of auto, on, off is an error naming the variable. */
+/* flowcl's own pass along z (FLOWCL_FFT_COLUMNS=on): 8 = 4 x 2, 32 = 8 x 4 and 64 = 8 x 8
+ * points along z on one rank; 8 on slabs and 32 on pencils (even numbers of ranks), against the serial FFTW
+ * reference as every plan (forward, backward, in place; the three components at once on the
+ * first grid); off leaves z to VkFFT; a value that is none of auto, on, off is an error naming
+ * the variable. */
 static void check_columns(env *e) {
-  if (e->size != 1 || !fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
-  const int64_t grids[3][3] = {{16, 12, 8}, {10, 6, 32}, {8, 4, 64}};
+  if (!fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
+  const int64_t grids[3][3] = {{16, 12, 8}, {10, 8, 32}, {8, 4, 64}};
   setenv("FLOWCL_FFT_COLUMNS", "on", 1);
-  for (int gi = 0; gi < 3; ++gi) {
-    fcl_topology *t = slab_topology(3, grids[gi], NULL);
+  for (int gi = 0; gi < 4; ++gi) {
+    const bool pencils = gi == 3;
+    if (pencils ? e->size == 1 || e->size % 2 : gi > 0 && e->size > 1)
+      continue; /* several ranks: one grid of slabs and one of pencils (oversubscribed ranks) */
+    const int64_t *n = pencils ? (const int64_t[]){16, 8, 32} : grids[gi];
+    fcl_topology *t = pencils ? pencil_topology(3, n, NULL, 2) : slab_topology(3, n, NULL);
     if (!t) continue;
     CHECKF(plan_has_columns(e, t, FCL_OK), "FLOWCL_FFT_COLUMNS=on: no column pass for %lld points",
-           (long long)grids[gi][2]);
+           (long long)n[2]);
     for (int prec = 0; prec < 2; ++prec) {
       fcl_dtype dt = prec ? FCL_FLOAT64 : FCL_FLOAT32;
       if (dt == FCL_FLOAT64 && !e->fp64) continue;
