@@ -40,13 +40,12 @@
  * 11.89 -> 11.02 ms at 1024^3; docs/benchmarks.md); the padding holds no value and no kernel
  * needs to keep it.
  *
- * Along z, a one-rank VkFFT plan in 3D may run flowcl's own pass instead of VkFFT's
- * (FLOWCL_FFT_COLUMNS: auto, the default, on GPUs for 512 to 1024 points; on, wherever it fits;
- * off): VkFFT keeps
- * whole columns in local memory, 4 columns of 1024 complex floats in OpenCL's 48 KB on NVIDIA
- * devices, and read them in 32-byte pieces; the column pass keeps them in registers and reads 8
- * columns at once (one H200, 1024^3: 5.38 -> 3.34 ms a pass; flowcl-tgv's step 255.1 -> 237.3
- * ms; docs/benchmarks.md). fcl_fft_description says which runs.
+ * Along z, a VkFFT plan in 3D may run flowcl's own pass instead of VkFFT's (FLOWCL_FFT_COLUMNS:
+ * auto, the default, in float on GPUs for 512 to 1024 points; on, wherever it fits; off): VkFFT
+ * keeps whole columns in local memory, 4 columns of 1024 complex floats in OpenCL's 48 KB on
+ * NVIDIA devices, and reads them in 32-byte pieces; the column pass keeps them in registers and
+ * reads 8 columns at once (one H200, 1024^3: 5.38 -> 3.34 ms a pass; flowcl-tgv's step 255.1 ->
+ * 237.3 ms; docs/benchmarks.md). fcl_fft_description says which runs.
  *
  * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
  * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,
