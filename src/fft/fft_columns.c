@@ -1,6 +1,6 @@
-/* The column transform: flowcl's own c2c pass along the slowest axis of a one-rank VkFFT plan
- * (fft_vkfft.c leaves that axis out of VkFFT's plans and runs this after the forward transform
- * and before the backward one). VkFFT's strided pass keeps whole columns in local memory: with
+/* The column transform: flowcl's own c2c pass along z of a 3D VkFFT plan (fft_vkfft.c: on one
+ * rank VkFFT's plans leave z out and this runs after the forward transform and before the
+ * backward one; on several it replaces the c2c plan of the last axis). VkFFT's strided pass keeps whole columns in local memory: with
  * OpenCL's 48 KB on NVIDIA devices that is 4 columns of 1024 complex floats, 32-byte pieces of
  * each plane, and the pass ran at 0.37 of the copy bandwidth on an H200 at 1024^3. This one
  * keeps the columns in registers and exchanges half of each value at a time through local
