@@ -41,11 +41,12 @@
  * needs to keep it.
  *
  * Along z, a VkFFT plan in 3D may run flowcl's own pass instead of VkFFT's (FLOWCL_FFT_COLUMNS:
- * auto, the default, in float on GPUs for 512 to 1024 points; on, wherever it fits; off): VkFFT
- * keeps whole columns in local memory, 4 columns of 1024 complex floats in OpenCL's 48 KB on
- * NVIDIA devices, and reads them in 32-byte pieces; the column pass keeps them in registers and
- * reads 8 columns at once (one H200, 1024^3: 5.38 -> 3.34 ms a pass; flowcl-tgv's step 255.1 ->
- * 237.3 ms; docs/benchmarks.md). fcl_fft_description says which runs.
+ * auto, the default, on one rank in float on GPUs for 512 to 1024 points; on, wherever it fits,
+ * on several ranks too; off): VkFFT keeps whole columns in local memory, 4 columns of 1024
+ * complex floats in OpenCL's 48 KB on NVIDIA devices, and reads them in 32-byte pieces; the
+ * column pass keeps them in registers and reads 8 columns at once (one H200, 1024^3: 5.38 ->
+ * 3.34 ms a pass; flowcl-tgv's step 255.1 -> 237.3 ms; docs/benchmarks.md). fcl_fft_description
+ * says which runs.
  *
  * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
  * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,

@@ -1,12 +1,12 @@
 /* The column transform: flowcl's own c2c pass along z of a 3D VkFFT plan (fft_vkfft.c: on one
  * rank VkFFT's plans leave z out and this runs after the forward transform and before the
- * backward one; on several it replaces the c2c plan of the last axis). VkFFT's strided pass keeps whole columns in local memory: with
- * OpenCL's 48 KB on NVIDIA devices that is 4 columns of 1024 complex floats, 32-byte pieces of
- * each plane, and the pass ran at 0.37 of the copy bandwidth on an H200 at 1024^3. This one
- * keeps the columns in registers and exchanges half of each value at a time through local
- * memory, so a work-group reads 8 columns of 1024 (64-byte pieces) or 16 of 512
- * (docs/benchmarks.md, sixteenth session). FLOWCL_FFT_COLUMNS picks it: auto (the default: float
- * on GPUs, 512 to 1024 points), on (wherever it fits), off. */
+ * backward one; on several it replaces the c2c plan of the last axis). VkFFT's strided pass
+ * keeps whole columns in local memory: with OpenCL's 48 KB on NVIDIA devices that is 4 columns
+ * of 1024 complex floats, 32-byte pieces of each plane, and the pass ran at 0.37 of the copy
+ * bandwidth on an H200 at 1024^3. This one keeps the columns in registers and exchanges half of
+ * each value at a time through local memory, so a work-group reads 8 columns of 1024 (64-byte
+ * pieces) or 16 of 512 (docs/benchmarks.md, sixteenth session). FLOWCL_FFT_COLUMNS picks it:
+ * auto (the default: one rank, float, GPUs, 512 to 1024 points), on (wherever it fits), off. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +61,10 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
   fcl_device_characterization ch;
   FCL_TRY(fcl_device_get_info(dev, &info));
   FCL_TRY(fcl_device_characterize(dev, &ch));
-  /* auto: where it was measured faster (float, GPUs, 512 to 1024 points) */
-  if (mode == 1 && (!(info.type & CL_DEVICE_TYPE_GPU) || shape.dtype_double || n < 512 || n > 1024))
+  /* auto: where it was measured faster: one rank, float, GPUs, 512 to 1024 points (on two
+   * H200s the transposes dominate and rows of nx / 2 + 1 values are not padded: no gain) */
+  if (mode == 1 && (fft->distributed || !(info.type & CL_DEVICE_TYPE_GPU) || shape.dtype_double ||
+                    n < 512 || n > 1024))
     return FCL_OK;
   shape.columns = columns_per_group(&shape, fft->real_size, &ch, info.max_work_group_size);
   if (!shape.columns) return FCL_OK;
