@@ -36,15 +36,54 @@ static fcl_status mode_from_env(int *mode) {
   return FCL_OK;
 }
 
-/* The most columns per work-group (16, 8, 4, 2 or 1) whose exchange fits the local memory and
- * whose work-items fit a work-group; 0 when none does. */
+/* The most columns per work-group (16, 8, 4, 2 or 1), at most `most`, whose exchange fits the
+ * local memory and whose work-items fit a work-group of the device; 0 when none does. */
 static int columns_per_group(const fcl__fft_columns_shape *s, size_t real_size,
-                             const fcl_device_characterization *ch, size_t max_items) {
-  for (int C = 16; C >= 1; C /= 2) {
+                             const fcl_device_characterization *ch, const fcl_device_info *info,
+                             int most) {
+  for (int C = most; C >= 1; C /= 2) {
     const size_t exchange = (size_t)s->n1 * (size_t)(s->n2 * C + C) * real_size;
-    if (exchange <= ch->usable_local_mem_size && (size_t)(C * s->n2) <= max_items) return C;
+    const size_t items = (size_t)(C * s->n2);
+    if (exchange <= ch->usable_local_mem_size && items <= info->max_work_group_size &&
+        items <= info->max_work_item_sizes[0])
+      return C;
   }
   return 0;
+}
+
+/* The program and kernels of shape s into c. *fits: whether the compiled kernels take a
+ * work-group of s->columns * s->n2 work-items (a compiler may allow fewer, for registers). */
+static fcl_status build_kernels(const fcl_fft *fft, cl_device_id dev,
+                                const fcl__fft_columns_shape *s, int64_t n, fcl__fft_columns *c,
+                                bool *fits) {
+  *fits = false;
+  size_t cap = 1 << 20;
+  char *source = malloc(cap);
+  if (!source || !fcl__fft_columns_source(s, source, cap)) {
+    free(source);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: the column transform's source (%lld points)",
+                     (long long)n);
+  }
+  fcl_program *prog = NULL;
+  char origin[64];
+  snprintf(origin, sizeof origin, "fft columns %lld x %d", (long long)n, s->columns);
+  fcl_status st = fcl_program_create_source(fft->context, source, origin, &prog);
+  free(source);
+  if (st == FCL_OK) st = fcl_program_build(prog, NULL);
+  if (st == FCL_OK) st = fcl_kernel_create(prog, "fcl_fft_columns_forward", &c->kernel[0]);
+  if (st == FCL_OK) st = fcl_kernel_create(prog, "fcl_fft_columns_backward", &c->kernel[1]);
+  fcl_program_release(&prog);
+  *fits = st == FCL_OK;
+  for (int d = 0; d < 2 && st == FCL_OK; ++d) {
+    fcl_kernel_work_group_info wi;
+    st = fcl_kernel_get_work_group_info(c->kernel[d], dev, &wi);
+    if (st == FCL_OK && wi.work_group_size < (size_t)(s->columns * s->n2)) *fits = false;
+  }
+  if (!*fits) {
+    fcl_kernel_destroy(&c->kernel[0]);
+    fcl_kernel_destroy(&c->kernel[1]);
+  }
+  return st;
 }
 
 fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n, size_t rows,
@@ -54,40 +93,43 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
   int mode;
   FCL_TRY(mode_from_env(&mode));
   fcl__fft_columns_shape shape = {0, 0, 0, fft->dtype == FCL_FLOAT64};
-  if (!mode || !fcl__fft_columns_split(n, &shape.n1, &shape.n2)) return FCL_OK;
+  if (!mode || !fcl__fft_columns_split(n, &shape.n1, &shape.n2) || ncols > UINT32_MAX)
+    return FCL_OK;
   cl_device_id dev;
   FCL_TRY(fcl_queue_device(fft->queue, &dev));
   fcl_device_info info;
-  fcl_device_characterization ch;
   FCL_TRY(fcl_device_get_info(dev, &info));
-  FCL_TRY(fcl_device_characterize(dev, &ch));
   /* auto: where it was measured faster: one rank, float, GPUs, 512 to 1024 points (on two
    * H200s the transposes dominate and rows of nx / 2 + 1 values are not padded: no gain) */
   if (mode == 1 && (fft->distributed || !(info.type & CL_DEVICE_TYPE_GPU) || shape.dtype_double ||
                     n < 512 || n > 1024))
     return FCL_OK;
-  shape.columns = columns_per_group(&shape, fft->real_size, &ch, info.max_work_group_size);
-  if (!shape.columns) return FCL_OK;
-  size_t cap = 1 << 20;
-  char *source = malloc(cap);
+  fcl_device_characterization ch;
+  FCL_TRY(fcl_device_characterize(dev, &ch));
   fcl__fft_columns *c = calloc(1, sizeof *c);
-  if (!source || !c || !fcl__fft_columns_source(&shape, source, cap)) {
-    free(source);
-    free(c);
-    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: the column transform's source (%lld points)",
-                     (long long)n);
+  if (!c) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: the column transform");
+  /* fewer columns where the compiled kernel takes fewer work-items; none: VkFFT's pass */
+  bool fits = false;
+  fcl_status st = FCL_OK;
+  shape.columns = columns_per_group(&shape, fft->real_size, &ch, &info, 16);
+  while (st == FCL_OK && shape.columns && !fits) {
+    st = build_kernels(fft, dev, &shape, n, c, &fits);
+    if (st == FCL_OK && !fits)
+      shape.columns = columns_per_group(&shape, fft->real_size, &ch, &info, shape.columns / 2);
   }
-  fcl_program *prog = NULL;
-  char origin[64];
-  snprintf(origin, sizeof origin, "fft columns %lld", (long long)n);
-  fcl_status st = fcl_program_create_source(fft->context, source, origin, &prog);
-  free(source);
-  if (st == FCL_OK) st = fcl_program_build(prog, NULL);
-  if (st == FCL_OK) st = fcl_kernel_create(prog, "fcl_fft_columns_forward", &c->kernel[0]);
-  if (st == FCL_OK) st = fcl_kernel_create(prog, "fcl_fft_columns_backward", &c->kernel[1]);
-  fcl_program_release(&prog);
+  if (st != FCL_OK && mode == 1) { /* auto: VkFFT's pass rather than no plan */
+    fcl_log(FCL_LOG_WARNING,
+            "fft: the column pass of %lld points failed to build (%s); VkFFT's "
+            "pass runs instead",
+            (long long)n, fcl_status_string(st));
+    st = FCL_OK;
+  }
+  if (st != FCL_OK || !fits) {
+    fcl__fft_columns_destroy(&c);
+    return st;
+  }
   void *table = malloc((size_t)n * 2 * fft->real_size);
-  if (st == FCL_OK && !table) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: column twiddles");
+  if (!table) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: column twiddles");
   if (st == FCL_OK) {
     fcl__fft_columns_twiddles(n, shape.dtype_double, table);
     size_t reals = (size_t)n * 2;

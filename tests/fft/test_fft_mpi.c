@@ -452,17 +452,20 @@ static bool plan_has_columns(env *e, fcl_topology *t, fcl_status expect) {
   return columns;
 }
 
-/* flowcl's own pass along z (FLOWCL_FFT_COLUMNS=on): 8 = 4 x 2, 32 = 8 x 4 and 64 = 8 x 8
- * points along z on one rank; 8 on slabs and 32 on pencils (even numbers of ranks), against the serial FFTW
+/* flowcl's own pass along z (FLOWCL_FFT_COLUMNS=on): 8 = 4 x 2, 32 = 8 x 4, 64 = 8 x 8 and
+ * 512 = 32 x 16 points along z on one rank; 8 on slabs and 32 on pencils (even numbers of ranks), against the serial FFTW
  * reference as every plan (forward, backward, in place; the three components at once on the
  * first grid); off leaves z to VkFFT; a value that is none of auto, on, off is an error naming
- * the variable. */
+ * the variable. The caller's FLOWCL_FFT_COLUMNS is put back. */
 static void check_columns(env *e) {
   if (!fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
-  const int64_t grids[3][3] = {{16, 12, 8}, {10, 8, 32}, {8, 4, 64}};
+  const int64_t grids[4][3] = {{16, 12, 8}, {10, 8, 32}, {8, 4, 64}, {6, 2, 512}};
+  const char *was = getenv("FLOWCL_FFT_COLUMNS");
+  char saved[64] = "";
+  if (was) snprintf(saved, sizeof saved, "%s", was);
   setenv("FLOWCL_FFT_COLUMNS", "on", 1);
-  for (int gi = 0; gi < 4; ++gi) {
-    const bool pencils = gi == 3;
+  for (int gi = 0; gi < 5; ++gi) {
+    const bool pencils = gi == 4;
     if (pencils ? e->size == 1 || e->size % 2 : gi > 0 && e->size > 1)
       continue; /* several ranks: one grid of slabs and one of pencils (oversubscribed ranks) */
     const int64_t *n = pencils ? (const int64_t[]){16, 8, 32} : grids[gi];
@@ -483,7 +486,10 @@ static void check_columns(env *e) {
   CHECKF(!plan_has_columns(e, t, FCL_OK), "FLOWCL_FFT_COLUMNS=off: a column pass");
   setenv("FLOWCL_FFT_COLUMNS", "sideways", 1);
   plan_has_columns(e, t, FCL_ERR_INVALID_ARGUMENT);
-  unsetenv("FLOWCL_FFT_COLUMNS");
+  if (was)
+    setenv("FLOWCL_FFT_COLUMNS", saved, 1);
+  else
+    unsetenv("FLOWCL_FFT_COLUMNS");
   fcl_topology_destroy(&t);
 }
 
