@@ -91,6 +91,21 @@ typedef enum {
   FCL_CFL_CHECK_BOUND
 } fcl_cfl_check;
 
+/** How the substeps along a strided axis (y, z: lines whose points are rows or planes apart)
+ * are computed. */
+typedef enum {
+  /** FLOWCL_ADVECTION_STRIDED names tiles or walk; unset or auto: walk on GPUs, tiles on other
+   * devices. */
+  FCL_ADV_STRIDED_AUTO,
+  /** A work-group holds a tile of adjacent lines (or segments of them) in local memory. */
+  FCL_ADV_STRIDED_TILES,
+  /** Each work-item walks one line (or a segment of it) with the values its points need in
+   * registers, adjacent work-items on adjacent lines: a work-group reads whole rows, where a
+   * tile reads the few adjacent lines local memory holds. At most 8 components per kernel
+   * (more: tiles). */
+  FCL_ADV_STRIDED_WALK
+} fcl_adv_strided;
+
 /** How an advection is made (fcl_advection_default_options, then changes; NULL options to
  * fcl_advection_create: the defaults). */
 typedef struct {
@@ -107,6 +122,7 @@ typedef struct {
    * 2 (S + C) points per segment and line, per component and axis); every point sums the same
    * particles, and shorter segments read more halo. */
   int64_t max_segment;
+  fcl_adv_strided strided; /**< default FCL_ADV_STRIDED_AUTO */
 } fcl_advection_options;
 
 /** Defaults: Lambda_{4,2}, RK2, linear interpolation, Strang splitting, max_cfl 1. */

@@ -92,9 +92,26 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
   if (out->max_segment < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_segment %lld (>= 0)",
                      (long long)out->max_segment);
+  if (out->strided != FCL_ADV_STRIDED_AUTO && out->strided != FCL_ADV_STRIDED_TILES &&
+      out->strided != FCL_ADV_STRIDED_WALK)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: strided %d", (int)out->strided);
   if (!(out->max_cfl > 0 && out->max_cfl <= 16))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_cfl %g (in (0, 16])",
                      out->max_cfl);
+  return FCL_OK;
+}
+
+/* FCL_ADV_STRIDED_AUTO: FLOWCL_ADVECTION_STRIDED (auto, tiles or walk) may name the kernels. */
+static fcl_status strided_from_env(fcl_adv_strided *strided) {
+  const char *v = getenv("FLOWCL_ADVECTION_STRIDED");
+  if (*strided != FCL_ADV_STRIDED_AUTO || !v || !*v || !strcmp(v, "auto")) return FCL_OK;
+  if (!strcmp(v, "tiles"))
+    *strided = FCL_ADV_STRIDED_TILES;
+  else if (!strcmp(v, "walk"))
+    *strided = FCL_ADV_STRIDED_WALK;
+  else
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "FLOWCL_ADVECTION_STRIDED='%s': expected auto, tiles or walk", v);
   return FCL_OK;
 }
 
@@ -181,6 +198,9 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
+  if (spec.opt.strided == FCL_ADV_STRIDED_AUTO) /* walk measured faster on GPUs */
+    spec.opt.strided = info.type & CL_DEVICE_TYPE_GPU ? FCL_ADV_STRIDED_WALK
+                                                      : FCL_ADV_STRIDED_TILES;
   char name[32];
   snprintf(name, sizeof name, "advection.%c", "xyz"[axis]);
   FCL_TRY(fcl_launcher_create_list(name, &adv->dir[axis]));
@@ -242,6 +262,7 @@ fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *con
                      nfields);
   fcl_advection_options opt;
   FCL_TRY(resolve(options, &opt));
+  FCL_TRY(strided_from_env(&opt.strided));
   fcl__adv_reach reach = fcl__adv_reach_of(&opt);
   bool wrap[3] = {true, true, true};
   FCL_TRY(check_fields(velocity, nfields, fields, &reach, wrap));

@@ -33,6 +33,20 @@ typedef struct {
   int64_t seg; /* points of a line a work-group remeshes (a divisor of n[axis]); 0: whole lines */
 } fcl__adv_kernel_spec;
 
+/* Kernel text: a buffer of FCL__ADV_TEXT bytes; overflow marks text that did not fit. */
+enum { FCL__ADV_TEXT = 1 << 18 };
+typedef struct {
+  char *s;
+  size_t len;
+  bool overflow;
+} fcl__adv_text;
+void fcl__adv_put(fcl__adv_text *t, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* v as a literal of dtype's precision, in buf. */
+const char *fcl__adv_lit(char buf[40], double v, fcl_dtype dtype);
+/* Lambda_{p,r}(x) as an expression of x, piecewise in |x|: only the pieces |x| in [lo, hi] can
+ * reach are tested (0 beyond the support). */
+void fcl__adv_weight_expr(fcl__adv_text *t, const fcl__adv_kernel_spec *s, int lo, int hi);
+
 /* Generate, tune and build the kernel of spec on queue's device (launcher parameters: u,
  * q<c>..., cdt = h / dx). Where it cuts the lines in segments, *halo (else NULL) is the kernel
  * to run before it, copying the segments' halos into arrays h<c> of *halo_elements each
@@ -40,6 +54,17 @@ typedef struct {
 fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
                                  cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
                                  size_t *halo_elements);
+/* The kernel copying the halos of spec's segments (s->seg points each) into arrays h<c> of
+ * *elements each, [b][sg * 2 hp + k][a] (k < hp: the hp points before segment sg, the others
+ * after it), which the remeshing kernel reads instead of its neighbours' points. */
+fcl_status fcl__adv_halo_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
+                               cl_command_queue queue, fcl_launcher **out, size_t *elements);
+/* The walking kernel of spec along a strided axis (advection_walk.c), as fcl__adv_kernel_build
+ * gives: *out, with *halo where it cuts the lines in segments. FCL_ERR_NOT_SUPPORTED where it
+ * does not apply (more than 8 components, segments shorter than the reach). */
+fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
+                               cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                               size_t *halo_elements);
 /* Whether a tile of `tile` lines of spec fits `local` bytes of local memory, in segments if
  * need be. */
 bool fcl__adv_fits(const fcl__adv_kernel_spec *spec, int tile, bool shared, size_t local);

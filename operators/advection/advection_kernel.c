@@ -17,7 +17,6 @@
  * lines does not fit, and 2-8 lines of 4-32 bytes leave the strided substeps at 0.35 of the
  * copy bandwidth).
  * Positions are in grid units relative to the line; cdt = h / dx is the kernel's argument. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,44 +26,18 @@
 #include "flowcl/codegen.h"
 #include "flowcl/tune.h"
 
-enum { TEXT = 1 << 16 };
-
-typedef struct {
-  char *s;
-  size_t len;
-  bool overflow;
-} text;
-
-static void put(text *t, const char *format, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  int n = vsnprintf(t->s + t->len, TEXT - t->len, format, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= TEXT - t->len)
-    t->overflow = true;
-  else
-    t->len += (size_t)n;
-}
-
-/* A floating literal of the kernel's precision. */
-static const char *lit(char *buf, double v, fcl_dtype dtype) {
-  snprintf(buf, 40, dtype == FCL_FLOAT64 ? "%.17e" : "%.9ef", v);
-  return buf;
-}
-
 /* The element of a padded field array at line coordinate `line` (an expression) of line
  * (`across`, b): subscripts in C order [z, y, x]. */
-static void element(text *t, const fcl__adv_kernel_spec *s, const char *across, const char *array,
-                    const char *line) {
+static void element(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *across,
+                    const char *array, const char *line) {
   const int d = s->axis, a = d == 0 ? 1 : 0;
-  put(t, "%s[", array);
+  fcl__adv_put(t, "%s[", array);
   for (int x = 2; x >= 0; --x) {
     if (x == d)
-      put(t, "%s", line);
+      fcl__adv_put(t, "%s", line);
     else
-      put(t, "%s + %d", x == a ? across : "b", s->origin[x]);
-    put(t, x ? ", " : "]");
+      fcl__adv_put(t, "%s + %d", x == a ? across : "b", s->origin[x]);
+    fcl__adv_put(t, x ? ", " : "]");
   }
 }
 
@@ -86,39 +59,18 @@ static void line_read(char *buf, size_t size, const fcl__adv_kernel_spec *s, con
     snprintf(buf, size, "%s%s + %d", at, pos, o - halo);
 }
 
-/* Piece j of Lambda_{p,r} at |x|, Horner in |x| - j. */
-static void piece(text *t, const fcl__adv_kernel_spec *s, int j) {
-  const fcl__remesh_formula *f = s->formula;
-  char l[40];
-  for (int k = 0; k <= f->degree; ++k) {
-    put(t, "%s", lit(l, f->coef[j][k], s->dtype));
-    if (k < f->degree) put(t, " + (fabs(x) - %d) * (", j);
-  }
-  for (int k = 0; k < f->degree; ++k) put(t, ")");
-}
-
-/* The rule name(x) := Lambda_{p,r}(x) for |x| in [lo, hi], piecewise in |x|: only the pieces
- * that range can reach are tested (0 beyond the support). */
-static void weight_rule(text *t, const fcl__adv_kernel_spec *s, const char *name, int lo, int hi) {
-  const int S = s->formula->support;
-  char l[40];
-  put(t, "%s(x) := ", name);
-  const int last = hi < S ? hi : S - 1;
-  for (int j = lo; j < last; ++j) {
-    put(t, "fabs(x) < %d ? ", j + 1);
-    piece(t, s, j);
-    put(t, " : ");
-  }
-  if (hi >= S) put(t, "fabs(x) < %d ? ", S);
-  piece(t, s, last);
-  if (hi >= S) put(t, " : %s", lit(l, 0, s->dtype));
-  put(t, "\n");
+/* The rule name(x) := Lambda_{p,r}(x), with only the pieces |x| in [lo, hi] can reach. */
+static void weight_rule(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *name, int lo,
+                        int hi) {
+  fcl__adv_put(t, "%s(x) := ", name);
+  fcl__adv_weight_expr(t, s, lo, hi);
+  fcl__adv_put(t, "\n");
 }
 
 /* The weight rules: W over the whole support (kernel interpolation), and per offset k of the
  * gather window (x = k - displacement, |displacement| <= C) W<w>, w = hp - 1 - k, with only
  * the pieces |x| in [|k| - C, |k| + C] can reach. */
-static void weight_rules(text *t, const fcl__adv_kernel_spec *s) {
+static void weight_rules(fcl__adv_text *t, const fcl__adv_kernel_spec *s) {
   const fcl__adv_reach *R = &s->reach;
   weight_rule(t, s, "W", 0, s->formula->support);
   for (int w = 0; w < 2 * R->hp - 1; ++w) {
@@ -131,49 +83,51 @@ static void weight_rules(text *t, const fcl__adv_kernel_spec *s) {
 
 /* The gather of component line `line` at point i: sum_w line[al, i + 1 + w] * <weight w>,
  * the weights being the temporaries wt<w> (shared: the rules, inline). */
-static void gather(text *t, const fcl__adv_kernel_spec *s, const char *line, bool inline_weights) {
+static void gather(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *line,
+                   bool inline_weights) {
   const int window = 2 * s->reach.hp - 1;
   for (int w = 0; w < window; ++w) {
-    put(t, "%s%s[al, i + %d] * ", w ? " + " : "", line, 1 + w);
+    fcl__adv_put(t, "%s%s[al, i + %d] * ", w ? " + " : "", line, 1 + w);
     if (inline_weights)
-      put(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
+      fcl__adv_put(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
     else
-      put(t, "wt%d", w);
+      fcl__adv_put(t, "wt%d", w);
   }
 }
 
 /* Stage velocity at position y<st> (a temporary): k<st> = interpolation of the velocity line
  * ul (a local array). */
-static void interpolate(text *t, const fcl__adv_kernel_spec *s, int st, const char *real,
+static void interpolate(fcl__adv_text *t, const fcl__adv_kernel_spec *s, int st, const char *real,
                         const char *ul) {
-  put(t, "<int> m%d = convert_int(floor(y%d))\n", st, st);
+  fcl__adv_put(t, "<int> m%d = convert_int(floor(y%d))\n", st, st);
   if (s->opt.interp == FCL_INTERP_LINEAR) {
-    put(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n", real, st, ul,
-        st, st, st, ul, st, ul, st);
+    fcl__adv_put(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n",
+                 real, st, ul, st, st, st, ul, st, ul, st);
   } else {
     const int s1 = s->formula->support - 1;
-    put(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n", real, st,
-        st, ul, st, s1, st, st, st, s1, st);
+    fcl__adv_put(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n",
+                 real, st, st, ul, st, s1, st, st, st, s1, st);
   }
 }
 
 /* Particle r's displacement into dl[al, r]; p0 = r + C + I is its position in ul. */
-static void push(text *t, const fcl__adv_kernel_spec *s, const char *real, const char *ul) {
+static void push(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *real,
+                 const char *ul) {
   const fcl__adv_reach *R = &s->reach;
   char c[40], m[40], half[40], quarter[40], sixth[40];
-  lit(c, R->cfl, s->dtype);
-  lit(m, -R->cfl, s->dtype);
-  lit(half, 0.5, s->dtype);
-  lit(quarter, 0.25, s->dtype);
-  lit(sixth, 1.0 / 6.0, s->dtype);
+  fcl__adv_lit(c, R->cfl, s->dtype);
+  fcl__adv_lit(m, -R->cfl, s->dtype);
+  fcl__adv_lit(half, 0.5, s->dtype);
+  fcl__adv_lit(quarter, 0.25, s->dtype);
+  fcl__adv_lit(sixth, 1.0 / 6.0, s->dtype);
   const int p0 = R->cfl + R->interp;
-  put(t, "<%s> k1 = %s[al, r + %d]\n", real, ul, p0);
+  fcl__adv_put(t, "<%s> k1 = %s[al, r + %d]\n", real, ul, p0);
   /* stage position: p0 + clamp(h * combination of earlier stages) */
 #define STAGE(st, combination)                                                                     \
   do {                                                                                             \
-    put(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                                 \
-    put combination;                                                                               \
-    put(t, "), %s), %s)\n", m, c);                                                                 \
+    fcl__adv_put(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                        \
+    fcl__adv_put combination;                                                                      \
+    fcl__adv_put(t, "), %s), %s)\n", m, c);                                                        \
     interpolate(t, s, st, real, ul);                                                               \
   } while (0)
   const char *result;
@@ -195,7 +149,7 @@ static void push(text *t, const fcl__adv_kernel_spec *s, const char *real, const
     default: /* midpoint */ STAGE(2, (t, "%s * k1", half)); result = "k2";
   }
 #undef STAGE
-  put(t, "dl[al, r] = fmin(fmax(cdt * (%s), %s), %s)  {id=push}\n", result, m, c);
+  fcl__adv_put(t, "dl[al, r] = fmin(fmax(cdt * (%s), %s), %s)  {id=push}\n", result, m, c);
 }
 
 /* The row length of a local array of `tile` lines of len points, padded so that the lines of
@@ -230,7 +184,7 @@ static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **ou
   const int64_t n = s->n[d], seg = segment(s);
   char name[64], shape[96], pos[128], line[160];
   snprintf(name, sizeof name, "advect_%c_halo_s%lld", "xyz"[d], (long long)seg);
-  text t = {malloc(TEXT), 0, false};
+  fcl__adv_text t = {malloc(FCL__ADV_TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection halo kernel text");
   fcl_kbuilder *kb = NULL;
   fcl_status st = fcl_kbuilder_create(name, &kb);
@@ -240,7 +194,8 @@ static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **ou
     st = fcl_kbuilder_add_array(kb, name, s->dtype, shape);
   }
   st = add_halo_arrays(kb, s, st);
-  put(&t, "{ [x, b, sg, k]: 0 <= x < %lld and 0 <= b < %lld and 0 <= sg < %lld and 0 <= k < %d }",
+  fcl__adv_put(
+      &t, "{ [x, b, sg, k]: 0 <= x < %lld and 0 <= b < %lld and 0 <= sg < %lld and 0 <= k < %d }",
       (long long)s->n[a], (long long)s->n[b], (long long)(n / seg), 2 * hp);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
@@ -253,9 +208,9 @@ static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **ou
     snprintf(line, sizeof line, "%s + %d", pos, s->origin[d]);
   for (int c = s->first_comp; c < s->first_comp + s->ncomp; ++c) {
     snprintf(name, sizeof name, "q%d", c);
-    put(&t, "h%d[b, sg * %d + k, x] = ", c, 2 * hp);
+    fcl__adv_put(&t, "h%d[b, sg * %d + k, x] = ", c, 2 * hp);
     element(&t, s, "x", name, line);
-    put(&t, "\n");
+    fcl__adv_put(&t, "\n");
   }
   if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection halo kernel text too long");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
@@ -283,7 +238,7 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   snprintf(name, sizeof name, "advect_%c_%s_rk%d%s", "xyz"[d],
            fcl_remesh_formula_name(s->opt.formula), s -> opt.rk_order, shared ? "_seq" : "");
   if (nseg > 1) snprintf(name + strlen(name), sizeof name - strlen(name), "_s%lld", (long long)n);
-  text t = {malloc(TEXT), 0, false};
+  fcl__adv_text t = {malloc(FCL__ADV_TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection kernel text");
   fcl_kbuilder *kb = NULL;
   fcl_status st = fcl_kbuilder_create(name, &kb);
@@ -304,32 +259,33 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
     st = fcl_kbuilder_add_temporary(kb, name, s->dtype, FCL_TEMP_LOCAL, shape);
   }
   const int taps = 2 * s->formula->support;
-  put(&t, "{ [ag, al, b%s]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld",
-      nseg > 1 ? ", sg" : "", (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
-  if (nseg > 1) put(&t, " and 0 <= sg < %lld", (long long)nseg);
-  put(&t, " }");
+  fcl__adv_put(&t, "{ [ag, al, b%s]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld",
+               nseg > 1 ? ", sg" : "", (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
+  if (nseg > 1) fcl__adv_put(&t, " and 0 <= sg < %lld", (long long)nseg);
+  fcl__adv_put(&t, " }");
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
-  put(&t,
-      "{ [su, r, sq, i]: 0 <= su < %lld and 0 <= r < %lld and 0 <= sq < %lld and "
-      "0 <= i < %lld }",
-      (long long)nu, (long long)np, (long long)np, (long long)n);
+  fcl__adv_put(&t,
+               "{ [su, r, sq, i]: 0 <= su < %lld and 0 <= r < %lld and 0 <= sq < %lld and "
+               "0 <= i < %lld }",
+               (long long)nu, (long long)np, (long long)np, (long long)n);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
-  put(&t, "{ [t2, t3, t4]: 0 <= t2 < %d and 0 <= t3 < %d and 0 <= t4 < %d }", taps, taps, taps);
+  fcl__adv_put(&t, "{ [t2, t3, t4]: 0 <= t2 < %d and 0 <= t3 < %d and 0 <= t4 < %d }", taps, taps,
+               taps);
   if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
   t.len = 0;
   weight_rules(&t, s);
   line_read(pos, sizeof pos, s, "su", R->hu);
-  put(&t, "%s[al, su] = ", ul);
+  fcl__adv_put(&t, "%s[al, su] = ", ul);
   element(&t, s, across, "u", pos);
-  put(&t, "  {id=load_u, dep=}\n");
+  fcl__adv_put(&t, "  {id=load_u, dep=}\n");
   push(&t, s, real, ul);
   /* the weights of a point (temporaries): after the loads, so that they share the loop over
    * i with the remeshing that reads them */
   for (int w = 0; !shared && w < window; ++w)
-    put(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n", real, w, w,
-        R->hp - 1 - w, 1 + w, w);
+    fcl__adv_put(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n",
+                 real, w, w, R->hp - 1 - w, 1 + w, w);
   const int first = s->first_comp;
   for (int c = first; c < first + s->ncomp; ++c) {
     char line[16], after[32] = "";
@@ -337,22 +293,23 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
     if (shared) snprintf(after, sizeof after, c == first ? "push" : "remesh%d", c - 1);
     line_read(pos, sizeof pos, s, "sq", R->hp);
     snprintf(name, sizeof name, "q%d", c);
-    put(&t, "%s[al, sq] = ", line);
+    fcl__adv_put(&t, "%s[al, sq] = ", line);
     if (nseg > 1) /* a segment's halos: as they were before any segment was written */
-      put(&t,
-          "(sq < %d || sq >= %lld) ? h%d[b, sg * %d + (sq < %d ? sq : sq - %lld), %s] : ", R->hp,
-          (long long)(n + R->hp), c, 2 * R->hp, R->hp, (long long)n, across);
+      fcl__adv_put(&t,
+                   "(sq < %d || sq >= %lld) ? h%d[b, sg * %d + (sq < %d ? sq : sq - %lld), %s] : ",
+                   R->hp, (long long)(n + R->hp), c, 2 * R->hp, R->hp, (long long)n, across);
     element(&t, s, across, name, pos);
-    put(&t, "  {id=load_q%d, dep=%s}\n", c, after); /* shared: after the line's last reader */
+    fcl__adv_put(&t, "  {id=load_q%d, dep=%s}\n", c,
+                 after); /* shared: after the line's last reader */
     if (nseg > 1)
       snprintf(pos, sizeof pos, "sg * %lld + i + %d", (long long)n, s->origin[d]);
     else
       snprintf(pos, sizeof pos, "i + %d", s->origin[d]);
     element(&t, s, across, name, pos);
     /* shared: the weights inline (temporaries would not outlive one component's loop) */
-    put(&t, " = ");
+    fcl__adv_put(&t, " = ");
     gather(&t, s, line, shared);
-    put(&t, "  {id=remesh%d, dep=push:load_q%d%s}\n", c, c, shared ? "" : ":weights*");
+    fcl__adv_put(&t, "  {id=remesh%d, dep=push:load_q%d%s}\n", c, c, shared ? "" : ":weights*");
   }
   if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection kernel text too long");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
@@ -420,6 +377,11 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
   const int a = s->axis == 0 ? 1 : 0;
+  if (s->axis != 0 && s->opt.strided == FCL_ADV_STRIDED_WALK) {
+    fcl_status st = fcl__adv_walk_build(spec, context, queue, out, halo, halo_elements);
+    if (st != FCL_ERR_NOT_SUPPORTED) return st;
+    fcl_clear_error(); /* not for this spec: tiles */
+  }
   /* (tile, shared line) candidates, in the order an untimed choice takes them. Strided lines
    * on GPUs want tiles of adjacent lines (one H200, 256^3, the y substep, the best of each over
    * work-group sizes: 8 lines 188 us, 16 through a shared line 270, 16 lines 558, 2 lines
@@ -480,14 +442,20 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
   *halo = NULL;
   *halo_elements = 0;
   if (st == FCL_OK && best_seg) {
-    const int d = s->axis, b = d == 2 ? 1 : 2;
-    *halo_elements = (size_t)(s->n[b] * (s->n[d] / best_seg) * 2 * s->reach.hp * s->n[a]);
-    fcl_kbuilder *kb = NULL;
     s->seg = best_seg;
-    st = describe_halo(s, &kb);
-    if (st == FCL_OK) st = fcl_kbuilder_build(kb, context, NULL, queue, halo);
-    fcl_kbuilder_destroy(&kb);
+    st = fcl__adv_halo_build(s, context, queue, halo, halo_elements);
     if (st != FCL_OK) fcl_launcher_destroy(out);
   }
+  return st;
+}
+
+fcl_status fcl__adv_halo_build(const fcl__adv_kernel_spec *s, fcl_context *context,
+                               cl_command_queue queue, fcl_launcher **out, size_t *elements) {
+  const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
+  *elements = (size_t)(s->n[b] * (s->n[d] / s->seg) * 2 * s->reach.hp * s->n[a]);
+  fcl_kbuilder *kb = NULL;
+  fcl_status st = describe_halo(s, &kb);
+  if (st == FCL_OK) st = fcl_kbuilder_build(kb, context, NULL, queue, out);
+  fcl_kbuilder_destroy(&kb);
   return st;
 }

@@ -2,7 +2,9 @@
  *   - the Lambda_{p,r} tables: interpolation, continuity and the moments 0..p (checked here
  *     on the host, independently of the derivation script);
  *   - a velocity of exactly one cell per step shifts every value by one point (all formulas,
- *     float and double);
+ *     float and double, the strided axes' tiles and walking kernels);
+ *   - the walking kernels give the tiles' values to rounding (whole lines and segments, every
+ *     RK order, both interpolations, displacements over a cell);
  *   - convergence in space: a shear flow u = (a(y), b(x)) keeps the velocity constant along each
  *     line, so the exact split solution is the initial field at the backtracked point; the
  *     measured order over three resolutions is at least the formula's order - 0.3;
@@ -16,6 +18,7 @@
  *   - errors: a dt over the CFL bound, missing ghosts, non-periodic axes, bad options.
  * The grid-refinement studies in 2D (space order, rotation) run on one rank only: with more,
  * the rank check shows every result equals the one-rank run to rounding. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,12 +185,13 @@ static void unit_cells(const double *x, const void *p, double *v) {
  * the lines of an axis split over ranks: x on 2 ranks, x and y on 4), each read with its halos,
  * shifted both ways (a point's value comes from the halo before its segment one way, after it
  * the other). */
-static void check_shift(env *e, fcl_dtype dt, int64_t max_segment) {
+static void check_shift(env *e, fcl_dtype dt, int64_t max_segment, fcl_adv_strided strided) {
   const int64_t n[3] = {24, 16, 16};
   for (size_t run = 0; run < (max_segment ? 10u : 5u); ++run) {
     const size_t fi = run % 5;
     fcl_advection_options o = options(FORMULAS[fi], 2, FCL_INTERP_LINEAR, FCL_SPLIT_FIRST_ORDER, 1);
     o.max_segment = max_segment;
+    o.strided = strided;
     fcl_topology *t = topology(MPI_COMM_WORLD, 3, n, fcl_advection_ghosts_needed(&o));
     if (!t) continue;
     shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0, run < 5 ? 1 : -1};
@@ -201,9 +205,9 @@ static void check_shift(env *e, fcl_dtype dt, int64_t max_segment) {
     for (int c = 0; c < 2; ++c) {
       double err = rel_l2(q, c, hashed, &s);
       CHECKF(err < (dt == FCL_FLOAT64 ? 1e-13 : 1e-6),
-             "shift by %d cell, %s %s, max_segment %lld, comp %d: error %.3g", s.dir,
+             "shift by %d cell, %s %s, max_segment %lld, %s, comp %d: error %.3g", s.dir,
              fcl_remesh_formula_name(FORMULAS[fi]), fcl_dtype_cl_name(dt), (long long)max_segment,
-             c, err);
+             strided == FCL_ADV_STRIDED_WALK ? "walk" : "tiles", c, err);
     }
     fcl_advection_destroy(&adv);
     fcl_field_destroy(&u);
@@ -260,6 +264,71 @@ static void check_segments(env *e) {
     fcl_field_destroy(&u);
     fcl_topology_destroy(&t);
   }
+}
+
+/* ---------------- walking kernels against tiles ---------------- */
+
+/* The walking kernels of the strided axes, on whole lines and on segments (max_segment 4: of 4
+ * points, of 8 where the reach is longer), give the tiles' values to rounding: displacements
+ * of both signs over a cell (max_cfl 2: the interpolation's choice among 5 intervals), every
+ * RK order, both interpolations, in a velocity that varies along every line. */
+static void varied(const double *x, const void *p, double *v) {
+  (void)p;
+  v[0] = 0.2 + 0.5 * sin(x[0] + x[1] + x[2]); /* every component varies along its own axis */
+  v[1] = 0.4 * cos(x[0] + x[1]) - 0.3 * sin(x[1] - x[2]);
+  v[2] = 0.1 + 0.5 * sin(x[0] - x[1] + x[2]);
+}
+
+static void check_walk(env *e) {
+  const int64_t n[3] = {24, 16, 16};
+  const struct {
+    fcl_remesh_formula f;
+    int rk;
+    fcl_interp interp;
+    double cfl; /* the reach fits 8 points a rank on 4 ranks */
+  } cases[] = {{FCL_REMESH_L4_2, 2, FCL_INTERP_LINEAR, 2},
+               {FCL_REMESH_L8_4, 3, FCL_INTERP_LINEAR, 1},
+               {FCL_REMESH_L2_1, 4, FCL_INTERP_KERNEL, 2}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k)
+    for (int64_t seg = 0; seg <= 4; seg += 4) {
+      fcl_advection_options o = options(cases[k].f, cases[k].rk, cases[k].interp, FCL_SPLIT_STRANG,
+                                        cases[k].cfl);
+      o.max_segment = seg;
+      fcl_topology *t = topology(MPI_COMM_WORLD, 3, n, fcl_advection_ghosts_needed(&o));
+      if (!t) continue;
+      shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0, 1};
+      fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, varied, NULL);
+      double *v[2][2];
+      for (int m = 0; m < 2; ++m) {
+        o.strided = m ? FCL_ADV_STRIDED_WALK : FCL_ADV_STRIDED_TILES;
+        fcl_field *q = field(e, t, "q", 2, FCL_FLOAT64, hashed, &s);
+        fcl_advection *adv = NULL;
+        CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
+        for (int step = 0; step < 2; ++step) CHECK_OK(fcl_advection_step(adv, 0.35 * cases[k].cfl));
+        for (int c = 0; c < 2; ++c) v[m][c] = read_comp(q, c);
+        fcl_advection_destroy(&adv);
+        fcl_field_destroy(&q);
+      }
+      const int64_t *ln = fcl_topology_local_resolution(t);
+      double most = 0, diff = 0;
+      for (int c = 0; c < 2; ++c)
+        for (size_t i = 0; i < (size_t)(ln[0] * ln[1] * ln[2]); ++i) {
+          most = fmax(most, fabs(v[0][c][i]));
+          diff = fmax(diff, fabs(v[1][c][i] - v[0][c][i]));
+        }
+      double all[2] = {most, diff}, red[2];
+      MPI_Allreduce(all, red, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      CHECKF(red[1] <= 1e-12 * red[0] && red[0] > 0.1,
+             "%s RK%d %s, max_segment %lld: walking against tiles differ by %.3g (values up to "
+             "%.3g)",
+             fcl_remesh_formula_name(cases[k].f), cases[k].rk,
+             cases[k].interp == FCL_INTERP_KERNEL ? "kernel" : "linear", (long long)seg, red[1],
+             red[0]);
+      for (int m = 0; m < 2; ++m)
+        for (int c = 0; c < 2; ++c) free(v[m][c]);
+      fcl_field_destroy(&u);
+      fcl_topology_destroy(&t);
+    }
 }
 
 /* ---------------- space convergence: shear flow ---------------- */
@@ -606,6 +675,21 @@ static void check_errors(env *e) {
   bad.max_segment = -1;
   CHECK_STATUS(fcl_advection_create(u, 1, &q, &bad, &none), FCL_ERR_INVALID_ARGUMENT,
                "max_segment");
+  bad = o;
+  bad.strided = (fcl_adv_strided)7;
+  CHECK_STATUS(fcl_advection_create(u, 1, &q, &bad, &none), FCL_ERR_INVALID_ARGUMENT, "strided");
+  { /* a wrong FLOWCL_ADVECTION_STRIDED, the caller's value put back */
+    const char *was = getenv("FLOWCL_ADVECTION_STRIDED");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("FLOWCL_ADVECTION_STRIDED", "diagonal", 1);
+    CHECK_STATUS(fcl_advection_create(u, 1, &q, &o, &none), FCL_ERR_INVALID_ARGUMENT,
+                 "FLOWCL_ADVECTION_STRIDED");
+    if (saved)
+      setenv("FLOWCL_ADVECTION_STRIDED", saved, 1);
+    else
+      unsetenv("FLOWCL_ADVECTION_STRIDED");
+    free(saved);
+  }
   fcl_remesh_formula f;
   CHECK_OK(fcl_remesh_formula_parse("m4'", &f));
   CHECK(f == FCL_REMESH_L2_1);
@@ -686,15 +770,18 @@ static void check_cfl_modes(env *e) {
 
 static void run(env *e) {
   check_tables();
-  check_shift(e, FCL_FLOAT32, 0);
-  check_shift(e, FCL_FLOAT32, 4);
+  check_shift(e, FCL_FLOAT32, 0, FCL_ADV_STRIDED_TILES);
+  check_shift(e, FCL_FLOAT32, 4, FCL_ADV_STRIDED_TILES);
+  check_shift(e, FCL_FLOAT32, 0, FCL_ADV_STRIDED_WALK);
+  check_shift(e, FCL_FLOAT32, 4, FCL_ADV_STRIDED_WALK);
   check_mass(e, FCL_FLOAT32);
   check_errors(e);
   check_cfl_modes(e);
   if (e->fp64) {
-    check_shift(e, FCL_FLOAT64, 0);
-    check_shift(e, FCL_FLOAT64, 4);
+    check_shift(e, FCL_FLOAT64, 0, FCL_ADV_STRIDED_AUTO);
+    check_shift(e, FCL_FLOAT64, 4, FCL_ADV_STRIDED_AUTO);
     check_segments(e);
+    check_walk(e);
     check_mass(e, FCL_FLOAT64);
     check_time_order(e);
     check_ranks(e);
