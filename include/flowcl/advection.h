@@ -94,15 +94,16 @@ typedef enum {
 /** How the substeps along a strided axis (y, z: lines whose points are rows or planes apart)
  * are computed. */
 typedef enum {
-  /** FLOWCL_ADVECTION_STRIDED names tiles or walk; unset or auto: walk on GPUs, tiles on other
-   * devices. */
+  /** FLOWCL_ADVECTION_STRIDED names tiles or walk; unset or auto: walk on GPUs in 3D, tiles
+   * on other devices and in 2D. */
   FCL_ADV_STRIDED_AUTO,
   /** A work-group holds a tile of adjacent lines (or segments of them) in local memory. */
   FCL_ADV_STRIDED_TILES,
   /** Each work-item walks one line (or a segment of it) with the values its points need in
    * registers, adjacent work-items on adjacent lines: a work-group reads whole rows, where a
-   * tile reads the few adjacent lines local memory holds. At most 8 components per kernel
-   * (more: tiles). */
+   * tile reads the few adjacent lines local memory holds. Where it does not apply, tiles: more
+   * than 8 components per kernel, a reach whose windows pass 128 values (long max_cfl or
+   * formulas), a device or compiled kernel without work-groups of 128. */
   FCL_ADV_STRIDED_WALK
 } fcl_adv_strided;
 

@@ -198,9 +198,11 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
-  if (spec.opt.strided == FCL_ADV_STRIDED_AUTO) /* walk measured faster on GPUs */
-    spec.opt.strided = info.type & CL_DEVICE_TYPE_GPU ? FCL_ADV_STRIDED_WALK
-                                                      : FCL_ADV_STRIDED_TILES;
+  /* walking kernels measured faster on GPUs in 3D (in 2D whole lines give as many work-items as
+   * the lines of one axis: not measured) */
+  if (spec.opt.strided == FCL_ADV_STRIDED_AUTO)
+    spec.opt.strided = info.type & CL_DEVICE_TYPE_GPU && adv->dim == 3 ? FCL_ADV_STRIDED_WALK
+                                                                       : FCL_ADV_STRIDED_TILES;
   char name[32];
   snprintf(name, sizeof name, "advection.%c", "xyz"[axis]);
   FCL_TRY(fcl_launcher_create_list(name, &adv->dir[axis]));

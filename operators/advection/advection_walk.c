@@ -17,7 +17,10 @@
 #include "advection_impl.h"
 #include "check.h"
 
-enum { MAX_WALK_COMPS = 8, GROUP = 128 };
+/* At most 8 components and 128 values in the sliding windows (the default, Lambda_{4,2} with
+ * max_cfl 1 and 3 components: 32): longer reaches take the tiles, whose local memory holds
+ * them, rather than spill registers or grow the unrolled text past FCL__ADV_TEXT. */
+enum { MAX_WALK_COMPS = 8, MAX_WINDOW = 128, GROUP = 128 };
 
 typedef struct {
   const fcl__adv_kernel_spec *s;
@@ -250,7 +253,7 @@ static void source(fcl__adv_text *t, const walk *w, const char *name) {
 }
 
 /* The segment length: whole lines (one H200, blocks of 8 points: faster than segments of 128
- * at 256^3, 512^3 and 1024^3; docs/benchmarks.md), halved while longer than opt.max_segment
+ * at 256^3, 512^3 and 1024^3; docs/benchmarks.md, seventeenth session), halved while longer than opt.max_segment
  * (if set) and even, while at least the hp - 1 points a segment's ends take. */
 static int64_t segment_length(const fcl__adv_kernel_spec *s, const walk *w) {
   int64_t seg = w->n;
@@ -265,7 +268,16 @@ fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *co
                                size_t *halo_elements) {
   *out = *halo = NULL;
   *halo_elements = 0;
-  if (spec->axis == 0 || spec->ncomp > MAX_WALK_COMPS) return FCL_ERR_NOT_SUPPORTED;
+  const fcl__adv_reach *R = &spec->reach;
+  const int window = (2 * R->hp - 1) * (spec->ncomp + 1) + 2 * (R->cfl + R->interp);
+  if (spec->axis == 0 || spec->ncomp > MAX_WALK_COMPS || window > MAX_WINDOW)
+    return FCL_ERR_NOT_SUPPORTED;
+  cl_device_id dev;
+  fcl_device_info info;
+  FCL_TRY(fcl_queue_device(queue, &dev));
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  if (info.max_work_group_size < GROUP || info.max_work_item_sizes[0] < GROUP)
+    return FCL_ERR_NOT_SUPPORTED;
   fcl__adv_kernel_spec s = *spec;
   walk w = {.s = &s, .d = s.axis, .a = 0, .b = s.axis == 2 ? 1 : 2, .n = s.n[s.axis]};
   w.stride[0] = 1;
@@ -287,12 +299,27 @@ fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *co
   fcl__adv_text t = {malloc(FCL__ADV_TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection walking kernel text");
   source(&t, &w, name);
-  fcl_status st = t.overflow ? FCL_ERROR(FCL_ERR_INTERNAL, "%s: kernel text too long", name)
-                             : FCL_OK;
+  if (t.overflow) { /* a reach too long for the text: tiles */
+    free(t.s);
+    return FCL_ERR_NOT_SUPPORTED;
+  }
   fcl_program *prog = NULL;
-  if (st == FCL_OK) st = fcl_program_create_source(context, t.s, name, &prog);
+  fcl_status st = fcl_program_create_source(context, t.s, name, &prog);
   free(t.s);
   if (st == FCL_OK) st = fcl_program_build(prog, NULL);
+  bool fits = false; /* the compiled kernel takes a work-group of GROUP (registers) */
+  if (st == FCL_OK) {
+    fcl_kernel *k = NULL;
+    fcl_kernel_work_group_info wi;
+    st = fcl_kernel_create(prog, name, &k);
+    if (st == FCL_OK) st = fcl_kernel_get_work_group_info(k, dev, &wi);
+    fits = st == FCL_OK && wi.work_group_size >= GROUP;
+    fcl_kernel_destroy(&k);
+  }
+  if (st == FCL_OK && !fits) {
+    fcl_program_release(&prog);
+    return FCL_ERR_NOT_SUPPORTED;
+  }
   const fcl_value_type real = s.dtype == FCL_FLOAT64 ? FCL_TYPE_F64 : FCL_TYPE_F32;
   fcl_param_spec params[2 + 2 * MAX_WALK_COMPS];
   char names[2 * MAX_WALK_COMPS][8];
