@@ -216,6 +216,32 @@ static void check_shift(env *e, fcl_dtype dt, int64_t max_segment, fcl_adv_strid
   }
 }
 
+/* Two runs of `steps` steps of dt from the same hashed values, with options o[0] and o[1]: the
+ * largest value of the first and the largest difference between them, over the ranks. */
+static void two_runs(env *e, fcl_topology *t, fcl_field *u, const fcl_advection_options o[2],
+                     double dt, int steps, const shift_data *s, double red[2]) {
+  double *v[2][2];
+  for (int k = 0; k < 2; ++k) {
+    fcl_field *q = field(e, t, "q", 2, FCL_FLOAT64, hashed, s);
+    fcl_advection *adv = NULL;
+    CHECK_OK(fcl_advection_create(u, 1, &q, &o[k], &adv));
+    for (int step = 0; step < steps; ++step) CHECK_OK(fcl_advection_step(adv, dt));
+    for (int c = 0; c < 2; ++c) v[k][c] = read_comp(q, c);
+    fcl_advection_destroy(&adv);
+    fcl_field_destroy(&q);
+  }
+  const int64_t *ln = fcl_topology_local_resolution(t);
+  double all[2] = {0, 0};
+  for (int c = 0; c < 2; ++c)
+    for (size_t i = 0; i < (size_t)(ln[0] * ln[1] * ln[2]); ++i) {
+      all[0] = fmax(all[0], fabs(v[0][c][i]));
+      all[1] = fmax(all[1], fabs(v[1][c][i] - v[0][c][i]));
+    }
+  MPI_Allreduce(all, red, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int k = 0; k < 2; ++k)
+    for (int c = 0; c < 2; ++c) free(v[k][c]);
+}
+
 /* ---------------- segments against whole lines ---------------- */
 
 static void sheared(const double *x, const void *p, double *v) {
@@ -236,31 +262,13 @@ static void check_segments(env *e) {
     if (!t) continue;
     shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0, 1};
     fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, sheared, NULL);
-    double *v[2][2];
-    for (int k = 0; k < 2; ++k) {
-      o.max_segment = k ? 4 : 0;
-      fcl_field *q = field(e, t, "q", 2, FCL_FLOAT64, hashed, &s);
-      fcl_advection *adv = NULL;
-      CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
-      for (int step = 0; step < 2; ++step) CHECK_OK(fcl_advection_step(adv, 0.2));
-      for (int c = 0; c < 2; ++c) v[k][c] = read_comp(q, c);
-      fcl_advection_destroy(&adv);
-      fcl_field_destroy(&q);
-    }
-    const int64_t *ln = fcl_topology_local_resolution(t);
-    double most = 0, diff = 0;
-    for (int c = 0; c < 2; ++c)
-      for (size_t i = 0; i < (size_t)(ln[0] * ln[1] * ln[2]); ++i) {
-        most = fmax(most, fabs(v[0][c][i]));
-        diff = fmax(diff, fabs(v[1][c][i] - v[0][c][i]));
-      }
-    double all[2] = {most, diff}, red[2];
-    MPI_Allreduce(all, red, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    fcl_advection_options two[2] = {o, o};
+    two[1].max_segment = 4;
+    double red[2];
+    two_runs(e, t, u, two, 0.2, 2, &s, red);
     CHECKF(red[1] <= 1e-13 * red[0] && red[0] > 0.1,
            "%s: segments of 4 against whole lines differ by %.3g (values up to %.3g)",
            fcl_remesh_formula_name(formulas[fi]), red[1], red[0]);
-    for (int k = 0; k < 2; ++k)
-      for (int c = 0; c < 2; ++c) free(v[k][c]);
     fcl_field_destroy(&u);
     fcl_topology_destroy(&t);
   }
@@ -298,34 +306,17 @@ static void check_walk(env *e) {
       if (!t) continue;
       shift_data s = {{2 * PI / 24, 2 * PI / 16, 2 * PI / 16}, {24, 16, 16}, 0, 1};
       fcl_field *u = field(e, t, "u", 3, FCL_FLOAT64, varied, NULL);
-      double *v[2][2];
-      for (int m = 0; m < 2; ++m) {
-        o.strided = m ? FCL_ADV_STRIDED_WALK : FCL_ADV_STRIDED_TILES;
-        fcl_field *q = field(e, t, "q", 2, FCL_FLOAT64, hashed, &s);
-        fcl_advection *adv = NULL;
-        CHECK_OK(fcl_advection_create(u, 1, &q, &o, &adv));
-        for (int step = 0; step < 2; ++step) CHECK_OK(fcl_advection_step(adv, 0.35 * cases[k].cfl));
-        for (int c = 0; c < 2; ++c) v[m][c] = read_comp(q, c);
-        fcl_advection_destroy(&adv);
-        fcl_field_destroy(&q);
-      }
-      const int64_t *ln = fcl_topology_local_resolution(t);
-      double most = 0, diff = 0;
-      for (int c = 0; c < 2; ++c)
-        for (size_t i = 0; i < (size_t)(ln[0] * ln[1] * ln[2]); ++i) {
-          most = fmax(most, fabs(v[0][c][i]));
-          diff = fmax(diff, fabs(v[1][c][i] - v[0][c][i]));
-        }
-      double all[2] = {most, diff}, red[2];
-      MPI_Allreduce(all, red, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      fcl_advection_options two[2] = {o, o};
+      two[0].strided = FCL_ADV_STRIDED_TILES;
+      two[1].strided = FCL_ADV_STRIDED_WALK;
+      double red[2];
+      two_runs(e, t, u, two, 0.35 * cases[k].cfl, 2, &s, red);
       CHECKF(red[1] <= 1e-12 * red[0] && red[0] > 0.1,
              "%s RK%d %s, max_segment %lld: walking against tiles differ by %.3g (values up to "
              "%.3g)",
              fcl_remesh_formula_name(cases[k].f), cases[k].rk,
              cases[k].interp == FCL_INTERP_KERNEL ? "kernel" : "linear", (long long)seg, red[1],
              red[0]);
-      for (int m = 0; m < 2; ++m)
-        for (int c = 0; c < 2; ++c) free(v[m][c]);
       fcl_field_destroy(&u);
       fcl_topology_destroy(&t);
     }
