@@ -61,7 +61,8 @@ fcl_status fcl__adv_halo_build(const fcl__adv_kernel_spec *spec, fcl_context *co
                                cl_command_queue queue, fcl_launcher **out, size_t *elements);
 /* The walking kernel of spec along a strided axis (advection_walk.c), as fcl__adv_kernel_build
  * gives: *out, with *halo where it cuts the lines in segments. FCL_ERR_NOT_SUPPORTED where it
- * does not apply (more than 8 components, segments shorter than the reach). */
+ * does not apply (more than 8 components, windows over 128 values or a text too long, segments
+ * shorter than the reach, no work-groups of 128 on the device or for the compiled kernel). */
 fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
                                cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
                                size_t *halo_elements);
