@@ -140,6 +140,25 @@ static double measure_floor_ms(const tgv *t, double gbs) {
   return 1e3 * bytes / (gbs * 1e9);
 }
 
+/* Rank 0: each kernel of the finite-difference operators (a node may hold several: the
+ * stretching's stages), its mean device time per launch and its fraction of the copy bandwidth. */
+static fcl_status print_kernels(tgv *t, double gbs) {
+  fcl_fd *const ops[] = {t->extrapolate, t->stretch, t->diffuse};
+  printf("  %-36s %9s %9s %9s\n", "kernel", "launches", "ms", "of copy");
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; ++o) {
+    const fcl_launcher *list = fcl_fd_launcher(ops[o]);
+    for (size_t i = 0; list && i < fcl_launcher_list_size(list); ++i) {
+      fcl_launcher *k = fcl_launcher_list_get(list, i);
+      fcl_launch_stats st;
+      TRY(fcl_launcher_statistics(k, &st));
+      if (st.launches && st.bandwidth_gbs > 0)
+        printf("  %-36s %9zu %9.3f %9.2f\n", fcl_launcher_name(k), st.launches,
+               st.mean_ns * 1e-6, gbs > 0 ? st.bandwidth_gbs / gbs : 0);
+    }
+  }
+  return FCL_OK;
+}
+
 /* Rank 0's nodes: floor, wall time per call, their ratio; the step against the sum. */
 static double print_floor(tgv *t, double step_ms, double gbs, double fwd_ms, double bwd_ms) {
   fcl_problem *p = t->problem;
@@ -222,6 +241,7 @@ fcl_status tgv_benchmark(tgv *t, int64_t steps) {
            (double)ps.high_water_bytes / (1 << 30), per_point);
   }
   TRY(fcl_problem_report(p, stdout));
+  if (t->rank == 0) TRY(print_kernels(t, gbs));
   if (t->rank == 0)
     printf("  host syncs per step (most of %lld steps, %s dt, no diagnostics): %lld\n",
            (long long)t->syncs_steps, t->opt.dt_fixed > 0 ? "fixed" : "adaptive",

@@ -284,10 +284,17 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   fcl_kbuilder_destroy(&base);
   fcl_kbuilder_destroy(&best);
   if (st == FCL_OK) st = fcl_launcher_set_bytes_per_launch(k, (size_t)bytes);
-  if (st == FCL_OK)
-    st = fcl_launcher_list_push(op->list, k);
-  else
+  if (st != FCL_OK) {
     fcl_launcher_destroy(&k);
+    return st;
+  }
+  return fcl__fd_push_kernel(op, k, narrays, arrays);
+}
+
+fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *k, size_t narrays,
+                               const fcl__fd_array *arrays) {
+  fcl_status st = fcl_launcher_list_push(op->list, k);
+  if (st != FCL_OK) fcl_launcher_destroy(&k);
   for (size_t a = 0; a < narrays && st == FCL_OK; ++a) {
     fcl__fd_bind *b = &op->binds[op->nbinds];
     if (op->nbinds == sizeof op->binds / sizeof op->binds[0] ||

@@ -64,6 +64,19 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
  * arrays; the scalars start at 0. */
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
                               const fcl__fd_array *arrays, const char *text, double bytes);
+/* Push a built kernel onto op->list (which takes it, also on error) and bind its arrays, named
+ * as in arrays, with every kernel's before; the scalars restart at 0. */
+fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *kernel, size_t narrays,
+                               const fcl__fd_array *arrays);
+/* The conservative stretching's stage out = alpha base + beta a + gamma dt F(a) (base NULL when
+ * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as a
+ * plane-tile kernel (stretching_planes.c) over the interior grown by op->grow (reset on
+ * success), bytes its bytes per launch. FCL_ERR_NOT_SUPPORTED, with no error set, where it does
+ * not apply: fields of different padded shapes, a device without work-groups of 256 or the
+ * local memory of the tiles, a compiled kernel that takes fewer work-items. */
+fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
+                                fcl_field *base, fcl_field *out, const char *letters, double alpha,
+                                double beta, double gamma, double bytes, fcl_launcher **launcher);
 /* Whether a GPU's streamed planes (32 planes of k per work-group, each array's planes carried in
  * registers) would carry some array of the kernel, an array read at several planes of k: tried
  * on a copy, mapped as the search's first GPU work-group shape (64 x 4). Only such a kernel is

@@ -15,6 +15,7 @@
  * Each stage is out = alpha base + beta a + gamma dt F(a). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -80,10 +81,11 @@ static void grow_first_stage(fcl_fd *op, const fcl_topology *t) {
   for (int a = 0; a < 3; ++a) op->grow[a] = fcl_topology_procs(t)[a] > 1 ? 2 : 0;
 }
 
-/* One stage kernel: out = alpha base + beta a + gamma dt F(a) (base NULL when alpha = 0). */
+/* One stage kernel: out = alpha base + beta a + gamma dt F(a) (base NULL when alpha = 0), the
+ * plane-tile kernel if planes and it applies, else a generated one. */
 /* Arrays are named after their field (u, w, s, r: one name, one buffer across the list's
  * kernels, which share the parameters): a letter per field in the order a, base, out. */
-static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
+static fcl_status add_stage(fcl_fd *op, bool planes, const char *kernel, fcl_field *u, fcl_field *a,
                             fcl_field *base, fcl_field *out, const char *letters, double alpha,
                             double beta, double gamma) {
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
@@ -158,7 +160,35 @@ static fcl_status add_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_fi
   /* bytes moved: u, a and base read, out written (base read and written when out is base) */
   const double bytes = (base ? 12.0 : 9.0) * (double)(ln[0] * ln[1] * ln[2]) *
                        (double)fcl_dtype_size(fcl_field_dtype(u));
+  if (planes) {
+    char pk[48];
+    snprintf(pk, sizeof pk, "%s_planes", kernel);
+    fcl_launcher *k = NULL;
+    const fcl_status st = fcl__fd_planes_stage(op, pk, u, a, base, out, letters, alpha, beta, gamma,
+                                               bytes, &k);
+    if (st == FCL_OK) return fcl__fd_push_kernel(op, k, n, arrays);
+    if (st != FCL_ERR_NOT_SUPPORTED) return st;
+  }
   return fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
+}
+
+/* Whether the stages take the plane-tile kernels: FLOWCL_STRETCHING_KERNEL = planes or
+ * generated, or auto (or unset): planes on GPUs (one H200, 512^3: see stretching_planes.c). */
+static fcl_status want_planes(const fcl_field *u, bool *planes) {
+  const char *v = getenv("FLOWCL_STRETCHING_KERNEL");
+  if (v && *v && strcmp(v, "auto")) {
+    if (strcmp(v, "planes") && strcmp(v, "generated"))
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "FLOWCL_STRETCHING_KERNEL='%s': expected auto, planes or generated", v);
+    *planes = !strcmp(v, "planes");
+    return FCL_OK;
+  }
+  cl_device_id dev;
+  fcl_device_info info;
+  FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  *planes = info.type & CL_DEVICE_TYPE_GPU;
+  return FCL_OK;
 }
 
 /* The kernel of a stage ("rk2_s1", ...), named apart with diffusion (the name is copied). */
@@ -204,6 +234,8 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   /* a grown first stage reads its inputs 4 deep along the split axes (the uses say 2, the
    * least on any axis: a ghost update fills every layer the topology has) */
   const bool grown = stages_grow(t, rk_order);
+  bool planes = false;
+  if (st == FCL_OK) st = want_planes(u, &planes);
   const fcl_host_fn between = grown ? fill_local : exchange;
   if (st == FCL_OK) st = fcl__fd_use(op, u, 2, true, false);
   if (st == FCL_OK) st = fcl__fd_use(op, w, 2, true, true);
@@ -211,26 +243,28 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   if (rk_order == 2) {
     if (grown) grow_first_stage(op, t);
     if (st == FCL_OK)
-      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk2_s1"), u, w, NULL, s, "w-s", 0, 1,
-                     0.5);
+      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk2_s1"), u, w, NULL, s, "w-s", 0,
+                     1, 0.5);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk2_s2"), u, s, w, w, "sww", 1, 0, 1);
+      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk2_s2"), u, s, w, w, "sww", 1, 0,
+                     1);
   } else {
     if (st == FCL_OK)
-      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk3_s1"), u, w, NULL, s, "w-s", 0, 1, 1);
+      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk3_s1"), u, w, NULL, s, "w-s", 0,
+                     1, 1);
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", between, s, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk3_s2"), u, s, w, r, "swr", 0.75, 0.25,
-                     0.25);
+      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk3_s2"), u, s, w, r, "swr", 0.75,
+                     0.25, 0.25);
     host = NULL;
     if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", between, r, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
     if (st == FCL_OK)
-      st = add_stage(op, stage_kernel(kn, sizeof kn, nu, "rk3_s3"), u, r, w, w, "rww", 1.0 / 3,
-                     2.0 / 3, 2.0 / 3);
+      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk3_s3"), u, r, w, w, "rww",
+                     1.0 / 3, 2.0 / 3, 2.0 / 3);
   }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;

@@ -13,6 +13,9 @@
  *     missing, doubled or of the wrong stage value changes it at first or second order in z);
  *     with u, one tiny step is dt ((w . grad) u + nu lap w) to order 4 in space; the integral of
  *     w is conserved; a dt above the stability bound, a dt < 0 and nu <= 0 are errors;
+ *   - the plane-tile stage kernels (FLOWCL_STRETCHING_KERNEL=planes) against the generated ones
+ *     (RK2, RK3, with and without diffusion, grown or exchanged stages, double and float), and
+ *     a bad value of the variable;
  *   - the probe that offers a GPU's streamed planes: a kernel reading an array at several planes
  *     of k streams, one reading each array at one plane (or its neighbours along j only) does
  *     not. */
@@ -447,6 +450,120 @@ static void check_stretching_diffusion(env *e, fcl_dtype dtype) {
   fcl_topology_destroy(&t);
 }
 
+/* ---------------- plane-tile stretching kernels ---------------- */
+
+/* modes of many wavenumbers along every axis, so that no symmetry hides a neighbour off by one */
+static void rough(const double *x, double *v) {
+  for (int c = 0; c < 3; ++c)
+    v[c] = sin(3 * x[0] + c) * cos(5 * x[1] - 2 * c) + cos(7 * x[2] + x[0] + 0.5 * c) +
+           0.3 * sin(9 * x[1] + 4 * x[2] - c);
+}
+static void rough_u(const double *x, double *v) {
+  rough(x, v);
+  v[0] += 1;
+}
+
+/* Set FLOWCL_STRETCHING_KERNEL to value (NULL: unset), returning the old value (caller frees). */
+static char *swap_kernel_env(const char *value) {
+  const char *was = getenv("FLOWCL_STRETCHING_KERNEL");
+  char *saved = was ? strdup(was) : NULL;
+  if (value)
+    setenv("FLOWCL_STRETCHING_KERNEL", value, 1);
+  else
+    unsetenv("FLOWCL_STRETCHING_KERNEL");
+  return saved;
+}
+
+/* Two steps of the conservative stretching (with diffusion if nu > 0) from the rough fields, the
+ * stages' kernels chosen by FLOWCL_STRETCHING_KERNEL = kind; *planes: whether the operator's list
+ * holds plane-tile kernels. */
+static fcl_field *stretch_kind(env *e, fcl_topology *t, fcl_dtype dtype, int rk, double nu,
+                               const char *kind, bool *planes) {
+  fcl_field *u = op_field(e, t, "u", 3, dtype, rough_u), *w = op_field(e, t, "w", 3, dtype, rough);
+  char *saved = swap_kernel_env(kind);
+  fcl_fd *op = NULL;
+  CHECK_OK(nu > 0 ? fcl_fd_stretching_diffusion_create(u, w, nu, rk, e->pool, &op)
+                  : fcl_fd_stretching_conservative_create(u, w, rk, e->pool, &op));
+  free(swap_kernel_env(saved));
+  free(saved);
+  *planes = false;
+  const fcl_launcher *list = fcl_fd_launcher(op);
+  for (size_t i = 0; op && i < fcl_launcher_list_size(list); ++i)
+    *planes |= strstr(fcl_launcher_name(fcl_launcher_list_get(list, i)), "_planes") != NULL;
+  for (int s = 0; s < 2 && op; ++s) CHECK_OK(fcl_fd_apply(op, 0.01));
+  fcl_fd_destroy(&op);
+  fcl_field_destroy(&u);
+  return w;
+}
+
+/* max |a - b| / max |a| over the interiors, in either precision */
+static double relative_gap(fcl_field *a, fcl_field *b) {
+  const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(a));
+  const size_t count = (size_t)(n[0] * n[1] * n[2]);
+  const bool f64 = fcl_field_dtype(a) == FCL_FLOAT64;
+  double *va = malloc(count * sizeof *va), *vb = malloc(count * sizeof *vb), m[2] = {0, 0}, all[2];
+  for (int c = 0; c < 3; ++c) {
+    CHECK_OK(fcl_field_read(a, c, false, va));
+    CHECK_OK(fcl_field_read(b, c, false, vb));
+    for (size_t i = 0; i < count; ++i) {
+      const double x = f64 ? va[i] : ((float *)va)[i], y = f64 ? vb[i] : ((float *)vb)[i];
+      const double d = fabs(x - y);
+      m[0] = fmax(m[0], isnan(d) ? INFINITY : d); /* a NaN is a gap */
+      m[1] = fmax(m[1], fabs(x));
+    }
+  }
+  free(va);
+  free(vb);
+  MPI_Allreduce(m, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all[0] / all[1];
+}
+
+/* The plane-tile kernels against the generated ones: RK2 and RK3, with and without diffusion,
+ * stages grown over the split axes (4 ghosts, RK2) or exchanged, 20 points per axis (tiles of
+ * 32 x 8 and chunks of 32 planes overhang), double to 1e-12 and float to 1e-5. A neighbour, a
+ * halo or a plane off by one changes the result by about 1 (the rough fields). */
+static void check_planes(env *e) {
+  static const struct {
+    fcl_dtype dtype;
+    int rk, ghosts;
+    double nu;
+  } cases[] = {{FCL_FLOAT64, 2, 4, 0},    {FCL_FLOAT64, 3, 2, 0}, {FCL_FLOAT64, 2, 4, 0.05},
+               {FCL_FLOAT64, 3, 2, 0.05}, {FCL_FLOAT32, 2, 4, 0}, {FCL_FLOAT32, 2, 2, 0.05}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    if (cases[i].dtype == FCL_FLOAT64 && !e->fp64) continue;
+    fcl_topology *t = op_box(3, 20, cases[i].ghosts);
+    bool planes[2];
+    fcl_field *w[2];
+    w[0] = stretch_kind(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, "generated", &planes[0]);
+    w[1] = stretch_kind(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, "planes", &planes[1]);
+    const double gap = relative_gap(w[0], w[1]), tol = cases[i].dtype == FCL_FLOAT64 ? 1e-12 : 1e-5;
+    CHECKF(!planes[0] && planes[1], "stretching case %zu: plane-tile kernels %d (generated), %d", i,
+           planes[0], planes[1]);
+    CHECKF(gap <= tol,
+           "stretching case %zu (RK%d, nu %g, %d ghosts, %s): plane-tile kernels off "
+           "the generated ones by %.3g",
+           i, cases[i].rk, cases[i].nu, cases[i].ghosts,
+           cases[i].dtype == FCL_FLOAT64 ? "double" : "float", gap);
+    if (e->rank == 0) printf("stretching case %zu: plane-tile against generated %.3g\n", i, gap);
+    fcl_field_destroy(&w[0]);
+    fcl_field_destroy(&w[1]);
+    fcl_topology_destroy(&t);
+  }
+  /* a bad FLOWCL_STRETCHING_KERNEL is an error naming it */
+  fcl_topology *t = op_box(3, 8, 2);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, NULL),
+            *w = op_field(e, t, "w", 3, FCL_FLOAT32, NULL);
+  char *saved = swap_kernel_env("fast");
+  fcl_fd *op = NULL;
+  CHECK_STATUS(fcl_fd_stretching_conservative_create(u, w, 2, e->pool, &op),
+               FCL_ERR_INVALID_ARGUMENT, "FLOWCL_STRETCHING_KERNEL='fast'");
+  free(swap_kernel_env(saved));
+  free(saved);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&w);
+  fcl_topology_destroy(&t);
+}
+
 /* A kernel over 64^3 interior points of arrays with 2 ghosts, its text given. */
 static bool probe_streams(const char *text) {
   fcl_kbuilder *kb = NULL;
@@ -475,6 +592,7 @@ static void check_streams_probe(void) {
 
 static void run(env *e) {
   check_streams_probe();
+  check_planes(e);
   check_diffusion(e, FCL_FLOAT32, 2);
   check_diffusion(e, FCL_FLOAT32, 4);
   check_stretching_diffusion(e, FCL_FLOAT32);

@@ -1,0 +1,363 @@
+/* A stage of the conservative stretching (stretching_conservative.c) as a plane-tile kernel for
+ * GPUs: a work-group of WX x WY work-items holds a tile of a plane of k with 2 layers of halo
+ * along x and y in local memory, one plane of each array it differentiates along x or y, and
+ * walks KC planes of k; every work-item carries the planes k - 2 .. k + 2 of the arrays
+ * differentiated along z in registers. Each value of a plane is then read from memory about
+ * once, where the generated kernel reads the neighbours of a point's fluxes through the caches.
+ * The loads of the next plane are issued before the barrier that publishes the tile of the
+ * current one, so they are in flight while it is computed, and the loop takes two planes an
+ * iteration, so that each tile buffer is a constant. One H200, 512^3 float, in flowcl-tgv
+ * (FLOWCL_TUNE=estimate): the RK2 stages 1.78 and 2.08 ms against the generated kernels' 1.83
+ * and 2.32 (0.65 and 0.74 of the copy bandwidth against 0.62 and 0.66). Tried on the way (a
+ * probe, 512^3): loads waited on every plane, 2.48 ms for stage 1; a point per work-item with
+ * no tiles, 2.29; 4 points of x per work-item in vectors, 3.11. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fd_impl.h"
+
+/* One H200, stage 1 at 512^3 (float, a probe): 32 x 8 work-items and 32 planes 1.70 ms, 64 x 4
+ * 1.73, 128 x 2 2.05, 64 x 8 2.08 (16 or 64 planes within 2 %). */
+enum { WX = 32, WY = 8, KC = 32, TEXT = 32768 };
+
+typedef struct {
+  char *s;
+  size_t len;
+  bool overflow;
+} text;
+
+static void put(text *t, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int n = vsnprintf(t->s + t->len, t->len < TEXT ? TEXT - t->len : 0, format, ap);
+  va_end(ap);
+  t->len += n > 0 ? (size_t)n : 0;
+  t->overflow |= t->len >= TEXT;
+}
+
+/* The arrays read: u0-2 then a0-2, what each is differentiated along, its name in the kernel and
+ * its slot among the tiles (-1: none). */
+typedef struct {
+  char name[4];
+  bool along[3];
+  int slot;
+} input;
+
+typedef struct {
+  const fcl_fd *op;
+  const fcl_field *u;
+  const char *real, *kernel;
+  const char *letters; /* a, base ('-': none), out */
+  double alpha, beta, gamma;
+  input in[6];
+  int nslots;
+  int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
+  int origin[3];
+  size_t padded[3];
+} planes;
+
+static void lit(text *t, const planes *p, double v) {
+  put(t, strcmp(p->real, "double") ? "%.9ef" : "%.17e", v);
+}
+
+/* The value of input x at offset s along axis from the work-item's point (tile, window or
+ * centre register). */
+static void value(text *t, const input *x, int axis, int s) {
+  static const char *const sign[5] = {"m2", "m1", "0", "p1", "p2"};
+  if (s == 0 && !x->along[2])
+    put(t, "c_%s", x->name);
+  else if (axis == 2 || s == 0)
+    put(t, "z%s_%s", sign[s + 2], x->name);
+  else
+    put(t, "T_%s[t0 %c %d]", x->name, s < 0 ? '-' : '+', abs(s) * (axis ? WX + 4 : 1));
+}
+
+/* C1 (x(+1) y(+1) - x(-1) y(-1)) - C2 (x(+2) y(+2) - x(-2) y(-2)): d_axis (x y), 4th order. */
+static void flux(text *t, const planes *p, const input *x, const input *y, int axis) {
+  const double dx = fcl_domain_spacing(fcl_topology_domain(fcl_field_topology(p->u)), axis);
+  put(t, "(");
+  lit(t, p, 2.0 / 3.0 / dx);
+  for (int s = 1; s <= 2; ++s) {
+    put(t, " * (");
+    value(t, x, axis, s);
+    put(t, " * ");
+    value(t, y, axis, s);
+    put(t, " - ");
+    value(t, x, axis, -s);
+    put(t, " * ");
+    value(t, y, axis, -s);
+    put(t, ")");
+    if (s == 1) {
+      put(t, " - ");
+      lit(t, p, 1.0 / 12.0 / dx);
+    }
+  }
+  put(t, ")");
+}
+
+/* c (16 (x(-1) + x(+1)) - 30 x - (x(-2) + x(+2))): d^2 x / d axis^2, 4th order. */
+static void second(text *t, const planes *p, const input *x, int axis) {
+  const double dx = fcl_domain_spacing(fcl_topology_domain(fcl_field_topology(p->u)), axis);
+  lit(t, p, 1.0 / (12 * dx * dx));
+  put(t, " * (16 * (");
+  value(t, x, axis, -1);
+  put(t, " + ");
+  value(t, x, axis, 1);
+  put(t, ") - 30 * ");
+  value(t, x, axis, 0);
+  put(t, " - (");
+  value(t, x, axis, -2);
+  put(t, " + ");
+  value(t, x, axis, 2);
+  put(t, "))");
+}
+
+/* The loads of input x's plane at index expression `at` into its registers: the window's newest
+ * plane (n = "_next") or the centre, and the halos of its tile. */
+static void loads(text *t, const input *x, const char *at, bool next) {
+  if (x->along[2])
+    put(t, "    %s_%s = %s[%s + 2 * PL];\n", next ? "zn" : "zp2", x->name, x->name, at);
+  else
+    put(t, "    c_%s = %s[%s];\n", x->name, x->name, at);
+  if (x->along[0])
+    put(t, "    if (hx) { L_%s = %s[%s - 2]; R_%s = %s[%s + %d]; }\n", x->name, x->name, at,
+        x->name, x->name, at, WX);
+  if (x->along[1])
+    put(t, "    if (hy) { D_%s = %s[%s - 2 * PX]; U_%s = %s[%s + %d * PX]; }\n", x->name, x->name,
+        at, x->name, x->name, at, WY);
+}
+
+/* One plane, k + buf, its tile in buffer buf: the tile stored, the next plane's loads issued, the
+ * barrier, the stage's values, the windows moved on. */
+static void plane(text *t, const planes *p, int buf) {
+  const char *r = p->real;
+  const bool base = p->letters[1] != '-';
+  for (int x = 0; x < 6; ++x) {
+    const input *in = &p->in[x];
+    const char *n = in->name;
+    if (in->slot < 0) {
+      if (!in->along[2]) put(t, "    const %s cur_%s = c_%s;\n", r, n, n);
+      continue;
+    }
+    put(t, "    __local %s *T_%s = T[%d][%d];\n    T_%s[t0] = ", r, n, buf, in->slot, n);
+    value(t, in, 0, 0);
+    put(t, ";\n");
+    if (!in->along[2]) put(t, "    const %s cur_%s = c_%s;\n", r, n, n);
+    if (in->along[0])
+      put(t, "    if (hx) { T_%s[t0 - 2] = L_%s; T_%s[t0 + %d] = R_%s; }\n", n, n, n, WX, n);
+    if (in->along[1])
+      put(t, "    if (hy) { T_%s[t0 - 2 * TW] = D_%s; T_%s[t0 + %d * TW] = U_%s; }\n", n, n, n, WY,
+          n);
+  }
+  put(t, "    if (k + %d < kn) {\n      const long d = c + PL;\n", buf + 1);
+  for (int x = 0; x < 6; ++x) loads(t, &p->in[x], "d", true);
+  put(t, "    }\n");
+  put(t, "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (live) {\n");
+  /* after the barrier: loaded before it, with the next plane's, the second RK2 stage took 94
+   * registers and 2.41 ms at 512^3 on an H200, here 78 and 2.08 (more work-groups a core) */
+  for (int c = 0; c < 3 && base; ++c)
+    put(t, "      const %s b%d = %c%d[c];\n", r, c, p->letters[1], c);
+  /* the centres used below are this plane's, not the next's just loaded */
+  for (int x = 0; x < 6; ++x)
+    if (!p->in[x].along[2]) put(t, "#define c_%s cur_%s\n", p->in[x].name, p->in[x].name);
+  for (int q = 0; q < 3; ++q) {
+    put(t, "      const %s f%d = ", r, q);
+    for (int axis = 0; axis < 3; ++axis) {
+      if (axis) put(t, " + ");
+      flux(t, p, &p->in[q], &p->in[3 + axis], axis);
+    }
+    if (p->op->nu > 0) {
+      put(t, " + ");
+      lit(t, p, p->op->nu);
+      put(t, " * (");
+      for (int axis = 0; axis < 3; ++axis) {
+        if (axis) put(t, " + ");
+        second(t, p, &p->in[3 + q], axis);
+      }
+      put(t, ")");
+    }
+    put(t, ";\n      %c%d[c] = ", p->letters[2], q);
+    if (base) {
+      lit(t, p, p->alpha);
+      put(t, " * b%d + ", q);
+    }
+    lit(t, p, p->beta);
+    put(t, " * ");
+    value(t, &p->in[3 + q], 0, 0);
+    put(t, " + ");
+    lit(t, p, p->gamma);
+    put(t, " * dt * f%d;\n", q);
+  }
+  for (int x = 0; x < 6; ++x)
+    if (!p->in[x].along[2]) put(t, "#undef c_%s\n", p->in[x].name);
+  put(t, "    }\n");
+  for (int x = 0; x < 6; ++x)
+    if (p->in[x].along[2]) {
+      const char *n = p->in[x].name;
+      put(t,
+          "    zm2_%s = zm1_%s; zm1_%s = z0_%s; z0_%s = zp1_%s; zp1_%s = zp2_%s; zp2_%s = zn_%s;\n",
+          n, n, n, n, n, n, n, n, n, n);
+    }
+}
+
+static void source(text *t, const planes *p) {
+  const char *r = p->real;
+  const bool base = p->letters[1] != '-', in_place = base && p->letters[2] == p->letters[1];
+  put(t,
+      "#define PX %zuL\n#define PL %zuL\n#define TW %d\n#define TS %d\n"
+      "__kernel __attribute__((reqd_work_group_size(%d, %d, 1)))\nvoid %s(",
+      p->padded[0], p->padded[0] * p->padded[1], WX + 4, (WX + 4) * (WY + 4), WX, WY, p->kernel);
+  for (int x = 0; x < 6; ++x) put(t, "__global const %s *restrict %s, ", r, p->in[x].name);
+  for (int c = 0; c < 3; ++c)
+    if (base && !in_place) put(t, "__global const %s *restrict %c%d, ", r, p->letters[1], c);
+  for (int c = 0; c < 3; ++c)
+    put(t, "__global %s *%s%c%d, ", r, in_place ? "" : "restrict ", p->letters[2], c);
+  put(t, "const %s dt) {\n  __local %s T[2][%d][TS];\n", r, r, p->nslots);
+  put(t,
+      "  const int lx = get_local_id(0), ly = get_local_id(1);\n"
+      "  const int i = %d + (int)get_group_id(0) * %d + lx, j = %d + (int)get_group_id(1) * %d + "
+      "ly;\n"
+      "  const int k0 = %d + (int)get_group_id(2) * %d, kn = min(%d, %d - k0);\n"
+      /* work-items past the points load inside the ghosts and write nothing */
+      "  const int ic = min(i, %d), jc = min(j, %d);\n"
+      "  const bool live = i <= %d && j <= %d, hx = lx < 2, hy = ly < 2;\n"
+      "  const int t0 = (ly + 2) * TW + lx + 2;\n"
+      "  long c = ((long)(k0 + %d) * %zuL + jc + %d) * PX + ic + %d;\n",
+      p->lo[0], WX, p->lo[1], WY, p->lo[2], KC, KC, p->hi[2] + 1, p->hi[0] + 2, p->hi[1] + 2,
+      p->hi[0], p->hi[1], p->origin[2], p->padded[1], p->origin[1], p->origin[0]);
+  for (int x = 0; x < 6; ++x) {
+    const input *in = &p->in[x];
+    const char *n = in->name;
+    if (in->along[2])
+      put(t,
+          "  %s zm2_%s = %s[c - 2 * PL], zm1_%s = %s[c - PL], z0_%s = %s[c], zp1_%s = %s[c + PL], "
+          "zp2_%s, zn_%s = 0;\n",
+          r, n, n, n, n, n, n, n, n, n, n);
+    else
+      put(t, "  %s c_%s;\n", r, n);
+    if (in->along[0]) put(t, "  %s L_%s = 0, R_%s = 0;\n", r, n, n);
+    if (in->along[1]) put(t, "  %s D_%s = 0, U_%s = 0;\n", r, n, n);
+  }
+  put(t, "  {\n");
+  for (int x = 0; x < 6; ++x) loads(t, &p->in[x], "c", false);
+  /* two planes an iteration, each with its own tile buffer (a buffer is rewritten only after
+   * the next barrier, which every reader of it has passed) */
+  put(t, "  }\n  for (int k = 0; k < kn; k += 2) {\n");
+  plane(t, p, 0);
+  put(t, "    c += PL;\n    if (k + 1 < kn) {\n");
+  plane(t, p, 1);
+  put(t, "    }\n    c += PL;\n");
+  put(t, "  }\n}\n");
+}
+
+/* The linear index of interior point (i, j, k). */
+static long long index_of(const planes *p, long long i, long long j, long long k) {
+  return ((k + p->origin[2]) * (long long)p->padded[1] + j + p->origin[1]) *
+             (long long)p->padded[0] +
+         i + p->origin[0];
+}
+
+/* Whether the device and the fields take the kernel: one padded shape for all, work-groups of
+ * WX x WY, the tiles in local memory, and every load inside the arrays: the halos of the last
+ * tiles (WX, WY past the clamped point, in rows or planes the arrays go on with) as well as
+ * the planes 2 past the last. */
+static bool fits(const planes *p, const fcl_field *const *fields, int nfields,
+                 const fcl_device_info *info, size_t real) {
+  for (int f = 0; f < nfields; ++f)
+    if (fields[f] && memcmp(fcl_field_padded_shape(fields[f]), p->padded, sizeof p->padded))
+      return false;
+  const long long size = (long long)(p->padded[0] * p->padded[1] * p->padded[2]), i = p->hi[0] + 2,
+                  j = p->hi[1] + 2, k = p->hi[2];
+  if (index_of(p, i + WX, j + WY, k) >= size || index_of(p, i, j, k + 2) >= size) return false;
+  return info->max_work_group_size >= WX * WY &&
+         info->local_mem_size >= 2 * (size_t)p->nslots * (WX + 4) * (WY + 4) * real;
+}
+
+fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
+                                fcl_field *base, fcl_field *out, const char *letters, double alpha,
+                                double beta, double gamma, double bytes, fcl_launcher **launcher) {
+  *launcher = NULL;
+  cl_command_queue q = fcl_field_queue(u);
+  cl_device_id dev;
+  fcl_device_info info;
+  FCL_TRY(fcl_queue_device(q, &dev));
+  FCL_TRY(fcl_device_get_info(dev, &info));
+  const fcl_topology *top = fcl_field_topology(u);
+  const int64_t *n = fcl_topology_local_resolution(top);
+  const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
+  planes p = {.op = op,
+              .u = u,
+              .real = f64 ? "double" : "float",
+              .kernel = kernel,
+              .letters = letters,
+              .alpha = alpha,
+              .beta = beta,
+              .gamma = gamma};
+  for (int ax = 0; ax < 3; ++ax) {
+    p.lo[ax] = -op->grow[ax];
+    p.hi[ax] = (int)n[ax] - 1 + op->grow[ax];
+    p.origin[ax] = fcl_topology_origin(top)[ax];
+    p.padded[ax] = fcl_field_padded_shape(u)[ax];
+  }
+  /* u_q is differentiated along every axis (its fluxes), a_j along j; with diffusion, every a_q
+   * along every axis (its Laplacian) */
+  const bool diffuse = op->nu > 0;
+  for (int x = 0; x < 6; ++x) {
+    input *in = &p.in[x];
+    snprintf(in->name, sizeof in->name, "%c%d", x < 3 ? 'u' : letters[0], x % 3);
+    for (int ax = 0; ax < 3; ++ax) in->along[ax] = x < 3 || diffuse || x - 3 == ax;
+    in->slot = in->along[0] || in->along[1] ? p.nslots++ : -1;
+  }
+  const fcl_field *fields[4] = {u, a, base, out};
+  if (!fits(&p, fields, 4, &info, f64 ? 8 : 4)) return FCL_ERR_NOT_SUPPORTED;
+  text t = {malloc(TEXT), 0, false};
+  if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "stretching plane-tile kernel text");
+  source(&t, &p);
+  if (t.overflow) {
+    free(t.s);
+    return FCL_ERROR(FCL_ERR_INTERNAL, "stretching plane-tile kernel text too long");
+  }
+  fcl_program *prog = NULL;
+  fcl_status st = fcl_program_create_source(fcl_field_context(u), t.s, kernel, &prog);
+  free(t.s);
+  if (st == FCL_OK) st = fcl_program_build(prog, NULL);
+  bool wide = false; /* the compiled kernel takes a work-group of WX x WY (registers) */
+  if (st == FCL_OK) {
+    fcl_kernel *k = NULL;
+    fcl_kernel_work_group_info wi;
+    st = fcl_kernel_create(prog, kernel, &k);
+    if (st == FCL_OK) st = fcl_kernel_get_work_group_info(k, dev, &wi);
+    wide = st == FCL_OK && wi.work_group_size >= WX * WY;
+    fcl_kernel_destroy(&k);
+  }
+  if (st == FCL_OK && !wide) {
+    fcl_program_release(&prog);
+    return FCL_ERR_NOT_SUPPORTED;
+  }
+  /* the arguments in the kernel's order, each a parameter named after its array */
+  const bool has_base = letters[1] != '-', in_place = has_base && letters[2] == letters[1];
+  char names[13][4];
+  fcl_param_spec params[13];
+  cl_uint np = 0;
+  for (int x = 0; x < 6; ++x) strcpy(names[np++], p.in[x].name);
+  for (int c = 0; c < 3 && has_base && !in_place; ++c)
+    snprintf(names[np++], sizeof names[0], "%c%d", letters[1], c);
+  for (int c = 0; c < 3; ++c) snprintf(names[np++], sizeof names[0], "%c%d", letters[2], c);
+  for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
+  params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
+  ++np;
+  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};
+  const int64_t extent[3] = {p.hi[0] - p.lo[0] + 1, p.hi[1] - p.lo[1] + 1, p.hi[2] - p.lo[2] + 1};
+  cfg.global[0] = (size_t)((extent[0] + WX - 1) / WX * WX);
+  cfg.global[1] = (size_t)((extent[1] + WY - 1) / WY * WY);
+  cfg.global[2] = (size_t)((extent[2] + KC - 1) / KC);
+  cfg.bytes_per_launch = (size_t)bytes;
+  if (st == FCL_OK)
+    st = fcl_launcher_create_kernel(prog, kernel, kernel, 0, NULL, np, params, &cfg, launcher);
+  fcl_program_release(&prog);
+  memset(op->grow, 0, sizeof op->grow);
+  return st;
+}
