@@ -1,6 +1,7 @@
 /* OpenCL C generation: hardware axes, loop nests, guards, reductions, prefetch copies,
  * barriers and vectorized instructions, from a checked working copy of the builder. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,31 @@ void fcl__emit_print_index(emitter *em, fcl__expr *e) {
   fcl__expr_free(e);
 }
 
-/* Linear C-order index of a global array access. */
-fcl__expr *fcl__emit_linear_index(const fcl__var *v, const fcl__expr *access) {
+/* Whether array v has more elements than an int indexes: its extents known and their product
+ * past INT_MAX (a parametric extent: int, as documented in codegen.h). */
+static bool needs_long_index(const fcl_kbuilder *kb, const fcl__var *v) {
+  int64_t count = 1;
+  for (size_t d = 0; d < v->ndim; ++d) {
+    int64_t extent;
+    if (!fcl__kb_const(kb, v->shape[d], &extent)) return false;
+    if (__builtin_mul_overflow(count, extent, &count)) return true;
+  }
+  return count > INT_MAX;
+}
+
+/* Linear C-order index of a global array access; in long, its outer index cast, where the
+ * array has more than INT_MAX elements (products of int inames would overflow). */
+fcl__expr *fcl__emit_linear_index(const fcl_kbuilder *kb, const fcl__var *v,
+                                  const fcl__expr *access) {
   fcl__expr *idx = fcl__expr_clone(access->kids[0]);
+  if (idx && needs_long_index(kb, v)) {
+    fcl__expr *cast = fcl__expr_new(E_CAST, "long", 1);
+    if (cast)
+      cast->kids[0] = idx;
+    else
+      fcl__expr_free(idx);
+    idx = cast;
+  }
   for (size_t d = 1; idx && d < v->ndim; ++d)
     idx = fcl__expr_binary("+", fcl__expr_binary("*", idx, fcl__expr_clone(v->shape[d])),
                            fcl__expr_clone(access->kids[d]));
@@ -111,7 +134,7 @@ static bool print_hook(void *user, fcl__str *out, const fcl__expr *e) {
       }
       if (v->kind == V_ARRAY) {
         fcl__str_printf(out, "%s[", v->name);
-        fcl__emit_print_index(em, fcl__emit_linear_index(v, e));
+        fcl__emit_print_index(em, fcl__emit_linear_index(kb, v, e));
         fcl__str_printf(out, "]");
         return true;
       }
@@ -683,7 +706,7 @@ static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
     snprintf(nm, sizeof nm, "g%zu", d);
     g->kids[d] = fcl__expr_new(E_VAR, nm, 0);
   }
-  if (g) fcl__emit_print_index(em, fcl__emit_linear_index(a, g));
+  if (g) fcl__emit_print_index(em, fcl__emit_linear_index(em->kb, a, g));
   fcl__expr_free(g);
   fcl__str_printf(&em->out, "];\n");
   close_block(em);

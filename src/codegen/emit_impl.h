@@ -64,7 +64,8 @@ void fcl__emit_free(emitter *em);
 void fcl__emit_print(emitter *em, const fcl__expr *e);
 void fcl__emit_print_to(emitter *em, fcl__str *out, const fcl__expr *e);
 void fcl__emit_print_index(emitter *em, fcl__expr *e);
-fcl__expr *fcl__emit_linear_index(const fcl__var *v, const fcl__expr *access);
+fcl__expr *fcl__emit_linear_index(const fcl_kbuilder *kb, const fcl__var *v,
+                                  const fcl__expr *access);
 bool fcl__emit_depends_on(const emitter *em, const fcl__expr *e, const char *leaf);
 
 /* emit_complex.c */

@@ -95,7 +95,7 @@ static bool block_texts(emitter *em, const fcl__expr *e, const fcl__affine *f, i
   }
   fcl__expr_free(access->kids[access->nkids - 1]);
   access->kids[access->nkids - 1] = fcl__expr_clone(start);
-  char *index = printed(em, fcl__emit_linear_index(a, access)), *s = printed(em, start);
+  char *index = printed(em, fcl__emit_linear_index(em->kb, a, access)), *s = printed(em, start);
   char *l = printed(
       em, fcl__expr_binary("-", fcl__expr_clone(a->shape[a->ndim - 1]), fcl__expr_num(w)));
   fcl__expr_free(access);
@@ -213,7 +213,7 @@ void fcl__emit_print_pointer(emitter *em, const fcl__expr *e) {
     fcl__emit_print_index(em, fcl__prefetch_offset(em->kb, &em->plans[pf], e));
   } else if (v->kind == V_ARRAY) {
     fcl__str_printf(&em->out, "%s + ", v->name);
-    fcl__emit_print_index(em, fcl__emit_linear_index(v, e));
+    fcl__emit_print_index(em, fcl__emit_linear_index(em->kb, v, e));
   } else {
     fcl__str_printf(&em->out, "&%s", v->name);
     for (size_t d = 0; d < e->nkids; ++d) {

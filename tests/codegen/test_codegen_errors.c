@@ -1,5 +1,6 @@
 /* Invalid kernels get errors that name what is wrong (the instruction, the iname, the tag);
- * the description, the work sizes, the remainder guards and the launcher's parameters. */
+ * the description, the work sizes, the remainder guards and the launcher's parameters; the
+ * width of global indices (long past INT_MAX elements). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,6 +402,32 @@ static void launcher(const fcl_device_entry *device, void *user) {
   fcl_context_release(&ctx);
 }
 
+/* A global array of more than INT_MAX elements (constant or fixed extents) is indexed in long
+ * (its outer index cast): the products of int inames would overflow; smaller ones stay int. */
+static bool indexes_in_long(const char *shape, const char *fixed) {
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("wide", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, shape));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 8 and 0 <= j < 8 and 0 <= i < 8 }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "a[k + 1, j, i] = 2 * a[k, j, i]"));
+  if (fixed) CHECK_OK(fcl_kbuilder_fix_parameters(kb, fixed));
+  char *src = NULL;
+  CHECK_OK(fcl_kbuilder_generate(kb, &src));
+  const bool wide = src && strstr(src, "a[((long)(k + 1) *") && strstr(src, "a[((long)k *");
+  CHECKF(!src || wide || !strstr(src, "(long)"), "some accesses of 'a' only in long: %s", src);
+  free(src);
+  fcl_kbuilder_destroy(&kb);
+  return wide;
+}
+
+static void index_width(void) {
+  CHECK(indexes_in_long("1300, 1300, 1300", NULL));
+  CHECK(indexes_in_long("n, 1300, 1300", "n=1300"));
+  CHECK(!indexes_in_long("1030, 1030, 1030", NULL));
+  CHECK(!indexes_in_long("n, 1030, 1030", "n=1030"));
+}
+
 int main(void) {
   declarations();
   instructions();
@@ -409,6 +436,7 @@ int main(void) {
   dependencies();
   parameters_and_prefetch();
   outputs();
+  index_width();
   int code = fcl_test_run_on_devices(launcher, NULL);
   return code ? code : fcl_test_exit_code();
 }
