@@ -45,13 +45,18 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
  * conserves the sum of w to rounding on a periodic grid), differences of order 4, RK2
  * (midpoint) or RK3 (SSP). Every stage reads the previous one's neighbours: the stage values
  * (1 or 2 vector fields from pool) have their ghosts exchanged between the stage kernels, so
- * applying it is Collective, with the problem layer too. */
+ * applying it is Collective, with the problem layer too. On GPUs the stages run as plane-tile
+ * kernels (a tile of a plane with its halos in local memory, the z neighbours in registers;
+ * work-groups of 32 x 8), elsewhere, or where a device does not take them, as generated and
+ * tuned kernels; FLOWCL_STRETCHING_KERNEL = auto (default), planes or generated chooses, and
+ * another value is an error naming it. Both give the same values to rounding. */
 fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
                                                  fcl_pool *pool, fcl_fd **out);
 /** The same with diffusion in the right side: d w_i / dt = d_j (u_i w_j) + nu lap w_i, nu > 0,
  * the Laplacian by fourth-order differences of the values the fluxes read (no pass of its own,
  * no byte more). Explicit: fcl_fd_max_dt gives the stable bound 3 / (8 nu sum_a 1 / dx_a^2),
- * which the problem layer's dt policy takes, and a larger dt (or dt < 0) is refused. */
+ * which the problem layer's dt policy takes, and a larger dt (or dt < 0) is refused. Its stages
+ * take the kernels as above. */
 fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double nu, int rk_order,
                                               fcl_pool *pool, fcl_fd **out);
 
