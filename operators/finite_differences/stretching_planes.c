@@ -116,7 +116,7 @@ static void second(text *t, const planes *p, const input *x, int axis) {
 }
 
 /* The loads of input x's plane at index expression `at` into its registers: the window's newest
- * plane (n = "_next") or the centre, and the halos of its tile. */
+ * plane (zp2, or zn for the next plane's) or the centre, and the halos of its tile. */
 static void loads(text *t, const input *x, const char *at, bool next) {
   if (x->along[2])
     put(t, "    %s_%s = %s[%s + 2 * PL];\n", next ? "zn" : "zp2", x->name, x->name, at);
