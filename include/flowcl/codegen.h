@@ -86,7 +86,8 @@ const char *fcl_kbuilder_name(const fcl_kbuilder *kb); /**< the kernel's name (o
  * and inames. shape: comma-separated expressions in the parameters ("nz, ny, nx"); NULL or ""
  * for a scalar temporary. A global array is indexed in int, or in long where its extents are
  * constants (or fixed parameters) whose product exceeds INT_MAX: an array whose shape has a
- * parameter left free must hold fewer than 2^31 elements. @{ */
+ * parameter left free, or a one-dimensional array, must hold fewer than 2^31 elements (its index
+ * expression is the caller's, in int). @{ */
 fcl_status fcl_kbuilder_add_param(fcl_kbuilder *kb, const char *name);
 fcl_status fcl_kbuilder_add_array(fcl_kbuilder *kb, const char *name, fcl_dtype dtype,
                                   const char *shape);

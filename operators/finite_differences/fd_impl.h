@@ -70,10 +70,12 @@ fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *kernel, size_t narrays,
                                const fcl__fd_array *arrays);
 /* The conservative stretching's stage out = alpha base + beta a + gamma dt F(a) (base NULL when
  * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as a
- * plane-tile kernel (stretching_planes.c) over the interior grown by op->grow (reset on
- * success), bytes its bytes per launch. FCL_ERR_NOT_SUPPORTED, with no error set, where it does
- * not apply: fields of different padded shapes, a device without work-groups of 256 or the
- * local memory of the tiles, a compiled kernel that takes fewer work-items. */
+ * plane-tile kernel (stretching_planes.c) over the interior grown by op->grow (reset once the
+ * kernel is built), bytes its bytes per launch. FCL_ERR_NOT_SUPPORTED, with no error set and
+ * op->grow kept for the generated kernel, where it does not apply: fields of different padded
+ * shapes, a grid too small for the last tiles' halo loads to stay inside the arrays, a device
+ * without work-groups of 256 or the local memory of the tiles, a driver that cannot compile it
+ * (a warning), a compiled kernel that takes fewer work-items. */
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
                                 double beta, double gamma, double bytes, fcl_launcher **launcher);

@@ -32,7 +32,8 @@ typedef struct {
 static void put(text *t, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  int n = vsnprintf(t->s + t->len, t->len < TEXT ? TEXT - t->len : 0, format, ap);
+  const bool room = t->len < TEXT;
+  int n = vsnprintf(room ? t->s + t->len : NULL, room ? TEXT - t->len : 0, format, ap);
   va_end(ap);
   t->len += n > 0 ? (size_t)n : 0;
   t->overflow |= t->len >= TEXT;
@@ -324,6 +325,12 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
   fcl_status st = fcl_program_create_source(fcl_field_context(u), t.s, kernel, &prog);
   free(t.s);
   if (st == FCL_OK) st = fcl_program_build(prog, NULL);
+  if (st == FCL_ERR_BUILD_FAILED) { /* a driver that cannot compile it: the generated kernels */
+    fcl_log(FCL_LOG_WARNING, "%s: %s; the generated kernel runs instead", kernel, fcl_last_error());
+    fcl_clear_error();
+    fcl_program_release(&prog);
+    return FCL_ERR_NOT_SUPPORTED;
+  }
   bool wide = false; /* the compiled kernel takes a work-group of WX x WY (registers) */
   if (st == FCL_OK) {
     fcl_kernel *k = NULL;

@@ -44,22 +44,30 @@ static bool needs_long_index(const fcl_kbuilder *kb, const fcl__var *v) {
   return count > INT_MAX;
 }
 
-/* Linear C-order index of a global array access; in long, its outer index cast, where the
- * array has more than INT_MAX elements (products of int inames would overflow). */
+/* idx cast to long (NULL stays NULL). */
+static fcl__expr *to_long(fcl__expr *idx) {
+  fcl__expr *cast = idx ? fcl__expr_new(E_CAST, "long", 1) : NULL;
+  if (cast)
+    cast->kids[0] = idx;
+  else
+    fcl__expr_free(idx);
+  return cast;
+}
+
+/* Linear C-order index of a global array access; in long, every index but the last cast, where
+ * the array has more than INT_MAX elements (products of int inames would overflow). Not only
+ * the outer one: folding takes a cast of a constant index for a plain number, and then the first
+ * non-constant index must carry the width. */
 fcl__expr *fcl__emit_linear_index(const fcl_kbuilder *kb, const fcl__var *v,
                                   const fcl__expr *access) {
+  const bool wide = needs_long_index(kb, v) && v->ndim > 1;
   fcl__expr *idx = fcl__expr_clone(access->kids[0]);
-  if (idx && needs_long_index(kb, v)) {
-    fcl__expr *cast = fcl__expr_new(E_CAST, "long", 1);
-    if (cast)
-      cast->kids[0] = idx;
-    else
-      fcl__expr_free(idx);
-    idx = cast;
+  if (wide) idx = to_long(idx);
+  for (size_t d = 1; idx && d < v->ndim; ++d) {
+    fcl__expr *next = fcl__expr_clone(access->kids[d]);
+    if (wide && d + 1 < v->ndim) next = to_long(next);
+    idx = fcl__expr_binary("+", fcl__expr_binary("*", idx, fcl__expr_clone(v->shape[d])), next);
   }
-  for (size_t d = 1; idx && d < v->ndim; ++d)
-    idx = fcl__expr_binary("+", fcl__expr_binary("*", idx, fcl__expr_clone(v->shape[d])),
-                           fcl__expr_clone(access->kids[d]));
   return idx;
 }
 

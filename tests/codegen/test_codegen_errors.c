@@ -403,29 +403,36 @@ static void launcher(const fcl_device_entry *device, void *user) {
 }
 
 /* A global array of more than INT_MAX elements (constant or fixed extents) is indexed in long
- * (its outer index cast): the products of int inames would overflow; smaller ones stay int. */
-static bool indexes_in_long(const char *shape, const char *fixed) {
+ * (every index but the last cast, so that a constant outer index folded to a number leaves the
+ * next one long): the products of int inames would overflow; smaller ones stay int. */
+static bool indexes_in_long(const char *shape, const char *fixed, const char *instruction,
+                            const char *wide) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("wide", &kb));
   CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
   CHECK_OK(fcl_kbuilder_add_array(kb, "a", FCL_FLOAT32, shape));
   CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [k, j, i]: 0 <= k < 8 and 0 <= j < 8 and 0 <= i < 8 }"));
-  CHECK_OK(fcl_kbuilder_add_instructions(kb, "a[k + 1, j, i] = 2 * a[k, j, i]"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, instruction));
   if (fixed) CHECK_OK(fcl_kbuilder_fix_parameters(kb, fixed));
   char *src = NULL;
   CHECK_OK(fcl_kbuilder_generate(kb, &src));
-  const bool wide = src && strstr(src, "a[((long)(k + 1) *") && strstr(src, "a[((long)k *");
-  CHECKF(!src || wide || !strstr(src, "(long)"), "some accesses of 'a' only in long: %s", src);
+  const bool in_long = src && strstr(src, wide);
+  CHECKF(!src || in_long || !strstr(src, "(long)"), "'%s' not in: %s", wide, src);
   free(src);
   fcl_kbuilder_destroy(&kb);
-  return wide;
+  return in_long;
 }
 
 static void index_width(void) {
-  CHECK(indexes_in_long("1300, 1300, 1300", NULL));
-  CHECK(indexes_in_long("n, 1300, 1300", "n=1300"));
-  CHECK(!indexes_in_long("1030, 1030, 1030", NULL));
-  CHECK(!indexes_in_long("n, 1030, 1030", "n=1030"));
+  const char *shift = "a[k + 1, j, i] = 2 * a[k, j, i]",
+             *wide = "a[((long)(k + 1) * 1300 + (long)j)";
+  CHECK(indexes_in_long("1300, 1300, 1300", NULL, shift, wide));
+  CHECK(indexes_in_long("n, 1300, 1300", "n=1300", shift, wide));
+  CHECK(!indexes_in_long("1030, 1030, 1030", NULL, shift, "(long)"));
+  CHECK(!indexes_in_long("n, 1030, 1030", "n=1030", shift, "(long)"));
+  /* a constant plane: 1299 * 1300 folds to a number, j keeps the sum long */
+  CHECK(indexes_in_long("1300, 1300, 1300", NULL, "a[1299, j, i] = 2 * a[0, j, i]",
+                        "a[(1688700 + (long)j) * 1300"));
 }
 
 int main(void) {
