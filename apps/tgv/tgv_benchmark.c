@@ -152,8 +152,8 @@ static fcl_status print_kernels(tgv *t, double gbs) {
       fcl_launch_stats st;
       TRY(fcl_launcher_statistics(k, &st));
       if (st.launches && st.bandwidth_gbs > 0)
-        printf("  %-36s %9zu %9.3f %9.2f\n", fcl_launcher_name(k), st.launches,
-               st.mean_ns * 1e-6, gbs > 0 ? st.bandwidth_gbs / gbs : 0);
+        printf("  %-36s %9zu %9.3f %9.2f\n", fcl_launcher_name(k), st.launches, st.mean_ns * 1e-6,
+               gbs > 0 ? st.bandwidth_gbs / gbs : 0);
     }
   }
   return FCL_OK;
