@@ -49,7 +49,10 @@ fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fc
  * kernels (a tile of a plane with its halos in local memory, the z neighbours in registers;
  * work-groups of 32 x 8), elsewhere, or where a device does not take them, as generated and
  * tuned kernels; FLOWCL_STRETCHING_KERNEL = auto (default), planes or generated chooses, and
- * another value is an error naming it. Both give the same values to rounding. */
+ * another value is an error naming it. Both give the same values to rounding. On a rank that
+ * holds every axis whole and periodic, the plane-tile kernels read the periodic images of the
+ * interior instead of ghosts: the operator then reads no ghost of u or w (its uses say 0, so a
+ * problem exchanges none for it) and fills none of the stage values. */
 fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int rk_order,
                                                  fcl_pool *pool, fcl_fd **out);
 /** The same with diffusion in the right side: d w_i / dt = d_j (u_i w_j) + nu lap w_i, nu > 0,

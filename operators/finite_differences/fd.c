@@ -296,6 +296,9 @@ fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *k, size_t narrays,
   fcl_status st = fcl_launcher_list_push(op->list, k);
   if (st != FCL_OK) fcl_launcher_destroy(&k);
   for (size_t a = 0; a < narrays && st == FCL_OK; ++a) {
+    size_t same = 0; /* a name the list already binds (kernels share their arrays' names) */
+    while (same < op->nbinds && strcmp(op->binds[same].name, arrays[a].name)) ++same;
+    if (same < op->nbinds) continue;
     fcl__fd_bind *b = &op->binds[op->nbinds];
     if (op->nbinds == sizeof op->binds / sizeof op->binds[0] ||
         strlen(arrays[a].name) >= sizeof b->name) {

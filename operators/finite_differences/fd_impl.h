@@ -65,20 +65,30 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
                               const fcl__fd_array *arrays, const char *text, double bytes);
 /* Push a built kernel onto op->list (which takes it, also on error) and bind its arrays, named
- * as in arrays, with every kernel's before; the scalars restart at 0. */
+ * as in arrays, with every kernel's before (a name bound before keeps its buffer: the list's
+ * kernels share their parameters, one buffer a name); the scalars restart at 0. */
 fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *kernel, size_t narrays,
                                const fcl__fd_array *arrays);
+/* Whether the plane-tile kernels can read periodic images instead of ghosts on t: every axis
+ * periodic and held whole by this rank, at least 2 planes. */
+bool fcl__fd_planes_wrap(const fcl_topology *t);
 /* The conservative stretching's stage out = alpha base + beta a + gamma dt F(a) (base NULL when
- * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as a
- * plane-tile kernel (stretching_planes.c) over the interior grown by op->grow (reset once the
- * kernel is built), bytes its bytes per launch. FCL_ERR_NOT_SUPPORTED, with no error set and
- * op->grow kept for the generated kernel, where it does not apply: fields of different padded
- * shapes, a grid too small for the last tiles' halo loads to stay inside the arrays, a device
- * without work-groups of 256 or the local memory of the tiles, a driver that cannot compile it
- * (a warning), a compiled kernel that takes fewer work-items. */
+ * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as
+ * plane-tile kernels (stretching_planes.c) over the interior grown by op->grow (reset once they
+ * are built), bytes their bytes per launch, in launchers[0] (NULL if none) and launchers[1].
+ * Without wrap, one kernel (launchers[1]) reading the ghosts. With wrap (fcl__fd_planes_wrap,
+ * op->grow 0), no ghost is read: the inner tiles, whose neighbours all lie in the interior, take
+ * a kernel of constant offsets (launchers[0]; none on a grid too small to have inner tiles), the
+ * tiles along the faces one that reads the neighbours past a face at their periodic images.
+ * FCL_ERR_NOT_SUPPORTED, with no error set and op->grow kept for the generated kernel, where they
+ * do not apply: fields of different padded shapes, a grid too small for the last tiles' halo
+ * loads to stay inside the arrays (without wrap), a device without work-groups of 256 or the
+ * local memory of the tiles, a driver that cannot compile them (a warning), a compiled kernel
+ * that takes fewer work-items. */
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
-                                double beta, double gamma, double bytes, fcl_launcher **launcher);
+                                double beta, double gamma, bool wrap, double bytes,
+                                fcl_launcher *launchers[2]);
 /* Whether a GPU's streamed planes (32 planes of k per work-group, each array's planes carried in
  * registers) would carry some array of the kernel, an array read at several planes of k: tried
  * on a copy, mapped as the search's first GPU work-group shape (64 x 4). Only such a kernel is

@@ -3,8 +3,10 @@
  * fourth-order centred differences, so the sum of w over a periodic grid is conserved to
  * rounding. With a viscosity nu, the right side also has nu lap w (fourth-order differences of
  * the same neighbours the fluxes read: diffusion with no pass of its own). The right side reads
- * w at neighbours, so every Runge-Kutta stage is a kernel over
- * the whole field and the stage values' ghosts are filled in between (host steps). RK2, where
+ * w at neighbours, so every Runge-Kutta stage is a kernel over the whole field and the stage
+ * values' ghosts are filled in between (host steps). On a rank holding every axis whole and
+ * periodic, the plane-tile kernels read periodic images of the interior instead: no ghost of u,
+ * w or the stage values is read or filled. Else, RK2, where
  * every split axis is periodic with 4 ghosts: the first stage also computes the ghost layers
  * along the split axes that the second reads (from its inputs' wider ghosts, 2 planes more per
  * face), and the stage values never cross ranks: one vector exchange less per call; otherwise
@@ -81,13 +83,22 @@ static void grow_first_stage(fcl_fd *op, const fcl_topology *t) {
   for (int a = 0; a < 3; ++a) op->grow[a] = fcl_topology_procs(t)[a] > 1 ? 2 : 0;
 }
 
+/* How the stages are made: plane-tile kernels where they apply (reading periodic images where
+ * wrap), else generated ones; whether every stage so far reads no ghosts. */
+typedef struct {
+  bool planes, wrap;
+  bool wrapped;
+  fcl_host_fn between; /* the stage values' ghost fill before a stage that reads ghosts */
+} stage_mode;
+
 /* One stage kernel: out = alpha base + beta a + gamma dt F(a) (base NULL when alpha = 0), the
- * plane-tile kernel if planes and it applies, else a generated one. */
-/* Arrays are named after their field (u, w, s, r: one name, one buffer across the list's
+ * plane-tile kernel if m->planes and it applies, else a generated one; after a first stage
+ * (fill names the fill of a), the fill of a's ghosts before it unless it reads periodic images.
+ * Arrays are named after their field (u, w, s, r: one name, one buffer across the list's
  * kernels, which share the parameters): a letter per field in the order a, base, out. */
-static fcl_status add_stage(fcl_fd *op, bool planes, const char *kernel, fcl_field *u, fcl_field *a,
-                            fcl_field *base, fcl_field *out, const char *letters, double alpha,
-                            double beta, double gamma) {
+static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const char *kernel,
+                            fcl_field *u, fcl_field *a, fcl_field *base, fcl_field *out,
+                            const char *letters, double alpha, double beta, double gamma) {
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
   const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
   char text[32768], line[4096], d[1024], e[96], ca[40], cb[40], cg[40], cn[40];
@@ -160,16 +171,33 @@ static fcl_status add_stage(fcl_fd *op, bool planes, const char *kernel, fcl_fie
   /* bytes moved: u, a and base read, out written (base read and written when out is base) */
   const double bytes = (base ? 12.0 : 9.0) * (double)(ln[0] * ln[1] * ln[2]) *
                        (double)fcl_dtype_size(fcl_field_dtype(u));
-  if (planes) {
+  fcl_launcher *k[2] = {NULL, NULL};
+  if (m->planes) {
     char pk[48];
     snprintf(pk, sizeof pk, "%s_planes", kernel);
-    fcl_launcher *k = NULL;
     const fcl_status st = fcl__fd_planes_stage(op, pk, u, a, base, out, letters, alpha, beta, gamma,
-                                               bytes, &k);
-    if (st == FCL_OK) return fcl__fd_push_kernel(op, k, n, arrays);
-    if (st != FCL_ERR_NOT_SUPPORTED) return st;
+                                               m->wrap, bytes, k);
+    if (st != FCL_OK && st != FCL_ERR_NOT_SUPPORTED) return st;
   }
-  return fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
+  const bool wraps = k[1] && m->wrap;
+  m->wrapped &= wraps;
+  fcl_status st = FCL_OK;
+  if (fill && !wraps) {
+    fcl_launcher *host = NULL;
+    st = fcl_launcher_create_host_enqueue(fill, m->between, a, &host);
+    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+  }
+  if (st != FCL_OK || !k[1]) {
+    fcl_launcher_destroy(&k[0]);
+    fcl_launcher_destroy(&k[1]);
+    return st != FCL_OK ? st : fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
+  }
+  if (k[0]) st = fcl__fd_push_kernel(op, k[0], n, arrays);
+  if (st != FCL_OK) {
+    fcl_launcher_destroy(&k[1]);
+    return st;
+  }
+  return fcl__fd_push_kernel(op, k[1], n, arrays);
 }
 
 /* Whether the stages take the plane-tile kernels: FLOWCL_STRETCHING_KERNEL = planes or
@@ -234,38 +262,34 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   /* a grown first stage reads its inputs 4 deep along the split axes (the uses say 2, the
    * least on any axis: a ghost update fills every layer the topology has) */
   const bool grown = stages_grow(t, rk_order);
-  bool planes = false;
-  if (st == FCL_OK) st = want_planes(u, &planes);
-  const fcl_host_fn between = grown ? fill_local : exchange;
+  stage_mode m = {
+      .wrap = fcl__fd_planes_wrap(t), .wrapped = true, .between = grown ? fill_local : exchange};
+  if (st == FCL_OK) st = want_planes(u, &m.planes);
   if (st == FCL_OK) st = fcl__fd_use(op, u, 2, true, false);
   if (st == FCL_OK) st = fcl__fd_use(op, w, 2, true, true);
-  fcl_launcher *host = NULL;
   if (rk_order == 2) {
     if (grown) grow_first_stage(op, t);
     if (st == FCL_OK)
-      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk2_s1"), u, w, NULL, s, "w-s", 0,
-                     1, 0.5);
-    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage)", between, s, &host);
-    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+      st = add_stage(op, &m, NULL, stage_kernel(kn, sizeof kn, nu, "rk2_s1"), u, w, NULL, s, "w-s",
+                     0, 1, 0.5);
     if (st == FCL_OK)
-      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk2_s2"), u, s, w, w, "sww", 1, 0,
-                     1);
+      st = add_stage(op, &m, "ghosts(stage)", stage_kernel(kn, sizeof kn, nu, "rk2_s2"), u, s, w, w,
+                     "sww", 1, 0, 1);
   } else {
     if (st == FCL_OK)
-      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk3_s1"), u, w, NULL, s, "w-s", 0,
-                     1, 1);
-    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage1)", between, s, &host);
-    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+      st = add_stage(op, &m, NULL, stage_kernel(kn, sizeof kn, nu, "rk3_s1"), u, w, NULL, s, "w-s",
+                     0, 1, 1);
     if (st == FCL_OK)
-      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk3_s2"), u, s, w, r, "swr", 0.75,
-                     0.25, 0.25);
-    host = NULL;
-    if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(stage2)", between, r, &host);
-    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+      st = add_stage(op, &m, "ghosts(stage1)", stage_kernel(kn, sizeof kn, nu, "rk3_s2"), u, s, w,
+                     r, "swr", 0.75, 0.25, 0.25);
     if (st == FCL_OK)
-      st = add_stage(op, planes, stage_kernel(kn, sizeof kn, nu, "rk3_s3"), u, r, w, w, "rww",
-                     1.0 / 3, 2.0 / 3, 2.0 / 3);
+      st = add_stage(op, &m, "ghosts(stage2)", stage_kernel(kn, sizeof kn, nu, "rk3_s3"), u, r, w,
+                     w, "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);
   }
+  /* where every stage reads periodic images, no ghost of u or w is read: the problem inserts
+   * no exchange for them */
+  if (st == FCL_OK && m.wrapped)
+    for (int i = 0; i < op->nuses; ++i) op->uses[i].ghosts = 0;
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;
   return st;

@@ -56,6 +56,11 @@ typedef struct {
   input in[6];
   int nslots;
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
+  bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
+  bool guard;       /* wrapped: the items past the points aim their (never made) stores at ghosts */
+  int inner[3];     /* wrapped: the inner tiles (1 .. inner along each axis), left to another */
+  int tiles[3];     /* ... of all tiles along each axis */
+  int ring;         /* ... the tiles outside the inner box (0: every tile is this kernel's) */
   int origin[3];
   size_t padded[3];
 } planes;
@@ -120,15 +125,15 @@ static void second(text *t, const planes *p, const input *x, int axis) {
  * plane (zp2, or zn for the next plane's) or the centre, and the halos of its tile. */
 static void loads(text *t, const input *x, const char *at, bool next) {
   if (x->along[2])
-    put(t, "    %s_%s = %s[%s + 2 * PL];\n", next ? "zn" : "zp2", x->name, x->name, at);
+    put(t, "    %s_%s = %s[%s + 2 * PL + ZW];\n", next ? "zn" : "zp2", x->name, x->name, at);
   else
     put(t, "    c_%s = %s[%s];\n", x->name, x->name, at);
   if (x->along[0])
-    put(t, "    if (hx) { L_%s = %s[%s - 2]; R_%s = %s[%s + %d]; }\n", x->name, x->name, at,
-        x->name, x->name, at, WX);
+    put(t, "    if (hx) { L_%s = %s[%s + DL]; R_%s = %s[%s + DR]; }\n", x->name, x->name, at,
+        x->name, x->name, at);
   if (x->along[1])
-    put(t, "    if (hy) { D_%s = %s[%s - 2 * PX]; U_%s = %s[%s + %d * PX]; }\n", x->name, x->name,
-        at, x->name, x->name, at, WY);
+    put(t, "    if (hy) { D_%s = %s[%s + DD]; U_%s = %s[%s + DU]; }\n", x->name, x->name, at,
+        x->name, x->name, at);
 }
 
 /* One plane, k + buf, its tile in buffer buf: the tile stored, the next plane's loads issued, the
@@ -154,13 +159,14 @@ static void plane(text *t, const planes *p, int buf) {
           n);
   }
   put(t, "    if (k + %d < kn) {\n      const long d = c + PL;\n", buf + 1);
+  put(t, "#define ZW ZWRAP(k0 + k + %d)\n", buf + 3);
   for (int x = 0; x < 6; ++x) loads(t, &p->in[x], "d", true);
-  put(t, "    }\n");
+  put(t, "#undef ZW\n    }\n");
   put(t, "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (live) {\n");
   /* after the barrier: loaded before it, with the next plane's, the second RK2 stage took 94
    * registers and 2.41 ms at 512^3 on an H200, here 78 and 2.08 (more work-groups a core) */
   for (int c = 0; c < 3 && base; ++c)
-    put(t, "      const %s b%d = %c%d[c];\n", r, c, p->letters[1], c);
+    put(t, "      const %s b%d = %c%d[AT];\n", r, c, p->letters[1], c);
   /* the centres used below are this plane's, not the next's just loaded */
   for (int x = 0; x < 6; ++x)
     if (!p->in[x].along[2]) put(t, "#define c_%s cur_%s\n", p->in[x].name, p->in[x].name);
@@ -180,7 +186,7 @@ static void plane(text *t, const planes *p, int buf) {
       }
       put(t, ")");
     }
-    put(t, ";\n      %c%d[c] = ", p->letters[2], q);
+    put(t, ";\n      %c%d[AT] = ", p->letters[2], q);
     if (base) {
       lit(t, p, p->alpha);
       put(t, " * b%d + ", q);
@@ -217,25 +223,66 @@ static void source(text *t, const planes *p) {
   for (int c = 0; c < 3; ++c)
     put(t, "__global %s *%s%c%d, ", r, in_place ? "" : "restrict ", p->letters[2], c);
   put(t, "const %s dt) {\n  __local %s T[2][%d][TS];\n", r, r, p->nslots);
+  put(t, "  const int lx = get_local_id(0), ly = get_local_id(1);\n  int gx, gy, gz;\n");
+  if (p->ring) { /* which tile of the ring: the chunks' planes of tiles outside the inner box's
+                  * chunks whole, then each inner chunk's tiles outside its rows, then outside
+                  * its columns */
+    const int *g = p->tiles, *m = p->inner, area = g[0] * g[1];
+    put(t,
+        "  {\n    const int r = get_group_id(0);\n"
+        "    if (r < %d) {\n      const int pz = r / %d, q = r - pz * %d;\n"
+        "      gz = pz ? %d + pz : 0; gy = q / %d; gx = q - gy * %d;\n"
+        "    } else {\n      const int q0 = (r - %d) / %d, q = r - %d - q0 * %d;\n      gz = 1 + "
+        "q0;\n"
+        "      if (q < %d) {\n        const int py = q / %d;\n        gy = py ? %d + py : 0; gx = "
+        "q - py * %d;\n"
+        "      } else {\n        const int py = (q - %d) / %d, px = q - %d - py * %d;\n"
+        "        gy = 1 + py; gx = px ? %d + px : 0;\n      }\n    }\n  }\n",
+        (g[2] - m[2]) * area, area, area, m[2], g[0], g[0], (g[2] - m[2]) * area,
+        area - m[0] * m[1], (g[2] - m[2]) * area, area - m[0] * m[1], (g[1] - m[1]) * g[0], g[0],
+        m[1], g[0], (g[1] - m[1]) * g[0], g[0] - m[0], (g[1] - m[1]) * g[0], g[0] - m[0], m[0]);
+  } else {
+    put(t, "  gx = get_group_id(0); gy = get_group_id(1); gz = get_group_id(2);\n");
+  }
   put(t,
-      "  const int lx = get_local_id(0), ly = get_local_id(1);\n"
-      "  const int i = %d + (int)get_group_id(0) * %d + lx, j = %d + (int)get_group_id(1) * %d + "
-      "ly;\n"
-      "  const int k0 = %d + (int)get_group_id(2) * %d, kn = min(%d, %d - k0);\n"
-      /* work-items past the points load inside the ghosts and write nothing */
-      "  const int ic = min(i, %d), jc = min(j, %d);\n"
+      "  const int i = %d + gx * %d + lx, j = %d + gy * %d + ly;\n"
+      "  const int k0 = %d + gz * %d, kn = min(%d, %d - k0);\n"
       "  const bool live = i <= %d && j <= %d, hx = lx < 2, hy = ly < 2;\n"
-      "  const int t0 = (ly + 2) * TW + lx + 2;\n"
-      "  long c = ((long)(k0 + %d) * %zuL + jc + %d) * PX + ic + %d;\n",
-      p->lo[0], WX, p->lo[1], WY, p->lo[2], KC, KC, p->hi[2] + 1, p->hi[0] + 2, p->hi[1] + 2,
-      p->hi[0], p->hi[1], p->origin[2], p->padded[1], p->origin[1], p->origin[0]);
+      "  const int t0 = (ly + 2) * TW + lx + 2;\n",
+      p->lo[0], WX, p->lo[1], WY, p->lo[2], KC, KC, p->hi[2] + 1, p->hi[0], p->hi[1]);
+  /* wrapped: every index a periodic image in the interior, the halos' offsets per item; where a
+   * work-group's items run as one loop that the compiler is told has no dependences (PoCL on a
+   * CPU), it may turn the items' guarded stores into loads and stores of every item: those of
+   * the items past the points are then aimed at ghosts, not at the interior points their loads
+   * wrap to (else they write back old values over the live items' results) */
+  if (p->wrap)
+    put(t,
+        "#define NX %d\n#define NY %d\n#define NZ %d\n"
+        "#define ZWRAP(q) ((q) < 0 ? NZ * PL : (q) >= NZ ? -NZ * PL : 0L)\n"
+        "#define DL dl\n#define DR dr\n#define DD dd\n#define DU du\n"
+        "  const int ic = i %% NX, jc = j %% NY;\n"
+        "  const int dl = (i + NX - 2) %% NX - ic, dr = (i + %d) %% NX - ic;\n"
+        "  const int dd = ((j + NY - 2) %% NY - jc) * (int)PX, du = ((j + %d) %% NY - jc) * "
+        "(int)PX;\n%s",
+        p->hi[0] + 1, p->hi[1] + 1, p->hi[2] + 1, WX, WY,
+        p->guard ? "  const int sx = min(i, NX + 1) - ic + (min(j, NY + 1) - jc) * (int)PX;\n"
+                   "#define AT (c + sx)\n"
+                 : "#define AT c\n");
+  else /* work-items past the points load inside the ghosts and write nothing */
+    put(t,
+        "#define ZWRAP(q) 0L\n#define AT c\n#define DL (-2)\n#define DR %d\n"
+        "#define DD (-2 * PX)\n#define DU (%d * PX)\n"
+        "  const int ic = min(i, %d), jc = min(j, %d);\n",
+        WX, WY, p->hi[0] + 2, p->hi[1] + 2);
+  put(t, "  long c = ((long)(k0 + %d) * %zuL + jc + %d) * PX + ic + %d;\n", p->origin[2],
+      p->padded[1], p->origin[1], p->origin[0]);
   for (int x = 0; x < 6; ++x) {
     const input *in = &p->in[x];
     const char *n = in->name;
     if (in->along[2])
       put(t,
-          "  %s zm2_%s = %s[c - 2 * PL], zm1_%s = %s[c - PL], z0_%s = %s[c], zp1_%s = %s[c + PL], "
-          "zp2_%s, zn_%s = 0;\n",
+          "  %s zm2_%s = %s[c - 2 * PL + ZWRAP(k0 - 2)], zm1_%s = %s[c - PL + ZWRAP(k0 - 1)], "
+          "z0_%s = %s[c], zp1_%s = %s[c + PL + ZWRAP(k0 + 1)], zp2_%s, zn_%s = 0;\n",
           r, n, n, n, n, n, n, n, n, n, n);
     else
       put(t, "  %s c_%s;\n", r, n);
@@ -243,7 +290,9 @@ static void source(text *t, const planes *p) {
     if (in->along[1]) put(t, "  %s D_%s = 0, U_%s = 0;\n", r, n, n);
   }
   put(t, "  {\n");
+  put(t, "#define ZW ZWRAP(k0 + 2)\n");
   for (int x = 0; x < 6; ++x) loads(t, &p->in[x], "c", false);
+  put(t, "#undef ZW\n");
   /* two planes an iteration, each with its own tile buffer (a buffer is rewritten only after
    * the next barrier, which every reader of it has passed) */
   put(t, "  }\n  for (int k = 0; k < kn; k += 2) {\n");
@@ -251,7 +300,9 @@ static void source(text *t, const planes *p) {
   put(t, "    c += PL;\n    if (k + 1 < kn) {\n");
   plane(t, p, 1);
   put(t, "    }\n    c += PL;\n");
-  put(t, "  }\n}\n");
+  put(t, "  }\n}\n#undef PX\n#undef PL\n#undef TW\n#undef TS\n#undef ZWRAP\n#undef AT\n#undef DL\n"
+         "#undef DR\n#undef DD\n#undef DU\n");
+  if (p->wrap) put(t, "#undef NX\n#undef NY\n#undef NZ\n");
 }
 
 /* The linear index of interior point (i, j, k). */
@@ -272,15 +323,65 @@ static bool fits(const planes *p, const fcl_field *const *fields, int nfields,
       return false;
   const long long size = (long long)(p->padded[0] * p->padded[1] * p->padded[2]), i = p->hi[0] + 2,
                   j = p->hi[1] + 2, k = p->hi[2];
-  if (index_of(p, i + WX, j + WY, k) >= size || index_of(p, i, j, k + 2) >= size) return false;
+  if (!p->wrap && (index_of(p, i + WX, j + WY, k) >= size || index_of(p, i, j, k + 2) >= size))
+    return false;
   return info->max_work_group_size >= WX * WY &&
          info->local_mem_size >= 2 * (size_t)p->nslots * (WX + 4) * (WY + 4) * real;
 }
 
+bool fcl__fd_planes_wrap(const fcl_topology *t) {
+  const fcl_domain *d = fcl_topology_domain(t);
+  if (d->dim != 3 || fcl_topology_local_resolution(t)[2] < 2) return false;
+  for (int a = 0; a < 3; ++a)
+    if (fcl_topology_procs(t)[a] != 1 || d->bc[a][0] != FCL_BC_PERIODIC) return false;
+  return true;
+}
+
+/* The inner tiles along an axis of n points in tiles of w: 1 .. m, the last whose tile and halo
+ * of 2 stay inside the interior, (m + 1) w + 2 <= n (0: none). */
+static int inner_tiles(int64_t n, int w) {
+  const int64_t m = (n - 2) / w - 1;
+  return m > 0 ? (int)m : 0;
+}
+
+/* The launcher of kernel name of prog over p's points, bytes a launch. */
+static fcl_status launcher(fcl_program *prog, const planes *p, const char *name, cl_device_id dev,
+                           cl_command_queue q, double bytes, fcl_launcher **out) {
+  fcl_kernel *k = NULL;
+  fcl_kernel_work_group_info wi;
+  fcl_status st = fcl_kernel_create(prog, name, &k);
+  if (st == FCL_OK) st = fcl_kernel_get_work_group_info(k, dev, &wi);
+  fcl_kernel_destroy(&k);
+  FCL_TRY(st);
+  if (wi.work_group_size < WX * WY) return FCL_ERR_NOT_SUPPORTED; /* registers */
+  /* the arguments in the kernel's order, each a parameter named after its array */
+  const bool base = p->letters[1] != '-', in_place = base && p->letters[2] == p->letters[1];
+  const bool f64 = !strcmp(p->real, "double");
+  char names[13][4];
+  fcl_param_spec params[13];
+  cl_uint np = 0;
+  for (int x = 0; x < 6; ++x) strcpy(names[np++], p->in[x].name);
+  for (int c = 0; c < 3 && base && !in_place; ++c)
+    snprintf(names[np++], sizeof names[0], "%c%d", p->letters[1], c);
+  for (int c = 0; c < 3; ++c) snprintf(names[np++], sizeof names[0], "%c%d", p->letters[2], c);
+  for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
+  params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
+  ++np;
+  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};
+  const int64_t extent[3] = {p->hi[0] - p->lo[0] + 1, p->hi[1] - p->lo[1] + 1,
+                             p->hi[2] - p->lo[2] + 1};
+  cfg.global[0] = p->ring ? (size_t)p->ring * WX : (size_t)((extent[0] + WX - 1) / WX * WX);
+  cfg.global[1] = p->ring ? WY : (size_t)((extent[1] + WY - 1) / WY * WY);
+  cfg.global[2] = p->ring ? 1 : (size_t)((extent[2] + KC - 1) / KC);
+  cfg.bytes_per_launch = (size_t)bytes;
+  return fcl_launcher_create_kernel(prog, name, name, 0, NULL, np, params, &cfg, out);
+}
+
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
-                                double beta, double gamma, double bytes, fcl_launcher **launcher) {
-  *launcher = NULL;
+                                double beta, double gamma, bool wrap, double bytes,
+                                fcl_launcher *launchers[2]) {
+  launchers[0] = launchers[1] = NULL;
   cl_command_queue q = fcl_field_queue(u);
   cl_device_id dev;
   fcl_device_info info;
@@ -296,7 +397,9 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
               .letters = letters,
               .alpha = alpha,
               .beta = beta,
-              .gamma = gamma};
+              .gamma = gamma,
+              .wrap = wrap,
+              .guard = !(info.type & CL_DEVICE_TYPE_GPU)};
   for (int ax = 0; ax < 3; ++ax) {
     p.lo[ax] = -op->grow[ax];
     p.hi[ax] = (int)n[ax] - 1 + op->grow[ax];
@@ -314,8 +417,29 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
   }
   const fcl_field *fields[4] = {u, a, base, out};
   if (!fits(&p, fields, 4, &info, f64 ? 8 : 4)) return FCL_ERR_NOT_SUPPORTED;
+  /* wrapped: the inner tiles, whose loads never leave the interior, take the plain kernel (its
+   * halo offsets constants: the registers of three work-groups a core on an H200), the rest the
+   * wrapping one */
+  planes inner = p;
+  char inner_name[64];
+  const int64_t step[3] = {WX, WY, KC};
+  for (int ax = 0; ax < 3 && wrap; ++ax) {
+    p.inner[ax] = inner_tiles(n[ax], (int)step[ax]);
+    inner.lo[ax] = (int)step[ax];
+    inner.hi[ax] = (p.inner[ax] + 1) * (int)step[ax] - 1;
+  }
+  const bool has_inner = wrap && p.inner[0] && p.inner[1] && p.inner[2];
+  if (has_inner) {
+    for (int ax = 0; ax < 3; ++ax) p.tiles[ax] = (int)((n[ax] + step[ax] - 1) / step[ax]);
+    p.ring = p.tiles[0] * p.tiles[1] * p.tiles[2] - p.inner[0] * p.inner[1] * p.inner[2];
+  }
+  snprintf(inner_name, sizeof inner_name, "%s_inner", kernel);
+  inner.kernel = inner_name;
+  inner.wrap = false;
+  inner.ring = 0;
   text t = {malloc(TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "stretching plane-tile kernel text");
+  if (has_inner) source(&t, &inner);
   source(&t, &p);
   if (t.overflow) {
     free(t.s);
@@ -331,40 +455,22 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
     fcl_program_release(&prog);
     return FCL_ERR_NOT_SUPPORTED;
   }
-  bool wide = false; /* the compiled kernel takes a work-group of WX x WY (registers) */
-  if (st == FCL_OK) {
-    fcl_kernel *k = NULL;
-    fcl_kernel_work_group_info wi;
-    st = fcl_kernel_create(prog, kernel, &k);
-    if (st == FCL_OK) st = fcl_kernel_get_work_group_info(k, dev, &wi);
-    wide = st == FCL_OK && wi.work_group_size >= WX * WY;
-    fcl_kernel_destroy(&k);
+  /* bytes by the points each covers */
+  double share = 0;
+  if (has_inner) {
+    share = 1;
+    for (int ax = 0; ax < 3; ++ax)
+      share *= (double)(inner.hi[ax] - inner.lo[ax] + 1) / (double)(p.hi[ax] - p.lo[ax] + 1);
   }
-  if (st == FCL_OK && !wide) {
-    fcl_program_release(&prog);
-    return FCL_ERR_NOT_SUPPORTED;
-  }
-  /* the arguments in the kernel's order, each a parameter named after its array */
-  const bool has_base = letters[1] != '-', in_place = has_base && letters[2] == letters[1];
-  char names[13][4];
-  fcl_param_spec params[13];
-  cl_uint np = 0;
-  for (int x = 0; x < 6; ++x) strcpy(names[np++], p.in[x].name);
-  for (int c = 0; c < 3 && has_base && !in_place; ++c)
-    snprintf(names[np++], sizeof names[0], "%c%d", letters[1], c);
-  for (int c = 0; c < 3; ++c) snprintf(names[np++], sizeof names[0], "%c%d", letters[2], c);
-  for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
-  params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
-  ++np;
-  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};
-  const int64_t extent[3] = {p.hi[0] - p.lo[0] + 1, p.hi[1] - p.lo[1] + 1, p.hi[2] - p.lo[2] + 1};
-  cfg.global[0] = (size_t)((extent[0] + WX - 1) / WX * WX);
-  cfg.global[1] = (size_t)((extent[1] + WY - 1) / WY * WY);
-  cfg.global[2] = (size_t)((extent[2] + KC - 1) / KC);
-  cfg.bytes_per_launch = (size_t)bytes;
-  if (st == FCL_OK)
-    st = fcl_launcher_create_kernel(prog, kernel, kernel, 0, NULL, np, params, &cfg, launcher);
+  if (st == FCL_OK && has_inner)
+    st = launcher(prog, &inner, inner_name, dev, q, bytes * share, &launchers[0]);
+  if (st == FCL_OK) st = launcher(prog, &p, kernel, dev, q, bytes * (1 - share), &launchers[1]);
   fcl_program_release(&prog);
+  if (st != FCL_OK) {
+    fcl_launcher_destroy(&launchers[0]);
+    fcl_launcher_destroy(&launchers[1]);
+    return st;
+  }
   memset(op->grow, 0, sizeof op->grow);
-  return st;
+  return FCL_OK;
 }

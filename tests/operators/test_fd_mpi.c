@@ -474,12 +474,34 @@ static char *swap_kernel_env(const char *value) {
   return saved;
 }
 
+/* Every ghost (and padding) value of f NaN, the interior kept: a kernel that reads a ghost the
+ * operator did not ask to be filled makes its result NaN. */
+static void poison_ghosts(env *e, fcl_field *f) {
+  const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(f));
+  const size_t *p = fcl_field_padded_shape(f), item = fcl_dtype_size(fcl_field_dtype(f));
+  double *v = malloc((size_t)(n[0] * n[1] * n[2]) * sizeof *v);
+  const double nan64 = NAN;
+  const float nan32 = NAN;
+  for (int c = 0; c < fcl_field_ncomp(f); ++c) {
+    CHECK_OK(fcl_field_read(f, c, false, v));
+    CHECKF(clEnqueueFillBuffer(e->q, fcl_field_buffer(f, c),
+                               item == 8 ? (const void *)&nan64 : (const void *)&nan32, item, 0,
+                               p[0] * p[1] * p[2] * item, 0, NULL, NULL) == CL_SUCCESS,
+           "fill %s with NaN", fcl_field_name(f));
+    CHECK_OK(fcl_field_write(f, c, false, v));
+  }
+  free(v);
+}
+
 /* Two steps of the conservative stretching (with diffusion if nu > 0) from the rough fields, the
- * stages' kernels chosen by FLOWCL_STRETCHING_KERNEL = kind; *planes: whether the operator's list
- * holds plane-tile kernels. */
+ * stages' kernels chosen by FLOWCL_STRETCHING_KERNEL = kind, every ghost NaN until a fill the
+ * operator asks for; *planes: whether the operator's list holds plane-tile kernels, *reach: the
+ * widest ghost read it declares. */
 static fcl_field *stretch_kind(env *e, fcl_topology *t, fcl_dtype dtype, int rk, double nu,
-                               const char *kind, bool *planes) {
+                               const char *kind, bool *planes, int *reach) {
   fcl_field *u = op_field(e, t, "u", 3, dtype, rough_u), *w = op_field(e, t, "w", 3, dtype, rough);
+  poison_ghosts(e, u);
+  poison_ghosts(e, w);
   char *saved = swap_kernel_env(kind);
   fcl_fd *op = NULL;
   CHECK_OK(nu > 0 ? fcl_fd_stretching_diffusion_create(u, w, nu, rk, e->pool, &op)
@@ -490,6 +512,11 @@ static fcl_field *stretch_kind(env *e, fcl_topology *t, fcl_dtype dtype, int rk,
   const fcl_launcher *list = fcl_fd_launcher(op);
   for (size_t i = 0; op && i < fcl_launcher_list_size(list); ++i)
     *planes |= strstr(fcl_launcher_name(fcl_launcher_list_get(list, i)), "_planes") != NULL;
+  fcl_operator desc = {0};
+  if (op) CHECK_OK(fcl_fd_operator(op, &desc));
+  *reach = 0;
+  for (int i = 0; i < desc.nuses; ++i)
+    if (desc.uses[i].ghosts > *reach) *reach = desc.uses[i].ghosts;
   for (int s = 0; s < 2 && op; ++s) CHECK_OK(fcl_fd_apply(op, 0.01));
   fcl_fd_destroy(&op);
   fcl_field_destroy(&u);
@@ -533,7 +560,10 @@ static fcl_topology *box3(const int64_t n[3], int ghosts) {
  * 1e-5. 20^3 points overhang the tiles of 32 x 8 and the chunks of 32 planes; 37 x 19 x 35 (one
  * rank) takes two tiles along x, whose halos come from each other, and a second chunk of 3
  * planes, an odd count that skips the loop's second plane. A neighbour, a halo or a plane off by
- * one changes the result by far more than the tolerances (the rough fields). */
+ * one changes the result by far more than the tolerances (the rough fields). Every ghost starts
+ * NaN: on one rank the plane-tile kernels read periodic images (the last tiles' items past the
+ * points wrap to the first columns and rows), never a ghost; 70 x 21 x 67 has one inner tile (3
+ * x 3 x 3 tiles), which the kernel of constant offsets takes and the wrapping kernel skips. */
 static void check_planes(env *e) {
   static const struct {
     fcl_dtype dtype;
@@ -543,17 +573,25 @@ static void check_planes(env *e) {
   } cases[] = {{FCL_FLOAT64, 2, 4, 0, {37, 19, 35}},
                {FCL_FLOAT64, 3, 2, 0.05, {20, 20, 20}},
                {FCL_FLOAT32, 2, 2, 0.05, {37, 19, 35}},
-               {FCL_FLOAT32, 3, 4, 0, {20, 20, 20}}};
+               {FCL_FLOAT32, 3, 4, 0, {70, 21, 67}}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     if (cases[i].dtype == FCL_FLOAT64 && !e->fp64) continue;
     fcl_topology *t = box3(cases[i].n, cases[i].ghosts);
     bool planes[2];
+    int reach[2];
     fcl_field *w[2];
-    w[0] = stretch_kind(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, "generated", &planes[0]);
-    w[1] = stretch_kind(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, "planes", &planes[1]);
+    w[0] = stretch_kind(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, "generated", &planes[0],
+                        &reach[0]);
+    w[1] = stretch_kind(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, "planes", &planes[1],
+                        &reach[1]);
     const double gap = relative_gap(w[0], w[1]), tol = cases[i].dtype == FCL_FLOAT64 ? 1e-12 : 1e-5;
     CHECKF(!planes[0] && planes[1], "stretching case %zu: plane-tile kernels %d (generated), %d", i,
            planes[0], planes[1]);
+    /* one rank holds the whole periodic box: the plane-tile kernels read no ghost */
+    const int whole = e->size == 1 ? 0 : 2;
+    CHECKF(reach[0] == 2 && reach[1] == whole,
+           "stretching case %zu: ghosts read %d (generated), %d (plane-tile; %d expected)", i,
+           reach[0], reach[1], whole);
     CHECKF(gap <= tol,
            "stretching case %zu (RK%d, nu %g, %d ghosts, %s): plane-tile kernels off "
            "the generated ones by %.3g",
