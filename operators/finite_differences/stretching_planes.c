@@ -10,7 +10,15 @@
  * (FLOWCL_TUNE=estimate): the RK2 stages 1.78 and 2.08 ms against the generated kernels' 1.83
  * and 2.32 (0.65 and 0.74 of the copy bandwidth against 0.62 and 0.66). Tried on the way (a
  * probe, 512^3): loads waited on every plane, 2.48 ms for stage 1; a point per work-item with
- * no tiles, 2.29; 4 points of x per work-item in vectors, 3.11. */
+ * no tiles, 2.29; 4 points of x per work-item in vectors, 3.11.
+ *
+ * On a rank holding the whole periodic box no ghost is read: the tiles whose neighbours all lie
+ * in the interior (the planes 2 .. n - 3, the tiles off the x and y faces) take a kernel of
+ * constant halo offsets, the rest (thin slabs of 2 planes at each end, the x and y edges) a
+ * kernel whose work-items wrap their indices to the periodic images, its work-groups decoding
+ * their tile from a list. One kernel wrapping every tile took 92-110 registers against 80, two
+ * work-groups a core instead of three, and its stages 2.1 and 2.5 ms at 512^3: slower than the
+ * ghost exchanges it saves; split, the step is 0.5 ms shorter than with the exchanges. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +66,9 @@ typedef struct {
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
   bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
   bool guard;       /* wrapped: the items past the points aim their (never made) stores at ghosts */
-  int inner[3];     /* wrapped: the inner tiles (1 .. inner along each axis), left to another */
-  int tiles[3];     /* ... of all tiles along each axis */
-  int ring;         /* ... the tiles outside the inner box (0: every tile is this kernel's) */
+  int inner[3];     /* wrapped: the inner kernel's tiles, 1 .. inner along x and y, its chunks */
+  int tiles[2];     /* ... all tiles along x and y */
+  int ring;         /* ... this kernel's work-groups: the rest (0: every tile is this kernel's) */
   int origin[3];
   size_t padded[3];
 } planes;
@@ -223,33 +231,35 @@ static void source(text *t, const planes *p) {
   for (int c = 0; c < 3; ++c)
     put(t, "__global %s *%s%c%d, ", r, in_place ? "" : "restrict ", p->letters[2], c);
   put(t, "const %s dt) {\n  __local %s T[2][%d][TS];\n", r, r, p->nslots);
-  put(t, "  const int lx = get_local_id(0), ly = get_local_id(1);\n  int gx, gy, gz;\n");
-  if (p->ring) { /* which tile of the ring: the chunks' planes of tiles outside the inner box's
-                  * chunks whole, then each inner chunk's tiles outside its rows, then outside
-                  * its columns */
-    const int *g = p->tiles, *m = p->inner, area = g[0] * g[1];
+  put(t, "  const int lx = get_local_id(0), ly = get_local_id(1);\n  int gx, gy, k0, kn;\n");
+  if (p->ring) { /* which tile of the ring: the planes 0, 1 and n - 2, n - 1 of every tile
+                  * first, then each of the inner kernel's chunks of the tiles outside its rows,
+                  * then outside its columns */
+    const int *g = p->tiles, *m = p->inner, area = g[0] * g[1], band = area - m[0] * m[1];
+    const int nz = p->hi[2] + 1, rows = (g[1] - m[1]) * g[0];
     put(t,
         "  {\n    const int r = get_group_id(0);\n"
-        "    if (r < %d) {\n      const int pz = r / %d, q = r - pz * %d;\n"
-        "      gz = pz ? %d + pz : 0; gy = q / %d; gx = q - gy * %d;\n"
-        "    } else {\n      const int q0 = (r - %d) / %d, q = r - %d - q0 * %d;\n      gz = 1 + "
-        "q0;\n"
-        "      if (q < %d) {\n        const int py = q / %d;\n        gy = py ? %d + py : 0; gx = "
-        "q - py * %d;\n"
+        "    if (r < %d) {\n      const int s = r / %d, q = r - s * %d;\n"
+        "      k0 = s ? %d : 0; kn = 2; gy = q / %d; gx = q - gy * %d;\n"
+        "    } else {\n      const int c = (r - %d) / %d, q = r - %d - c * %d;\n"
+        "      k0 = 2 + c * %d; kn = min(%d, %d - k0);\n"
+        "      if (q < %d) {\n        const int py = q / %d;\n"
+        "        gy = py ? %d + py : 0; gx = q - py * %d;\n"
         "      } else {\n        const int py = (q - %d) / %d, px = q - %d - py * %d;\n"
         "        gy = 1 + py; gx = px ? %d + px : 0;\n      }\n    }\n  }\n",
-        (g[2] - m[2]) * area, area, area, m[2], g[0], g[0], (g[2] - m[2]) * area,
-        area - m[0] * m[1], (g[2] - m[2]) * area, area - m[0] * m[1], (g[1] - m[1]) * g[0], g[0],
-        m[1], g[0], (g[1] - m[1]) * g[0], g[0] - m[0], (g[1] - m[1]) * g[0], g[0] - m[0], m[0]);
+        2 * area, area, area, nz - 2, g[0], g[0], 2 * area, band, 2 * area, band, KC, KC, nz - 2,
+        rows, g[0], m[1], g[0], rows, g[0] - m[0], rows, g[0] - m[0], m[0]);
   } else {
-    put(t, "  gx = get_group_id(0); gy = get_group_id(1); gz = get_group_id(2);\n");
+    put(t,
+        "  gx = get_group_id(0); gy = get_group_id(1);\n"
+        "  k0 = %d + (int)get_group_id(2) * %d; kn = min(%d, %d - k0);\n",
+        p->lo[2], KC, KC, p->hi[2] + 1);
   }
   put(t,
       "  const int i = %d + gx * %d + lx, j = %d + gy * %d + ly;\n"
-      "  const int k0 = %d + gz * %d, kn = min(%d, %d - k0);\n"
       "  const bool live = i <= %d && j <= %d, hx = lx < 2, hy = ly < 2;\n"
       "  const int t0 = (ly + 2) * TW + lx + 2;\n",
-      p->lo[0], WX, p->lo[1], WY, p->lo[2], KC, KC, p->hi[2] + 1, p->hi[0], p->hi[1]);
+      p->lo[0], WX, p->lo[1], WY, p->hi[0], p->hi[1]);
   /* wrapped: every index a periodic image in the interior, the halos' offsets per item; where a
    * work-group's items run as one loop that the compiler is told has no dependences (PoCL on a
    * CPU), it may turn the items' guarded stores into loads and stores of every item: those of
@@ -423,15 +433,20 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
   planes inner = p;
   char inner_name[64];
   const int64_t step[3] = {WX, WY, KC};
-  for (int ax = 0; ax < 3 && wrap; ++ax) {
+  for (int ax = 0; ax < 2 && wrap; ++ax) {
     p.inner[ax] = inner_tiles(n[ax], (int)step[ax]);
     inner.lo[ax] = (int)step[ax];
     inner.hi[ax] = (p.inner[ax] + 1) * (int)step[ax] - 1;
   }
+  /* along z the inner kernel takes the planes 2 .. n - 3 in chunks from plane 2 */
+  p.inner[2] = n[2] >= 5 ? (int)((n[2] - 4 + KC - 1) / KC) : 0;
+  inner.lo[2] = 2;
+  inner.hi[2] = (int)n[2] - 3;
   const bool has_inner = wrap && p.inner[0] && p.inner[1] && p.inner[2];
   if (has_inner) {
-    for (int ax = 0; ax < 3; ++ax) p.tiles[ax] = (int)((n[ax] + step[ax] - 1) / step[ax]);
-    p.ring = p.tiles[0] * p.tiles[1] * p.tiles[2] - p.inner[0] * p.inner[1] * p.inner[2];
+    for (int ax = 0; ax < 2; ++ax) p.tiles[ax] = (int)((n[ax] + step[ax] - 1) / step[ax]);
+    p.ring = 2 * p.tiles[0] * p.tiles[1] +
+             p.inner[2] * (p.tiles[0] * p.tiles[1] - p.inner[0] * p.inner[1]);
   }
   snprintf(inner_name, sizeof inner_name, "%s_inner", kernel);
   inner.kernel = inner_name;

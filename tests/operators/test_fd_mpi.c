@@ -562,8 +562,9 @@ static fcl_topology *box3(const int64_t n[3], int ghosts) {
  * planes, an odd count that skips the loop's second plane. A neighbour, a halo or a plane off by
  * one changes the result by far more than the tolerances (the rough fields). Every ghost starts
  * NaN: on one rank the plane-tile kernels read periodic images (the last tiles' items past the
- * points wrap to the first columns and rows), never a ghost; 70 x 21 x 67 has one inner tile (3
- * x 3 x 3 tiles), which the kernel of constant offsets takes and the wrapping kernel skips. */
+ * points wrap to the first columns and rows), never a ghost; 70 x 21 x 67 gives the kernel of
+ * constant offsets one tile of x and y over the planes 2 .. 64 (two chunks) and the wrapping
+ * kernel the rest, its work-groups decoded from a list (thin slabs of planes 0, 1 and 65, 66). */
 static void check_planes(env *e) {
   static const struct {
     fcl_dtype dtype;
