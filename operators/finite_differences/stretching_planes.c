@@ -323,9 +323,9 @@ static long long index_of(const planes *p, long long i, long long j, long long k
 }
 
 /* Whether the device and the fields take the kernel: one padded shape for all, work-groups of
- * WX x WY, the tiles in local memory, and every load inside the arrays: the halos of the last
- * tiles (WX, WY past the clamped point, in rows or planes the arrays go on with) as well as
- * the planes 2 past the last. */
+ * WX x WY, the tiles in local memory, and every load inside the arrays: without wrap, the halos
+ * of the last tiles (WX, WY past the clamped point, in rows or planes the arrays go on with) as
+ * well as the planes 2 past the last (wrapped, every load is an interior point). */
 static bool fits(const planes *p, const fcl_field *const *fields, int nfields,
                  const fcl_device_info *info, size_t real) {
   for (int f = 0; f < nfields; ++f)
