@@ -142,6 +142,16 @@ cl_command_queue fcl_field_queue(const fcl_field *field);
 const size_t *fcl_field_padded_shape(const fcl_field *field);
 cl_mem fcl_field_buffer(const fcl_field *field, int comp);
 /** @} */
+/** Exchange the values of a and b, ghosts included, by exchanging their buffers (no copy): a
+ * time level's history (u_prev <- u before u is overwritten) at no cost. Names stay. They must
+ * share topology, components, precision, context and queue (FCL_ERR_INVALID_ARGUMENT). What
+ * flowcl built over either field follows at its next use: ghost exchanges, reductions,
+ * transposes, the fd, advection and analytics operators; a launcher the caller built on
+ * fcl_field_buffer does not (fcl_launcher_rebind). Every rank swaps the same fields, not while an
+ * exchange of either is in flight (between fcl_field_ghosts_begin and _end), and commands
+ * already enqueued keep the buffers they were given. */
+fcl_status fcl_field_swap(fcl_field *a, fcl_field *b);
+
 /** Linear index in the padded buffer of local interior point (i, j, k). */
 size_t fcl_field_index(const fcl_field *field, int64_t i, int64_t j, int64_t k);
 

@@ -249,6 +249,14 @@ size_t fcl_launcher_list_size(const fcl_launcher *list);
 /** Member i of a list (owned by the list). */
 fcl_launcher *fcl_launcher_list_get(const fcl_launcher *list, size_t i);
 
+/** Give the launcher other buffers where it holds fixed ones: each fixed buffer argument of a
+ * kernel, each end of a copy (a list: of every member) that is old[i] becomes now[i], all in one
+ * pass, so that swapping two buffers is one call (old {a, b}, now {b, a}). Parameters are given
+ * per call and are not touched. What follows fcl_field_swap for the launchers an object built
+ * on fcl_field_buffer. */
+fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, const cl_mem *old,
+                               const cl_mem *now);
+
 /** Destroy a launcher (a list: with its members); accepts NULL; sets *launcher = NULL. */
 void fcl_launcher_destroy(fcl_launcher **launcher);
 

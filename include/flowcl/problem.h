@@ -97,6 +97,11 @@ fcl_status fcl_problem_setup(fcl_problem *problem);
  * dt_fraction (an operator advancing half of each step allows a step of twice its bound);
  * infinity when none bounds it. After setup. */
 double fcl_problem_max_dt(const fcl_problem *problem);
+/** An operator that swaps the values of a and b (fcl_field_swap, no copy) when the step reaches
+ * it: a time level's history, as "u_prev <- u" before an operator overwrites u. It reads and
+ * writes both (their ghosts count as changed); a and b must be swappable (checked here).
+ * Its data is freed by the problem it is added to. */
+fcl_status fcl_field_swap_operator(fcl_field *a, fcl_field *b, fcl_operator *out);
 /** Per-node timing: when on, every node of a step waits for the fields' queues, so that the
  * report's wall times are each node's true time (at the cost of overlap), and the device time
  * of an operator listed twice is split between its nodes. Default off. Resets the per-node

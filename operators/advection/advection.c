@@ -181,6 +181,20 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
   return FCL_OK;
 }
 
+/* The fields' buffers as the parameters of an axis's kernels: set at every call, so that the
+ * kernels follow fcl_field_swap (a value unchanged is not given to the kernel again). */
+static fcl_status bind_fields(fcl_advection *adv, int axis) {
+  char name[32];
+  FCL_TRY(fcl_param_set_buffer(adv->params[axis], "u", fcl_field_buffer(adv->velocity, axis)));
+  int c = 0;
+  for (int f = 0; f < adv->nfields; ++f)
+    for (int m = 0; m < fcl_field_ncomp(adv->fields[f]); ++m, ++c) {
+      snprintf(name, sizeof name, "q%d", c);
+      FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, fcl_field_buffer(adv->fields[f], m)));
+    }
+  return FCL_OK;
+}
+
 /* One axis: a list of kernels, each advecting as many components as local memory holds. */
 static fcl_status plan_axis(fcl_advection *adv, int axis) {
   const fcl_field *u = adv->velocity;
@@ -240,17 +254,12 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
     first += spec.ncomp;
   }
   FCL_TRY(fcl_param_set_create(adv->dir[axis], &adv->params[axis]));
-  FCL_TRY(fcl_param_set_buffer(adv->params[axis], "u", fcl_field_buffer(u, axis)));
-  int c = 0;
-  for (int f = 0; f < adv->nfields; ++f)
-    for (int m = 0; m < fcl_field_ncomp(adv->fields[f]); ++m, ++c) {
-      snprintf(name, sizeof name, "q%d", c);
-      FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, fcl_field_buffer(adv->fields[f], m)));
-      snprintf(name, sizeof name, "h%d", c);
-      if (adv->halo[axis][c])
-        FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, adv->halo[axis][c]));
-    }
-  return FCL_OK;
+  for (int c = 0; c < adv->ncomp; ++c) {
+    snprintf(name, sizeof name, "h%d", c);
+    if (adv->halo[axis][c])
+      FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, adv->halo[axis][c]));
+  }
+  return bind_fields(adv, axis);
 }
 
 fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *const *fields,
@@ -321,6 +330,7 @@ static fcl_status substep(fcl_advection *adv, int axis, double dt) {
   if (!adv->wrap[axis])
     for (int f = 0; f < adv->nfields; ++f) FCL_TRY(fcl_field_ghosts_update(adv->fields[f]));
   const double cdt = dt / adv->dx[axis];
+  FCL_TRY(bind_fields(adv, axis));
   if (fcl_field_dtype(adv->velocity) == FCL_FLOAT64)
     FCL_TRY(fcl_param_set_f64(adv->params[axis], "cdt", cdt));
   else

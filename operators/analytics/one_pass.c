@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "flowcl/launch.h"
@@ -17,6 +18,7 @@ struct fcl__one_pass {
   fcl_field *u, *w;
   fcl_program *program;
   fcl_launcher *launcher;
+  cl_mem bound[6]; /* u's then w's buffers as the kernel's first arguments (fcl_field_swap) */
   cl_mem partial;
   void *host;
   size_t groups, itemsize; /* partials in the field's precision */
@@ -32,6 +34,16 @@ void fcl__one_pass_destroy(fcl__one_pass **s) {
   free((*s)->host);
   free(*s);
   *s = NULL;
+}
+
+/* The kernel's six field arguments: u's components, then w's; 2D: u1 stands in for the third,
+ * unread; without w, u's buffers stand in for it. */
+static void buffers(const fcl__one_pass *s, cl_mem out[6]) {
+  const int nw = s->w ? fcl_field_ncomp(s->w) : 0;
+  for (int c = 0; c < 3; ++c) {
+    out[c] = fcl_field_buffer(s->u, c < s->dim ? c : s->dim - 1);
+    out[3 + c] = c < nw ? fcl_field_buffer(s->w, c) : fcl_field_buffer(s->u, c < s->dim ? c : 0);
+  }
 }
 
 static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
@@ -66,13 +78,9 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s': partials", fcl_field_name(u));
   fcl_arg args[28];
   int k = 0;
-  for (int c = 0; c < 3; ++c) /* 2D: u1 stands in for the third, unread */
-    args[k] = fcl_arg_buffer((cl_uint)k, fcl_field_buffer(u, c < s->dim ? c : s->dim - 1)), ++k;
   const int nw = s->w ? fcl_field_ncomp(s->w) : 0;
-  for (int c = 0; c < 3; ++c) /* unread where absent: u's buffers stand in */
-    args[k] = fcl_arg_buffer(
-        (cl_uint)k, c < nw ? fcl_field_buffer(s->w, c) : fcl_field_buffer(u, c < s->dim ? c : 0)),
-    ++k;
+  buffers(s, s->bound);
+  for (; k < 6; ++k) args[k] = fcl_arg_buffer((cl_uint)k, s->bound[k]);
   args[k] = fcl_arg_i64((cl_uint)k, (int64_t)p[0]), ++k;
   args[k] = fcl_arg_i64((cl_uint)k, (int64_t)(p[0] * p[1])), ++k;
   for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? o[a] : 0), ++k;
@@ -146,6 +154,12 @@ fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out)
 fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   const cl_command_queue q = fcl_field_queue(s->u);
   FCL_TRY(fcl_field_ghosts_update(s->u));
+  cl_mem now[6];
+  buffers(s, now);
+  if (memcmp(now, s->bound, sizeof now)) { /* a field was swapped */
+    FCL_TRY(fcl_launcher_rebind(s->launcher, 6, s->bound, now));
+    memcpy(s->bound, now, sizeof now);
+  }
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
   const int nq = s->nstats;
   cl_event read;

@@ -306,6 +306,8 @@ fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *k, size_t narrays,
                      op->name, arrays[a].name);
     } else {
       strcpy(b->name, arrays[a].name);
+      b->field = arrays[a].field;
+      b->comp = arrays[a].comp;
       b->buffer = fcl_field_buffer(arrays[a].field, arrays[a].comp);
       ++op->nbinds;
     }
@@ -342,6 +344,22 @@ fcl_status fcl_fd_set_scalar(fcl_fd *op, const char *name, double value) {
   return fcl_param_set_f32(op->params, name, (float)value);
 }
 
+/* Bind the fields' buffers again where fcl_field_swap changed them: the kernels' parameters,
+ * and the copies of the list (diffusion's) in one pass. */
+static fcl_status follow_swaps(fcl_fd *op) {
+  cl_mem old[sizeof op->binds / sizeof op->binds[0]], now[sizeof old / sizeof old[0]];
+  size_t n = 0;
+  for (size_t a = 0; a < op->nbinds; ++a) {
+    fcl__fd_bind *b = &op->binds[a];
+    const cl_mem m = fcl_field_buffer(b->field, b->comp);
+    if (m == b->buffer) continue;
+    FCL_TRY(fcl_param_set_buffer(op->params, b->name, m));
+    old[n] = b->buffer;
+    now[n++] = b->buffer = m;
+  }
+  return n ? fcl_launcher_rebind(op->list, n, old, now) : FCL_OK;
+}
+
 fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
   FCL_CHECK_NULL(op, 1);
   if (op->dt_param && !isfinite(dt))
@@ -362,6 +380,7 @@ fcl_status fcl_fd_enqueue(fcl_fd *op, double dt) {
     else
       FCL_TRY(fcl_param_set_f32(op->params, op->dt_param, (float)(dt * op->dt_scale)));
   }
+  FCL_TRY(follow_swaps(op));
   return fcl_launcher_call(op->list, fcl_field_queue(op->out), op->params, 0, NULL, NULL);
 }
 

@@ -92,6 +92,33 @@ void fcl_field_destroy(fcl_field **field) {
   *field = NULL;
 }
 
+fcl_status fcl_field_swap(fcl_field *a, fcl_field *b) {
+  FCL_CHECK_NULL(a, 1);
+  FCL_CHECK_NULL(b, 2);
+  if (a == b) return FCL_OK;
+  if (a->topo != b->topo || a->ncomp != b->ncomp || a->dtype != b->dtype ||
+      a->context != b->context || a->queue != b->queue)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "swap of '%s' and '%s': they differ in topology, components, precision, "
+                     "context or queue",
+                     a->name, b->name);
+  const size_t n = (size_t)a->ncomp;
+  cl_mem old[6], now[6];
+  for (size_t c = 0; c < n; ++c) {
+    old[c] = now[n + c] = fcl_field_buffer(a, (int)c);
+    old[n + c] = now[c] = fcl_field_buffer(b, (int)c);
+    fcl_array *keep = a->comp[c];
+    a->comp[c] = b->comp[c];
+    b->comp[c] = keep;
+  }
+  /* each field keeps its exchange plans (their staging and messages): their copies and kernels
+   * follow the buffers */
+  fcl__ghost_plan *plans[6] = {a->ghosts, a->local, a->accumulate,
+                               b->ghosts, b->local, b->accumulate};
+  for (int p = 0; p < 6; ++p) FCL_TRY(fcl__ghost_plan_rebind(plans[p], 2 * n, old, now));
+  return FCL_OK;
+}
+
 const char *fcl_field_name(const fcl_field *f) { return f ? f->name : NULL; }
 int fcl_field_ncomp(const fcl_field *f) { return f ? f->ncomp : 0; }
 fcl_dtype fcl_field_dtype(const fcl_field *f) { return f ? f->dtype : FCL_FLOAT32; }

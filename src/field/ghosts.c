@@ -567,6 +567,12 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   *plan = NULL;
 }
 
+fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, const cl_mem *old,
+                                  const cl_mem *now) {
+  FCL_TRY(fcl_launcher_rebind(p->begin, n, old, now));
+  return fcl_launcher_rebind(p->end, n, old, now);
+}
+
 static fcl_status run(fcl_launcher *l, cl_command_queue q) {
   cl_event ev = NULL;
   FCL_TRY(fcl_launcher_call(l, q, NULL, 0, NULL, &ev));

@@ -18,6 +18,7 @@ enum { WG = 256, GROUPS_PER_CU = 16, NSTAT = 6 };
 typedef struct {
   fcl_field *field;
   fcl_launcher *launcher[3]; /* per component, each into its own partials */
+  cl_mem bound[3];           /* the component's buffer each reads (fcl_field_swap moves them) */
   cl_mem partial[3];
   void *host[3];
   cl_event read[3]; /* the partials' reads in flight (NULL: none) */
@@ -97,6 +98,7 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
     snprintf(name, sizeof name, "%s.reduce.%d", f->name, c);
     st = fcl_launcher_create_kernel(f->program, name, "reduce_stats", 17, args, 0, NULL, &cfg,
                                     &r->launcher[c]);
+    r->bound[c] = fcl_field_buffer(f, c);
   }
   if (st != FCL_OK) {
     fcl__reduce_state_free(r);
@@ -135,7 +137,10 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
                        f->name, c);
   fcl_status st = FCL_OK;
   for (int c = c0; c < c1 && st == FCL_OK; ++c) {
-    st = fcl_launcher_call(r->launcher[c], f->queue, NULL, 0, NULL, NULL);
+    const cl_mem now = fcl_field_buffer(f, c); /* the field's buffers since fcl_field_swap */
+    if (now != r->bound[c]) st = fcl_launcher_rebind(r->launcher[c], 1, &r->bound[c], &now);
+    if (st == FCL_OK) r->bound[c] = now;
+    if (st == FCL_OK) st = fcl_launcher_call(r->launcher[c], f->queue, NULL, 0, NULL, NULL);
     cl_int err = st == FCL_OK ? clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
                                                     r->groups * NSTAT * r->acc_size, r->host[c], 0,
                                                     NULL, &r->read[c])

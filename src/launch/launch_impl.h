@@ -79,7 +79,7 @@ struct fcl_launcher {
   void *size_user;
   void (*size_destroy)(void *user);
   fcl_value *size_values;
-  fcl_arg *fixed; /* kept for tracing */
+  fcl_arg *fixed; /* kept for tracing and fcl_launcher_rebind */
   size_t num_fixed;
   /* host */
   fcl_host_fn host_fn;

@@ -332,6 +332,35 @@ fcl_status fcl_launcher_create_host_enqueue(const char *name, fcl_host_fn fn, vo
   return FCL_OK;
 }
 
+static cl_mem rebound(cl_mem m, size_t n, const cl_mem *old, const cl_mem *now) {
+  for (size_t i = 0; i < n; ++i)
+    if (m == old[i]) return now[i];
+  return m;
+}
+
+fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, const cl_mem *old,
+                               const cl_mem *now) {
+  FCL_CHECK_NULL(launcher, 1);
+  FCL_CHECK_ARG(n == 0 || (old && now), 3, "old", "old and now must not be NULL when n > 0");
+  fcl_launcher *l = launcher;
+  for (size_t i = 0; i < l->num_steps; ++i) FCL_TRY(fcl_launcher_rebind(l->steps[i], n, old, now));
+  if (l->kind == L_COPY) {
+    l->copy.src = rebound(l->copy.src, n, old, now);
+    l->copy.dst = rebound(l->copy.dst, n, old, now);
+  }
+  for (size_t i = 0; i < l->num_fixed; ++i) {
+    fcl_arg *a = &l->fixed[i];
+    if (a->type != FCL_TYPE_BUFFER) continue;
+    cl_mem m = rebound(a->value.buffer, n, old, now);
+    if (m == a->value.buffer) continue;
+    cl_int err = clSetKernelArg(l->kernel, a->index, sizeof m, &m);
+    if (err != CL_SUCCESS)
+      return FCL_CL_ERROR(err, "launcher '%s': argument %u", l->name, a->index);
+    a->value.buffer = m;
+  }
+  return FCL_OK;
+}
+
 void fcl_launcher_destroy(fcl_launcher **launcher) {
   if (!launcher || !*launcher) return;
   fcl_launcher *l = *launcher;

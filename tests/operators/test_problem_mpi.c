@@ -15,6 +15,11 @@
  *   - a run's output directory: created with its parents, an earlier run's diagnostics or
  *     checkpoints refused for a fresh run, removed with overwrite, kept for a restart; the
  *     diagnostics cut back to a restart's step (header kept, later rows dropped);
+ *   - fcl_field_swap: two fields exchange their values, ghosts included, and what was built over
+ *     them before follows (an fd kernel reading one's ghosts, a reduction, the field's own
+ *     reduction, the analytics), giving bit for bit what the same objects built over fields set
+ *     to the swapped values give; a problem's swap node (u_prev <- u) gives what a copy gives;
+ *     fields that differ cannot be swapped;
  *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
  *     Biot-Savart, remeshed advection, spectral diffusion, adaptive CFL step) converges to the
  *     exact decaying solution at second order as the grid and step are refined together. */
@@ -749,6 +754,138 @@ static void check_run_dir(env *e) {
   MPI_Barrier(comm);
 }
 
+/* What the swap test builds over fields a (3 components), b (3) and c (1): c = a_0 one point
+ * along x (ghosts read) - b_1, a reduction of a, the analytics of (a, b). */
+typedef struct {
+  fcl_fd *diff;
+  fcl_reduction *max;
+  fcl_analytics *an;
+} swap_users;
+
+static void swap_users_create(env *e, fcl_field *a, fcl_field *b, fcl_field *c, swap_users *s) {
+  fcl_fd_binding bind[3] = {{"a0", a, 0, 2}, {"b1", b, 1, 0}, {"c", c, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("diff", 3, bind, "c[k, j, i] = a0[k, j, i + 1] - b1[k, j, i]", 24,
+                                &s->diff));
+  CHECK_OK(fcl_reduction_create(a, FCL_REDUCE_MAX, &s->max));
+  CHECK_OK(fcl_analytics_create(a, b, e->pool, &s->an));
+}
+
+static void swap_users_destroy(swap_users *s) {
+  fcl_fd_destroy(&s->diff);
+  fcl_reduction_destroy(&s->max);
+  fcl_analytics_destroy(&s->an);
+}
+
+/* Run them all: c, the reduction's three maxima, the field's own maximum of a_2, diagnostics. */
+static void swap_users_run(fcl_field *a, swap_users *s, double *max, fcl_diagnostics *d) {
+  CHECK_OK(fcl_fd_apply(s->diff, 0));
+  CHECK_OK(fcl_reduction_start(s->max));
+  CHECK_OK(fcl_reduction_finish(s->max, max));
+  CHECK_OK(fcl_field_reduce(a, 2, FCL_REDUCE_MAX, max + 3));
+  *d = (fcl_diagnostics){0};
+  CHECK_OK(fcl_analytics_compute(s->an, FCL_DIAG_ALL, d));
+}
+
+/* The step of the swap test, one field each: m = 3/2 u - 1/2 p, then p <- u by a swap (or
+ * a copy), then u = m + dt. */
+static void history_problem(env *e, fcl_field *u, fcl_field *p, fcl_field *m, bool swap,
+                            fcl_problem **out, fcl_fd *ops[3]) {
+  fcl_fd_binding bind[3] = {{"u", u, 0, 0}, {"p", p, 0, 0}, {"m", m, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("extrapolate", 3, bind,
+                                "m[k, j, i] = 1.5 * u[k, j, i] - 0.5 * p[k, j, i]", 24, &ops[0]));
+  CHECK_OK(fcl_fd_kernel_create("copy", 2, bind, "p[k, j, i] = u[k, j, i]", 16, &ops[1]));
+  fcl_fd_binding next[2] = {{"u", u, 0, 0}, {"m", m, 0, 0}};
+  CHECK_OK(fcl_fd_kernel_create("advance", 2, next, "u[k, j, i] = m[k, j, i] + dt", 16, &ops[2]));
+  CHECK_OK(fcl_problem_create(swap ? "swapped" : "copied", out));
+  CHECK_OK(fcl_problem_add_field(*out, u, true));
+  CHECK_OK(fcl_problem_add_field(*out, p, true));
+  CHECK_OK(fcl_problem_add_field(*out, m, false));
+  fcl_operator op;
+  CHECK_OK(fcl_fd_operator(ops[0], &op));
+  CHECK_OK(fcl_problem_add_operator(*out, &op));
+  if (swap)
+    CHECK_OK(fcl_field_swap_operator(u, p, &op));
+  else
+    CHECK_OK(fcl_fd_operator(ops[1], &op));
+  CHECK_OK(fcl_problem_add_operator(*out, &op));
+  CHECK_OK(fcl_fd_operator(ops[2], &op));
+  CHECK_OK(fcl_problem_add_operator(*out, &op));
+  CHECK_OK(fcl_problem_setup(*out));
+  (void)e;
+}
+
+static void p_init(const double *x, double *v) { v[0] = cos(x[0]) * sin(2 * x[2]); }
+static void u_init(const double *x, double *v) { v[0] = sin(x[0] + x[1]) + 0.5; }
+
+static void check_swap(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  /* a and b to be swapped; ra and rb set to the values they hold after it */
+  fcl_field *a = op_field(e, t, "a", 3, FCL_FLOAT64, op_vel3);
+  fcl_field *b = op_field(e, t, "b", 3, FCL_FLOAT64, vort3);
+  fcl_field *ra = op_field(e, t, "ra", 3, FCL_FLOAT64, vort3);
+  fcl_field *rb = op_field(e, t, "rb", 3, FCL_FLOAT64, op_vel3);
+  fcl_field *c = op_field(e, t, "c", 1, FCL_FLOAT64, NULL);
+  fcl_field *rc = op_field(e, t, "rc", 1, FCL_FLOAT64, NULL);
+  swap_users s = {0}, r = {0};
+  swap_users_create(e, a, b, c, &s);
+  swap_users_create(e, ra, rb, rc, &r);
+  double max[4], want[4];
+  fcl_diagnostics d, dw;
+  swap_users_run(a, &s, max, &d); /* every object bound to the buffers before the swap */
+  CHECK_OK(fcl_field_swap(a, b));
+  swap_users_run(a, &s, max, &d);
+  swap_users_run(ra, &r, want, &dw);
+  CHECKF(same_values(c, rc), "%s",
+         "c = a_0 (x + dx) - b_1 after the swap differs from the reference");
+  CHECKF(same_values(a, ra) && same_values(b, rb), "%s", "the swap did not exchange the values");
+  for (int i = 0; i < 4; ++i)
+    CHECKF(max[i] == want[i], "maximum %d after the swap: %.17g, expected %.17g", i, max[i],
+           want[i]);
+  CHECKF(d.energy == dw.energy && d.enstrophy == dw.enstrophy && d.max_grad_u == dw.max_grad_u &&
+             d.divergence == dw.divergence,
+         "analytics after the swap: energy %.17g enstrophy %.17g max|grad u| %.17g divergence "
+         "%.17g, expected %.17g %.17g %.17g %.17g",
+         d.energy, d.enstrophy, d.max_grad_u, d.divergence, dw.energy, dw.enstrophy, dw.max_grad_u,
+         dw.divergence);
+  CHECK_OK(fcl_field_swap(a, b)); /* and both pairs back: the kernels follow again */
+  CHECK_OK(fcl_field_swap(rb, ra));
+  CHECK_OK(fcl_fd_apply(s.diff, 0));
+  CHECK_OK(fcl_fd_apply(r.diff, 0));
+  CHECKF(same_values(a, ra) && same_values(c, rc), "%s", "swapped back");
+  CHECK_STATUS(fcl_field_swap(a, c), FCL_ERR_INVALID_ARGUMENT, "differ in");
+  fcl_operator op;
+  CHECK_STATUS(fcl_field_swap_operator(a, a, &op), FCL_ERR_INVALID_ARGUMENT, "with itself");
+  CHECK_STATUS(fcl_field_swap_operator(a, c, &op), FCL_ERR_INVALID_ARGUMENT, "differ in");
+  swap_users_destroy(&s);
+  swap_users_destroy(&r);
+  fcl_field *f[2][3];
+  fcl_problem *p[2] = {NULL, NULL};
+  fcl_fd *ops[2][3] = {{NULL}};
+  for (int k = 0; k < 2; ++k) {
+    f[k][0] = op_field(e, t, "u", 1, FCL_FLOAT64, u_init);
+    f[k][1] = op_field(e, t, "u_prev", 1, FCL_FLOAT64, p_init);
+    f[k][2] = op_field(e, t, "u_mid", 1, FCL_FLOAT64, NULL);
+    history_problem(e, f[k][0], f[k][1], f[k][2], k == 0, &p[k], ops[k]);
+    for (int64_t n = 0; n < 3; ++n) {
+      fcl_step_info info = {.step = n, .t = 0.1 * (double)n, .dt = 0.1};
+      CHECK_OK(fcl_problem_step(p[k], &info));
+    }
+  }
+  for (int i = 0; i < 3; ++i)
+    CHECKF(same_values(f[0][i], f[1][i]), "the swap node and the copy differ in %s",
+           fcl_field_name(f[0][i]));
+  for (int k = 0; k < 2; ++k) {
+    fcl_problem_destroy(&p[k]);
+    for (int i = 0; i < 3; ++i) {
+      fcl_fd_destroy(&ops[k][i]);
+      fcl_field_destroy(&f[k][i]);
+    }
+  }
+  fcl_field *all[] = {a, b, ra, rb, c, rc};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) fcl_field_destroy(&all[i]);
+  fcl_topology_destroy(&t);
+}
+
 static void run(env *e) {
   check_dt_policy();
   check_run_dir(e);
@@ -763,6 +900,7 @@ static void run(env *e) {
   check_step_parameters(e);
   check_max_dt(e);
   check_node_timing(e);
+  check_swap(e);
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
   check_taylor_green_2d(e);
 #endif
