@@ -147,8 +147,8 @@ cl_mem fcl_field_buffer(const fcl_field *field, int comp);
  * share topology, components, precision, context and queue (FCL_ERR_INVALID_ARGUMENT). What
  * flowcl built over either field follows at its next use: ghost exchanges, reductions,
  * transposes, the fd, advection and analytics operators; a launcher the caller built on
- * fcl_field_buffer does not (fcl_launcher_rebind). Every rank swaps the same fields, not while an
- * exchange of either is in flight (between fcl_field_ghosts_begin and _end), and commands
+ * fcl_field_buffer does not (fcl_launcher_rebind). Every rank swaps the same fields; an exchange
+ * of either in flight (fcl_field_ghosts_begin without _end) is FCL_ERR_INVALID_STATE; commands
  * already enqueued keep the buffers they were given. */
 fcl_status fcl_field_swap(fcl_field *a, fcl_field *b);
 

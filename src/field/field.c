@@ -102,6 +102,10 @@ fcl_status fcl_field_swap(fcl_field *a, fcl_field *b) {
                      "swap of '%s' and '%s': they differ in topology, components, precision, "
                      "context or queue",
                      a->name, b->name);
+  if (fcl__ghost_plan_begun(a->ghosts) || fcl__ghost_plan_begun(b->ghosts))
+    return FCL_ERROR(FCL_ERR_INVALID_STATE,
+                     "swap of '%s' and '%s': an exchange of '%s' is in flight (begun, not ended)",
+                     a->name, b->name, fcl__ghost_plan_begun(a->ghosts) ? a->name : b->name);
   const size_t n = (size_t)a->ncomp;
   cl_mem old[6], now[6];
   for (size_t c = 0; c < n; ++c) {

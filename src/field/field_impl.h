@@ -50,6 +50,8 @@ static inline size_t fcl__field_count(const int64_t *n) { return (size_t)(n[0] *
 fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, bool local,
                                   fcl__ghost_plan **out);
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
+/* Whether the plan's exchange was begun and not ended. */
+bool fcl__ghost_plan_begun(const fcl__ghost_plan *plan);
 /* The plan's launchers read and write now[i] where they used old[i] (fcl_field_swap). */
 fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *plan, size_t n, const cl_mem *old,
                                   const cl_mem *now);

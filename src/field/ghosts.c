@@ -52,6 +52,7 @@ struct fcl__ghost_plan {
   size_t stage_bytes, stage_used;
   axis_messages axes[3]; /* per axis */
   bool device_only;      /* no host step: the queue's order is enough */
+  bool begun;            /* begun and not yet ended */
 };
 
 /* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
@@ -583,10 +584,16 @@ static fcl_status run(fcl_launcher *l, cl_command_queue q) {
 }
 
 static fcl_status plan_begin(fcl__ghost_plan *p) {
+  p->begun = true;
   if (p->device_only) return fcl_launcher_call(p->begin, p->f->queue, NULL, 0, NULL, NULL);
   return run(p->begin, p->f->queue);
 }
-static fcl_status plan_end(fcl__ghost_plan *p) { return run(p->end, p->f->queue); }
+static fcl_status plan_end(fcl__ghost_plan *p) {
+  p->begun = false;
+  return run(p->end, p->f->queue);
+}
+
+bool fcl__ghost_plan_begun(const fcl__ghost_plan *p) { return p && p->begun; }
 
 fcl_status fcl_field_ghosts_begin(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);

@@ -19,7 +19,7 @@
  *     them before follows (an fd kernel reading one's ghosts, a reduction, the field's own
  *     reduction, the analytics), giving bit for bit what the same objects built over fields set
  *     to the swapped values give; a problem's swap node (u_prev <- u) gives what a copy gives;
- *     fields that differ cannot be swapped;
+ *     fields that differ, or one whose exchange is in flight, cannot be swapped;
  *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
  *     Biot-Savart, remeshed advection, spectral diffusion, adaptive CFL step) converges to the
  *     exact decaying solution at second order as the grid and step are refined together. */
@@ -853,6 +853,9 @@ static void check_swap(env *e) {
   CHECK_OK(fcl_fd_apply(r.diff, 0));
   CHECKF(same_values(a, ra) && same_values(c, rc), "%s", "swapped back");
   CHECK_STATUS(fcl_field_swap(a, c), FCL_ERR_INVALID_ARGUMENT, "differ in");
+  CHECK_OK(fcl_field_ghosts_begin(b)); /* not while an exchange is in flight */
+  CHECK_STATUS(fcl_field_swap(a, b), FCL_ERR_INVALID_STATE, "in flight");
+  CHECK_OK(fcl_field_ghosts_end(b));
   fcl_operator op;
   CHECK_STATUS(fcl_field_swap_operator(a, a, &op), FCL_ERR_INVALID_ARGUMENT, "with itself");
   CHECK_STATUS(fcl_field_swap_operator(a, c, &op), FCL_ERR_INVALID_ARGUMENT, "differ in");
