@@ -16,8 +16,8 @@
  *     checkpoints refused for a fresh run, removed with overwrite, kept for a restart; the
  *     diagnostics cut back to a restart's step (header kept, later rows dropped);
  *   - fcl_field_swap: two fields exchange their values, ghosts included, and what was built over
- *     them before follows (an fd kernel reading one's ghosts, a reduction, the field's own
- *     reduction, the analytics), giving bit for bit what the same objects built over fields set
+ *     them before follows (an fd kernel reading one's ghosts, a diffusion, a reduction, the
+ *     field's own reduction, the analytics), giving bit for bit what the same objects built over fields set
  *     to the swapped values give; a problem's swap node (u_prev <- u) gives what a copy gives;
  *     fields that differ, or one whose exchange is in flight, cannot be swapped;
  *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
@@ -757,7 +757,7 @@ static void check_run_dir(env *e) {
 /* What the swap test builds over fields a (3 components), b (3) and c (1): c = a_0 one point
  * along x (ghosts read) - b_1, a reduction of a, the analytics of (a, b). */
 typedef struct {
-  fcl_fd *diff;
+  fcl_fd *diff, *diffuse; /* diffuse: explicit diffusion of a, its stencil on a copy of a */
   fcl_reduction *max;
   fcl_analytics *an;
 } swap_users;
@@ -766,12 +766,14 @@ static void swap_users_create(env *e, fcl_field *a, fcl_field *b, fcl_field *c, 
   fcl_fd_binding bind[3] = {{"a0", a, 0, 2}, {"b1", b, 1, 0}, {"c", c, 0, 0}};
   CHECK_OK(fcl_fd_kernel_create("diff", 3, bind, "c[k, j, i] = a0[k, j, i + 1] - b1[k, j, i]", 24,
                                 &s->diff));
+  CHECK_OK(fcl_fd_diffusion_create(a, 0.01, 4, e->pool, &s->diffuse));
   CHECK_OK(fcl_reduction_create(a, FCL_REDUCE_MAX, &s->max));
   CHECK_OK(fcl_analytics_create(a, b, e->pool, &s->an));
 }
 
 static void swap_users_destroy(swap_users *s) {
   fcl_fd_destroy(&s->diff);
+  fcl_fd_destroy(&s->diffuse);
   fcl_reduction_destroy(&s->max);
   fcl_analytics_destroy(&s->an);
 }
@@ -847,6 +849,10 @@ static void check_swap(env *e) {
          "%.17g, expected %.17g %.17g %.17g %.17g",
          d.energy, d.enstrophy, d.max_grad_u, d.divergence, dw.energy, dw.enstrophy, dw.max_grad_u,
          dw.divergence);
+  /* the diffusion's copy of a into its scratch (a copy launcher) follows the swap too */
+  CHECK_OK(fcl_fd_apply(s.diffuse, 0.01));
+  CHECK_OK(fcl_fd_apply(r.diffuse, 0.01));
+  CHECKF(same_values(a, ra), "%s", "a diffusion built before the swap diffused the old buffers");
   CHECK_OK(fcl_field_swap(a, b)); /* and both pairs back: the kernels follow again */
   CHECK_OK(fcl_field_swap(rb, ra));
   CHECK_OK(fcl_fd_apply(s.diff, 0));
