@@ -29,7 +29,10 @@
 
 /* One H200, stage 1 at 512^3 (float, a probe): 32 x 8 work-items and 32 planes 1.70 ms, 64 x 4
  * 1.73, 128 x 2 2.05, 64 x 8 2.08 (16 or 64 planes within 2 %). */
-enum { WX = 32, WY = 8, KC = 32, TEXT = 32768 };
+/* The ring's tiles have WY_RING rows: at 512^3 its kernels took 0.316 and 0.363 ms (0.53 and 0.62
+ * of copy) with 4 rows against 0.376 and 0.446 (0.49, 0.55) with 8, the step 25.17 against 25.36
+ * ms (2 rows: as 4). */
+enum { WX = 32, WY = 8, WY_RING = 4, KC = 32, TEXT = 32768 };
 
 typedef struct {
   char *s;
@@ -64,11 +67,13 @@ typedef struct {
   input in[6];
   int nslots;
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
+  int wy;           /* the tiles' rows: WY, or WY_RING for the wrapping kernel of the ring */
   bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
   bool guard;       /* wrapped: the items past the points aim their (never made) stores at ghosts */
-  int inner[3];     /* wrapped: the inner kernel's tiles, 1 .. inner along x and y, its chunks */
-  int tiles[2];     /* ... all tiles along x and y */
-  int ring;         /* ... this kernel's work-groups: the rest (0: every tile is this kernel's) */
+  int inner
+      [3]; /* wrapped: the inner kernel's tiles in the ring's, 1 .. inner along x, y; its chunks */
+  int tiles[2]; /* ... all tiles along x and y */
+  int ring;     /* ... this kernel's work-groups: the rest (0: every tile is this kernel's) */
   int origin[3];
   size_t padded[3];
 } planes;
@@ -163,8 +168,8 @@ static void plane(text *t, const planes *p, int buf) {
     if (in->along[0])
       put(t, "    if (hx) { T_%s[t0 - 2] = L_%s; T_%s[t0 + %d] = R_%s; }\n", n, n, n, WX, n);
     if (in->along[1])
-      put(t, "    if (hy) { T_%s[t0 - 2 * TW] = D_%s; T_%s[t0 + %d * TW] = U_%s; }\n", n, n, n, WY,
-          n);
+      put(t, "    if (hy) { T_%s[t0 - 2 * TW] = D_%s; T_%s[t0 + %d * TW] = U_%s; }\n", n, n, n,
+          p->wy, n);
   }
   put(t, "    if (k + %d < kn) {\n      const long d = c + PL;\n", buf + 1);
   put(t, "#define ZW ZWRAP(k0 + k + %d)\n", buf + 3);
@@ -224,7 +229,8 @@ static void source(text *t, const planes *p) {
   put(t,
       "#define PX %zuL\n#define PL %zuL\n#define TW %d\n#define TS %d\n"
       "__kernel __attribute__((reqd_work_group_size(%d, %d, 1)))\nvoid %s(",
-      p->padded[0], p->padded[0] * p->padded[1], WX + 4, (WX + 4) * (WY + 4), WX, WY, p->kernel);
+      p->padded[0], p->padded[0] * p->padded[1], WX + 4, (WX + 4) * (p->wy + 4), WX, p->wy,
+      p->kernel);
   for (int x = 0; x < 6; ++x) put(t, "__global const %s *restrict %s, ", r, p->in[x].name);
   for (int c = 0; c < 3; ++c)
     if (base && !in_place) put(t, "__global const %s *restrict %c%d, ", r, p->letters[1], c);
@@ -259,7 +265,7 @@ static void source(text *t, const planes *p) {
       "  const int i = %d + gx * %d + lx, j = %d + gy * %d + ly;\n"
       "  const bool live = i <= %d && j <= %d, hx = lx < 2, hy = ly < 2;\n"
       "  const int t0 = (ly + 2) * TW + lx + 2;\n",
-      p->lo[0], WX, p->lo[1], WY, p->hi[0], p->hi[1]);
+      p->lo[0], WX, p->lo[1], p->wy, p->hi[0], p->hi[1]);
   /* wrapped: every index a periodic image in the interior, the halos' offsets per item; where a
    * work-group's items run as one loop that the compiler is told has no dependences (PoCL on a
    * CPU), it may turn the items' guarded stores into loads and stores of every item: those of
@@ -274,7 +280,7 @@ static void source(text *t, const planes *p) {
         "  const int dl = (i + NX - 2) %% NX - ic, dr = (i + %d) %% NX - ic;\n"
         "  const int dd = ((j + NY - 2) %% NY - jc) * (int)PX, du = ((j + %d) %% NY - jc) * "
         "(int)PX;\n%s",
-        p->hi[0] + 1, p->hi[1] + 1, p->hi[2] + 1, WX, WY,
+        p->hi[0] + 1, p->hi[1] + 1, p->hi[2] + 1, WX, p->wy,
         p->guard ? "  const int sx = min(i, NX + 1) - ic + (min(j, NY + 1) - jc) * (int)PX;\n"
                    "#define AT (c + sx)\n"
                  : "#define AT c\n");
@@ -283,7 +289,7 @@ static void source(text *t, const planes *p) {
         "#define ZWRAP(q) 0L\n#define AT c\n#define DL (-2)\n#define DR %d\n"
         "#define DD (-2 * PX)\n#define DU (%d * PX)\n"
         "  const int ic = min(i, %d), jc = min(j, %d);\n",
-        WX, WY, p->hi[0] + 2, p->hi[1] + 2);
+        WX, p->wy, p->hi[0] + 2, p->hi[1] + 2);
   put(t, "  long c = ((long)(k0 + %d) * %zuL + jc + %d) * PX + ic + %d;\n", p->origin[2],
       p->padded[1], p->origin[1], p->origin[0]);
   for (int x = 0; x < 6; ++x) {
@@ -333,7 +339,7 @@ static bool fits(const planes *p, const fcl_field *const *fields, int nfields,
       return false;
   const long long size = (long long)(p->padded[0] * p->padded[1] * p->padded[2]), i = p->hi[0] + 2,
                   j = p->hi[1] + 2, k = p->hi[2];
-  if (!p->wrap && (index_of(p, i + WX, j + WY, k) >= size || index_of(p, i, j, k + 2) >= size))
+  if (!p->wrap && (index_of(p, i + WX, j + p->wy, k) >= size || index_of(p, i, j, k + 2) >= size))
     return false;
   return info->max_work_group_size >= WX * WY &&
          info->local_mem_size >= 2 * (size_t)p->nslots * (WX + 4) * (WY + 4) * real;
@@ -347,10 +353,10 @@ bool fcl__fd_planes_wrap(const fcl_topology *t) {
   return true;
 }
 
-/* The inner tiles along an axis of n points in tiles of w: 1 .. m, the last whose tile and halo
- * of 2 stay inside the interior, (m + 1) w + 2 <= n (0: none). */
-static int inner_tiles(int64_t n, int w) {
-  const int64_t m = (n - 2) / w - 1;
+/* The inner tiles of w along an axis of n points, after one tile of the ring's r: m tiles, the
+ * last whose tile and halo of 2 stay inside the interior, r + m w + 2 <= n (0: none). */
+static int inner_tiles(int64_t n, int r, int w) {
+  const int64_t m = (n - r - 2) / w;
   return m > 0 ? (int)m : 0;
 }
 
@@ -363,7 +369,7 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
   if (st == FCL_OK) st = fcl_kernel_get_work_group_info(k, dev, &wi);
   fcl_kernel_destroy(&k);
   FCL_TRY(st);
-  if (wi.work_group_size < WX * WY) return FCL_ERR_NOT_SUPPORTED; /* registers */
+  if (wi.work_group_size < (size_t)(WX * p->wy)) return FCL_ERR_NOT_SUPPORTED; /* registers */
   /* the arguments in the kernel's order, each a parameter named after its array */
   const bool base = p->letters[1] != '-', in_place = base && p->letters[2] == p->letters[1];
   const bool f64 = !strcmp(p->real, "double");
@@ -377,11 +383,11 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
   for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
   params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
   ++np;
-  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};
+  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, (size_t)p->wy, 1}};
   const int64_t extent[3] = {p->hi[0] - p->lo[0] + 1, p->hi[1] - p->lo[1] + 1,
                              p->hi[2] - p->lo[2] + 1};
   cfg.global[0] = p->ring ? (size_t)p->ring * WX : (size_t)((extent[0] + WX - 1) / WX * WX);
-  cfg.global[1] = p->ring ? WY : (size_t)((extent[1] + WY - 1) / WY * WY);
+  cfg.global[1] = p->ring ? (size_t)p->wy : (size_t)((extent[1] + p->wy - 1) / p->wy * p->wy);
   cfg.global[2] = p->ring ? 1 : (size_t)((extent[2] + KC - 1) / KC);
   cfg.bytes_per_launch = (size_t)bytes;
   return fcl_launcher_create_kernel(prog, name, name, 0, NULL, np, params, &cfg, out);
@@ -408,6 +414,7 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
               .alpha = alpha,
               .beta = beta,
               .gamma = gamma,
+              .wy = wrap ? WY_RING : WY,
               .wrap = wrap,
               .guard = !(info.type & CL_DEVICE_TYPE_GPU)};
   for (int ax = 0; ax < 3; ++ax) {
@@ -432,11 +439,14 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
    * wrapping one */
   planes inner = p;
   char inner_name[64];
-  const int64_t step[3] = {WX, WY, KC};
+  inner.wy = WY;
+  /* the inner tiles start after one tile of the ring; the ring's tiles count them in its own */
+  const int step[2] = {WX, WY_RING}, tile[2] = {WX, WY};
   for (int ax = 0; ax < 2 && wrap; ++ax) {
-    p.inner[ax] = inner_tiles(n[ax], (int)step[ax]);
-    inner.lo[ax] = (int)step[ax];
-    inner.hi[ax] = (p.inner[ax] + 1) * (int)step[ax] - 1;
+    const int m = inner_tiles(n[ax], step[ax], tile[ax]);
+    p.inner[ax] = m * tile[ax] / step[ax];
+    inner.lo[ax] = step[ax];
+    inner.hi[ax] = step[ax] + m * tile[ax] - 1;
   }
   /* along z the inner kernel takes the planes 2 .. n - 3 in chunks from plane 2 */
   p.inner[2] = n[2] >= 5 ? (int)((n[2] - 4 + KC - 1) / KC) : 0;
