@@ -6,9 +6,11 @@
  * once, where the generated kernel reads the neighbours of a point's fluxes through the caches.
  * The loads of the next plane are issued before the barrier that publishes the tile of the
  * current one, so they are in flight while it is computed, and the loop takes two planes an
- * iteration, so that each tile buffer is a constant. One H200, 512^3 float, in flowcl-tgv
+ * iteration, so that each tile buffer is a constant. The halo values of a plane are spread over
+ * the work-items, at most one each. One H200, 512^3 float, in flowcl-tgv
  * (FLOWCL_TUNE=estimate): the RK2 stages 1.78 and 2.08 ms against the generated kernels' 1.83
- * and 2.32 (0.65 and 0.74 of the copy bandwidth against 0.62 and 0.66). Tried on the way (a
+ * and 2.32 (0.65 and 0.74 of the copy bandwidth against 0.62 and 0.66) when the first two items
+ * of each row and column loaded the halos; spread, 1.48 and 1.72 ms. Tried on the way (a
  * probe, 512^3): loads waited on every plane, 2.48 ms for stage 1; a point per work-item with
  * no tiles, 2.29; 4 points of x per work-item in vectors, 3.11.
  *
@@ -29,10 +31,8 @@
 
 /* One H200, stage 1 at 512^3 (float, a probe): 32 x 8 work-items and 32 planes 1.70 ms, 64 x 4
  * 1.73, 128 x 2 2.05, 64 x 8 2.08 (16 or 64 planes within 2 %). */
-/* The ring's tiles have WY_RING rows: at 512^3 its kernels took 0.316 and 0.363 ms (0.53 and 0.62
- * of copy) with 4 rows against 0.376 and 0.446 (0.49, 0.55) with 8, the step 25.17 against 25.36
- * ms (2 rows: as 4). */
-enum { WX = 32, WY = 8, WY_RING = 4, KC = 32, TEXT = 32768 };
+enum { WX = 32, WY = 8, KC = 32, TEXT = 32768 };
+_Static_assert(WY >= 4 && 4 * (WX + WY) <= WX * WY, "a halo value an item: 4 rows, 4 columns");
 
 typedef struct {
   char *s;
@@ -67,13 +67,11 @@ typedef struct {
   input in[6];
   int nslots;
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
-  int wy;           /* the tiles' rows: WY, or WY_RING for the wrapping kernel of the ring */
   bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
   bool guard;       /* wrapped: the items past the points aim their (never made) stores at ghosts */
-  int inner
-      [3]; /* wrapped: the inner kernel's tiles in the ring's, 1 .. inner along x, y; its chunks */
-  int tiles[2]; /* ... all tiles along x and y */
-  int ring;     /* ... this kernel's work-groups: the rest (0: every tile is this kernel's) */
+  int inner[3];     /* wrapped: the inner kernel's tiles, 1 .. inner along x and y, its chunks */
+  int tiles[2];     /* ... all tiles along x and y */
+  int ring;         /* ... this kernel's work-groups: the rest (0: every tile is this kernel's) */
   int origin[3];
   size_t padded[3];
 } planes;
@@ -134,19 +132,21 @@ static void second(text *t, const planes *p, const input *x, int axis) {
   put(t, "))");
 }
 
+/* The items that load input x's halo values: those of the halo rows (hy), of the halo columns
+ * (hx), or both. */
+static const char *halo_items(const input *x) {
+  return x->along[0] && x->along[1] ? "hx || hy" : x->along[0] ? "hx" : "hy";
+}
+
 /* The loads of input x's plane at index expression `at` into its registers: the window's newest
- * plane (zp2, or zn for the next plane's) or the centre, and the halos of its tile. */
+ * plane (zp2, or zn for the next plane's) or the centre, and the item's halo value. */
 static void loads(text *t, const input *x, const char *at, bool next) {
   if (x->along[2])
     put(t, "    %s_%s = %s[%s + 2 * PL + ZW];\n", next ? "zn" : "zp2", x->name, x->name, at);
   else
     put(t, "    c_%s = %s[%s];\n", x->name, x->name, at);
-  if (x->along[0])
-    put(t, "    if (hx) { L_%s = %s[%s + DL]; R_%s = %s[%s + DR]; }\n", x->name, x->name, at,
-        x->name, x->name, at);
-  if (x->along[1])
-    put(t, "    if (hy) { D_%s = %s[%s + DD]; U_%s = %s[%s + DU]; }\n", x->name, x->name, at,
-        x->name, x->name, at);
+  if (x->along[0] || x->along[1])
+    put(t, "    if (%s) H_%s = %s[%s + dh];\n", halo_items(x), x->name, x->name, at);
 }
 
 /* One plane, k + buf, its tile in buffer buf: the tile stored, the next plane's loads issued, the
@@ -165,11 +165,7 @@ static void plane(text *t, const planes *p, int buf) {
     value(t, in, 0, 0);
     put(t, ";\n");
     if (!in->along[2]) put(t, "    const %s cur_%s = c_%s;\n", r, n, n);
-    if (in->along[0])
-      put(t, "    if (hx) { T_%s[t0 - 2] = L_%s; T_%s[t0 + %d] = R_%s; }\n", n, n, n, WX, n);
-    if (in->along[1])
-      put(t, "    if (hy) { T_%s[t0 - 2 * TW] = D_%s; T_%s[t0 + %d * TW] = U_%s; }\n", n, n, n,
-          p->wy, n);
+    put(t, "    if (%s) T_%s[th] = H_%s;\n", halo_items(in), n, n);
   }
   put(t, "    if (k + %d < kn) {\n      const long d = c + PL;\n", buf + 1);
   put(t, "#define ZW ZWRAP(k0 + k + %d)\n", buf + 3);
@@ -229,8 +225,7 @@ static void source(text *t, const planes *p) {
   put(t,
       "#define PX %zuL\n#define PL %zuL\n#define TW %d\n#define TS %d\n"
       "__kernel __attribute__((reqd_work_group_size(%d, %d, 1)))\nvoid %s(",
-      p->padded[0], p->padded[0] * p->padded[1], WX + 4, (WX + 4) * (p->wy + 4), WX, p->wy,
-      p->kernel);
+      p->padded[0], p->padded[0] * p->padded[1], WX + 4, (WX + 4) * (WY + 4), WX, WY, p->kernel);
   for (int x = 0; x < 6; ++x) put(t, "__global const %s *restrict %s, ", r, p->in[x].name);
   for (int c = 0; c < 3; ++c)
     if (base && !in_place) put(t, "__global const %s *restrict %c%d, ", r, p->letters[1], c);
@@ -263,9 +258,9 @@ static void source(text *t, const planes *p) {
   }
   put(t,
       "  const int i = %d + gx * %d + lx, j = %d + gy * %d + ly;\n"
-      "  const bool live = i <= %d && j <= %d, hx = lx < 2, hy = ly < 2;\n"
+      "  const bool live = i <= %d && j <= %d;\n"
       "  const int t0 = (ly + 2) * TW + lx + 2;\n",
-      p->lo[0], WX, p->lo[1], p->wy, p->hi[0], p->hi[1]);
+      p->lo[0], WX, p->lo[1], WY, p->hi[0], p->hi[1]);
   /* wrapped: every index a periodic image in the interior, the halos' offsets per item; where a
    * work-group's items run as one loop that the compiler is told has no dependences (PoCL on a
    * CPU), it may turn the items' guarded stores into loads and stores of every item: those of
@@ -275,21 +270,30 @@ static void source(text *t, const planes *p) {
     put(t,
         "#define NX %d\n#define NY %d\n#define NZ %d\n"
         "#define ZWRAP(q) ((q) < 0 ? NZ * PL : (q) >= NZ ? -NZ * PL : 0L)\n"
-        "#define DL dl\n#define DR dr\n#define DD dd\n#define DU du\n"
-        "  const int ic = i %% NX, jc = j %% NY;\n"
-        "  const int dl = (i + NX - 2) %% NX - ic, dr = (i + %d) %% NX - ic;\n"
-        "  const int dd = ((j + NY - 2) %% NY - jc) * (int)PX, du = ((j + %d) %% NY - jc) * "
-        "(int)PX;\n%s",
-        p->hi[0] + 1, p->hi[1] + 1, p->hi[2] + 1, WX, p->wy,
+        "  const int ic = i %% NX, jc = j %% NY;\n%s",
+        p->hi[0] + 1, p->hi[1] + 1, p->hi[2] + 1,
         p->guard ? "  const int sx = min(i, NX + 1) - ic + (min(j, NY + 1) - jc) * (int)PX;\n"
                    "#define AT (c + sx)\n"
                  : "#define AT c\n");
   else /* work-items past the points load inside the ghosts and write nothing */
     put(t,
-        "#define ZWRAP(q) 0L\n#define AT c\n#define DL (-2)\n#define DR %d\n"
-        "#define DD (-2 * PX)\n#define DU (%d * PX)\n"
+        "#define ZWRAP(q) 0L\n#define AT c\n"
         "  const int ic = min(i, %d), jc = min(j, %d);\n",
-        WX, p->wy, p->hi[0] + 2, p->hi[1] + 2);
+        p->hi[0] + 2, p->hi[1] + 2);
+  /* the halo values spread over the work-items, one each: the 4 halo rows by the first 4 rows of
+   * items, the 4 halo columns by the next 4 WY items (4 a row); dh: an item's halo value's offset
+   * from its c (wrapped: to the periodic image), th: its place in the tile. Loaded and stored by
+   * the first 2 items of each row and column of items instead, 16 registers and unequal work
+   * between the warps: stage 1 1.567 against 1.481 ms, stage 2 1.79 against 1.72 at 512^3 on an
+   * H200. */
+  put(t,
+      "  const int l = ly * %d + lx, lh = l - %d, ti0 = i - lx, tj0 = j - ly;\n"
+      "  const bool hy = ly < 4, hx = lh >= 0 && lh < %d;\n"
+      "  const int ti = hy ? i : ti0 + ((lh & 3) < 2 ? (lh & 3) - 2 : %d + (lh & 3));\n"
+      "  const int tj = hy ? tj0 + (ly < 2 ? ly - 2 : %d + ly) : tj0 + (lh >> 2);\n"
+      "  const int dh = %s - ic + (%s - jc) * (int)PX, th = (tj - tj0 + 2) * TW + ti - ti0 + 2;\n",
+      WX, 4 * WX, 4 * WY, WX - 2, WY - 2, p->wrap ? "(ti + NX) % NX" : "ti",
+      p->wrap ? "(tj + NY) % NY" : "tj");
   put(t, "  long c = ((long)(k0 + %d) * %zuL + jc + %d) * PX + ic + %d;\n", p->origin[2],
       p->padded[1], p->origin[1], p->origin[0]);
   for (int x = 0; x < 6; ++x) {
@@ -302,8 +306,7 @@ static void source(text *t, const planes *p) {
           r, n, n, n, n, n, n, n, n, n, n);
     else
       put(t, "  %s c_%s;\n", r, n);
-    if (in->along[0]) put(t, "  %s L_%s = 0, R_%s = 0;\n", r, n, n);
-    if (in->along[1]) put(t, "  %s D_%s = 0, U_%s = 0;\n", r, n, n);
+    if (in->along[0] || in->along[1]) put(t, "  %s H_%s = 0;\n", r, n);
   }
   put(t, "  {\n");
   put(t, "#define ZW ZWRAP(k0 + 2)\n");
@@ -316,8 +319,7 @@ static void source(text *t, const planes *p) {
   put(t, "    c += PL;\n    if (k + 1 < kn) {\n");
   plane(t, p, 1);
   put(t, "    }\n    c += PL;\n");
-  put(t, "  }\n}\n#undef PX\n#undef PL\n#undef TW\n#undef TS\n#undef ZWRAP\n#undef AT\n#undef DL\n"
-         "#undef DR\n#undef DD\n#undef DU\n");
+  put(t, "  }\n}\n#undef PX\n#undef PL\n#undef TW\n#undef TS\n#undef ZWRAP\n#undef AT\n");
   if (p->wrap) put(t, "#undef NX\n#undef NY\n#undef NZ\n");
 }
 
@@ -339,7 +341,7 @@ static bool fits(const planes *p, const fcl_field *const *fields, int nfields,
       return false;
   const long long size = (long long)(p->padded[0] * p->padded[1] * p->padded[2]), i = p->hi[0] + 2,
                   j = p->hi[1] + 2, k = p->hi[2];
-  if (!p->wrap && (index_of(p, i + WX, j + p->wy, k) >= size || index_of(p, i, j, k + 2) >= size))
+  if (!p->wrap && (index_of(p, i + WX, j + WY, k) >= size || index_of(p, i, j, k + 2) >= size))
     return false;
   return info->max_work_group_size >= WX * WY &&
          info->local_mem_size >= 2 * (size_t)p->nslots * (WX + 4) * (WY + 4) * real;
@@ -353,10 +355,10 @@ bool fcl__fd_planes_wrap(const fcl_topology *t) {
   return true;
 }
 
-/* The inner tiles of w along an axis of n points, after one tile of the ring's r: m tiles, the
- * last whose tile and halo of 2 stay inside the interior, r + m w + 2 <= n (0: none). */
-static int inner_tiles(int64_t n, int r, int w) {
-  const int64_t m = (n - r - 2) / w;
+/* The inner tiles along an axis of n points in tiles of w: 1 .. m, the last whose tile and halo
+ * of 2 stay inside the interior, (m + 1) w + 2 <= n (0: none). */
+static int inner_tiles(int64_t n, int w) {
+  const int64_t m = (n - 2) / w - 1;
   return m > 0 ? (int)m : 0;
 }
 
@@ -369,7 +371,7 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
   if (st == FCL_OK) st = fcl_kernel_get_work_group_info(k, dev, &wi);
   fcl_kernel_destroy(&k);
   FCL_TRY(st);
-  if (wi.work_group_size < (size_t)(WX * p->wy)) return FCL_ERR_NOT_SUPPORTED; /* registers */
+  if (wi.work_group_size < WX * WY) return FCL_ERR_NOT_SUPPORTED; /* registers */
   /* the arguments in the kernel's order, each a parameter named after its array */
   const bool base = p->letters[1] != '-', in_place = base && p->letters[2] == p->letters[1];
   const bool f64 = !strcmp(p->real, "double");
@@ -383,11 +385,11 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
   for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
   params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
   ++np;
-  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, (size_t)p->wy, 1}};
+  fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};
   const int64_t extent[3] = {p->hi[0] - p->lo[0] + 1, p->hi[1] - p->lo[1] + 1,
                              p->hi[2] - p->lo[2] + 1};
   cfg.global[0] = p->ring ? (size_t)p->ring * WX : (size_t)((extent[0] + WX - 1) / WX * WX);
-  cfg.global[1] = p->ring ? (size_t)p->wy : (size_t)((extent[1] + p->wy - 1) / p->wy * p->wy);
+  cfg.global[1] = p->ring ? WY : (size_t)((extent[1] + WY - 1) / WY * WY);
   cfg.global[2] = p->ring ? 1 : (size_t)((extent[2] + KC - 1) / KC);
   cfg.bytes_per_launch = (size_t)bytes;
   return fcl_launcher_create_kernel(prog, name, name, 0, NULL, np, params, &cfg, out);
@@ -414,7 +416,6 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
               .alpha = alpha,
               .beta = beta,
               .gamma = gamma,
-              .wy = wrap ? WY_RING : WY,
               .wrap = wrap,
               .guard = !(info.type & CL_DEVICE_TYPE_GPU)};
   for (int ax = 0; ax < 3; ++ax) {
@@ -439,14 +440,11 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
    * wrapping one */
   planes inner = p;
   char inner_name[64];
-  inner.wy = WY;
-  /* the inner tiles start after one tile of the ring; the ring's tiles count them in its own */
-  const int step[2] = {WX, WY_RING}, tile[2] = {WX, WY};
+  const int64_t step[3] = {WX, WY, KC};
   for (int ax = 0; ax < 2 && wrap; ++ax) {
-    const int m = inner_tiles(n[ax], step[ax], tile[ax]);
-    p.inner[ax] = m * tile[ax] / step[ax];
-    inner.lo[ax] = step[ax];
-    inner.hi[ax] = step[ax] + m * tile[ax] - 1;
+    p.inner[ax] = inner_tiles(n[ax], (int)step[ax]);
+    inner.lo[ax] = (int)step[ax];
+    inner.hi[ax] = (p.inner[ax] + 1) * (int)step[ax] - 1;
   }
   /* along z the inner kernel takes the planes 2 .. n - 3 in chunks from plane 2 */
   p.inner[2] = n[2] >= 5 ? (int)((n[2] - 4 + KC - 1) / KC) : 0;
