@@ -143,7 +143,7 @@ static double measure_floor_ms(const tgv *t, double gbs) {
 /* Rank 0: each kernel of the finite-difference operators (a node may hold several: the
  * stretching's stages), its mean device time per launch and its fraction of the copy bandwidth. */
 static fcl_status print_kernels(tgv *t, double gbs) {
-  fcl_fd *const ops[] = {t->extrapolate, t->stretch, t->diffuse};
+  fcl_fd *const ops[] = {t->extrapolate, t->stretch_first, t->stretch, t->diffuse};
   printf("  %-36s %9s %9s %9s\n", "kernel", "launches", "ms", "of copy");
   for (size_t o = 0; o < sizeof ops / sizeof *ops; ++o) {
     const fcl_launcher *list = fcl_fd_launcher(ops[o]);

@@ -23,11 +23,12 @@ struct tgv {
   fcl_pool *pool;
   fcl_field *w, *u;
   fcl_field *u_mid, *u_prev; /* second-order splitting: u^(n+1/2) ~ 3/2 u^n - 1/2 u^(n-1) */
-  fcl_fd *extrapolate;
+  fcl_fd *extrapolate;       /* u_mid, where stretch_first does not make it */
   fcl_spectral *spectral;
   fcl_advection *adv;
   fcl_fd *stretch;
-  fcl_fd *diffuse; /* --diffusion fd */
+  fcl_fd *stretch_first; /* the first half that also extrapolates u_mid (GPUs, one rank) */
+  fcl_fd *diffuse;       /* --diffusion fd */
   fcl_analytics *an;
   fcl_problem *problem;
   fcl_sim_state start; /* t and step of the first step (restart) */

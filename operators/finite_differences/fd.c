@@ -406,8 +406,10 @@ void fcl_fd_destroy(fcl_fd **op) {
   if (!op || !*op) return;
   fcl_param_set_destroy(&(*op)->params);
   fcl_launcher_destroy(&(*op)->list);
-  fcl_field_destroy(&(*op)->scratch);
-  fcl_field_destroy(&(*op)->scratch2);
+  if (!(*op)->borrowed) {
+    fcl_field_destroy(&(*op)->scratch);
+    fcl_field_destroy(&(*op)->scratch2);
+  }
   free((*op)->name);
   free(*op);
   *op = NULL;

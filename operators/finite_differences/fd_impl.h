@@ -24,6 +24,11 @@ struct fcl_fd {
   fcl_field_use uses[FCL_OPERATOR_MAX_USES];
   fcl_field *scratch;  /* diffusion: the copy the stencil reads; stretching: stage values */
   fcl_field *scratch2; /* conservative stretching, RK3: the second stage */
+  bool borrowed;       /* scratch and scratch2 belong to another operator */
+  /* stretching that extrapolates its velocity: u^n, u_prev, u_mid (NULL: none). Its first stage
+   * reads 3/2 u^n - 1/2 u_prev (arrays u, p) and writes it to u_mid (m), the later ones read
+   * u_mid (m) */
+  fcl_field *extrap[3];
   int order;
   double nu, max_dt;
   fcl_launcher *list; /* copies (diffusion) then the kernels */
@@ -78,6 +83,9 @@ bool fcl__fd_planes_wrap(const fcl_topology *t);
  * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as
  * plane-tile kernels (stretching_planes.c) over the interior grown by op->grow (reset once they
  * are built), bytes their bytes per launch, in launchers[0] (NULL if none) and launchers[1].
+ * An extrapolating operator's (op->extrap): the stage over u = extrap[0] stretches with
+ * 3/2 u - 1/2 extrap[1] and writes it to extrap[2] (arrays u, p, m), a stage over u = extrap[2]
+ * names its velocity m.
  * Without wrap, one kernel (launchers[1]) reading the ghosts. With wrap (fcl__fd_planes_wrap,
  * op->grow 0), no ghost is read: the inner tiles, whose neighbours all lie in the interior, take
  * a kernel of constant offsets (launchers[0]; none on a grid too small to have inner tiles), the

@@ -150,14 +150,19 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
     len = put(text, len, sizeof text, line);
   }
   if (len >= sizeof text) return FCL_ERROR(FCL_ERR_INTERNAL, "stretching kernel text too long");
-  /* each field once (out may be base: written through the same name) */
-  static const char names[] = "uwsr";
-  fcl_field *const fields[4] = {u, a, base, out};
-  const char roles[4] = {'u', letters[0], letters[1], letters[2]};
-  char array_names[4][3][3]; /* used during the call only (the list copies names) */
-  fcl__fd_array arrays[12];
+  /* each field once (out may be base: written through the same name); an extrapolating
+   * operator's first stage also reads u_prev (p) and writes u_mid (m), its later stages read
+   * their velocity u_mid as m */
+  const bool extrapolates = op->extrap[0] && u == op->extrap[0];
+  static const char names[] = "uwsrpm";
+  fcl_field *const fields[6] = {
+      u, a, base, out, extrapolates ? op->extrap[1] : NULL, extrapolates ? op->extrap[2] : NULL};
+  const char roles[6] = {
+      op->extrap[0] && !extrapolates ? 'm' : 'u', letters[0], letters[1], letters[2], 'p', 'm'};
+  char array_names[6][3][3]; /* used during the call only (the list copies names) */
+  fcl__fd_array arrays[18];
   size_t n = 0;
-  for (int f = 0; f < 4; ++f) {
+  for (int f = 0; f < 6; ++f) {
     if (!fields[f] || (f == 3 && out == base)) continue;
     const int id = (int)(strchr(names, roles[f]) - names);
     for (int c = 0; c < 3; ++c) {
@@ -168,9 +173,10 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
     }
   }
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
-  /* bytes moved: u, a and base read, out written (base read and written when out is base) */
-  const double bytes = (base ? 12.0 : 9.0) * (double)(ln[0] * ln[1] * ln[2]) *
-                       (double)fcl_dtype_size(fcl_field_dtype(u));
+  /* bytes moved: u, a and base read, out written (base read and written when out is base);
+   * extrapolating, u_prev read and u_mid written */
+  const double bytes = ((base ? 12.0 : 9.0) + (extrapolates ? 6.0 : 0.0)) *
+                       (double)(ln[0] * ln[1] * ln[2]) * (double)fcl_dtype_size(fcl_field_dtype(u));
   fcl_launcher *k[2] = {NULL, NULL};
   if (m->planes) {
     char pk[48];
@@ -190,6 +196,11 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
   if (st != FCL_OK || !k[1]) {
     fcl_launcher_destroy(&k[0]);
     fcl_launcher_destroy(&k[1]);
+    if (st == FCL_OK && op->extrap[0]) /* the generated kernels do not extrapolate */
+      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                       "%s: the plane-tile kernels do not apply here (a GPU and one rank holding "
+                       "every periodic axis)",
+                       kernel);
     return st != FCL_OK ? st : fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
   }
   if (k[0]) st = fcl__fd_push_kernel(op, k[0], n, arrays);
@@ -225,10 +236,12 @@ static const char *stage_kernel(char *buf, size_t size, double nu, const char *s
   return buf;
 }
 
-/* Both constructors: nu = 0, stretching alone; nu > 0, with diffusion (checked by the caller).
- * rk_pos: the position of rk_order among the caller's arguments. */
+/* Every constructor: nu = 0, stretching alone; nu > 0, with diffusion (checked by the caller).
+ * rk_pos: the position of rk_order among the caller's arguments. With un and prev, the
+ * extrapolating first half of share (made over u = u_mid): its stage values are share's. */
 static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, int rk_pos,
-                         fcl_pool *pool, fcl_fd **out) {
+                         fcl_pool *pool, fcl_field *un, fcl_field *prev, const fcl_fd *share,
+                         fcl_fd **out) {
   *out = NULL;
   FCL_TRY(fcl__fd_check_stretching(u, w));
   if (rk_order != 2 && rk_order != 3)
@@ -237,7 +250,14 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
                      "conservative formulation)",
                      rk_pos, rk_order);
   fcl_fd *op = NULL;
-  FCL_TRY(fcl__fd_new(nu > 0 ? "fd.stretching_diffusion" : "fd.stretching_conservative", &op));
+  FCL_TRY(fcl__fd_new(un       ? nu > 0 ? "fd.stretching_diffusion_extrapolated"
+                                        : "fd.stretching_conservative_extrapolated"
+                      : nu > 0 ? "fd.stretching_diffusion"
+                               : "fd.stretching_conservative",
+                      &op));
+  op->extrap[0] = un;
+  op->extrap[1] = prev;
+  op->extrap[2] = un ? u : NULL;
   op->order = 4;
   op->dt_param = "dt";
   op->dt_scale = 1;
@@ -250,10 +270,17 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   char name[96], kn[32];
   snprintf(name, sizeof name, "%s.stages", fcl_field_name(w));
   fcl_field *s = NULL, *r = NULL;
-  fcl_status st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
-                                   fcl_field_dtype(w), &op->scratch);
+  fcl_status st = FCL_OK;
+  if (share) {
+    op->scratch = share->scratch;
+    op->scratch2 = share->scratch2;
+    op->borrowed = true;
+  } else {
+    st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
+                          fcl_field_dtype(w), &op->scratch);
+  }
   s = op->scratch;
-  if (st == FCL_OK && rk_order == 3) {
+  if (st == FCL_OK && rk_order == 3 && !share) {
     snprintf(name, sizeof name, "%s.stages2", fcl_field_name(w));
     st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
                           fcl_field_dtype(w), &op->scratch2);
@@ -264,21 +291,34 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   const bool grown = stages_grow(t, rk_order);
   stage_mode m = {
       .wrap = fcl__fd_planes_wrap(t), .wrapped = true, .between = grown ? fill_local : exchange};
+  r = op->scratch2;
   if (st == FCL_OK) st = want_planes(u, &m.planes);
-  if (st == FCL_OK) st = fcl__fd_use(op, u, 2, true, false);
+  if (st == FCL_OK && un && !(m.planes && m.wrap))
+    st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                   "%s: the extrapolating stage is a plane-tile kernel reading periodic images "
+                   "(a GPU, FLOWCL_STRETCHING_KERNEL not generated, one rank holding every axis, "
+                   "periodic)",
+                   op->name);
+  if (st == FCL_OK && un) { /* u_mid is written by the first stage before any stage reads it */
+    st = fcl__fd_use(op, un, 2, true, false);
+    if (st == FCL_OK) st = fcl__fd_use(op, prev, 2, true, false);
+    if (st == FCL_OK) st = fcl__fd_use(op, u, 0, false, true);
+  } else if (st == FCL_OK) {
+    st = fcl__fd_use(op, u, 2, true, false);
+  }
   if (st == FCL_OK) st = fcl__fd_use(op, w, 2, true, true);
   if (rk_order == 2) {
     if (grown) grow_first_stage(op, t);
     if (st == FCL_OK)
-      st = add_stage(op, &m, NULL, stage_kernel(kn, sizeof kn, nu, "rk2_s1"), u, w, NULL, s, "w-s",
-                     0, 1, 0.5);
+      st = add_stage(op, &m, NULL, stage_kernel(kn, sizeof kn, nu, un ? "rk2_s1x" : "rk2_s1"),
+                     un ? un : u, w, NULL, s, "w-s", 0, 1, 0.5);
     if (st == FCL_OK)
       st = add_stage(op, &m, "ghosts(stage)", stage_kernel(kn, sizeof kn, nu, "rk2_s2"), u, s, w, w,
                      "sww", 1, 0, 1);
   } else {
     if (st == FCL_OK)
-      st = add_stage(op, &m, NULL, stage_kernel(kn, sizeof kn, nu, "rk3_s1"), u, w, NULL, s, "w-s",
-                     0, 1, 1);
+      st = add_stage(op, &m, NULL, stage_kernel(kn, sizeof kn, nu, un ? "rk3_s1x" : "rk3_s1"),
+                     un ? un : u, w, NULL, s, "w-s", 0, 1, 1);
     if (st == FCL_OK)
       st = add_stage(op, &m, "ghosts(stage1)", stage_kernel(kn, sizeof kn, nu, "rk3_s2"), u, s, w,
                      r, "swr", 0.75, 0.25, 0.25);
@@ -301,7 +341,7 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
   FCL_CHECK_NULL(w, 2);
   FCL_CHECK_NULL(pool, 4);
   FCL_CHECK_NULL(out, 5);
-  return create(u, w, 0, rk_order, 3, pool, out);
+  return create(u, w, 0, rk_order, 3, pool, NULL, NULL, NULL, out);
 }
 
 fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double nu, int rk_order,
@@ -312,5 +352,33 @@ fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double
   FCL_CHECK_NULL(out, 6);
   if (!(nu > 0 && isfinite(nu)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be finite and > 0)", nu);
-  return create(u, w, nu, rk_order, 4, pool, out);
+  return create(u, w, nu, rk_order, 4, pool, NULL, NULL, NULL, out);
+}
+
+fcl_status fcl_fd_stretching_extrapolated_create(fcl_field *u, fcl_field *u_prev,
+                                                 const fcl_fd *stretching, fcl_fd **out) {
+  FCL_CHECK_NULL(u, 1);
+  FCL_CHECK_NULL(u_prev, 2);
+  FCL_CHECK_NULL(stretching, 3);
+  FCL_CHECK_NULL(out, 4);
+  *out = NULL;
+  if (!stretching->scratch || stretching->extrap[0] || stretching->nuses < 2 ||
+      strncmp(stretching->name, "fd.stretching_", 14))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (stretching): '%s' is not a conservative stretching (with or "
+                     "without diffusion)",
+                     stretching->name);
+  fcl_field *u_mid = stretching->uses[0].field, *w = stretching->out;
+  const fcl_field *const distinct[4] = {u, u_prev, u_mid, w};
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j)
+      if (distinct[i] == distinct[j])
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "extrapolated stretching: u, u_prev, the stretching's velocity and "
+                         "vorticity must be four fields ('%s' twice)",
+                         fcl_field_name(distinct[i]));
+  FCL_TRY(fcl__fd_check_stretching(u, w));
+  FCL_TRY(fcl__fd_check_stretching(u_prev, w));
+  return create(u_mid, w, stretching->nu, stretching->scratch2 ? 3 : 2, 0, NULL, u, u_prev,
+                stretching, out);
 }

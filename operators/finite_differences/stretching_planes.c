@@ -31,7 +31,7 @@
 
 /* One H200, stage 1 at 512^3 (float, a probe): 32 x 8 work-items and 32 planes 1.70 ms, 64 x 4
  * 1.73, 128 x 2 2.05, 64 x 8 2.08 (16 or 64 planes within 2 %). */
-enum { WX = 32, WY = 8, KC = 32, TEXT = 32768 };
+enum { WX = 32, WY = 8, KC = 32, TEXT = 65536 };
 _Static_assert(WY >= 4 && 4 * (WX + WY) <= WX * WY, "a halo value an item: 4 rows, 4 columns");
 
 typedef struct {
@@ -65,6 +65,8 @@ typedef struct {
   const char *letters; /* a, base ('-': none), out */
   double alpha, beta, gamma;
   input in[6];
+  char vel;         /* the velocity's arrays: u, or m (u_mid, an extrapolating operator's) */
+  bool extrapolate; /* the velocity is 3/2 u - 1/2 p, written to m at each point */
   int nslots;
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
   bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
@@ -138,15 +140,33 @@ static const char *halo_items(const input *x) {
   return x->along[0] && x->along[1] ? "hx || hy" : x->along[0] ? "hx" : "hy";
 }
 
+/* Input x's value at index at + offset: its element or, for the velocity of a stage that
+ * extrapolates it, 3/2 u - 1/2 p of the two elements. */
+static void element(text *t, const planes *p, const input *x, const char *at, const char *offset) {
+  if (!p->extrapolate || x->name[0] != p->vel) {
+    put(t, "%s[%s%s]", x->name, at, offset);
+    return;
+  }
+  put(t, "(");
+  lit(t, p, 1.5);
+  put(t, " * %s[%s%s] - ", x->name, at, offset);
+  lit(t, p, 0.5);
+  put(t, " * p%c[%s%s])", x->name[1], at, offset);
+}
+
 /* The loads of input x's plane at index expression `at` into its registers: the window's newest
  * plane (zp2, or zn for the next plane's) or the centre, and the item's halo value. */
-static void loads(text *t, const input *x, const char *at, bool next) {
+static void loads(text *t, const planes *p, const input *x, const char *at, bool next) {
+  const char *n = x->name;
   if (x->along[2])
-    put(t, "    %s_%s = %s[%s + 2 * PL + ZW];\n", next ? "zn" : "zp2", x->name, x->name, at);
+    put(t, "    %s_%s = ", next ? "zn" : "zp2", n), element(t, p, x, at, " + 2 * PL + ZW");
   else
-    put(t, "    c_%s = %s[%s];\n", x->name, x->name, at);
-  if (x->along[0] || x->along[1])
-    put(t, "    if (%s) H_%s = %s[%s + dh];\n", halo_items(x), x->name, x->name, at);
+    put(t, "    c_%s = ", n), element(t, p, x, at, "");
+  put(t, ";\n");
+  if (x->along[0] || x->along[1]) {
+    put(t, "    if (%s) H_%s = ", halo_items(x), n), element(t, p, x, at, " + dh");
+    put(t, ";\n");
+  }
 }
 
 /* One plane, k + buf, its tile in buffer buf: the tile stored, the next plane's loads issued, the
@@ -169,7 +189,7 @@ static void plane(text *t, const planes *p, int buf) {
   }
   put(t, "    if (k + %d < kn) {\n      const long d = c + PL;\n", buf + 1);
   put(t, "#define ZW ZWRAP(k0 + k + %d)\n", buf + 3);
-  for (int x = 0; x < 6; ++x) loads(t, &p->in[x], "d", true);
+  for (int x = 0; x < 6; ++x) loads(t, p, &p->in[x], "d", true);
   put(t, "#undef ZW\n    }\n");
   put(t, "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (live) {\n");
   /* after the barrier: loaded before it, with the next plane's, the second RK2 stage took 94
@@ -207,6 +227,11 @@ static void plane(text *t, const planes *p, int buf) {
     lit(t, p, p->gamma);
     put(t, " * dt * f%d;\n", q);
   }
+  for (int q = 0; q < 3 && p->extrapolate; ++q) { /* the velocity extrapolated, for later use */
+    put(t, "      m%d[AT] = ", q);
+    value(t, &p->in[q], 0, 0);
+    put(t, ";\n");
+  }
   for (int x = 0; x < 6; ++x)
     if (!p->in[x].along[2]) put(t, "#undef c_%s\n", p->in[x].name);
   put(t, "    }\n");
@@ -231,6 +256,8 @@ static void source(text *t, const planes *p) {
     if (base && !in_place) put(t, "__global const %s *restrict %c%d, ", r, p->letters[1], c);
   for (int c = 0; c < 3; ++c)
     put(t, "__global %s *%s%c%d, ", r, in_place ? "" : "restrict ", p->letters[2], c);
+  for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "__global const %s *restrict p%d, ", r, c);
+  for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "__global %s *restrict m%d, ", r, c);
   put(t, "const %s dt) {\n  __local %s T[2][%d][TS];\n", r, r, p->nslots);
   put(t, "  const int lx = get_local_id(0), ly = get_local_id(1);\n  int gx, gy, k0, kn;\n");
   if (p->ring) { /* which tile of the ring: the planes 0, 1 and n - 2, n - 1 of every tile
@@ -299,18 +326,19 @@ static void source(text *t, const planes *p) {
   for (int x = 0; x < 6; ++x) {
     const input *in = &p->in[x];
     const char *n = in->name;
-    if (in->along[2])
-      put(t,
-          "  %s zm2_%s = %s[c - 2 * PL + ZWRAP(k0 - 2)], zm1_%s = %s[c - PL + ZWRAP(k0 - 1)], "
-          "z0_%s = %s[c], zp1_%s = %s[c + PL + ZWRAP(k0 + 1)], zp2_%s, zn_%s = 0;\n",
-          r, n, n, n, n, n, n, n, n, n, n);
-    else
+    if (in->along[2]) {
+      put(t, "  %s zm2_%s = ", r, n), element(t, p, in, "c", " - 2 * PL + ZWRAP(k0 - 2)");
+      put(t, ", zm1_%s = ", n), element(t, p, in, "c", " - PL + ZWRAP(k0 - 1)");
+      put(t, ", z0_%s = ", n), element(t, p, in, "c", "");
+      put(t, ", zp1_%s = ", n), element(t, p, in, "c", " + PL + ZWRAP(k0 + 1)");
+      put(t, ", zp2_%s, zn_%s = 0;\n", n, n);
+    } else
       put(t, "  %s c_%s;\n", r, n);
     if (in->along[0] || in->along[1]) put(t, "  %s H_%s = 0;\n", r, n);
   }
   put(t, "  {\n");
   put(t, "#define ZW ZWRAP(k0 + 2)\n");
-  for (int x = 0; x < 6; ++x) loads(t, &p->in[x], "c", false);
+  for (int x = 0; x < 6; ++x) loads(t, p, &p->in[x], "c", false);
   put(t, "#undef ZW\n");
   /* two planes an iteration, each with its own tile buffer (a buffer is rewritten only after
    * the next barrier, which every reader of it has passed) */
@@ -375,13 +403,15 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
   /* the arguments in the kernel's order, each a parameter named after its array */
   const bool base = p->letters[1] != '-', in_place = base && p->letters[2] == p->letters[1];
   const bool f64 = !strcmp(p->real, "double");
-  char names[13][4];
-  fcl_param_spec params[13];
+  char names[19][4];
+  fcl_param_spec params[20];
   cl_uint np = 0;
   for (int x = 0; x < 6; ++x) strcpy(names[np++], p->in[x].name);
   for (int c = 0; c < 3 && base && !in_place; ++c)
     snprintf(names[np++], sizeof names[0], "%c%d", p->letters[1], c);
   for (int c = 0; c < 3; ++c) snprintf(names[np++], sizeof names[0], "%c%d", p->letters[2], c);
+  for (int c = 0; c < 3 && p->extrapolate; ++c) snprintf(names[np++], sizeof names[0], "p%d", c);
+  for (int c = 0; c < 3 && p->extrapolate; ++c) snprintf(names[np++], sizeof names[0], "m%d", c);
   for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
   params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
   ++np;
@@ -417,7 +447,9 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
               .beta = beta,
               .gamma = gamma,
               .wrap = wrap,
-              .guard = !(info.type & CL_DEVICE_TYPE_GPU)};
+              .guard = !(info.type & CL_DEVICE_TYPE_GPU),
+              .extrapolate = op->extrap[0] && u == op->extrap[0]};
+  p.vel = op->extrap[0] && !p.extrapolate ? 'm' : 'u';
   for (int ax = 0; ax < 3; ++ax) {
     p.lo[ax] = -op->grow[ax];
     p.hi[ax] = (int)n[ax] - 1 + op->grow[ax];
@@ -429,12 +461,12 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
   const bool diffuse = op->nu > 0;
   for (int x = 0; x < 6; ++x) {
     input *in = &p.in[x];
-    snprintf(in->name, sizeof in->name, "%c%d", x < 3 ? 'u' : letters[0], x % 3);
+    snprintf(in->name, sizeof in->name, "%c%d", x < 3 ? p.vel : letters[0], x % 3);
     for (int ax = 0; ax < 3; ++ax) in->along[ax] = x < 3 || diffuse || x - 3 == ax;
     in->slot = in->along[0] || in->along[1] ? p.nslots++ : -1;
   }
-  const fcl_field *fields[4] = {u, a, base, out};
-  if (!fits(&p, fields, 4, &info, f64 ? 8 : 4)) return FCL_ERR_NOT_SUPPORTED;
+  const fcl_field *fields[6] = {u, a, base, out, op->extrap[1], op->extrap[2]};
+  if (!fits(&p, fields, 6, &info, f64 ? 8 : 4)) return FCL_ERR_NOT_SUPPORTED;
   /* wrapped: the inner tiles, whose loads never leave the interior, take the plain kernel (its
    * halo offsets constants: the registers of three work-groups a core on an H200), the rest the
    * wrapping one */

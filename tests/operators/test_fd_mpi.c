@@ -16,6 +16,10 @@
  *   - the plane-tile stage kernels (FLOWCL_STRETCHING_KERNEL=planes) against the generated ones
  *     (RK2, RK3, with and without diffusion, grown or exchanged stages, double and float, grids
  *     that overhang the tiles or take several), and a bad value of the variable;
+ *   - the extrapolating first half (fcl_fd_stretching_extrapolated_create) against an
+ *     extrapolation kernel ahead of the stretching: the same vorticity and mid-step velocity to
+ *     rounding, no ghost read (NaN ghosts); refused where the plane-tile kernels cannot read
+ *     periodic images (several ranks, the generated kernels) and for bad arguments;
  *   - the probe that offers a GPU's streamed planes: a kernel reading an array at several planes
  *     of k streams, one reading each array at one plane (or its neighbours along j only) does
  *     not. */
@@ -633,6 +637,115 @@ static bool probe_streams(const char *text) {
   return streams;
 }
 
+/* Half-steps of the Strang splitting from the rough fields: u_mid = 3/2 u - 1/2 u_prev, then the
+ * stretching over u_mid twice, either folded (the extrapolating first half, then the
+ * stretching) or not (an extrapolation kernel, then the stretching twice); w and u_mid out. */
+static void strang_halves(env *e, fcl_topology *t, fcl_dtype dtype, int rk, double nu, bool fold,
+                          fcl_field *out[2]) {
+  fcl_field *u = op_field(e, t, "u", 3, dtype, rough_u), *w = op_field(e, t, "w", 3, dtype, rough);
+  fcl_field *up = op_field(e, t, "u_prev", 3, dtype, rough),
+            *um = op_field(e, t, "u_mid", 3, dtype, NULL);
+  fcl_field *poisoned[4] = {u, w, up, um};
+  for (int i = 0; i < 4; ++i) poison_ghosts(e, poisoned[i]);
+  char *saved = swap_kernel_env("planes");
+  fcl_fd *half = NULL, *first = NULL, *extrap = NULL;
+  CHECK_OK(nu > 0 ? fcl_fd_stretching_diffusion_create(um, w, nu, rk, e->pool, &half)
+                  : fcl_fd_stretching_conservative_create(um, w, rk, e->pool, &half));
+  if (fold) {
+    CHECK_OK(fcl_fd_stretching_extrapolated_create(u, up, half, &first));
+    fcl_operator desc = {0};
+    if (first) CHECK_OK(fcl_fd_operator(first, &desc));
+    for (int i = 0; i < desc.nuses; ++i) {
+      CHECKF(desc.uses[i].ghosts == 0, "the extrapolating half reads %d ghosts of %s",
+             desc.uses[i].ghosts, fcl_field_name(desc.uses[i].field));
+      CHECKF(desc.uses[i].field != um || (!desc.uses[i].read && desc.uses[i].written), "%s",
+             "the extrapolating half must declare u_mid written, not read");
+    }
+  } else {
+    fcl_fd_binding b[9];
+    char text[1024];
+    int len = 0;
+    static const char *const names[3][3] = {
+        {"a0", "b0", "m0"}, {"a1", "b1", "m1"}, {"a2", "b2", "m2"}};
+    for (int c = 0; c < 3; ++c) {
+      b[3 * c] = (fcl_fd_binding){names[c][0], u, c, 0};
+      b[3 * c + 1] = (fcl_fd_binding){names[c][1], up, c, 0};
+      b[3 * c + 2] = (fcl_fd_binding){names[c][2], um, c, 0};
+      len += snprintf(text + len, sizeof text - (size_t)len,
+                      "m%d[k, j, i] = 1.5 * a%d[k, j, i] - 0.5 * b%d[k, j, i]\n", c, c, c);
+    }
+    CHECK_OK(fcl_fd_kernel_create("extrapolate", 9, b, text, 36, &extrap));
+  }
+  free(swap_kernel_env(saved));
+  free(saved);
+  if (extrap) CHECK_OK(fcl_fd_apply(extrap, 0));
+  if (first || extrap) CHECK_OK(fcl_fd_apply(first ? first : half, 0.01));
+  if (first || extrap) CHECK_OK(fcl_fd_apply(half, 0.01));
+  fcl_fd_destroy(&first);
+  fcl_fd_destroy(&extrap);
+  fcl_fd_destroy(&half);
+  fcl_field_destroy(&u);
+  fcl_field_destroy(&up);
+  out[0] = w;
+  out[1] = um;
+}
+
+/* The extrapolating first half against an extrapolation kernel ahead of the stretching, on one
+ * rank (RK2 double on 37 x 19 x 35; RK3 float with diffusion on 66 x 18 x 8, the least grid
+ * with inner tiles: the inner and the wrapping kernels), to the tolerances of check_planes;
+ * where it cannot apply, the refusal. */
+static void check_extrapolated(env *e) {
+  static const struct {
+    fcl_dtype dtype;
+    int rk;
+    double nu;
+    int64_t n[3];
+  } cases[] = {{FCL_FLOAT64, 2, 0, {37, 19, 35}}, {FCL_FLOAT32, 3, 0.05, {66, 18, 8}}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0] && e->size == 1; ++i) {
+    if (cases[i].dtype == FCL_FLOAT64 && !e->fp64) continue;
+    fcl_topology *t = box3(cases[i].n, 2);
+    fcl_field *ref[2], *got[2];
+    strang_halves(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, false, ref);
+    strang_halves(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, true, got);
+    const double tol = cases[i].dtype == FCL_FLOAT64 ? 1e-12 : 1e-5;
+    const double gw = relative_gap(ref[0], got[0]), gm = relative_gap(ref[1], got[1]);
+    CHECKF(gw <= tol && gm <= tol,
+           "extrapolated case %zu (RK%d, nu %g): w off by %.3g, u_mid by %.3g", i, cases[i].rk,
+           cases[i].nu, gw, gm);
+    if (e->rank == 0) printf("extrapolated case %zu: w %.3g, u_mid %.3g\n", i, gw, gm);
+    for (int f = 0; f < 2; ++f) {
+      fcl_field_destroy(&ref[f]);
+      fcl_field_destroy(&got[f]);
+    }
+    fcl_topology_destroy(&t);
+  }
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *u = op_field(e, t, "u", 3, FCL_FLOAT32, NULL),
+            *up = op_field(e, t, "u_prev", 3, FCL_FLOAT32, NULL),
+            *um = op_field(e, t, "u_mid", 3, FCL_FLOAT32, NULL),
+            *w = op_field(e, t, "w", 3, FCL_FLOAT32, NULL);
+  fcl_fd *half = NULL, *first = NULL;
+  char *saved = swap_kernel_env(e->size == 1 ? "generated" : "planes");
+  CHECK_OK(fcl_fd_stretching_conservative_create(um, w, 2, e->pool, &half));
+  /* one rank with the generated kernels, or several ranks: no periodic images to read */
+  CHECK_STATUS(fcl_fd_stretching_extrapolated_create(u, up, half, &first), FCL_ERR_NOT_SUPPORTED,
+               "plane-tile");
+  CHECK_STATUS(fcl_fd_stretching_extrapolated_create(u, u, half, &first), FCL_ERR_INVALID_ARGUMENT,
+               "'u' twice");
+  fcl_fd *curl = NULL;
+  CHECK_OK(fcl_fd_curl_create(u, w, 4, &curl));
+  CHECK_STATUS(fcl_fd_stretching_extrapolated_create(u, up, curl, &first), FCL_ERR_INVALID_ARGUMENT,
+               "not a conservative stretching");
+  CHECK(first == NULL);
+  free(swap_kernel_env(saved));
+  free(saved);
+  fcl_fd_destroy(&curl);
+  fcl_fd_destroy(&half);
+  fcl_field *all[4] = {u, up, um, w};
+  for (int i = 0; i < 4; ++i) fcl_field_destroy(&all[i]);
+  fcl_topology_destroy(&t);
+}
+
 static void check_streams_probe(void) {
   CHECKF(
       probe_streams("out[k + 2, j + 2, i + 2] = a[k + 1, j + 2, i + 2] - a[k + 3, j + 2, i + 2]"),
@@ -647,6 +760,7 @@ static void check_streams_probe(void) {
 static void run(env *e) {
   check_streams_probe();
   check_planes(e);
+  check_extrapolated(e);
   check_diffusion(e, FCL_FLOAT32, 2);
   check_diffusion(e, FCL_FLOAT32, 4);
   check_stretching_diffusion(e, FCL_FLOAT32);
