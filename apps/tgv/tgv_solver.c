@@ -357,7 +357,7 @@ void tgv_destroy(tgv **tp) {
 #endif
   fcl_problem_destroy(&t->problem);
   fcl_analytics_destroy(&t->an);
-  fcl_fd_destroy(&t->stretch_first); /* before the stretching whose stage values it uses */
+  fcl_fd_destroy(&t->stretch_first);
   fcl_fd_destroy(&t->stretch);
   fcl_fd_destroy(&t->diffuse);
   fcl_advection_destroy(&t->adv);

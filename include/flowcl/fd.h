@@ -67,13 +67,14 @@ fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double
  * u_mid = 3/2 u - 1/2 u_prev computed where it reads the velocity, and writes u_mid for its later
  * stages, the step's other operators and the second half (`stretching` itself): one pass over
  * memory less than an extrapolation kernel ahead of it (u and u_prev read, u_mid written in the
- * stage that reads w). It shares the stage values of `stretching`, which must outlive it. Only
+ * stage that reads w). It shares the stage values of `stretching`; either may be destroyed
+ * first (the values go with the last of the two). Only
  * where the plane-tile kernels read periodic images (a GPU, FLOWCL_STRETCHING_KERNEL not
  * generated, one rank holding every axis, all periodic): elsewhere FCL_ERR_NOT_SUPPORTED, and
  * an extrapolation kernel (fcl_fd_kernel_create) ahead of `stretching` does the same. u, u_prev,
  * u_mid and w are four fields of one topology, precision and queue. */
 fcl_status fcl_fd_stretching_extrapolated_create(fcl_field *u, fcl_field *u_prev,
-                                                 const fcl_fd *stretching, fcl_fd **out);
+                                                 fcl_fd *stretching, fcl_fd **out);
 
 /** g = grad f[comp], order 2 or 4 (g: dim components). */
 fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int order, fcl_fd **out);

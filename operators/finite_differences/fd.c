@@ -402,17 +402,32 @@ fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
   return fcl_fd_enqueue(op, dt);
 }
 
+static void free_fields(fcl_fd *op) {
+  fcl_field_destroy(&op->scratch);
+  fcl_field_destroy(&op->scratch2);
+  free(op);
+}
+
+/* An operator whose scratch fields another one borrows (the extrapolating stretching shares its
+ * stretching's stage values) keeps them, and itself, until the last borrower goes: either may be
+ * destroyed first. */
 void fcl_fd_destroy(fcl_fd **op) {
   if (!op || !*op) return;
-  fcl_param_set_destroy(&(*op)->params);
-  fcl_launcher_destroy(&(*op)->list);
-  if (!(*op)->borrowed) {
-    fcl_field_destroy(&(*op)->scratch);
-    fcl_field_destroy(&(*op)->scratch2);
-  }
-  free((*op)->name);
-  free(*op);
+  fcl_fd *o = *op;
   *op = NULL;
+  fcl_param_set_destroy(&o->params);
+  fcl_launcher_destroy(&o->list);
+  free(o->name);
+  o->name = NULL;
+  if (o->lender) {
+    fcl_fd *lender = o->lender;
+    free(o);
+    if (--lender->borrowers == 0 && lender->released) free_fields(lender);
+  } else if (o->borrowers > 0) {
+    o->released = true;
+  } else {
+    free_fields(o);
+  }
 }
 
 fcl_launcher *fcl_fd_launcher(const fcl_fd *op) { return op ? op->list : NULL; }

@@ -24,7 +24,9 @@ struct fcl_fd {
   fcl_field_use uses[FCL_OPERATOR_MAX_USES];
   fcl_field *scratch;  /* diffusion: the copy the stencil reads; stretching: stage values */
   fcl_field *scratch2; /* conservative stretching, RK3: the second stage */
-  bool borrowed;       /* scratch and scratch2 belong to another operator */
+  fcl_fd *lender;      /* the operator whose scratch and scratch2 these are (NULL: its own) */
+  int borrowers;       /* operators using this one's scratch fields */
+  bool released;       /* destroyed while borrowed from: freed with its last borrower */
   /* stretching that extrapolates its velocity: u^n, u_prev, u_mid (NULL: none). Its first stage
    * reads 3/2 u^n - 1/2 u_prev (arrays u, p) and writes it to u_mid (m), the later ones read
    * u_mid (m) */

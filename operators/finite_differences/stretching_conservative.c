@@ -240,7 +240,7 @@ static const char *stage_kernel(char *buf, size_t size, double nu, const char *s
  * rk_pos: the position of rk_order among the caller's arguments. With un and prev, the
  * extrapolating first half of share (made over u = u_mid): its stage values are share's. */
 static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, int rk_pos,
-                         fcl_pool *pool, fcl_field *un, fcl_field *prev, const fcl_fd *share,
+                         fcl_pool *pool, fcl_field *un, fcl_field *prev, fcl_fd *share,
                          fcl_fd **out) {
   *out = NULL;
   FCL_TRY(fcl__fd_check_stretching(u, w));
@@ -274,7 +274,8 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, in
   if (share) {
     op->scratch = share->scratch;
     op->scratch2 = share->scratch2;
-    op->borrowed = true;
+    op->lender = share;
+    ++share->borrowers;
   } else {
     st = fcl_field_create(t, fcl_field_context(w), fcl_field_queue(w), pool, name, 3,
                           fcl_field_dtype(w), &op->scratch);
@@ -356,7 +357,7 @@ fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double
 }
 
 fcl_status fcl_fd_stretching_extrapolated_create(fcl_field *u, fcl_field *u_prev,
-                                                 const fcl_fd *stretching, fcl_fd **out) {
+                                                 fcl_fd *stretching, fcl_fd **out) {
   FCL_CHECK_NULL(u, 1);
   FCL_CHECK_NULL(u_prev, 2);
   FCL_CHECK_NULL(stretching, 3);

@@ -681,6 +681,11 @@ static void strang_halves(env *e, fcl_topology *t, fcl_dtype dtype, int rk, doub
   if (extrap) CHECK_OK(fcl_fd_apply(extrap, 0));
   if (first || extrap) CHECK_OK(fcl_fd_apply(first ? first : half, 0.01));
   if (first || extrap) CHECK_OK(fcl_fd_apply(half, 0.01));
+  /* a third half-step; folded, once the stretching whose stage values the first half shares is
+   * destroyed (they stay until the last of the two goes) */
+  if (first) fcl_fd_destroy(&half);
+  if (extrap) CHECK_OK(fcl_fd_apply(extrap, 0));
+  if (first || extrap) CHECK_OK(fcl_fd_apply(first ? first : half, 0.01));
   fcl_fd_destroy(&first);
   fcl_fd_destroy(&extrap);
   fcl_fd_destroy(&half);
