@@ -68,11 +68,11 @@ fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double
  * stages, the step's other operators and the second half (`stretching` itself): one pass over
  * memory less than an extrapolation kernel ahead of it (u and u_prev read, u_mid written in the
  * stage that reads w). It shares the stage values of `stretching`; either may be destroyed
- * first (the values go with the last of the two). Only
- * where the plane-tile kernels read periodic images (a GPU, FLOWCL_STRETCHING_KERNEL not
- * generated, one rank holding every axis, all periodic): elsewhere FCL_ERR_NOT_SUPPORTED, and
- * an extrapolation kernel (fcl_fd_kernel_create) ahead of `stretching` does the same. u, u_prev,
- * u_mid and w are four fields of one topology, precision and queue. */
+ * first (the values go with the last of the two). Only where the plane-tile kernels read
+ * periodic images (a GPU, FLOWCL_STRETCHING_KERNEL not generated, one rank holding every axis,
+ * all periodic): elsewhere FCL_ERR_NOT_SUPPORTED, and an extrapolation kernel
+ * (fcl_fd_kernel_create) ahead of `stretching` does the same. u, u_prev, u_mid and w are four
+ * fields of one topology, precision and queue. */
 fcl_status fcl_fd_stretching_extrapolated_create(fcl_field *u, fcl_field *u_prev,
                                                  fcl_fd *stretching, fcl_fd **out);
 
