@@ -83,24 +83,22 @@ fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *kernel, size_t narrays,
 bool fcl__fd_planes_wrap(const fcl_topology *t);
 /* The conservative stretching's stage out = alpha base + beta a + gamma dt F(a) (base NULL when
  * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as
- * plane-tile kernels (stretching_planes.c) over the interior grown by op->grow (reset once they
- * are built), bytes their bytes per launch, in launchers[0] (NULL if none) and launchers[1].
+ * plane-tile kernel (stretching_planes.c) over the interior grown by op->grow (reset once it is
+ * built), bytes its bytes per launch, in *out_launcher.
  * An extrapolating operator's (op->extrap): the stage over u = extrap[0] stretches with
  * 3/2 u - 1/2 extrap[1] and writes it to extrap[2] (arrays u, p, m), a stage over u = extrap[2]
  * names its velocity m.
- * Without wrap, one kernel (launchers[1]) reading the ghosts. With wrap (fcl__fd_planes_wrap,
- * op->grow 0), no ghost is read: the inner tiles, whose neighbours all lie in the interior, take
- * a kernel of constant offsets (launchers[0]; none on a grid too small to have inner tiles), the
- * tiles along the faces one that reads the neighbours past a face at their periodic images.
- * FCL_ERR_NOT_SUPPORTED, with no error set and op->grow kept for the generated kernel, where they
- * do not apply: fields of different padded shapes, a grid too small for the last tiles' halo
+ * Without wrap, the kernel reads the ghosts. With wrap (fcl__fd_planes_wrap, op->grow 0), no
+ * ghost is read: the work-items read the neighbours past a face at their periodic images.
+ * FCL_ERR_NOT_SUPPORTED, with no error set and op->grow kept for the generated kernel, where it
+ * does not apply: fields of different padded shapes, a grid too small for the last tiles' halo
  * loads to stay inside the arrays (without wrap), a device without work-groups of 256 or the
- * local memory of the tiles, a driver that cannot compile them (a warning), a compiled kernel
+ * local memory of the tiles, a driver that cannot compile it (a warning), a compiled kernel
  * that takes fewer work-items. */
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
                                 double beta, double gamma, bool wrap, double bytes,
-                                fcl_launcher *launchers[2]);
+                                fcl_launcher **out_launcher);
 /* Whether a GPU's streamed planes (32 planes of k per work-group, each array's planes carried in
  * registers) would carry some array of the kernel, an array read at several planes of k: tried
  * on a copy, mapped as the search's first GPU work-group shape (64 x 4). Only such a kernel is

@@ -177,15 +177,15 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
    * extrapolating, u_prev read and u_mid written */
   const double bytes = ((base ? 12.0 : 9.0) + (extrapolates ? 6.0 : 0.0)) *
                        (double)(ln[0] * ln[1] * ln[2]) * (double)fcl_dtype_size(fcl_field_dtype(u));
-  fcl_launcher *k[2] = {NULL, NULL};
+  fcl_launcher *k = NULL;
   if (m->planes) {
     char pk[48];
     snprintf(pk, sizeof pk, "%s_planes", kernel);
     const fcl_status st = fcl__fd_planes_stage(op, pk, u, a, base, out, letters, alpha, beta, gamma,
-                                               m->wrap, bytes, k);
+                                               m->wrap, bytes, &k);
     if (st != FCL_OK && st != FCL_ERR_NOT_SUPPORTED) return st;
   }
-  const bool wraps = k[1] && m->wrap;
+  const bool wraps = k && m->wrap;
   m->wrapped &= wraps;
   fcl_status st = FCL_OK;
   if (fill && !wraps) {
@@ -193,9 +193,8 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
     st = fcl_launcher_create_host_enqueue(fill, m->between, a, &host);
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
   }
-  if (st != FCL_OK || !k[1]) {
-    fcl_launcher_destroy(&k[0]);
-    fcl_launcher_destroy(&k[1]);
+  if (st != FCL_OK || !k) {
+    fcl_launcher_destroy(&k);
     if (st == FCL_OK && op->extrap[0]) /* the generated kernels do not extrapolate */
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                        "%s: the plane-tile kernels do not apply here (a GPU and one rank holding "
@@ -203,12 +202,7 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
                        kernel);
     return st != FCL_OK ? st : fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
   }
-  if (k[0]) st = fcl__fd_push_kernel(op, k[0], n, arrays);
-  if (st != FCL_OK) {
-    fcl_launcher_destroy(&k[1]);
-    return st;
-  }
-  return fcl__fd_push_kernel(op, k[1], n, arrays);
+  return fcl__fd_push_kernel(op, k, n, arrays);
 }
 
 /* Whether the stages take the plane-tile kernels: FLOWCL_STRETCHING_KERNEL = planes or

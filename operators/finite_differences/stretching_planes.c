@@ -14,13 +14,14 @@
  * probe, 512^3): loads waited on every plane, 2.48 ms for stage 1; a point per work-item with
  * no tiles, 2.29; 4 points of x per work-item in vectors, 3.11.
  *
- * On a rank holding the whole periodic box no ghost is read: the tiles whose neighbours all lie
- * in the interior (the planes 2 .. n - 3, the tiles off the x and y faces) take a kernel of
- * constant halo offsets, the rest (thin slabs of 2 planes at each end, the x and y edges) a
- * kernel whose work-items wrap their indices to the periodic images, its work-groups decoding
- * their tile from a list. One kernel wrapping every tile took 92-110 registers against 80, two
- * work-groups a core instead of three, and its stages 2.1 and 2.5 ms at 512^3: slower than the
- * ghost exchanges it saves; split, the step is 0.5 ms shorter than with the exchanges. */
+ * On a rank holding the whole periodic box no ghost is read: the work-items wrap their indices
+ * to the periodic images (each item's halo offset computed once, the z wrap a uniform add of a
+ * plane's loads). With the halo loads of the first items of each row and column, a kernel
+ * wrapping every tile took 92-110 registers against 80 and ran slower than the ghost exchanges
+ * it saved, so the tiles off the faces took a kernel of constant offsets and a ring of the rest
+ * (16 % of the points at 512^3) one that wrapped, at 0.57-0.67 of the copy bandwidth; with the
+ * halo values spread, one kernel wrapping every tile takes 77-80 registers, and at 512^3 (one
+ * H200, flowcl-tgv) the step is 24.54-24.59 ms against the split's 24.75-24.85. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,9 +72,6 @@ typedef struct {
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
   bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
   bool guard;       /* wrapped: the items past the points aim their (never made) stores at ghosts */
-  int inner[3];     /* wrapped: the inner kernel's tiles, 1 .. inner along x and y, its chunks */
-  int tiles[2];     /* ... all tiles along x and y */
-  int ring;         /* ... this kernel's work-groups: the rest (0: every tile is this kernel's) */
   int origin[3];
   size_t padded[3];
 } planes;
@@ -259,30 +257,11 @@ static void source(text *t, const planes *p) {
   for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "__global const %s *restrict p%d, ", r, c);
   for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "__global %s *restrict m%d, ", r, c);
   put(t, "const %s dt) {\n  __local %s T[2][%d][TS];\n", r, r, p->nslots);
-  put(t, "  const int lx = get_local_id(0), ly = get_local_id(1);\n  int gx, gy, k0, kn;\n");
-  if (p->ring) { /* which tile of the ring: the planes 0, 1 and n - 2, n - 1 of every tile
-                  * first, then each of the inner kernel's chunks of the tiles outside its rows,
-                  * then outside its columns */
-    const int *g = p->tiles, *m = p->inner, area = g[0] * g[1], band = area - m[0] * m[1];
-    const int nz = p->hi[2] + 1, rows = (g[1] - m[1]) * g[0];
-    put(t,
-        "  {\n    const int r = get_group_id(0);\n"
-        "    if (r < %d) {\n      const int s = r / %d, q = r - s * %d;\n"
-        "      k0 = s ? %d : 0; kn = 2; gy = q / %d; gx = q - gy * %d;\n"
-        "    } else {\n      const int c = (r - %d) / %d, q = r - %d - c * %d;\n"
-        "      k0 = 2 + c * %d; kn = min(%d, %d - k0);\n"
-        "      if (q < %d) {\n        const int py = q / %d;\n"
-        "        gy = py ? %d + py : 0; gx = q - py * %d;\n"
-        "      } else {\n        const int py = (q - %d) / %d, px = q - %d - py * %d;\n"
-        "        gy = 1 + py; gx = px ? %d + px : 0;\n      }\n    }\n  }\n",
-        2 * area, area, area, nz - 2, g[0], g[0], 2 * area, band, 2 * area, band, KC, KC, nz - 2,
-        rows, g[0], m[1], g[0], rows, g[0] - m[0], rows, g[0] - m[0], m[0]);
-  } else {
-    put(t,
-        "  gx = get_group_id(0); gy = get_group_id(1);\n"
-        "  k0 = %d + (int)get_group_id(2) * %d; kn = min(%d, %d - k0);\n",
-        p->lo[2], KC, KC, p->hi[2] + 1);
-  }
+  put(t,
+      "  const int lx = get_local_id(0), ly = get_local_id(1);\n"
+      "  const int gx = get_group_id(0), gy = get_group_id(1);\n"
+      "  const int k0 = %d + (int)get_group_id(2) * %d, kn = min(%d, %d - k0);\n",
+      p->lo[2], KC, KC, p->hi[2] + 1);
   put(t,
       "  const int i = %d + gx * %d + lx, j = %d + gy * %d + ly;\n"
       "  const bool live = i <= %d && j <= %d;\n"
@@ -383,13 +362,6 @@ bool fcl__fd_planes_wrap(const fcl_topology *t) {
   return true;
 }
 
-/* The inner tiles along an axis of n points in tiles of w: 1 .. m, the last whose tile and halo
- * of 2 stay inside the interior, (m + 1) w + 2 <= n (0: none). */
-static int inner_tiles(int64_t n, int w) {
-  const int64_t m = (n - 2) / w - 1;
-  return m > 0 ? (int)m : 0;
-}
-
 /* The launcher of kernel name of prog over p's points, bytes a launch. */
 static fcl_status launcher(fcl_program *prog, const planes *p, const char *name, cl_device_id dev,
                            cl_command_queue q, double bytes, fcl_launcher **out) {
@@ -418,9 +390,9 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
   fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};
   const int64_t extent[3] = {p->hi[0] - p->lo[0] + 1, p->hi[1] - p->lo[1] + 1,
                              p->hi[2] - p->lo[2] + 1};
-  cfg.global[0] = p->ring ? (size_t)p->ring * WX : (size_t)((extent[0] + WX - 1) / WX * WX);
-  cfg.global[1] = p->ring ? WY : (size_t)((extent[1] + WY - 1) / WY * WY);
-  cfg.global[2] = p->ring ? 1 : (size_t)((extent[2] + KC - 1) / KC);
+  cfg.global[0] = (size_t)((extent[0] + WX - 1) / WX * WX);
+  cfg.global[1] = (size_t)((extent[1] + WY - 1) / WY * WY);
+  cfg.global[2] = (size_t)((extent[2] + KC - 1) / KC);
   cfg.bytes_per_launch = (size_t)bytes;
   return fcl_launcher_create_kernel(prog, name, name, 0, NULL, np, params, &cfg, out);
 }
@@ -428,8 +400,8 @@ static fcl_status launcher(fcl_program *prog, const planes *p, const char *name,
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
                                 double beta, double gamma, bool wrap, double bytes,
-                                fcl_launcher *launchers[2]) {
-  launchers[0] = launchers[1] = NULL;
+                                fcl_launcher **out_launcher) {
+  *out_launcher = NULL;
   cl_command_queue q = fcl_field_queue(u);
   cl_device_id dev;
   fcl_device_info info;
@@ -467,34 +439,8 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
   }
   const fcl_field *fields[6] = {u, a, base, out, op->extrap[1], op->extrap[2]};
   if (!fits(&p, fields, 6, &info, f64 ? 8 : 4)) return FCL_ERR_NOT_SUPPORTED;
-  /* wrapped: the inner tiles, whose loads never leave the interior, take the plain kernel (its
-   * halo offsets constants: the registers of three work-groups a core on an H200), the rest the
-   * wrapping one */
-  planes inner = p;
-  char inner_name[64];
-  const int64_t step[3] = {WX, WY, KC};
-  for (int ax = 0; ax < 2 && wrap; ++ax) {
-    p.inner[ax] = inner_tiles(n[ax], (int)step[ax]);
-    inner.lo[ax] = (int)step[ax];
-    inner.hi[ax] = (p.inner[ax] + 1) * (int)step[ax] - 1;
-  }
-  /* along z the inner kernel takes the planes 2 .. n - 3 in chunks from plane 2 */
-  p.inner[2] = n[2] >= 5 ? (int)((n[2] - 4 + KC - 1) / KC) : 0;
-  inner.lo[2] = 2;
-  inner.hi[2] = (int)n[2] - 3;
-  const bool has_inner = wrap && p.inner[0] && p.inner[1] && p.inner[2];
-  if (has_inner) {
-    for (int ax = 0; ax < 2; ++ax) p.tiles[ax] = (int)((n[ax] + step[ax] - 1) / step[ax]);
-    p.ring = 2 * p.tiles[0] * p.tiles[1] +
-             p.inner[2] * (p.tiles[0] * p.tiles[1] - p.inner[0] * p.inner[1]);
-  }
-  snprintf(inner_name, sizeof inner_name, "%s_inner", kernel);
-  inner.kernel = inner_name;
-  inner.wrap = false;
-  inner.ring = 0;
   text t = {malloc(TEXT), 0, false};
   if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "stretching plane-tile kernel text");
-  if (has_inner) source(&t, &inner);
   source(&t, &p);
   if (t.overflow) {
     free(t.s);
@@ -510,22 +456,9 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
     fcl_program_release(&prog);
     return FCL_ERR_NOT_SUPPORTED;
   }
-  /* bytes by the points each covers */
-  double share = 0;
-  if (has_inner) {
-    share = 1;
-    for (int ax = 0; ax < 3; ++ax)
-      share *= (double)(inner.hi[ax] - inner.lo[ax] + 1) / (double)(p.hi[ax] - p.lo[ax] + 1);
-  }
-  if (st == FCL_OK && has_inner)
-    st = launcher(prog, &inner, inner_name, dev, q, bytes * share, &launchers[0]);
-  if (st == FCL_OK) st = launcher(prog, &p, kernel, dev, q, bytes * (1 - share), &launchers[1]);
+  if (st == FCL_OK) st = launcher(prog, &p, kernel, dev, q, bytes, out_launcher);
   fcl_program_release(&prog);
-  if (st != FCL_OK) {
-    fcl_launcher_destroy(&launchers[0]);
-    fcl_launcher_destroy(&launchers[1]);
-    return st;
-  }
+  FCL_TRY(st);
   memset(op->grow, 0, sizeof op->grow);
   return FCL_OK;
 }

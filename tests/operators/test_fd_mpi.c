@@ -566,9 +566,9 @@ static fcl_topology *box3(const int64_t n[3], int ghosts) {
  * planes, an odd count that skips the loop's second plane. A neighbour, a halo or a plane off by
  * one changes the result by far more than the tolerances (the rough fields). Every ghost starts
  * NaN: on one rank the plane-tile kernels read periodic images (the last tiles' items past the
- * points wrap to the first columns and rows), never a ghost; 70 x 21 x 67 gives the kernel of
- * constant offsets one tile of x and y over the planes 2 .. 64 (two chunks) and the wrapping
- * kernel the rest, its work-groups decoded from a list (thin slabs of planes 0, 1 and 65, 66). */
+ * points wrap to the first columns and rows), never a ghost; 70 x 21 x 67 takes three tiles of
+ * x (the last overhanging), three of y and three chunks of planes, the first and last of which
+ * wrap along z. */
 static void check_planes(env *e) {
   static const struct {
     fcl_dtype dtype;
@@ -696,8 +696,8 @@ static void strang_halves(env *e, fcl_topology *t, fcl_dtype dtype, int rk, doub
 }
 
 /* The extrapolating first half against an extrapolation kernel ahead of the stretching, on one
- * rank (RK2 double on 37 x 19 x 35; RK3 float with diffusion on 66 x 18 x 8, the least grid
- * with inner tiles: the inner and the wrapping kernels), to the tolerances of check_planes;
+ * rank (RK2 double on 37 x 19 x 35; RK3 float with diffusion on 66 x 18 x 8: three tiles of x,
+ * one chunk of planes wrapping at both ends), to the tolerances of check_planes;
  * where it cannot apply, the refusal. */
 static void check_extrapolated(env *e) {
   static const struct {
