@@ -362,9 +362,10 @@ bool fcl__fd_planes_wrap(const fcl_topology *t) {
   return true;
 }
 
-/* The launcher of kernel name of prog over p's points, bytes a launch. */
-static fcl_status launcher(fcl_program *prog, const planes *p, const char *name, cl_device_id dev,
-                           cl_command_queue q, double bytes, fcl_launcher **out) {
+/* The launcher of p's kernel in prog over p's points, bytes a launch. */
+static fcl_status launcher(fcl_program *prog, const planes *p, cl_device_id dev, cl_command_queue q,
+                           double bytes, fcl_launcher **out) {
+  const char *name = p->kernel;
   fcl_kernel *k = NULL;
   fcl_kernel_work_group_info wi;
   fcl_status st = fcl_kernel_create(prog, name, &k);
@@ -456,7 +457,7 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
     fcl_program_release(&prog);
     return FCL_ERR_NOT_SUPPORTED;
   }
-  if (st == FCL_OK) st = launcher(prog, &p, kernel, dev, q, bytes, out_launcher);
+  if (st == FCL_OK) st = launcher(prog, &p, dev, q, bytes, out_launcher);
   fcl_program_release(&prog);
   FCL_TRY(st);
   memset(op->grow, 0, sizeof op->grow);
