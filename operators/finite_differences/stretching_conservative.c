@@ -191,7 +191,10 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
   if (fill && !wraps) {
     fcl_launcher *host = NULL;
     st = fcl_launcher_create_host_enqueue(fill, m->between, a, &host);
-    if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+    if (st == FCL_OK) {
+      st = fcl_launcher_list_push(op->list, host);
+      if (st != FCL_OK) fcl_launcher_destroy(&host); /* not taken */
+    }
   }
   if (st != FCL_OK || !k) {
     fcl_launcher_destroy(&k);

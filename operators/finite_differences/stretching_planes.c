@@ -10,9 +10,11 @@
  * the work-items, at most one each. One H200, 512^3 float, in flowcl-tgv
  * (FLOWCL_TUNE=estimate): the RK2 stages 1.78 and 2.08 ms against the generated kernels' 1.83
  * and 2.32 (0.65 and 0.74 of the copy bandwidth against 0.62 and 0.66) when the first two items
- * of each row and column loaded the halos; spread, 1.48 and 1.72 ms. Tried on the way (a
- * probe, 512^3): loads waited on every plane, 2.48 ms for stage 1; a point per work-item with
- * no tiles, 2.29; 4 points of x per work-item in vectors, 3.11.
+ * of each row and column loaded the halos; spread, 1.48 and 1.72 ms for the tiles off the faces,
+ * and one kernel wrapping every tile (below) 1.67 and 1.99 ms for a whole stage (0.69 and 0.77 of
+ * copy, default options). Tried on the way (a probe, 512^3): loads waited on every plane, 2.48
+ * ms for stage 1; a point per work-item with no tiles, 2.29; 4 points of x per work-item in
+ * vectors, 3.11.
  *
  * On a rank holding the whole periodic box no ghost is read: the work-items wrap their indices
  * to the periodic images (each item's halo offset computed once, the z wrap a uniform add of a

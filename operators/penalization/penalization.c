@@ -166,7 +166,10 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
   }
   fcl_launcher *host = NULL;
   if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(change)", exchange, d, &host);
-  if (st == FCL_OK) st = fcl_launcher_list_push(op->list, host);
+  if (st == FCL_OK) {
+    st = fcl_launcher_list_push(op->list, host);
+    if (st != FCL_OK) fcl_launcher_destroy(&host); /* not taken */
+  }
   if (st == FCL_OK) {
     fcl__fd_array carrays[6];
     for (int c = 0; c < ncomp; ++c) carrays[c] = (fcl__fd_array){d_names[c], d, c};
