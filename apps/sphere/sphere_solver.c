@@ -488,6 +488,7 @@ static fcl_status benchmark(sphere *s) {
     MPI_Allreduce(MPI_IN_PLACE, &w, 1, MPI_DOUBLE, MPI_MAX, fcl_topology_comm(s->topo));
     if (k >= 0) wall[k] = w;
   }
+  if (st == FCL_OK) st = fcl_problem_settle(s->problem); /* checks the steps deferred */
   if (st == FCL_OK) {
     qsort(wall, (size_t)steps, sizeof *wall, by_value);
     const fcl_domain *d = fcl_topology_domain(s->topo);

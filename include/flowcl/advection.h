@@ -80,11 +80,14 @@ typedef enum {
   /** A reduction of every velocity component before the step: one host wait and one
    * MPI_Allreduce per step. */
   FCL_CFL_CHECK_NOW,
-  /** Without waiting: each step polls the reduction started at an earlier step, and when the
-   * device has finished it on every rank (a small MPI_Allreduce of flags decides, so ranks
-   * agree), checks that step's dt and velocity and starts the next one. A violation is
-   * reported some steps late, naming the step; the steps in between are not checked (the
-   * kernels clamp every displacement, so nothing is read out of bounds). */
+  /** Without waiting for the step's own reduction: each step starts a reduction of the velocity
+   * it starts from, and checks the one started cfl_lag steps earlier (the host waits for it,
+   * which also bounds how far the host runs ahead of the device to cfl_lag steps). A violation
+   * is therefore reported at most cfl_lag steps late, naming the step that broke the bound;
+   * the steps in between have run (the kernels clamp every displacement, so nothing is read out
+   * of bounds, but their values are wrong). fcl_advection_settle checks every step still
+   * pending: the problem layer calls it before a diagnostics, output or checkpoint callback
+   * and before fcl_simulation_run returns, so no violation goes unreported. */
   FCL_CFL_CHECK_DEFERRED,
   /** None: velocity_bound, the user's statement that max|u_d| <= velocity_bound on every axis,
    * is checked against instead. A bound below the true maximum voids the check. */
@@ -124,7 +127,13 @@ typedef struct {
    * particles, and shorter segments read more halo. */
   int64_t max_segment;
   fcl_adv_strided strided; /**< default FCL_ADV_STRIDED_AUTO */
+  /** FCL_CFL_CHECK_DEFERRED: how many steps late a violation is reported at most, from 1 to
+   * FCL_CFL_MAX_LAG (0: 2); ignored by the other checks. */
+  int cfl_lag;
 } fcl_advection_options;
+
+/** Largest fcl_advection_options.cfl_lag. */
+#define FCL_CFL_MAX_LAG 8
 
 /** Defaults: Lambda_{4,2}, RK2, linear interpolation, Strang splitting, max_cfl 1. */
 fcl_advection_options fcl_advection_default_options(void);
@@ -147,8 +156,16 @@ int fcl_advection_ghosts_needed(const fcl_advection_options *options);
 
 /** One split step over dt (the splitting of the options), after the CFL check the options
  * choose (cfl_check). Enqueued on the fields' queue; with FCL_CFL_CHECK_NOW it waits for the
- * velocity's reduction (one host wait), otherwise nothing blocks on the device. Collective. */
+ * velocity's reduction (one host wait); with FCL_CFL_CHECK_DEFERRED it waits only for the
+ * reduction of the step cfl_lag steps earlier (no wait while the device keeps up). Errors name
+ * the step: fcl_step_info.step in a problem, otherwise the count of earlier step calls on adv
+ * (0 for the first). Collective. */
 fcl_status fcl_advection_step(fcl_advection *adv, double dt);
+/** FCL_CFL_CHECK_DEFERRED: wait for the reductions of the steps not yet checked and check them,
+ * oldest first; the first violation is the error (it names its step), and every pending check
+ * is consumed either way. Nothing pending (or another cfl_check): FCL_OK at once. A check still
+ * pending when adv is destroyed is lost: settle after the last step. Collective. */
+fcl_status fcl_advection_settle(fcl_advection *adv);
 /** The same with the velocity bound known by the caller (umax[d] >= max|u_d|, e.g. from the
  * adaptive time step's reductions): no reduction, nothing blocks. A bound below the true
  * maximum voids the check (the kernels still clamp). */
@@ -165,7 +182,8 @@ double fcl_advection_step_bytes(const fcl_advection *adv);
 
 /** The operator's description for a problem (flowcl/problem.h): reads the velocity, reads and
  * writes the advected fields; each step is fcl_advection_step_bounded with the time loop's
- * measured velocity bound when it has one, else fcl_advection_step. The exchanges between
+ * measured velocity bound when it has one, else fcl_advection_step; its settle callback is
+ * fcl_advection_settle. The exchanges between
  * directional substeps stay inside the operator (they are part of the splitting). adv must
  * outlive the problem. */
 fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out);

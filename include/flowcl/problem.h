@@ -67,6 +67,10 @@ typedef struct {
   fcl_launcher *(*launcher)(void *data, int index);
   /** Largest stable dt (a diffusion bound); NULL: unbounded. */
   double (*max_dt)(void *data);
+  /** Complete the checks apply left pending (a deferred CFL check) and report what they found;
+   * called by fcl_problem_settle, so before every callback of fcl_simulation_run and before it
+   * returns. NULL: apply leaves nothing pending. Collective. */
+  fcl_status (*settle)(void *data);
   /** Frees data when the problem is destroyed; NULL: the caller keeps it. */
   void (*destroy)(void *data);
   /** The share of each step's dt the operator advances (0: all of it): an operator listed twice
@@ -112,6 +116,11 @@ fcl_status fcl_problem_set_timing(fcl_problem *problem, bool synchronize);
  * current from its operators' uses alone: a field changed between steps by other means needs its
  * ghosts refreshed by the caller (fcl_field_ghosts_update) before the next step. Collective. */
 fcl_status fcl_problem_step(fcl_problem *problem, const fcl_step_info *info);
+/** Complete every check the operators left pending (their settle callbacks, in order), so that
+ * what they found is reported now: a step stepped by hand should be settled before its results
+ * are read or saved. The first failure is returned, naming the operator and the step checked;
+ * the other operators are settled all the same. Collective. */
+fcl_status fcl_problem_settle(fcl_problem *problem);
 /** The resolved graph, one node per line ("3. ghosts(u) width 2 [inserted: read by
  * 'stretching'; begun before node 2]"), malloc'd. After setup. */
 fcl_status fcl_problem_describe(const fcl_problem *problem, char **text);
@@ -210,8 +219,11 @@ typedef struct {
 } fcl_simulation_options;
 
 /** Run the problem (after setup) from t_start to t_end. Each step: measure (adaptive policies),
- * dt from the policy, the step, then the callbacks due. The final state goes to final (may be
- * NULL). The queue is finished before returning. Collective. */
+ * dt from the policy, the step, then the callbacks due, each after fcl_problem_settle (a check
+ * the operators deferred fires before a diagnostics, output or checkpoint callback sees the
+ * fields). The final state goes to final (may be NULL). Before returning, the problem is
+ * settled and each of the fields' queues finished once; a failure stops the run with the
+ * status and a message naming the step (fcl_step_info.step, counted from 0). Collective. */
 fcl_status fcl_simulation_run(fcl_problem *problem, const fcl_simulation_options *options,
                               fcl_sim_state *final);
 

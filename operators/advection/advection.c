@@ -47,7 +47,8 @@ fcl_advection_options fcl_advection_default_options(void) {
                                  .rk_order = 2,
                                  .interp = FCL_INTERP_LINEAR,
                                  .splitting = FCL_SPLIT_STRANG,
-                                 .max_cfl = 1.0};
+                                 .max_cfl = 1.0,
+                                 .cfl_lag = 2};
 }
 
 fcl__adv_reach fcl__adv_reach_of(const fcl_advection_options *o) {
@@ -65,6 +66,7 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
   *out = in ? *in : fcl_advection_default_options();
   if (!out->rk_order) out->rk_order = 2;
   if (out->max_cfl == 0) out->max_cfl = 1.0;
+  if (!out->cfl_lag) out->cfl_lag = 2;
   if (!fcl_remesh_formula_name(out->formula))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "advection options: formula %d is not a "
@@ -95,6 +97,9 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
   if (out->strided != FCL_ADV_STRIDED_AUTO && out->strided != FCL_ADV_STRIDED_TILES &&
       out->strided != FCL_ADV_STRIDED_WALK)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: strided %d", (int)out->strided);
+  if (out->cfl_lag < 1 || out->cfl_lag > FCL_CFL_MAX_LAG)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: cfl_lag %d (1 .. %d, 0: 2)",
+                     out->cfl_lag, FCL_CFL_MAX_LAG);
   if (!(out->max_cfl > 0 && out->max_cfl <= 16))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "advection options: max_cfl %g (in (0, 16])",
                      out->max_cfl);
@@ -319,7 +324,7 @@ void fcl_advection_destroy(fcl_advection **adv) {
     for (int c = 0; c < FCL__ADV_MAX_COMPS; ++c)
       if ((*adv)->halo[a][c]) clReleaseMemObject((*adv)->halo[a][c]);
   }
-  fcl_reduction_destroy(&(*adv)->umax);
+  for (int k = 0; k < FCL_CFL_MAX_LAG; ++k) fcl_reduction_destroy(&(*adv)->pending[k].umax);
   free((*adv)->fields);
   free(*adv);
   *adv = NULL;
@@ -353,46 +358,73 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
 
 static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current, int64_t index);
 
-/* dt max|u_d| / dx_d <= max_cfl on every axis, or an error; when names the step checked. */
-static fcl_status check_cfl(const fcl_advection *adv, double dt, const double *umax,
+/* dt max|u_d| / dx_d <= max_cfl on every axis, or an error naming the step (index) and, for a
+ * deferred check, when it ran (when: "" before the step). */
+static fcl_status check_cfl(const fcl_advection *adv, double dt, const double *umax, int64_t index,
                             const char *when) {
   for (int a = 0; a < adv->dim; ++a) {
     if (!(umax[a] >= 0 && isfinite(umax[a])))
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "advection%s: max|u_%c| = %g (must be finite "
-                       "and >= 0)",
-                       when, "xyz"[a], umax[a]);
+                       "advection, step %lld%s: max|u_%c| = %g (must be finite and >= 0)",
+                       (long long)index, when, "xyz"[a], umax[a]);
     const double cfl = dt * umax[a] / adv->dx[a];
     /* the bound is met when it holds up to the rounding of the velocity's precision */
     const double eps = fcl_field_dtype(adv->velocity) == FCL_FLOAT64 ? 1e-15 : 1e-6;
     if (!(cfl <= adv->opt.max_cfl * (1 + 4 * eps)))
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "advection%s: dt * max|u_%c| / dx = %g * %g / "
-                       "%g = %g exceeds max_cfl = %g the kernels were built for (lower dt or "
-                       "raise max_cfl)",
-                       when, "xyz"[a], dt, umax[a], adv -> dx[a], cfl, adv -> opt.max_cfl);
+                       "advection, step %lld%s: dt * max|u_%c| / dx = %g * %g / %g = %g exceeds "
+                       "max_cfl = %g the kernels were built for (lower dt or raise max_cfl)",
+                       (long long)index, when, "xyz"[a], dt, umax[a], adv -> dx[a], cfl,
+                       adv -> opt.max_cfl);
   }
   return FCL_OK;
 }
 
-/* FCL_CFL_CHECK_DEFERRED: check the reduction in flight if every rank's device has finished it,
- * then start the next one for this step. */
-static fcl_status deferred_check(fcl_advection *adv, double dt) {
-  if (fcl_reduction_in_flight(adv->umax)) {
-    int ready = fcl_reduction_done(adv->umax), all = 0;
-    if (MPI_Allreduce(&ready, &all, 1, MPI_INT, MPI_MIN,
-                      fcl_topology_comm(fcl_field_topology(adv->velocity))) != MPI_SUCCESS)
-      return FCL_ERROR(FCL_ERR_MPI, "advection: deferred CFL check: MPI_Allreduce");
-    if (!all) return FCL_OK;
-    double umax[3] = {0, 0, 0};
-    FCL_TRY(fcl_reduction_finish(adv->umax, umax));
-    char when[64];
-    snprintf(when, sizeof when, " (deferred check of its step %lld)", (long long)adv->umax_call);
-    FCL_TRY(check_cfl(adv, adv->umax_dt, umax, when));
+/* FCL_CFL_CHECK_DEFERRED: finish and check the reduction of ring slot k, if one is in flight;
+ * index: the step now being taken, or -1 when settling after the last one. */
+static fcl_status check_pending(fcl_advection *adv, int k, int64_t index) {
+  fcl__adv_pending *p = &adv->pending[k];
+  if (!fcl_reduction_in_flight(p->umax)) return FCL_OK;
+  double umax[3] = {0, 0, 0};
+  FCL_TRY(fcl_reduction_finish(p->umax, umax));
+  char when[96];
+  if (index >= 0)
+    snprintf(when, sizeof when, " (deferred check, at step %lld)", (long long)index);
+  else
+    snprintf(when, sizeof when, " (deferred check, settled after step %lld)", (long long)adv->last);
+  return check_cfl(adv, p->dt, umax, p->step, when);
+}
+
+/* FCL_CFL_CHECK_DEFERRED: the step cfl_lag steps back is checked (its slot of the ring), then
+ * the slot measures the velocity this step starts from. Every rank takes the same steps, so
+ * they finish the same reductions (each an MPI_Allreduce) in the same order. */
+static fcl_status deferred_check(fcl_advection *adv, double dt, int64_t index) {
+  const int k = (int)(adv->deferred % adv->opt.cfl_lag);
+  if (!adv->pending[k].umax)
+    FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->pending[k].umax));
+  FCL_TRY(check_pending(adv, k, index));
+  adv->pending[k].dt = dt;
+  adv->pending[k].step = index;
+  FCL_TRY(fcl_reduction_start(adv->pending[k].umax));
+  ++adv->deferred;
+  adv->last = index;
+  return FCL_OK;
+}
+
+fcl_status fcl_advection_settle(fcl_advection *adv) {
+  FCL_CHECK_NULL(adv, 1);
+  if (adv->opt.cfl_check != FCL_CFL_CHECK_DEFERRED) return FCL_OK;
+  fcl_status first = FCL_OK;
+  char why[1024] = "";
+  const int lag = adv->opt.cfl_lag;
+  for (int64_t j = 0; j < lag; ++j) { /* oldest first: the slot after the last one filled */
+    const fcl_status st = check_pending(adv, (int)((adv->deferred + j) % lag), -1);
+    if (st != FCL_OK && first == FCL_OK) {
+      first = st;
+      snprintf(why, sizeof why, "%s", fcl_last_error());
+    }
   }
-  adv->umax_dt = dt;
-  adv->umax_call = adv->calls + 1; /* this step, counted from 1 */
-  return fcl_reduction_start(adv->umax);
+  return first == FCL_OK ? FCL_OK : FCL_ERROR(first, "%s", why);
 }
 
 /* A step, the CFL checked with umax (NULL: as the options say); velocity_current: its ghosts
@@ -403,7 +435,7 @@ static fcl_status step(fcl_advection *adv, double dt, const double *bound, bool 
   if (!(isfinite(dt) && dt >= 0))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
   if (bound) {
-    FCL_TRY(check_cfl(adv, dt, bound, ""));
+    FCL_TRY(check_cfl(adv, dt, bound, index, ""));
     return advance(adv, dt, velocity_current, index);
   }
   double umax[3] = {0, 0, 0};
@@ -411,14 +443,16 @@ static fcl_status step(fcl_advection *adv, double dt, const double *bound, bool 
     for (int a = 0; a < adv->dim; ++a) umax[a] = adv->opt.velocity_bound;
     return step(adv, dt, umax, velocity_current, index);
   }
-  if (!adv->umax) FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, &adv->umax));
   if (adv->opt.cfl_check == FCL_CFL_CHECK_DEFERRED) {
-    FCL_TRY(deferred_check(adv, dt));
+    FCL_TRY(deferred_check(adv, dt, index));
     return advance(adv, dt, velocity_current, index);
   }
-  FCL_TRY(fcl_reduction_start(adv->umax));
-  FCL_TRY(fcl_reduction_finish(adv->umax, umax));
-  return step(adv, dt, umax, velocity_current, index);
+  fcl_reduction **now = &adv->pending[0].umax;
+  if (!*now) FCL_TRY(fcl_reduction_create(adv->velocity, FCL_REDUCE_NORM_LINF, now));
+  FCL_TRY(fcl_reduction_start(*now));
+  FCL_TRY(fcl_reduction_finish(*now, umax));
+  FCL_TRY(check_cfl(adv, dt, umax, index, ""));
+  return advance(adv, dt, velocity_current, index);
 }
 
 fcl_status fcl_advection_step(fcl_advection *adv, double dt) {
@@ -473,6 +507,8 @@ static fcl_status operator_apply(void *data, const fcl_step_info *info) {
   return step(adv, info->dt, info->umax, adv->problem_refreshes, info->step);
 }
 
+static fcl_status operator_settle(void *data) { return fcl_advection_settle(data); }
+
 static fcl_launcher *operator_launcher(void *data, int index) {
   const fcl_advection *adv = data;
   return index < adv->dim ? adv->dir[index] : NULL;
@@ -490,6 +526,7 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
                         .data = adv,
                         .apply = operator_apply,
                         .launcher = operator_launcher,
+                        .settle = operator_settle,
                         .nuses = 1 + adv->nfields};
   /* where an axis does not wrap, the velocity's ghosts are read: a use of 1 layer makes the
    * problem refresh them when stale (an update fills every layer; the reach along the split axes

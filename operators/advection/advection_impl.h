@@ -70,6 +70,13 @@ fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *co
  * need be. */
 bool fcl__adv_fits(const fcl__adv_kernel_spec *spec, int tile, bool shared, size_t local);
 
+/* A step whose velocity bound is being reduced (FCL_CFL_CHECK_DEFERRED) or reduced now. */
+typedef struct {
+  fcl_reduction *umax; /* max|u_d| of the velocity the step started from */
+  double dt;           /* the step's dt and index */
+  int64_t step;
+} fcl__adv_pending;
+
 struct fcl_advection {
   fcl_field *velocity;
   int nfields;
@@ -82,11 +89,13 @@ struct fcl_advection {
   double dx[3];
   fcl_launcher *dir[3]; /* per axis: list of the kernels (chunks of components) */
   fcl_param_set *params[3];
-  double bytes[3];     /* per substep along the axis */
-  fcl_reduction *umax; /* max|u_d| for the CFL check (made on first use) */
-  int64_t calls;       /* split steps taken */
-  double umax_dt;      /* deferred check: the dt and call of the step it measured */
-  int64_t umax_call;
+  double bytes[3]; /* per substep along the axis */
+  /* max|u_d| for the CFL check, made on first use: FCL_CFL_CHECK_NOW uses slot 0,
+   * FCL_CFL_CHECK_DEFERRED a ring of cfl_lag slots, one per step not yet checked */
+  fcl__adv_pending pending[FCL_CFL_MAX_LAG];
+  int64_t deferred;       /* deferred checks started: the next step's slot is deferred % cfl_lag */
+  int64_t last;           /* the index of the last step a deferred check started for */
+  int64_t calls;          /* split steps taken */
   bool problem_refreshes; /* as a problem's operator: the problem keeps the velocity's ghosts */
   cl_mem halo[3][FCL__ADV_MAX_COMPS]; /* per axis cut in segments: the halos of component c */
 };

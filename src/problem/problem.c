@@ -406,6 +406,27 @@ MPI_Comm fcl__problem_comm(const fcl_problem *p) {
 }
 
 fcl_status fcl__problem_finish(const fcl_problem *p) {
-  for (int i = 0; i < p->nfields; ++i) FCL_TRY(fcl_queue_finish(fcl_field_queue(p->fields[i])));
+  for (int i = 0; i < p->nfields; ++i) {
+    cl_command_queue q = fcl_field_queue(p->fields[i]);
+    bool seen = false; /* fields usually share one queue: each is finished once */
+    for (int j = 0; j < i && !seen; ++j) seen = fcl_field_queue(p->fields[j]) == q;
+    if (!seen) FCL_TRY(fcl_queue_finish(q));
+  }
   return FCL_OK;
+}
+
+fcl_status fcl_problem_settle(fcl_problem *p) {
+  FCL_CHECK_NULL(p, 1);
+  fcl_status first = FCL_OK;
+  char why[1024] = "";
+  for (int i = 0; i < p->nops; ++i) {
+    const fcl_operator *d = &p->ops[i].desc;
+    const fcl_status st = d->settle ? d->settle(d->data) : FCL_OK;
+    if (st != FCL_OK && first == FCL_OK) {
+      first = st;
+      snprintf(why, sizeof why, "problem '%s': operator '%s': %s", p->name, p->ops[i].name,
+               fcl_last_error());
+    }
+  }
+  return first == FCL_OK ? FCL_OK : FCL_ERROR(first, "%s", why);
 }

@@ -47,7 +47,7 @@ struct fcl_problem {
 MPI_Comm fcl__problem_comm(const fcl_problem *problem);
 /* Device time (ns) and bytes of an operator's launchers so far. */
 fcl_status fcl__operator_device_stats(const fcl_operator *d, double *ns, double *bytes);
-/* Wait for every field's queue. */
+/* Wait for every field's queue, once per queue. */
 fcl_status fcl__problem_finish(const fcl_problem *problem);
 
 #endif

@@ -77,11 +77,15 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
     s.t = fabs(s.t + dt - target) <= eps ? target : s.t + dt;
     ++s.step;
     ++taken;
-    if (o->diagnostics_every && taken % o->diagnostics_every == 0) st = o->diagnostics(o->user, &s);
-    if (st == FCL_OK && o->output_every_t > 0 && s.t == target && target <= o->t_end)
-      if (fabs(remainder(s.t, o->output_every_t)) <= eps) st = o->output(o->user, &s);
-    if (st == FCL_OK && o->checkpoint_every && taken % o->checkpoint_every == 0)
-      st = o->checkpoint(o->user, &s);
+    const bool diagnose = o->diagnostics_every && taken % o->diagnostics_every == 0;
+    const bool output = o->output_every_t > 0 && s.t == target && target <= o->t_end &&
+                        fabs(remainder(s.t, o->output_every_t)) <= eps;
+    const bool checkpoint = o->checkpoint_every && taken % o->checkpoint_every == 0;
+    /* the callbacks see the fields only once every deferred check of them has passed */
+    if (diagnose || output || checkpoint) st = fcl_problem_settle(p);
+    if (st == FCL_OK && diagnose) st = o->diagnostics(o->user, &s);
+    if (st == FCL_OK && output) st = o->output(o->user, &s);
+    if (st == FCL_OK && checkpoint) st = o->checkpoint(o->user, &s);
     const double now = MPI_Wtime();
     if (progress && (now - last_print >= every || s.t >= o->t_end - eps)) {
       const double rate = taken / fmax(now - wall0, 1e-9);
@@ -96,6 +100,7 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
       last_print = now;
     }
   }
+  if (st == FCL_OK) st = fcl_problem_settle(p);
   if (st == FCL_OK) st = fcl__problem_finish(p);
   if (final) *final = s;
   return st;

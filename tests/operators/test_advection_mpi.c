@@ -741,7 +741,8 @@ static void check_errors(env *e) {
 }
 
 /* The CFL check's modes: one host wait per step (it was one per velocity component), none with
- * a stated bound, none when deferred, which reports a bad step at a later one. */
+ * a stated bound, none when deferred while the device keeps up, which reports a bad step
+ * cfl_lag steps later (tests/operators/test_cfl_checks_mpi.c checks when, in detail). */
 static void check_cfl_modes(env *e) {
   const int64_t n[3] = {16, 16, 16};
   fcl_advection_options o = fcl_advection_default_options();
@@ -770,9 +771,11 @@ static void check_cfl_modes(env *e) {
     if (modes[m] != FCL_CFL_CHECK_DEFERRED) {
       CHECK_STATUS(fcl_advection_step(adv, 0.5), FCL_ERR_INVALID_ARGUMENT, "exceeds max_cfl");
     } else {
-      CHECK_OK(fcl_advection_step(adv, 0.5)); /* checks step 1; step 2 is checked later */
+      CHECK_OK(fcl_advection_step(adv, 0.5)); /* step 1, checked cfl_lag = 2 steps later */
       CHECK_OK(fcl_queue_finish(queue));
-      CHECK_STATUS(fcl_advection_step(adv, 0.1), FCL_ERR_INVALID_ARGUMENT, "its step 2");
+      CHECK_OK(fcl_advection_step(adv, 0.1)); /* checks step 0 */
+      CHECK_STATUS(fcl_advection_step(adv, 0.1), FCL_ERR_INVALID_ARGUMENT,
+                   "advection, step 1 (deferred check, at step 3)");
     }
     fcl_advection_destroy(&adv);
   }
