@@ -189,6 +189,12 @@ fcl_status fcl_field_expr_set(fcl_field_expr *expr, const char *name, double val
 /** Enqueue field[comp] = the expression on the interior, on the field's queue (no wait; ghosts
  * are left as they were). Not collective. */
 fcl_status fcl_field_expr_eval(fcl_field_expr *expr, fcl_field *field, int comp);
+/** The launcher of the evaluations (owned by expr, valid until it is destroyed; NULL for NULL):
+ * for statistics, e.g. the launcher callback of an fcl_operator whose apply evaluates expr, so
+ * that the problem's report shows its device time and bytes. On a profiling queue,
+ * fcl_launcher_statistics counts every evaluation with its device time and the bytes it writes,
+ * nx * ny * nz local interior points times the element size (it reads no array). */
+fcl_launcher *fcl_field_expr_launcher(const fcl_field_expr *expr);
 void fcl_field_expr_destroy(fcl_field_expr **expr); /**< accepts NULL */
 /** Blocking copies between a component and C-ordered host data of the field's dtype: the local
  * interior (nx * ny * nz elements) or, with ghosts, the whole padded array. Not collective. @{ */

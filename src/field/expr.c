@@ -151,6 +151,11 @@ fcl_status fcl_field_expr_create(const fcl_field *f, const char *expression, siz
   if (st == FCL_OK) st = describe(f, e, expression, kb);
   if (st == FCL_OK) st = fcl_kbuilder_build(kb, f->context, NULL, f->queue, &e->launcher);
   fcl_kbuilder_destroy(&kb);
+  /* an evaluation writes the interior of one component and reads no array */
+  const int64_t *n = f->topo->local;
+  if (st == FCL_OK)
+    st = fcl_launcher_set_bytes_per_launch(e->launcher,
+                                           (size_t)(n[0] * n[1] * n[2]) * fcl_dtype_size(f->dtype));
   if (st == FCL_OK) st = fcl_param_set_create(e->launcher, &e->params);
   for (size_t p = 0; p < e->nparams && st == FCL_OK; ++p)
     st = fcl_field_expr_set(e, e->names[p], 0);
@@ -191,6 +196,8 @@ fcl_status fcl_field_expr_eval(fcl_field_expr *e, fcl_field *f, int comp) {
   FCL_TRY(fcl_param_set_buffer(e->params, "u", fcl_field_buffer(f, comp)));
   return fcl_launcher_call(e->launcher, f->queue, e->params, 0, NULL, NULL);
 }
+
+fcl_launcher *fcl_field_expr_launcher(const fcl_field_expr *e) { return e ? e->launcher : NULL; }
 
 void fcl_field_expr_destroy(fcl_field_expr **e) {
   if (!e || !*e) return;
