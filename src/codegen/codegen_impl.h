@@ -304,5 +304,15 @@ bool fcl__cl_builtin_function(const char *name);
 /* builtins.c: the number of arguments of a complex function (conj, real, imag: 1; complex: 2),
  * 0 for other names. */
 int fcl__complex_function_arity(const char *name);
+/* builtins.c: whether name is a constant an instruction may use without declaring it: OpenCL C's
+ * M_* and limit macros (INFINITY, FLT_MAX, ...), true and false. */
+bool fcl__cl_builtin_constant(const char *name);
+/* builtins.c: the first name that expression text uses as a variable, an array or a function
+ * and that is none of known[n], a built-in constant or function, or a complex function: what a
+ * builder declaring only known[n] refuses as unknown. true with the name in unknown[size] (cut
+ * to fit) and *called telling whether it is called; false when every name is known or the text
+ * does not parse (the builder then reports the syntax error). */
+bool fcl__expr_unknown_name(const char *text, size_t n, const char *const *known, char *unknown,
+                            size_t size, bool *called);
 
 #endif

@@ -34,16 +34,6 @@ static fcl_status stmt_error(const ctx *c, const char *func, const char *file, i
                         c->kb->name, c->stmt, msg);
 }
 
-static bool known_constant(const char *name) {
-  static const char *names[] = {"INFINITY",    "NAN",     "MAXFLOAT",    "HUGE_VALF", "HUGE_VAL",
-                                "FLT_MAX",     "FLT_MIN", "FLT_EPSILON", "DBL_MAX",   "DBL_MIN",
-                                "DBL_EPSILON", "INT_MAX", "INT_MIN",     "true",      "false"};
-  if (!strncmp(name, "M_", 2)) return true;
-  for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
-    if (!strcmp(names[i], name)) return true;
-  return false;
-}
-
 /* ---------------- substitution rules ---------------- */
 
 static fcl__rule *find_rule(const fcl_kbuilder *kb, const char *name) {
@@ -124,7 +114,7 @@ static fcl_status check_names(const ctx *c, const fcl__expr *e) {
       const fcl__var *v = fcl__kb_var(kb, e->text);
       if (v && (v->kind == V_ARRAY || (v->kind == V_TEMP && v->ndim)))
         return STMT_ERROR(c, "array '%s' is used without indices", e->text);
-      if (!v && !fcl__kb_iname(kb, e->text) && !known_constant(e->text))
+      if (!v && !fcl__kb_iname(kb, e->text) && !fcl__cl_builtin_constant(e->text))
         return STMT_ERROR(c, "unknown name '%s'", e->text);
       break;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "codegen_impl.h" /* fcl__expr_unknown_name */
 #include "field_impl.h"
 
 enum { MAX_NAME = 32 };
@@ -51,6 +52,27 @@ static fcl_status check_params(size_t n, const char *const *p) {
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "parameter name '%s' used twice", p[i]);
   }
   return FCL_OK;
+}
+
+/* An expression naming what is neither a coordinate, t, a parameter nor an OpenCL C built-in:
+ * refused here, with the expression and the names it has, rather than by the kernel builder,
+ * whose message quotes the generated instruction. */
+static fcl_status check_names(const fcl_field *f, const char *expression, size_t n,
+                              const char *const *p) {
+  const char *names[4 + FCL_FIELD_EXPR_MAX_PARAMS] = {"x", "y", "z", "t"};
+  for (size_t i = 0; i < n; ++i) names[4 + i] = p[i];
+  char unknown[64];
+  bool called;
+  if (!fcl__expr_unknown_name(expression, 4 + n, names, unknown, sizeof unknown, &called))
+    return FCL_OK;
+  char list[FCL_FIELD_EXPR_MAX_PARAMS * (MAX_NAME + 2)] = "none";
+  for (size_t i = 0, len = 0; i < n; ++i)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", p[i]);
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                   "field '%s': expression '%s': unknown %s '%s' (%sparameters: %s; "
+                   "coordinates x, y, z; time t)",
+                   f->name, expression, called ? "function" : "name", unknown,
+                   called ? "not an OpenCL C built-in; " : "", list);
 }
 
 /* Planes of z per work-item: a work-item walks them in a loop, so that the terms of the
@@ -116,6 +138,7 @@ fcl_status fcl_field_expr_create(const fcl_field *f, const char *expression, siz
   FCL_CHECK_NULL(out, 5);
   *out = NULL;
   FCL_TRY(check_params(nparams, params));
+  FCL_TRY(check_names(f, expression, nparams, params));
   fcl_field_expr *e = calloc(1, sizeof *e);
   if (!e) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': expression", f->name);
   e->topo = f->topo;
@@ -128,6 +151,11 @@ fcl_status fcl_field_expr_create(const fcl_field *f, const char *expression, siz
   if (st == FCL_OK) st = describe(f, e, expression, kb);
   if (st == FCL_OK) st = fcl_kbuilder_build(kb, f->context, NULL, f->queue, &e->launcher);
   fcl_kbuilder_destroy(&kb);
+  /* an evaluation writes the interior of one component and reads no array */
+  const int64_t *n = f->topo->local;
+  if (st == FCL_OK)
+    st = fcl_launcher_set_bytes_per_launch(e->launcher,
+                                           (size_t)(n[0] * n[1] * n[2]) * fcl_dtype_size(f->dtype));
   if (st == FCL_OK) st = fcl_param_set_create(e->launcher, &e->params);
   for (size_t p = 0; p < e->nparams && st == FCL_OK; ++p)
     st = fcl_field_expr_set(e, e->names[p], 0);
@@ -168,6 +196,8 @@ fcl_status fcl_field_expr_eval(fcl_field_expr *e, fcl_field *f, int comp) {
   FCL_TRY(fcl_param_set_buffer(e->params, "u", fcl_field_buffer(f, comp)));
   return fcl_launcher_call(e->launcher, f->queue, e->params, 0, NULL, NULL);
 }
+
+fcl_launcher *fcl_field_expr_launcher(const fcl_field_expr *e) { return e ? e->launcher : NULL; }
 
 void fcl_field_expr_destroy(fcl_field_expr **e) {
   if (!e || !*e) return;

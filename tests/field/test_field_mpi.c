@@ -370,6 +370,30 @@ static void expr_case(env *e, fcl_dtype dt) {
       FCL_ERR_INVALID_ARGUMENT, "twice");
   CHECK_STATUS(fcl_field_expr_create(f, "sin(x) +* 2", 0, NULL, &(fcl_field_expr *){NULL}),
                FCL_ERR_INVALID_ARGUMENT, NULL);
+  /* unknown names: refused with the expression, the name and the parameters (not the generated
+   * kernel's text), the kernel's own names i, j, k, u included; built-ins pass */
+  static const struct {
+    const char *expression, *message;
+  } unknown[] = {
+      {"sin(amp * x) + b", "expression 'sin(amp * x) + b': unknown name 'b' (parameters: amp, "
+                           "period; coordinates x, y, z; time t)"},
+      {"amp * x + i", "unknown name 'i' (parameters: amp, period;"},
+      {"u[0, 0, 0] + x", "unknown name 'u' (parameters: amp, period;"},
+      {"amp * besselj(x)", "unknown function 'besselj' (not an OpenCL C built-in; parameters: amp, "
+                           "period;"}};
+  for (size_t u = 0; u < sizeof unknown / sizeof *unknown; ++u) {
+    CHECK_STATUS(
+        fcl_field_expr_create(f, unknown[u].expression, 2, params, &(fcl_field_expr *){NULL}),
+        FCL_ERR_INVALID_ARGUMENT, unknown[u].message);
+    CHECKF(!fcl_test_contains(fcl_last_error(), "kernel '"),
+           "the error quotes the generated kernel: %s", fcl_last_error());
+  }
+  CHECK_STATUS(fcl_field_init_expr(g, 0, "sin(q * x)"), FCL_ERR_INVALID_ARGUMENT,
+               "field 'expr_b': expression 'sin(q * x)': unknown name 'q' (parameters: none;");
+  fcl_field_expr *builtins = NULL;
+  CHECK_OK(fcl_field_expr_create(f, "M_PI_F * amp * rsqrt(x + 1) + (y < 0 ? INFINITY : z)", 2,
+                                 params, &builtins));
+  fcl_field_expr_destroy(&builtins);
   fcl_domain d2 = d;
   d2.resolution[0] = 9;
   fcl_topology *t2 = NULL;
