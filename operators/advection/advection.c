@@ -429,11 +429,12 @@ fcl_status fcl_advection_settle(fcl_advection *adv) {
 
 /* A step, the CFL checked with umax (NULL: as the options say); velocity_current: its ghosts
  * are up to date (a problem's step refreshed them), else they are exchanged first; index: the
- * step's index (its parity orders an alternating splitting's substeps). */
+ * step's index (its parity orders an alternating splitting's substeps). Its message names dt
+ * without a number: a problem's step passes info->dt, not an argument of the user's call. */
 static fcl_status step(fcl_advection *adv, double dt, const double *bound, bool velocity_current,
                        int64_t index) {
   if (!(isfinite(dt) && dt >= 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (dt): %g (must be finite and >= 0)", dt);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt = %g (must be finite and >= 0)", dt);
   if (bound) {
     FCL_TRY(check_cfl(adv, dt, bound, index, ""));
     return advance(adv, dt, velocity_current, index);

@@ -10,7 +10,7 @@ fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **ou
   FCL_CHECK_NULL(out, 4);
   *out = NULL;
   FCL_TRY(fcl__fd_check_pair(u, w, "curl"));
-  FCL_TRY(fcl__fd_check_field(u, order, 1));
+  FCL_TRY(fcl__fd_check_field(u, order));
   const int dim = fcl_topology_domain(fcl_field_topology(u))->dim;
   const int want = dim == 3 ? 3 : 1;
   if (dim < 2 || fcl_field_ncomp(u) != dim || fcl_field_ncomp(w) != want)

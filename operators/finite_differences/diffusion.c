@@ -14,7 +14,7 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   *out = NULL;
   if (!(nu > 0 && isfinite(nu)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (nu): %g (must be > 0)", nu);
-  FCL_TRY(fcl__fd_check_field(f, order, 1));
+  FCL_TRY(fcl__fd_check_field(f, order));
   fcl_topology *t = fcl_field_topology(f);
   const fcl_domain *d = fcl_topology_domain(t);
   const int ncomp = fcl_field_ncomp(f);

@@ -72,7 +72,7 @@ void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const 
            lit(c, 1.0 / (12 * dx * dx), t), m1, p1, c0, m2, p2);
 }
 
-fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos) {
+fcl_status fcl__fd_check_field(const fcl_field *f, int order) {
   if (order != 2 && order != 4)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "finite differences: order %d (2 or 4)", order);
   const fcl_topology *t = fcl_field_topology(f);
@@ -80,9 +80,9 @@ fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos) {
   for (int a = 0; a < dim; ++a)
     if (fcl_topology_ghosts(t)[a] < order / 2)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "argument %d ('%s'): differences of order %d "
+                       "field '%s': differences of order %d "
                        "need %d ghosts on axis %d, the topology has %d",
-                       pos, fcl_field_name(f), order, order / 2, a, fcl_topology_ghosts(t)[a]);
+                       fcl_field_name(f), order, order / 2, a, fcl_topology_ghosts(t)[a]);
   return FCL_OK;
 }
 

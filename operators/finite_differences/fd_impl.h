@@ -66,8 +66,10 @@ void fcl__fd_second_derivative(char *buf, size_t size, const char *array, const 
  * order 2 or 4 on f's grid, for schemes stable on the negative real axis down to -2 (forward
  * Euler, RK2; RK3 reaches -2.51). */
 double fcl__fd_diffusion_max_dt(const fcl_field *f, double nu, int order);
-/* Checks shared by the constructors: order 2 or 4, ghosts >= order / 2 on every axis. */
-fcl_status fcl__fd_check_field(const fcl_field *f, int order, int pos);
+/* Checks shared by the constructors: order 2 or 4, ghosts >= order / 2 on every axis (the
+ * message names the field, not an argument number: the extrapolated stretching checks its
+ * u_prev, argument 2, with it too). */
+fcl_status fcl__fd_check_field(const fcl_field *f, int order);
 /* Generate the kernel (arrays over the interior of `shape` grown by op->grow, which it resets;
  * the scalar dt_param if non-NULL and op's scalars; instructions text), tune it, build it, push it onto op->list and bind the
  * arrays; the scalars start at 0. */

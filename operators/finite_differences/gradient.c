@@ -43,7 +43,7 @@ fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int orde
   FCL_CHECK_NULL(out, 5);
   *out = NULL;
   FCL_TRY(fcl__fd_check_pair(f, g, "gradient"));
-  FCL_TRY(fcl__fd_check_field(f, order, 1));
+  FCL_TRY(fcl__fd_check_field(f, order));
   const int dim = fcl_topology_domain(fcl_field_topology(f))->dim;
   if (comp < 0 || comp >= fcl_field_ncomp(f))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (comp): %d ('%s' has %d components)",
@@ -70,7 +70,7 @@ fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int orde
 static fcl_status check_vector_to_scalar(const fcl_field *f, const fcl_field *s, int order,
                                          const char *what) {
   FCL_TRY(fcl__fd_check_pair(f, s, what));
-  FCL_TRY(fcl__fd_check_field(f, order, 1));
+  FCL_TRY(fcl__fd_check_field(f, order));
   const int dim = fcl_topology_domain(fcl_field_topology(f))->dim;
   if (fcl_field_ncomp(f) != dim || fcl_field_ncomp(s) != 1)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,

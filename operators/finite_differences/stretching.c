@@ -21,7 +21,7 @@ fcl_status fcl__fd_check_stretching(const fcl_field *u, const fcl_field *w) {
                      fcl_field_name(u), dim, fcl_field_ncomp(u), fcl_field_name(w),
                      fcl_field_ncomp(w));
   FCL_TRY(fcl__fd_check_pair(u, w, "stretching"));
-  return fcl__fd_check_field(u, 4, 1);
+  return fcl__fd_check_field(u, 4);
 }
 
 fcl_status fcl_fd_stretching_create(fcl_field *u, fcl_field *w, int rk_order, fcl_fd **out) {

@@ -233,19 +233,24 @@ static const char *stage_kernel(char *buf, size_t size, double nu, const char *s
   return buf;
 }
 
-/* Every constructor: nu = 0, stretching alone; nu > 0, with diffusion (checked by the caller).
- * rk_pos: the position of rk_order among the caller's arguments. With un and prev, the
- * extrapolating first half of share (made over u = u_mid): its stage values are share's. */
-static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, int rk_pos,
-                         fcl_pool *pool, fcl_field *un, fcl_field *prev, fcl_fd *share,
-                         fcl_fd **out) {
-  *out = NULL;
+/* The fields and rk_order (argument pos) of a constructor without extrapolation. */
+static fcl_status check_fields_rk_order(const fcl_field *u, const fcl_field *w, int rk_order,
+                                        int pos) {
   FCL_TRY(fcl__fd_check_stretching(u, w));
   if (rk_order != 2 && rk_order != 3)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument %d (rk_order): %d (2 or 3 for the "
                      "conservative formulation)",
-                     rk_pos, rk_order);
+                     pos, rk_order);
+  return FCL_OK;
+}
+
+/* Every constructor (its arguments checked): nu = 0, stretching alone; nu > 0, with diffusion.
+ * With un and prev, the extrapolating first half of share (made over u = u_mid): its stage
+ * values are share's. */
+static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, fcl_pool *pool,
+                         fcl_field *un, fcl_field *prev, fcl_fd *share, fcl_fd **out) {
+  *out = NULL;
   fcl_fd *op = NULL;
   FCL_TRY(fcl__fd_new(un       ? nu > 0 ? "fd.stretching_diffusion_extrapolated"
                                         : "fd.stretching_conservative_extrapolated"
@@ -339,7 +344,9 @@ fcl_status fcl_fd_stretching_conservative_create(fcl_field *u, fcl_field *w, int
   FCL_CHECK_NULL(w, 2);
   FCL_CHECK_NULL(pool, 4);
   FCL_CHECK_NULL(out, 5);
-  return create(u, w, 0, rk_order, 3, pool, NULL, NULL, NULL, out);
+  *out = NULL;
+  FCL_TRY(check_fields_rk_order(u, w, rk_order, 3));
+  return create(u, w, 0, rk_order, pool, NULL, NULL, NULL, out);
 }
 
 fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double nu, int rk_order,
@@ -348,9 +355,11 @@ fcl_status fcl_fd_stretching_diffusion_create(fcl_field *u, fcl_field *w, double
   FCL_CHECK_NULL(w, 2);
   FCL_CHECK_NULL(pool, 5);
   FCL_CHECK_NULL(out, 6);
+  *out = NULL;
   if (!(nu > 0 && isfinite(nu)))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be finite and > 0)", nu);
-  return create(u, w, nu, rk_order, 4, pool, NULL, NULL, NULL, out);
+  FCL_TRY(check_fields_rk_order(u, w, rk_order, 4));
+  return create(u, w, nu, rk_order, pool, NULL, NULL, NULL, out);
 }
 
 fcl_status fcl_fd_stretching_extrapolated_create(fcl_field *u, fcl_field *u_prev,
@@ -377,6 +386,6 @@ fcl_status fcl_fd_stretching_extrapolated_create(fcl_field *u, fcl_field *u_prev
                          fcl_field_name(distinct[i]));
   FCL_TRY(fcl__fd_check_stretching(u, w));
   FCL_TRY(fcl__fd_check_stretching(u_prev, w));
-  return create(u_mid, w, stretching->nu, stretching->scratch2 ? 3 : 2, 0, NULL, u, u_prev,
-                stretching, out);
+  return create(u_mid, w, stretching->nu, stretching->scratch2 ? 3 : 2, NULL, u, u_prev, stretching,
+                out);
 }

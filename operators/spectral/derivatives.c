@@ -22,8 +22,8 @@ fcl_status fcl_spectral_curl(fcl_spectral *s, const fcl_field *u, fcl_field *w) 
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(u, 2);
   FCL_CHECK_NULL(w, 3);
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "velocity"));
-  FCL_TRY(fcl__spectral_check_ncomp(w, s->dim == 3 ? 3 : 1, 3, "vorticity"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "u"));
+  FCL_TRY(fcl__spectral_check_ncomp(w, s->dim == 3 ? 3 : 1, 3, "w"));
   if (u == w)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument 3 (w): must not be the velocity "

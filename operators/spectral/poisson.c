@@ -23,8 +23,8 @@ fcl_status fcl_spectral_biot_savart(fcl_spectral *s, const fcl_field *omega, fcl
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(omega, 2);
   FCL_CHECK_NULL(u, 3);
-  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "vorticity"));
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "velocity"));
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "omega"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "u"));
   if (omega == u)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument 3 (u): must not be the vorticity "
@@ -40,15 +40,15 @@ fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, d
                                             fcl_field *u) {
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(omega, 2);
-  FCL_CHECK_NULL(u, 3);
-  FCL_CHECK_ARG(isfinite(nu) && nu >= 0, 4, "nu", "must be finite and >= 0");
-  FCL_CHECK_ARG(isfinite(dt) && dt >= 0, 5, "dt", "must be finite and >= 0");
+  FCL_CHECK_ARG(isfinite(nu) && nu >= 0, 3, "nu", "must be finite and >= 0");
+  FCL_CHECK_ARG(isfinite(dt) && dt >= 0, 4, "dt", "must be finite and >= 0");
+  FCL_CHECK_NULL(u, 5);
   const int nw = s->dim == 3 ? 3 : 1;
-  FCL_TRY(fcl__spectral_check_ncomp(omega, nw, 2, "vorticity"));
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "velocity"));
+  FCL_TRY(fcl__spectral_check_ncomp(omega, nw, 2, "omega"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 5, "u"));
   if (omega == u)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "argument 3 (u): must not be the vorticity "
+                     "argument 5 (u): must not be the vorticity "
                      "field '%s'",
                      fcl_field_name(omega));
   FCL_TRY(fcl__spectral_set_real(s, s->diffuse_biot_savart_params, "nu_dt", nu * dt));
@@ -62,7 +62,7 @@ fcl_status fcl_spectral_diffuse_biot_savart(fcl_spectral *s, fcl_field *omega, d
 fcl_status fcl_spectral_project(fcl_spectral *s, fcl_field *u) {
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(u, 2);
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "velocity"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "u"));
   FCL_TRY(fcl_fft_forward_components(s->fft, u, 0));
   FCL_TRY(fcl__spectral_run(s, s->project, NULL));
   FCL_TRY(fcl_fft_backward_components(s->fft, 0, u));

@@ -166,12 +166,12 @@ fcl_status fcl__spectral_run(fcl_spectral *s, fcl_launcher *launcher, const fcl_
   return fcl_launcher_call(launcher, s->queue, set, 0, NULL, NULL);
 }
 
-fcl_status fcl__spectral_check_ncomp(const fcl_field *f, int ncomp, int pos, const char *what) {
+fcl_status fcl__spectral_check_ncomp(const fcl_field *f, int ncomp, int pos, const char *name) {
   if (fcl_field_ncomp(f) != ncomp)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "argument %d: %s '%s' has %d component(s), "
+                     "argument %d (%s): field '%s' has %d component(s), "
                      "needs %d",
-                     pos, what, fcl_field_name(f), fcl_field_ncomp(f), ncomp);
+                     pos, name, fcl_field_name(f), fcl_field_ncomp(f), ncomp);
   return FCL_OK;
 }
 

@@ -21,8 +21,8 @@ struct fcl_spectral {
 
 /* Run a launcher over the slots (nothing on an empty rank). */
 fcl_status fcl__spectral_run(fcl_spectral *s, fcl_launcher *launcher, const fcl_param_set *set);
-/* The field must have ncomp components (pos: its argument position). */
-fcl_status fcl__spectral_check_ncomp(const fcl_field *f, int ncomp, int pos, const char *what);
+/* The field must have ncomp components (pos, name: its argument's position and name). */
+fcl_status fcl__spectral_check_ncomp(const fcl_field *f, int ncomp, int pos, const char *name);
 /* A real kernel parameter of the plan's precision. */
 fcl_status fcl__spectral_set_real(fcl_spectral *s, fcl_param_set *set, const char *name,
                                   double value);

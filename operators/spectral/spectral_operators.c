@@ -57,8 +57,8 @@ fcl_status fcl_spectral_biot_savart_operator(fcl_spectral *s, fcl_field *omega, 
   FCL_CHECK_NULL(omega, 2);
   FCL_CHECK_NULL(u, 3);
   FCL_CHECK_NULL(out, 4);
-  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "biot-savart"));
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "biot-savart"));
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "omega"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "u"));
   return describe("biot_savart", s, omega, u, 0, s->biot_savart, biot_savart_apply, out);
 }
 
@@ -76,12 +76,12 @@ fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *s, fcl_field 
                                                      fcl_field *u, fcl_operator *out) {
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(omega, 2);
-  FCL_CHECK_NULL(u, 3);
+  FCL_CHECK_NULL(u, 4);
   FCL_CHECK_NULL(out, 5);
   if (!(nu >= 0))
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (nu): %g (must be >= 0)", nu);
-  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "diffusion + biot-savart"));
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 3, "diffusion + biot-savart"));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (nu): %g (must be >= 0)", nu);
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 2, "omega"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 4, "u"));
   FCL_TRY(describe("diffusion_biot_savart", s, omega, u, nu, s->diffuse_biot_savart,
                    diffuse_biot_savart_apply, out));
   out->uses[0].written = true; /* the vorticity is diffused in place */
@@ -92,6 +92,6 @@ fcl_status fcl_spectral_project_operator(fcl_spectral *s, fcl_field *u, fcl_oper
   FCL_CHECK_NULL(s, 1);
   FCL_CHECK_NULL(u, 2);
   FCL_CHECK_NULL(out, 3);
-  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "projection"));
+  FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "u"));
   return describe("projection", s, NULL, u, 0, s->project, project_apply, out);
 }

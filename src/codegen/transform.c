@@ -435,8 +435,8 @@ static bool has_tagged_access(const fcl_kbuilder *kb, const char *array, const c
 fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *fetch_name,
                                      const char *array_spec, const char *sweep, int pad) {
   FCL_CHECK_NULL(kb, 1);
-  FCL_CHECK_NULL(array_spec, 2);
-  FCL_CHECK_NULL(sweep, 3);
+  FCL_CHECK_NULL(array_spec, 3);
+  FCL_CHECK_NULL(sweep, 4);
   FCL_CHECK_ARG(pad >= 0 && pad <= 64, 5, "pad", "must be in [0, 64]");
   /* "a" or "a$tag": the accesses that read the copy */
   char array[128], tag[64] = "";

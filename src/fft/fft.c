@@ -228,16 +228,16 @@ void fcl_fft_destroy(fcl_fft **fft) {
   *fft = NULL;
 }
 
-/* The field must be one the plan was made for. */
-static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int comp, int slot, int fpos,
-                            int spos) {
-  FCL_TRY(fcl__field_check_comp(f, comp, fpos + 1));
+/* The field (argument fpos, fname) must be one the plan was made for, and slot (argument spos)
+ * one of its slots. */
+static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int fpos, const char *fname,
+                            int slot, int spos) {
   if (f->topo != p->topo || f->dtype != p->dtype || f->queue != p->queue ||
       memcmp(f->padded, p->padded, sizeof p->padded) != 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "argument %d: field '%s' is not on the plan's "
+                     "argument %d (%s): field '%s' is not on the plan's "
                      "topology, precision, ghosts and queue",
-                     fpos, f->name);
+                     fpos, fname, f->name);
   if (slot < 0 || slot >= p->nslots)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (slot): %d, the plan has %d slot(s)",
                      spos, slot, p->nslots);
@@ -247,7 +247,8 @@ static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int comp, int 
 fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slot) {
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(src, 2);
-  FCL_TRY(check_use(fft, src, comp, slot, 2, 4));
+  FCL_TRY(fcl__field_check_comp(src, comp, 3));
+  FCL_TRY(check_use(fft, src, 2, "src", slot, 4));
   cl_mem buf = fcl_array_buffer(fft->slots[slot]);
   return fft->ops->forward(fft, src, 1, &comp, &buf);
 }
@@ -255,16 +256,18 @@ fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slo
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(dst, 3);
-  FCL_TRY(check_use(fft, dst, comp, slot, 3, 2));
+  FCL_TRY(fcl__field_check_comp(dst, comp, 4));
+  FCL_TRY(check_use(fft, dst, 3, "dst", slot, 2));
   cl_mem buf = fcl_array_buffer(fft->slots[slot]);
   return fft->ops->backward(fft, 1, &buf, dst, &comp);
 }
 
-/* Every component of f with slots slot, slot + 1, ...: batches of the plan's size. */
-static fcl_status components(fcl_fft *fft, fcl_field *f, int slot, int fpos, int spos,
-                             bool forward) {
+/* Every component of f with slots slot, slot + 1, ...: batches of the plan's size (the
+ * arguments' positions and the field's name as check_use takes them). */
+static fcl_status components(fcl_fft *fft, fcl_field *f, int fpos, const char *fname, int slot,
+                             int spos, bool forward) {
   const int ncomp = f->ncomp;
-  FCL_TRY(check_use(fft, f, 0, slot, fpos, spos));
+  FCL_TRY(check_use(fft, f, fpos, fname, slot, spos));
   if (slot + ncomp > fft->nslots)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument %d (slot): %d, but field '%s' has %d components and the plan %d "
@@ -286,13 +289,13 @@ static fcl_status components(fcl_fft *fft, fcl_field *f, int slot, int fpos, int
 fcl_status fcl_fft_forward_components(fcl_fft *fft, const fcl_field *src, int slot) {
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(src, 2);
-  return components(fft, (fcl_field *)src, slot, 2, 3, true);
+  return components(fft, (fcl_field *)src, 2, "src", slot, 3, true);
 }
 
 fcl_status fcl_fft_backward_components(fcl_fft *fft, int slot, fcl_field *dst) {
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(dst, 3);
-  return components(fft, dst, slot, 3, 2, false);
+  return components(fft, dst, 3, "dst", slot, 2, false);
 }
 
 static fcl_status inplace(fcl_fft *fft, int slot, bool forward) {

@@ -190,7 +190,7 @@ fcl_status fcl_field_expr_eval(fcl_field_expr *e, fcl_field *f, int comp) {
   FCL_TRY(fcl__field_check_comp(f, comp, 3));
   if (f->topo != e->topo || f->dtype != e->dtype || memcmp(f->padded, e->padded, sizeof f->padded))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "argument 2 ('%s'): not of the layout the "
+                     "argument 2 (f): field '%s' is not of the layout the "
                      "expression was built for (its topology, precision and padding)",
                      f->name);
   FCL_TRY(fcl_param_set_buffer(e->params, "u", fcl_field_buffer(f, comp)));

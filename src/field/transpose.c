@@ -124,14 +124,14 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
 fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, const int *perm, fcl_field *dst,
                                int dst_comp) {
   FCL_CHECK_NULL(src, 1);
-  FCL_CHECK_NULL(dst, 3);
-  FCL_CHECK_NULL(perm, 5);
+  FCL_CHECK_NULL(perm, 3);
+  FCL_CHECK_NULL(dst, 4);
   const int dim = src->topo->domain.dim;
   int p[3] = {0, 1, 2}, seen = 0;
   for (int a = 0; a < dim; ++a) {
     if (perm[a] < 0 || perm[a] >= dim || (seen & (1 << perm[a])))
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "argument 5 (perm): not a permutation of the "
+                       "argument 3 (perm): not a permutation of the "
                        "%d axes",
                        dim);
     seen |= 1 << perm[a];

@@ -152,6 +152,9 @@ fcl_status fcl__io_agree(MPI_Comm comm, fcl_status st) {
 
 fcl_status fcl_io_write(const char *path, size_t nfields, fcl_field *const *fields, double time,
                         int64_t step) {
+  FCL_CHECK_NULL(path, 1);
+  FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
+  FCL_CHECK_NULL(fields, 3);
   return fcl__io_write_file(path, nfields, fields, time, step, NULL, NULL, false);
 }
 
@@ -193,10 +196,7 @@ fcl_status fcl__io_check_path(const char *path, size_t extra) {
 fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
                               double time, int64_t step, fcl__io_extra_fn extra, void *user,
                               bool sealed) {
-  FCL_CHECK_NULL(path, 1);
   FCL_TRY(fcl__io_check_path(path, 4)); /* ".tmp" */
-  FCL_CHECK_ARG(nfields >= 1, 2, "nfields", "must be >= 1");
-  FCL_CHECK_NULL(fields, 3);
   const fcl_topology *t = fields[0]->topo;
   for (size_t i = 1; i < nfields; ++i) {
     int same = MPI_UNEQUAL;

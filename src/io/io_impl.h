@@ -18,7 +18,8 @@ uint64_t fcl__io_checksum(const fcl_field *f, const void *host);
 /* More root attributes, written before the file is closed. */
 typedef fcl_status (*fcl__io_extra_fn)(void *user, hid_t file);
 /* fcl_io_write with extra root attributes (extra may be NULL); sealed: with a user block that
- * holds the file's seal (fcl__io_seal), written before the file takes its name. */
+ * holds the file's seal (fcl__io_seal), written before the file takes its name. The caller
+ * checks path, nfields and fields (their positions are its own). */
 fcl_status fcl__io_write_file(const char *path, size_t nfields, fcl_field *const *fields,
                               double time, int64_t step, fcl__io_extra_fn extra, void *user,
                               bool sealed);

@@ -127,7 +127,7 @@ fcl_status fcl_launcher_create_kernel(fcl_program *program, const char *name,
                                       const char *kernel_name, size_t num_args, const fcl_arg *args,
                                       size_t num_params, const fcl_param_spec *params,
                                       const fcl_launch_config *config, fcl_launcher **out) {
-  FCL_CHECK_NULL(program, 2);
+  FCL_CHECK_NULL(program, 1);
   FCL_CHECK_NULL(kernel_name, 3);
   FCL_CHECK_ARG(num_args == 0 || args, 5, "args", "must not be NULL when num_args > 0");
   FCL_CHECK_ARG(num_params == 0 || params, 7, "params", "must not be NULL when num_params > 0");

@@ -284,10 +284,10 @@ fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue,
   if (event) *event = NULL;
   if (!launcher) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (launcher): NULL");
   if (num_wait && !wait)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (wait): NULL with %u events", num_wait);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 5 (wait): NULL with %u events", num_wait);
   if (params && params->owner != launcher)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "argument 5 (params): made for launcher '%s', "
+                     "argument 3 (params): made for launcher '%s', "
                      "not '%s'",
                      params->owner->name, launcher->name);
   if (!params && launcher->num_decls)

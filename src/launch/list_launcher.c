@@ -157,7 +157,6 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
 }
 
 static fcl_status copy_new(const char *name, fcl__copy c, size_t bytes, fcl_launcher **out) {
-  FCL_CHECK_NULL(out, 9);
   *out = NULL;
   FCL_TRY(fcl__launcher_new(L_COPY, name, out));
   (*out)->copy = c;
@@ -171,6 +170,7 @@ fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_me
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
+  FCL_CHECK_NULL(out, 6);
   fcl__copy c = {
       .kind = COPY_H2D, .src_host = src, .dst = dst, .dst_offset = dst_offset, .bytes = bytes};
   return copy_new(name, c, bytes, out);
@@ -181,6 +181,7 @@ fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
   FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
+  FCL_CHECK_NULL(out, 6);
   fcl__copy c = {
       .kind = COPY_D2H, .dst_host = dst, .src = src, .src_offset = src_offset, .bytes = bytes};
   return copy_new(name, c, bytes, out);
@@ -191,6 +192,7 @@ fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
   FCL_CHECK_ARG(bytes > 0, 6, "bytes", "must be > 0");
+  FCL_CHECK_NULL(out, 7);
   fcl__copy c = {.kind = COPY_D2D,
                  .src = src,
                  .dst = dst,
@@ -207,6 +209,7 @@ fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, 
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_NULL(rect, 4);
+  FCL_CHECK_NULL(out, 5);
   fcl__copy c = {.kind = COPY_H2D, .rect = true, .src_host = src, .dst = dst, .r = *rect};
   return copy_new(name, c, rect_bytes(rect), out);
 }
@@ -216,6 +219,7 @@ fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, cl_mem src, void 
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_NULL(rect, 4);
+  FCL_CHECK_NULL(out, 5);
   fcl__copy c = {.kind = COPY_D2H, .rect = true, .dst_host = dst, .src = src, .r = *rect};
   return copy_new(name, c, rect_bytes(rect), out);
 }
@@ -225,6 +229,7 @@ fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, cl_mem src, cl_me
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_NULL(rect, 4);
+  FCL_CHECK_NULL(out, 5);
   fcl__copy c = {.kind = COPY_D2D, .rect = true, .src = src, .dst = dst, .r = *rect};
   return copy_new(name, c, 2 * rect_bytes(rect), out);
 }

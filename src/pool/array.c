@@ -13,18 +13,24 @@ void fcl__packed_strides(int ndim, const size_t *shape, size_t itemsize, size_t 
   }
 }
 
-static fcl_status check_shape(fcl_dtype dtype, int ndim, const size_t *shape, int pos) {
+/* dtype, argument pos, is an fcl_dtype. */
+static fcl_status check_dtype(fcl_dtype dtype, int pos) {
   if (fcl_dtype_size(dtype) == 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (dtype): %d is not an fcl_dtype", pos,
                      (int)dtype);
+  return FCL_OK;
+}
+
+/* ndim (argument pos) and shape (argument pos + 1): 1..FCL_ARRAY_MAX_DIMS axes, none empty. */
+static fcl_status check_shape(int ndim, const size_t *shape, int pos) {
   if (ndim < 1 || ndim > FCL_ARRAY_MAX_DIMS)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (ndim): %d is not in 1..%d", pos + 1,
-                     ndim, FCL_ARRAY_MAX_DIMS);
-  if (!shape) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (shape): NULL", pos + 2);
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (ndim): %d is not in 1..%d", pos, ndim,
+                     FCL_ARRAY_MAX_DIMS);
+  if (!shape) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (shape): NULL", pos + 1);
   for (int i = 0; i < ndim; ++i)
     if (shape[i] == 0)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (shape): axis %d has extent 0",
-                       pos + 2, i);
+                       pos + 1, i);
   return FCL_OK;
 }
 
@@ -74,7 +80,8 @@ fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dt
   FCL_CHECK_NULL(queue, 2);
   FCL_CHECK_NULL(out, 6);
   *out = NULL;
-  FCL_TRY(check_shape(dtype, ndim, shape, 3));
+  FCL_TRY(check_dtype(dtype, 3));
+  FCL_TRY(check_shape(ndim, shape, 4));
   size_t bytes = fcl_dtype_size(dtype);
   for (int i = 0; i < ndim; ++i) bytes *= shape[i];
   fcl__storage *s = calloc(1, sizeof *s);
@@ -117,7 +124,8 @@ fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtyp
   FCL_CHECK_NULL(queue, 2);
   FCL_CHECK_NULL(out, 8);
   *out = NULL;
-  FCL_TRY(check_shape(dtype, ndim, shape, 3));
+  FCL_TRY(check_dtype(dtype, 3));
+  FCL_TRY(check_shape(ndim, shape, 4));
   size_t size = 0, itemsize = fcl_dtype_size(dtype), packed[FCL_ARRAY_MAX_DIMS];
   FCL_CL_TRY(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL),
              "clGetMemObjectInfo(CL_MEM_SIZE)");
@@ -187,7 +195,7 @@ fcl_status fcl_array_reshape(const fcl_array *array, int ndim, const size_t *sha
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(view, 4);
   *view = NULL;
-  FCL_TRY(check_shape(array->dtype, ndim, shape, 1));
+  FCL_TRY(check_shape(ndim, shape, 2));
   size_t n = 1;
   for (int i = 0; i < ndim; ++i) n *= shape[i];
   if (n != fcl_array_size(array))
@@ -259,7 +267,8 @@ fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl
   FCL_CHECK_NULL(host, 6);
   FCL_CHECK_NULL(out, 8);
   *out = NULL;
-  FCL_TRY(check_shape(dtype, ndim, shape, 3));
+  FCL_TRY(check_dtype(dtype, 3));
+  FCL_TRY(check_shape(ndim, shape, 4));
   if (!options.readable && !options.writable)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 7 (options): an array kernels may "
                                                "neither read nor write");

@@ -183,10 +183,10 @@ static fcl_status host_transfer(const fcl_array *a, cl_command_queue queue, op_k
   return run_plan(&o, &p, blocking, num_wait, wait, event, a, packed);
 }
 
-/* FCL_ERR_INVALID_ARGUMENT for a write through a read-only view. */
-static fcl_status writable(const fcl_array *a, int pos, const char *what) {
+/* FCL_ERR_INVALID_ARGUMENT for a write through a read-only view (a: argument pos, name). */
+static fcl_status writable(const fcl_array *a, int pos, const char *name, const char *what) {
   if (a->readonly)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (array): %s a read-only array", pos,
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (%s): %s a read-only array", pos, name,
                      what);
   return FCL_OK;
 }
@@ -195,8 +195,8 @@ fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, bool blocki
                            const void *host, cl_uint num_wait, const cl_event *wait,
                            cl_event *event) {
   FCL_CHECK_NULL(array, 1);
-  FCL_CHECK_NULL(host, 3);
-  FCL_TRY(writable(array, 1, "write to"));
+  FCL_CHECK_NULL(host, 4);
+  FCL_TRY(writable(array, 1, "array", "write to"));
   return host_transfer(array, queue, OP_WRITE, (unsigned char *)host, blocking, num_wait, wait,
                        event);
 }
@@ -204,7 +204,7 @@ fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, bool blocki
 fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, bool blocking, void *host,
                           cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
-  FCL_CHECK_NULL(host, 3);
+  FCL_CHECK_NULL(host, 4);
   return host_transfer(array, queue, OP_READ, host, blocking, num_wait, wait, event);
 }
 
@@ -212,7 +212,7 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
                           cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(value, 3);
-  FCL_TRY(writable(array, 1, "fill"));
+  FCL_TRY(writable(array, 1, "array", "fill"));
   size_t itemsize = fcl_dtype_size(array->dtype);
   rect_plan p;
   if (fcl_array_is_contiguous(array)) {
@@ -236,9 +236,9 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
 
 fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, cl_command_queue queue,
                           cl_uint num_wait, const cl_event *wait, cl_event *event) {
-  FCL_CHECK_NULL(dst, 1);
-  FCL_CHECK_NULL(src, 2);
-  FCL_TRY(writable(dst, 1, "copy into"));
+  FCL_CHECK_NULL(src, 1);
+  FCL_CHECK_NULL(dst, 2);
+  FCL_TRY(writable(dst, 2, "dst", "copy into"));
   if (dst->dtype != src->dtype || dst->ndim != src->ndim ||
       memcmp(dst->shape, src->shape, (size_t)dst->ndim * sizeof *dst->shape) != 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
@@ -273,7 +273,7 @@ fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags 
   FCL_CHECK_NULL(host, 4);
   *host = NULL;
   if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-    FCL_TRY(writable(array, 1, "map for writing"));
+    FCL_TRY(writable(array, 1, "array", "map for writing"));
   if (!fcl_array_is_contiguous(array))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
                                                "mapped");

@@ -26,8 +26,9 @@ fcl_status fcl_dt_policy_compute(const fcl_dt_policy *policy, const fcl_dt_input
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: cfl = %g, lcfl = %g (must be >= 0)",
                      P->cfl, P->lcfl);
   if ((P->cfl > 0 || P->lcfl > 0) && !in)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "dt policy: cfl and lcfl need measured inputs "
-                                               "(argument 2 is NULL)");
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 2 (in): NULL, but the dt policy's cfl and lcfl need measured "
+                     "inputs");
   const bool adaptive = P->cfl > 0 || P->lcfl > 0;
   double d = P->dt_max;
   fcl_dt_limit l = adaptive ? FCL_DT_MAX : FCL_DT_FIXED;

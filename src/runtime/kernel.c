@@ -62,8 +62,8 @@ fcl_status fcl_kernel_create(fcl_program *program, const char *name, fcl_kernel 
 
 fcl_status fcl_program_all_kernels(fcl_program *program, fcl_kernel ***kernels, size_t *count) {
   FCL_CHECK_NULL(program, 1);
-  FCL_CHECK_NULL(count, 2);
-  FCL_CHECK_NULL(kernels, 3);
+  FCL_CHECK_NULL(kernels, 2);
+  FCL_CHECK_NULL(count, 3);
   *count = 0;
   *kernels = NULL;
   if (!program->kernels)

@@ -190,9 +190,9 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, cl_uin
                               unsigned flags, const char *path) {
   FCL_CHECK_NULL(kernel, 1);
   FCL_CHECK_NULL(queue, 2);
-  FCL_CHECK_NULL(path, 3);
-  FCL_CHECK_ARG(work_dim >= 1 && work_dim <= 3, 4, "work_dim", "must be 1, 2 or 3");
-  FCL_CHECK_NULL(global, 5);
+  FCL_CHECK_ARG(work_dim >= 1 && work_dim <= 3, 3, "work_dim", "must be 1, 2 or 3");
+  FCL_CHECK_NULL(global, 4);
+  FCL_CHECK_NULL(path, 8);
   if (!kernel->program->source)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "cannot capture kernel '%s': its program %s has no "
@@ -200,7 +200,7 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, cl_uin
                      kernel->meta->name, kernel->program->origin);
   size_t scaled[3];
   if (flags & FCL_LAUNCH_G_TIMES_L) {
-    FCL_CHECK_ARG(local != NULL, 6, "local", "FCL_LAUNCH_G_TIMES_L needs local sizes");
+    FCL_CHECK_ARG(local != NULL, 5, "local", "FCL_LAUNCH_G_TIMES_L needs local sizes");
     for (cl_uint i = 0; i < work_dim; ++i) scaled[i] = global[i] * local[i];
     global = scaled;
   }
