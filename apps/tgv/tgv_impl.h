@@ -36,11 +36,15 @@ struct tgv {
 #if FLOWCL_ENABLE_HDF5
   fcl_io_series *series;
 #endif
-  bool have_prev;
-  bool row_written; /* a restart's first row is the checkpoint's, already in the file */
-  double prev_energy, prev_enstrophy, prev_t;
+  /* the last diagnostics rows' times and energies, newest first (rows of them): -dE/dt over the
+   * two intervals between them spans a pair of steps, a whole period of the alternating
+   * directions; checkpoints carry them, with the peak */
+  double row_t[3], row_energy[3];
+  int rows;
+  double last_enstrophy;
   double peak_eps, peak_t;
-  double *step_wall; /* benchmark: wall seconds per step */
+  int64_t csv_last_step; /* rank 0: the last row a restart found in the file (-1: none) */
+  double *step_wall;     /* benchmark: wall seconds per step */
   int64_t nstep_wall, cap_step_wall;
   double last_wall;
   uint64_t syncs_last;            /* benchmark: the host-sync counter at the previous step */

@@ -68,10 +68,15 @@ static const char usage[] =
     "                        would mix with this run's)\n"
     "  --help                this text\n"
     "\n"
-    "Writes OUTPUT/diagnostics.csv (t, dt, energy, enstrophy, -dE/dt, 2 nu enstrophy, max|w|,\n"
-    "divergence), OUTPUT/report.txt (per-operator statistics), snapshots, checkpoints and\n"
-    "OUTPUT/tgv.png (dissipation and enstrophy against the 512^3 DNS of Dairay et al. 2017;\n"
-    "needs python3-matplotlib, else gnuplot; skipped without them).\n";
+    "Writes OUTPUT/diagnostics.csv, a row per diagnostics step: step, t, dt, energy\n"
+    "(<|u|^2>/2), enstrophy (<|w|^2>/2), t_mid and dissipation_dEdt_pair (-dE/dt from the\n"
+    "energies of this row and the row two before, at the middle of their times: two\n"
+    "intervals, a pair of steps by default, a whole period of the alternating directions,\n"
+    "whose two orders lose energy differently; nan on the first two rows),\n"
+    "dissipation_2nu_enstrophy, max_vorticity (max|w|) and divergence_rms;\n"
+    "OUTPUT/report.txt (per-operator statistics), snapshots, checkpoints and OUTPUT/tgv.png\n"
+    "(dissipation and enstrophy against the 512^3 DNS of Dairay et al. 2017, below 512^3 marked\n"
+    "under-resolved; needs python3-matplotlib, else gnuplot; skipped without them).\n";
 
 static int fail(int rank, const char *format, const char *a, const char *b) {
   if (rank == 0) {

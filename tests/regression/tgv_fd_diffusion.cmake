@@ -2,10 +2,10 @@
 # --diffusion stretching (the same differences in the conservative stretching's stages, within
 # the Strang halves) against the default spectral diffusion (exact): 32^3, 40 steps to t = 0.8,
 # 2 ranks (the stencils read ghosts across the ranks). For each, the energy dissipated since
-# t = 0 and the last -dE/dt agree to 1 %: the fourth-order Laplacian's error on the flow's k = 1
-# modes is (k dx)^4 / 90 = 2e-5 at this grid, its modes up to k = 4 stay below 1e-2 (the runs
-# measure 0.33 % and 0.23 % (fd), 0.38 % and 0.41 % (stretching)); a diffusion that is missing,
-# or 2 % too strong (measured for fd: 1.7 % and 1.8 %), fails.
+# t = 0 and the last -dE/dt (over two steps) agree to 1 %: the fourth-order Laplacian's error on
+# the flow's k = 1 modes is (k dx)^4 / 90 = 2e-5 at this grid, its modes up to k = 4 stay below
+# 1e-2 (the runs measure 0.33 % and 0.22 % (fd), 0.38 % and 0.36 % (stretching)); a diffusion
+# that is missing, or 2 % too strong (fd with --reynolds 1568.63: 1.65 % and 1.70 %), fails.
 # cmake -DTGV=... -DMPIEXEC=... [-DOVERSUBSCRIBE=--oversubscribe] -DWORK_DIR=... -P tgv_fd_diffusion.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})

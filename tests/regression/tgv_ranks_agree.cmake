@@ -2,7 +2,7 @@
 # max|w| of the last diagnostics row agree to 1e-6 relative (the decompositions only reorder
 # float sums). Pencils (4 ranks as 1 x 2 x 2, VkFFT: fftw-mpi takes slabs only) are compared
 # with one rank on VkFFT: FFTW and VkFFT differ by a few 1e-6 here, more than the decompositions
-# (max|w| there to 3e-6, see below). -dE/dt, a difference of two energies over dt, amplifies those reorderings by
+# (max|w| there to 3e-6, see below). -dE/dt, a difference of two energies over two steps, amplifies those reorderings by
 # E / dE (about 1e3 here) and is compared to 1e-2.
 # cmake -DTGV=... -DMPIEXEC=... [-DOVERSUBSCRIBE=--oversubscribe] -DWORK_DIR=... -P tgv_ranks_agree.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
