@@ -236,6 +236,7 @@ static fcl_status initial_state(tgv *t) {
     if (st == FCL_ERR_INVALID_ARGUMENT && !latest) { /* an older flowcl-tgv's: no velocity */
       fields[1] = t->u_prev;
       if (fcl_checkpoint_read(path, nf - 1, fields, &s) != FCL_OK) return st;
+      fcl_clear_error(); /* the first read's refusal is answered */
       TRY(fcl_spectral_biot_savart(t->spectral, t->w, t->u));
       if (t->rank == 0)
         printf("%s holds no velocity (older flowcl-tgv): recomputed from the vorticity, the "
@@ -244,7 +245,6 @@ static fcl_status initial_state(tgv *t) {
     } else if (st != FCL_OK) {
       return st;
     }
-    fcl_clear_error(); /* read_latest leaves its "no checkpoint" set when one was read */
     for (size_t p = 0; p < s.nparams; ++p)
       if ((!strcmp(s.names[p], "reynolds") && s.values[p] != t->opt.reynolds) ||
           (!strcmp(s.names[p], "resolution") && s.values[p] != (double)t->opt.resolution)) {

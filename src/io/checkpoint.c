@@ -273,7 +273,10 @@ fcl_status fcl_checkpoint_read_latest(const char *directory, const char *name, s
     free(steps);
     return st;
   }
-  st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name, directory);
+  if (n == 0) {
+    free(steps);
+    return FCL_ERROR(FCL_ERR_NOT_FOUND, "no checkpoint '%s_*.chk.h5' in '%s'", name, directory);
+  }
   for (size_t i = n; i-- > 0;) { /* newest first */
     char file[1024];
     file_name(file, sizeof file, directory, name, steps[i]);

@@ -222,6 +222,14 @@ static void restart_cases(env *e, fcl_dtype dt) {
 
   run_open(e, &second, MPI_COMM_WORLD, dt);
   fcl_checkpoint_state got = {0};
+  { /* the newest one read leaves no error behind (a later failure's message is its own) */
+    char read[1024] = "";
+    fcl_clear_error();
+    CHECK_OK(fcl_checkpoint_read_latest(e->dir, "run", 1, &second.u, &got, read, sizeof read));
+    CHECKF(!strcmp(read, path) && !*fcl_last_error(),
+           "read_latest read %s (expected %s) and left the error \"%s\"", read, path,
+           fcl_last_error());
+  }
   CHECK_OK(fcl_checkpoint_read(latest, 1, &second.u, &got));
   CHECKF(got.step == STEPS / 2 && got.time == 0.01 * (STEPS / 2) && got.dt == 0.01 &&
              got.nparams == 2 && !strcmp(got.names[0], "cfl") && got.values[0] == 0.5 &&
