@@ -7,6 +7,7 @@
  *   - fcl_reduction_cancel and fcl_reduction_destroy wait for the reads in flight;
  *   - fcl_field_swap refuses either field while its exchange is begun and not ended, and
  *     swaps nothing then;
+ *   - an expression with more than FCL_FIELD_EXPR_MAX_PARAMS parameters is refused;
  *   - ghost exchanges that need no message (one rank, every axis periodic; the local update on
  *     any number of ranks) return without waiting for the queue, and what is enqueued after
  *     them sees the ghosts. */
@@ -176,6 +177,24 @@ static void ghosts_do_not_wait(env *e, fcl_field *f) {
   }
 }
 
+/* field.h: expression parameters, "at most FCL_FIELD_EXPR_MAX_PARAMS". */
+static void too_many_params(fcl_field *f) {
+  char names[FCL_FIELD_EXPR_MAX_PARAMS + 1][8];
+  const char *params[FCL_FIELD_EXPR_MAX_PARAMS + 1];
+  for (int i = 0; i <= FCL_FIELD_EXPR_MAX_PARAMS; ++i) {
+    snprintf(names[i], sizeof names[i], "p%d", i);
+    params[i] = names[i];
+  }
+  fcl_field_expr *x = NULL;
+  char most[32];
+  snprintf(most, sizeof most, "at most %d", FCL_FIELD_EXPR_MAX_PARAMS);
+  CHECK_STATUS(fcl_field_expr_create(f, "p0 * x", FCL_FIELD_EXPR_MAX_PARAMS + 1, params, &x),
+               FCL_ERR_INVALID_ARGUMENT, most);
+  CHECK(x == NULL);
+  CHECK_OK(fcl_field_expr_create(f, "p0 * x", FCL_FIELD_EXPR_MAX_PARAMS, params, &x));
+  fcl_field_expr_destroy(&x);
+}
+
 static void run_all(env *e) {
   fcl_topology *t = box();
   fcl_field *a = two(e, t, e->q, "a"), *b = two(e, t, e->q, "b");
@@ -184,6 +203,7 @@ static void run_all(env *e) {
     reduction_cancel_and_destroy_wait(e, a);
     swap_refused_in_flight(e, a, b);
     ghosts_do_not_wait(e, a);
+    too_many_params(a);
   }
   fcl_field_destroy(&a);
   fcl_field_destroy(&b);

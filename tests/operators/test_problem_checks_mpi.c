@@ -4,7 +4,8 @@
  *   - fcl_problem_settle returns the first operator's failure, naming it, and settles the
  *     others all the same; a run settles before an output callback as before the others;
  *   - explicit diffusion refuses a dt above its stability bound also when the problem applies
- *     it (fcl_fd_enqueue_step, a step stepped by hand), touching nothing (fd.h);
+ *     it (fcl_fd_enqueue_step, a step stepped by hand), touching nothing (fd.h); a custom kernel
+ *     with more than FCL_FD_MAX_SCALARS scalars is refused;
  *   - the CFL check of a step given the velocity bound (fcl_advection_step_bounded, and the time
  *     loop's adaptive dt at a CFL above max_cfl) refuses the step, touching nothing. */
 #include <math.h>
@@ -207,6 +208,22 @@ static void diffusion_bound_in_a_problem(env *e) {
   CHECKF(unchanged(f, 0, before), "%s", "a refused diffusion step changed the field");
   CHECK_OK(fcl_problem_step(p, &(fcl_step_info){.step = 7, .dt = bound}));
   free(before);
+  /* fd.h: a custom kernel's scalars, "Most named scalars of a custom kernel" */
+  char names[FCL_FD_MAX_SCALARS + 1][8], most[32];
+  const char *scalars[FCL_FD_MAX_SCALARS + 1];
+  for (int i = 0; i <= FCL_FD_MAX_SCALARS; ++i) {
+    snprintf(names[i], sizeof names[i], "s%d", i);
+    scalars[i] = names[i];
+  }
+  snprintf(most, sizeof most, "at most %d", FCL_FD_MAX_SCALARS);
+  const fcl_fd_binding b = {"f", f, 0, 0};
+  fcl_fd *custom = NULL;
+  CHECK_STATUS(fcl_fd_kernel_create_with_scalars("many", 1, &b, FCL_FD_MAX_SCALARS + 1, scalars,
+                                                 "f[k, j, i] = s0 * f[k, j, i]", 16, &custom),
+               FCL_ERR_INVALID_ARGUMENT, most);
+  CHECK_OK(fcl_fd_kernel_create_with_scalars("many", 1, &b, FCL_FD_MAX_SCALARS, scalars,
+                                             "f[k, j, i] = s0 * f[k, j, i]", 16, &custom));
+  fcl_fd_destroy(&custom);
   fcl_problem_destroy(&p);
   fcl_fd_destroy(&diff);
   fcl_field_destroy(&f);

@@ -7,7 +7,10 @@
  *   - a plain host step of a list runs only once the earlier steps have completed, and not at
  *     all when one of them failed (the call returns the failure);
  *   - fcl_kernel_capture refuses what it cannot capture: a program without source, a sampler
- *     argument, a file it cannot write. */
+ *     argument, a file it cannot write;
+ *   - the refusals with no test elsewhere: a work-size function for a launcher that is not a
+ *     kernel launcher, a launcher parameter index out of range, an image over the device's
+ *     limits, a tuning whose every choice fails (the default's reason in the message). */
 #include <stdlib.h>
 
 #include "fcl_test_gate.h"
@@ -208,6 +211,82 @@ static void capture_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *
   free(dir);
 }
 
+static fcl_status sizes(void *user, const fcl_value *values, cl_uint *work_dim, size_t global[3],
+                        size_t local[3]) {
+  (void)user;
+  (void)values;
+  *work_dim = 1;
+  global[0] = N;
+  local[0] = 0;
+  return FCL_OK;
+}
+
+static fcl_status nothing(void *user, cl_command_queue q) {
+  (void)user;
+  (void)q;
+  return FCL_OK;
+}
+
+/* Every choice names an iname the kernel does not have. */
+static fcl_status refuse(void *user, fcl_kbuilder *kb, const int64_t *choice) {
+  (void)user;
+  return fcl_kbuilder_split_iname(kb, "no_such_iname", choice[0], NULL, NULL);
+}
+
+/* launch.h: fcl_launcher_set_work_size_fn, "another launcher is FCL_ERR_INVALID_ARGUMENT";
+ * fcl_launcher_param, "i out of range: FCL_ERR_INVALID_ARGUMENT"; image.h: "Sizes beyond the
+ * device's image limits are an error naming the limit"; tune.h: fcl_tune "Fails when no choice
+ * gives a valid variant, with the reason of the default's failure". */
+static void other_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *prog,
+                           cl_device_id device) {
+  fcl_launcher *host = NULL, *kl = NULL;
+  CHECK_OK(fcl_launcher_create_host("host", nothing, NULL, &host));
+  CHECK_STATUS(fcl_launcher_set_work_size_fn(host, sizes, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "not a kernel launcher");
+  fcl_launcher_destroy(&host);
+  const fcl_arg args[1] = {fcl_arg_i32(1, 3)};
+  const fcl_param_spec buffer = {"x", 0, FCL_TYPE_BUFFER};
+  const fcl_launch_config cfg = {.queue = q, .work_dim = 1, .global = {N}};
+  CHECK_OK(fcl_launcher_create_kernel(prog, "fill", "fill", 1, args, 1, &buffer, &cfg, &kl));
+  const char *name = NULL;
+  CHECK_OK(fcl_launcher_param(kl, 0, &name, NULL));
+  CHECK_STATUS(fcl_launcher_param(kl, 1, &name, NULL), FCL_ERR_INVALID_ARGUMENT, "out of range");
+  fcl_launcher_destroy(&kl);
+
+  fcl_device_info info;
+  CHECK_OK(fcl_device_get_info(device, &info));
+  if (info.image_support) {
+    const cl_image_format format = {CL_R, CL_FLOAT};
+    fcl_image *im = NULL;
+    char limit[64];
+    snprintf(limit, sizeof limit, "takes 1 to %zu", info.image2d_max_size[0]);
+    CHECK_STATUS(fcl_image_create(ctx, CL_MEM_READ_WRITE, format, 2,
+                                  (size_t[]){info.image2d_max_size[0] + 1, 1}, NULL, &im),
+                 FCL_ERR_INVALID_ARGUMENT, limit);
+    CHECK(im == NULL);
+  } else {
+    fcl_test_skip_part(fcl_test_device_name(device), "the image limits (no images)");
+  }
+
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("refused", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "y", FCL_FLOAT32, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "y[i] = 2 * y[i]"));
+  static const int64_t tiles[] = {32, 64};
+  const fcl_tune_axis axis = {"tile", 2, tiles};
+  const int64_t n = N;
+  const fcl_tune_options opt = {.effort = FCL_TUNE_ESTIMATE, .param_values = &n};
+  fcl_tune_result r;
+  const fcl_status st = kb ? fcl_tune(kb, 1, &axis, refuse, NULL, ctx, device, &opt, &r, NULL)
+                           : FCL_ERR_INVALID_ARGUMENT;
+  CHECKF(st != FCL_OK && fcl_test_contains(fcl_last_error(), "no valid variant") &&
+             fcl_test_contains(fcl_last_error(), "no_such_iname"),
+         "a tuning whose every choice fails: %s: %s", fcl_status_name(st), fcl_last_error());
+  fcl_kbuilder_destroy(&kb);
+}
+
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
@@ -229,6 +308,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     profile_of_a_pending_command(ctx, k, b);
     host_step_waits(ctx, q, prog, b);
     capture_refusals(ctx, q, prog, b, e->device);
+    other_refusals(ctx, q, prog, e->device);
   }
   if (b) clReleaseMemObject(b);
   fcl_kernel_destroy(&k);
