@@ -10,7 +10,8 @@
  *     argument, a file it cannot write;
  *   - the refusals with no test elsewhere: a work-size function for a launcher that is not a
  *     kernel launcher, a launcher parameter index out of range, an image over the device's
- *     limits, a tuning whose every choice fails (the default's reason in the message). */
+ *     limits or of a format it lacks, a tuning whose every choice fails (the default's reason in
+ *     the message). */
 #include <stdlib.h>
 
 #include "fcl_test_gate.h"
@@ -264,6 +265,35 @@ static void other_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *pr
                                   (size_t[]){info.image2d_max_size[0] + 1, 1}, NULL, &im),
                  FCL_ERR_INVALID_ARGUMENT, limit);
     CHECK(im == NULL);
+    /* image.h: "a format the context does not support for the flags and image type is
+     * FCL_ERR_NOT_SUPPORTED naming the format": the first of these the device lacks */
+    static const cl_image_format rare[] = {{CL_DEPTH, CL_UNORM_INT16},
+                                           {CL_sRGBA, CL_UNORM_INT8},
+                                           {CL_LUMINANCE, CL_SIGNED_INT32},
+                                           {CL_RA, CL_HALF_FLOAT}};
+    cl_image_format *have = NULL;
+    size_t nhave = 0;
+    CHECK_OK(fcl_image_supported_formats(ctx, CL_MEM_READ_WRITE, 2, &have, &nhave));
+    int lacking = -1;
+    for (int f = 0; f < 4 && lacking < 0; ++f) {
+      bool supported = false;
+      for (size_t h = 0; h < nhave; ++h)
+        supported = supported ||
+                    (have[h].image_channel_order == rare[f].image_channel_order &&
+                     have[h].image_channel_data_type == rare[f].image_channel_data_type);
+      if (!supported) lacking = f;
+    }
+    free(have);
+    if (lacking >= 0) {
+      char fname[64];
+      fcl_image_format_name(rare[lacking], fname, sizeof fname);
+      CHECK_STATUS(
+          fcl_image_create(ctx, CL_MEM_READ_WRITE, rare[lacking], 2, (size_t[]){4, 4}, NULL, &im),
+          FCL_ERR_NOT_SUPPORTED, fname);
+      CHECK(im == NULL);
+    } else {
+      fcl_test_skip_part(fcl_test_device_name(device), "an unsupported image format (it has all)");
+    }
   } else {
     fcl_test_skip_part(fcl_test_device_name(device), "the image limits (no images)");
   }
