@@ -44,8 +44,10 @@ typedef struct {
 typedef struct fcl_allocator fcl_allocator;
 
 /** Plain clCreateBuffer: the driver may defer the actual allocation to first use, so running out
- * of memory can surface at a later enqueue. flags: CL_MEM_* (0 means CL_MEM_READ_WRITE). Release
- * *out with fcl_allocator_release, as every allocator below. */
+ * of memory can surface at a later enqueue. A request that would make this allocator hold more
+ * than the device's memory is refused here (FCL_ERR_OUT_OF_MEMORY with the figures): some
+ * drivers accept it and fail at first use (PoCL aborts). flags: CL_MEM_* (0 means
+ * CL_MEM_READ_WRITE). Release *out with fcl_allocator_release, as every allocator below. */
 fcl_status fcl_allocator_create_deferred(fcl_context *context, cl_mem_flags flags,
                                          fcl_allocator **out);
 /** Buffers made resident at allocation time (a migration enqueued on queue and waited for), so

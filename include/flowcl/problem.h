@@ -222,8 +222,10 @@ typedef struct {
  * dt from the policy, the step, then the callbacks due, each after fcl_problem_settle (a check
  * the operators deferred fires before a diagnostics, output or checkpoint callback sees the
  * fields). The final state goes to final (may be NULL). Before returning, the problem is
- * settled and each of the fields' queues finished once; a failure stops the run with the
- * status and a message naming the step (fcl_step_info.step, counted from 0). Collective. */
+ * settled and each of the fields' queues finished once. A failure (an operator, a settled check,
+ * the measure, the dt policy, dt_min included, or a callback) stops the run with its status and
+ * a message naming the step (fcl_step_info.step, counted from 0) and what failed; a callback or
+ * operator that fails without recording a message is reported as such. Collective. */
 fcl_status fcl_simulation_run(fcl_problem *problem, const fcl_simulation_options *options,
                               fcl_sim_state *final);
 

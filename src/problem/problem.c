@@ -290,10 +290,12 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
       if (p->timing) FCL_TRY(fcl__operator_device_stats(d, &ns0, &bytes0));
       fcl_step_info part = *info;
       if (d->dt_fraction > 0) part.dt *= d->dt_fraction;
+      fcl_clear_error(); /* an apply that fails without a message leaves none of another's */
       st = d->apply(d->data, &part);
       if (st != FCL_OK) {
         char why[512]; /* the operator's message, kept under the problem's context */
-        snprintf(why, sizeof why, "%s", fcl_last_error());
+        snprintf(why, sizeof why, "%s",
+                 fcl_last_status() != FCL_OK ? fcl_last_error() : "failed without a message");
         return FCL_ERROR(st,
                          "problem '%s': operator '%s' failed at step %lld (t = %g, "
                          "dt = %g): %s",
@@ -415,18 +417,23 @@ fcl_status fcl__problem_finish(const fcl_problem *p) {
   return FCL_OK;
 }
 
-fcl_status fcl_problem_settle(fcl_problem *p) {
-  FCL_CHECK_NULL(p, 1);
+fcl_status fcl__problem_settle(fcl_problem *p, const char *when) {
   fcl_status first = FCL_OK;
   char why[1024] = "";
   for (int i = 0; i < p->nops; ++i) {
     const fcl_operator *d = &p->ops[i].desc;
+    fcl_clear_error(); /* a callback that fails without a message leaves none of another's */
     const fcl_status st = d->settle ? d->settle(d->data) : FCL_OK;
     if (st != FCL_OK && first == FCL_OK) {
       first = st;
-      snprintf(why, sizeof why, "problem '%s': operator '%s': %s", p->name, p->ops[i].name,
-               fcl_last_error());
+      snprintf(why, sizeof why, "problem '%s': operator '%s'%s: %s", p->name, p->ops[i].name, when,
+               fcl_last_status() != FCL_OK ? fcl_last_error() : "failed without a message");
     }
   }
   return first == FCL_OK ? FCL_OK : FCL_ERROR(first, "%s", why);
+}
+
+fcl_status fcl_problem_settle(fcl_problem *p) {
+  FCL_CHECK_NULL(p, 1);
+  return fcl__problem_settle(p, "");
 }

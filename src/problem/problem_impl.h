@@ -49,5 +49,8 @@ MPI_Comm fcl__problem_comm(const fcl_problem *problem);
 fcl_status fcl__operator_device_stats(const fcl_operator *d, double *ns, double *bytes);
 /* Wait for every field's queue, once per queue. */
 fcl_status fcl__problem_finish(const fcl_problem *problem);
+/* fcl_problem_settle, its failure's message naming when the check ran (" (settled after step
+ * 4, t = 0.2)"; "" says nothing). */
+fcl_status fcl__problem_settle(fcl_problem *problem, const char *when);
 
 #endif

@@ -27,6 +27,30 @@ static fcl_status check_options(const fcl_simulation_options *o) {
   return FCL_OK;
 }
 
+/* The run stops at a step of the problem's numbering: the status, with a message naming what
+ * failed and the step, then the failure's own message (what the caller's callback returned
+ * without recording one says so: the last error is cleared before each callback). */
+static fcl_status stopped(const fcl_problem *p, fcl_status st, const char *what, int64_t step,
+                          double t) {
+  char why[1024];
+  snprintf(why, sizeof why, "%s",
+           fcl_last_status() != FCL_OK ? fcl_last_error() : "failed without a message");
+  return FCL_ERROR(st, "problem '%s': %s step %lld (t = %g): %s", p->name, what, (long long)step, t,
+                   why);
+}
+
+/* A callback of the loop (name: "diagnostics", ...) with the state s; after a step (taken),
+ * its failure names that step (s->step - 1), else the first one (s->step). */
+static fcl_status call_back(const fcl_problem *p, fcl_sim_callback fn, const char *name, void *user,
+                            const fcl_sim_state *s, bool taken) {
+  fcl_clear_error();
+  const fcl_status st = fn(user, s);
+  if (st == FCL_OK) return FCL_OK;
+  char what[64];
+  snprintf(what, sizeof what, "the %s callback failed %s", name, taken ? "after" : "before");
+  return stopped(p, st, what, taken ? s->step - 1 : s->step, s->t);
+}
+
 static void hms(char *buf, size_t size, double s) {
   if (!isfinite(s) || s < 0) s = 0;
   const long t = lround(s);
@@ -47,7 +71,8 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
   /* a time within this of a target is the target (rounding of the sums of dt) */
   const double eps = 1e-12 * fmax(1, fabs(o->t_end));
   fcl_sim_state s = {.step = o->step_start, .t = o->t_start};
-  if (o->diagnostics && o->diagnostics_every) FCL_TRY(o->diagnostics(o->user, &s));
+  if (o->diagnostics && o->diagnostics_every)
+    FCL_TRY(call_back(p, o->diagnostics, "diagnostics", o->user, &s, false));
   const double wall0 = MPI_Wtime();
   double last_print = wall0;
   int64_t taken = 0;
@@ -55,12 +80,20 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
   while (st == FCL_OK && s.t < o->t_end - eps && (o->max_steps <= 0 || taken < o->max_steps)) {
     fcl_dt_inputs in = {0};
     const bool adaptive = o->dt.cfl > 0 || o->dt.lcfl > 0;
-    if (adaptive) st = o->measure(o->user, &in);
+    if (adaptive) {
+      fcl_clear_error();
+      st = o->measure(o->user, &in);
+      if (st != FCL_OK) {
+        st = stopped(p, st, "the measure callback failed before", s.step, s.t);
+        break;
+      }
+    }
     double dt = 0;
-    if (st == FCL_OK)
-      st = fcl_dt_policy_compute(&o->dt, adaptive ? &in : NULL, fcl_problem_max_dt(p), &dt,
-                                 &s.limit);
-    if (st != FCL_OK) break;
+    st = fcl_dt_policy_compute(&o->dt, adaptive ? &in : NULL, fcl_problem_max_dt(p), &dt, &s.limit);
+    if (st != FCL_OK) {
+      st = stopped(p, st, "no dt for", s.step, s.t);
+      break;
+    }
     /* land exactly on the end time and on output times */
     double target = o->t_end;
     if (o->output_every_t > 0)
@@ -82,10 +115,17 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
                         fabs(remainder(s.t, o->output_every_t)) <= eps;
     const bool checkpoint = o->checkpoint_every && taken % o->checkpoint_every == 0;
     /* the callbacks see the fields only once every deferred check of them has passed */
-    if (diagnose || output || checkpoint) st = fcl_problem_settle(p);
-    if (st == FCL_OK && diagnose) st = o->diagnostics(o->user, &s);
-    if (st == FCL_OK && output) st = o->output(o->user, &s);
-    if (st == FCL_OK && checkpoint) st = o->checkpoint(o->user, &s);
+    if (diagnose || output || checkpoint) {
+      char when[96];
+      snprintf(when, sizeof when, " (settled after step %lld, t = %g)", (long long)(s.step - 1),
+               s.t);
+      st = fcl__problem_settle(p, when);
+    }
+    if (st == FCL_OK && diagnose)
+      st = call_back(p, o->diagnostics, "diagnostics", o->user, &s, true);
+    if (st == FCL_OK && output) st = call_back(p, o->output, "output", o->user, &s, true);
+    if (st == FCL_OK && checkpoint)
+      st = call_back(p, o->checkpoint, "checkpoint", o->user, &s, true);
     const double now = MPI_Wtime();
     if (progress && (now - last_print >= every || s.t >= o->t_end - eps)) {
       const double rate = taken / fmax(now - wall0, 1e-9);
@@ -100,7 +140,13 @@ fcl_status fcl_simulation_run(fcl_problem *p, const fcl_simulation_options *o,
       last_print = now;
     }
   }
-  if (st == FCL_OK) st = fcl_problem_settle(p);
+  if (st == FCL_OK) {
+    char when[96] = " (settled at the end of the run, before any step)";
+    if (taken)
+      snprintf(when, sizeof when, " (settled at the end of the run, after step %lld, t = %g)",
+               (long long)(s.step - 1), s.t);
+    st = fcl__problem_settle(p, when);
+  }
   if (st == FCL_OK) st = fcl__problem_finish(p);
   if (final) *final = s;
   return st;
