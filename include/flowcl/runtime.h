@@ -565,8 +565,9 @@ fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device,
  * the binary cache (either way a program object made ready to run). */
 uint64_t fcl_count_programs_built(void);
 /** Host syncs: waits of the host for the device that flowcl made, fcl_queue_finish and
- * fcl_events_wait (flowcl's layers make every blocking wait through them). A wait for an event
- * that is already complete is not counted: it does not hold the host. */
+ * fcl_events_wait (flowcl's layers make every blocking wait of their work through them; the
+ * waits of destroy functions and of cleanups after a failure are not counted). A wait for an
+ * event that is already complete is not counted: it does not hold the host. */
 uint64_t fcl_count_host_syncs(void);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -59,7 +59,8 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
     cl_event ev = NULL;
     err = clEnqueueMigrateMemObjects(b->queue, 1, &m, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0,
                                      NULL, &ev);
-    if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS && fcl_events_wait(1, &ev) != FCL_OK) /* a counted host sync */
+      err = (cl_int)fcl_last_native_error();
     cl_int status = CL_COMPLETE;
     if (ev) {
       clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);

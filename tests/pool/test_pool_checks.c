@@ -8,7 +8,9 @@
  *   - at the pool's cap, and when the allocator runs out, fcl_pool_alloc waits for the fenced
  *     block, frees it and succeeds (it neither fails nor takes the block early);
  *   - stop_holding, a free after it, and the last release wait for pending fences;
- *   - a pool released with a block still active logs the leak ("a leak is logged"). */
+ *   - a pool released with a block still active logs the leak ("a leak is logged");
+ *   - the immediate allocator's first touch waits for its queue, as a counted host sync
+ *     (runtime.h: flowcl's layers make the waits of their work through the counted calls). */
 #include "fake_allocator.h"
 #include "fcl_test_gate.h"
 
@@ -146,6 +148,28 @@ static void leak_logged(void) {
   fcl_allocator_release(&a);
 }
 
+static void immediate_waits_counted(fcl_context *ctx, cl_device_id device) {
+  cl_command_queue q = NULL;
+  fcl_allocator *a = NULL;
+  CHECK_OK(fcl_queue_create(ctx, device, 0, &q));
+  CHECK_OK(fcl_allocator_create_immediate(ctx, q, CL_MEM_READ_WRITE, &a));
+  fcl_test_gate *gate = fcl_test_gate_hold(ctx, q, 0.3, CL_COMPLETE);
+  if (a && gate) {
+    fcl_allocation m = {0};
+    const uint64_t s0 = fcl_count_host_syncs();
+    CHECK_OK(fcl_allocator_alloc(a, 4096, &m));
+    const uint64_t syncs = fcl_count_host_syncs() - s0;
+    CHECKF(fcl_test_gate_opened(gate) && syncs == 1,
+           "an immediate allocation behind a held queue: returned %s the gate opened, %llu host "
+           "syncs counted (1)",
+           fcl_test_gate_opened(gate) ? "after" : "before", (unsigned long long)syncs);
+    fcl_allocator_free(a, &m);
+  }
+  fcl_test_gate_join(&gate);
+  fcl_allocator_release(&a);
+  if (q) clReleaseCommandQueue(q);
+}
+
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
@@ -156,6 +180,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   alloc_waits_for_the_fence(ctx, false);
   giving_back_waits(ctx);
   leak_logged();
+  immediate_waits_counted(ctx, e->device);
   fcl_context_release(&ctx);
 }
 
