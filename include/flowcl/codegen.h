@@ -177,7 +177,10 @@ fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_v
                                   cl_uint *work_dim, size_t global[3], size_t local[3]);
 /** Generate, build (options as fcl_program_build) and wrap as a kernel launcher named after
  * the kernel. Its parameters are every kernel argument by name: arrays (FCL_TYPE_BUFFER),
- * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. */
+ * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. A
+ * call whose array argument is smaller than the array's shape for the call's sizes is refused
+ * before launching (FCL_ERR_INVALID_ARGUMENT); the buffer of an fcl_array over a pool block
+ * counts the array's bytes, not the block's. */
 fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
                               cl_command_queue queue, fcl_launcher **out);
 /** The same as an iterative launcher (flowcl/launch.h): each call launches the kernel once per
