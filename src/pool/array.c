@@ -145,7 +145,7 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fc
                                       fcl_array **out) {
   FCL_CHECK_NULL(host, 6);
   FCL_TRY(fcl_array_create(pool, queue, dtype, ndim, shape, out));
-  fcl_status st = fcl_array_write(*out, NULL, true, host, 0, NULL, NULL);
+  fcl_status st = fcl_array_write(*out, NULL, FCL_BLOCKING, host, 0, NULL, NULL);
   if (st != FCL_OK) fcl_array_destroy(out);
   return st;
 }

@@ -289,7 +289,7 @@ static void array_extent(env *e) {
     CHECK_OK(fcl_param_set_i32(p, "n", HAVE)); /* the array's own size */
     CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL));
     float host[HAVE];
-    CHECK_OK(fcl_array_read(x, NULL, true, host, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(x, NULL, FCL_BLOCKING, host, 0, NULL, NULL));
     int bad = 0;
     for (int i = 0; i < HAVE; ++i) bad += host[i] != 2.0f;
     CHECKF(bad == 0, "%d of %d elements not filled", bad, HAVE);
