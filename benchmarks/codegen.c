@@ -157,7 +157,8 @@ static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) 
     st = kz == 1 ? fcl_kbuilder_tag_inames(kb, "k:g.2")
                  : fcl_kbuilder_split_iname(kb, "k", kz, "g.2", kz <= 32 ? "unr" : "for");
   if (st == FCL_OK && sm) st = fcl_kbuilder_stream_iname(kb, "k_inner", "u");
-  if (st == FCL_OK && pf) st = fcl_kbuilder_add_prefetch(kb, NULL, "u", "i_inner, j_inner", 0);
+  if (st == FCL_OK && pf)
+    st = fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "u", .sweep = "i_inner, j_inner"});
   return st;
 }
 
@@ -190,7 +191,8 @@ static fcl_status apply_transpose(void *user, fcl_kbuilder *kb, const int64_t *c
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i_inner", rows, NULL, "l.1");
   if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "k:g.2");
   if (st == FCL_OK && pf)
-    st = fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner, j_inner", (int)pad);
+    st = fcl_kbuilder_add_prefetch(
+        kb, (fcl_prefetch){.array = "a", .sweep = "i_inner, j_inner", .pad = (int)pad});
   return st;
 }
 

@@ -83,13 +83,21 @@ cl_command_queue fcl_array_queue(const fcl_array *array);
 /** C-contiguous: strides are those of a packed C-ordered array. */
 bool fcl_array_is_contiguous(const fcl_array *array);
 
-/** Host (C-ordered, packed, nbytes) to device and back. blocking false: the host memory must
+/** Whether a transfer returns only once the host memory may be used again. An enum and not a
+ * bool so that a pointer passed in its place (the order before 0.2, host before blocking) does
+ * not compile; true and false still convert. */
+typedef enum {
+  FCL_NON_BLOCKING = 0, /**< returns at once; the host memory must stay valid until the event */
+  FCL_BLOCKING = 1      /**< returns once the transfer has completed */
+} fcl_blocking;
+
+/** Host (C-ordered, packed, nbytes) to device and back. FCL_NON_BLOCKING: the host memory must
  * stay valid until event completes. queue NULL: the array's queue. @{ */
-fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, bool blocking,
+fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
                            const void *host, cl_uint num_wait, const cl_event *wait,
                            cl_event *event);
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, bool blocking, void *host,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event);
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
+                          void *host, cl_uint num_wait, const cl_event *wait, cl_event *event);
 /** @} */
 /** Every element set to *value (itemsize bytes). */
 fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,

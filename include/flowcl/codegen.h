@@ -142,14 +142,22 @@ fcl_status fcl_kbuilder_fix_parameters(fcl_kbuilder *kb, const char *values);
 fcl_status fcl_kbuilder_assume(fcl_kbuilder *kb, const char *assumptions);
 /** "k, j": loops nest in this order (outermost first) where instructions share them. */
 fcl_status fcl_kbuilder_prioritize_loops(fcl_kbuilder *kb, const char *order);
-/** Prefetch the footprint of array over the sweep inames ("i_inner, j_inner") into a local
- * array fetch_name (NULL: "<array>_fetch") with pad extra elements per row; every access of the
- * array reads the local copy, or, given as "array$tag", only the accesses written with that tag
- * (a$tag[i], or inside a rule used as rule$tag(...)) while the others read global memory. The
- * accesses must be translates of each other, affine in the inames, and the sweep inames of
- * constant extent. */
-fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *fetch_name, const char *array,
-                                     const char *sweep, int pad);
+/** A prefetch (fcl_kbuilder_add_prefetch), given with designated initializers:
+ * (fcl_prefetch){.array = "u", .sweep = "i_inner, j_inner", .pad = 1}. A struct and not three
+ * string arguments, whose order changed before 0.2 and which a swap passes silently. */
+typedef struct {
+  /** The array read through the local copy: "u", or "u$tag" for only the accesses written with
+   * that tag (u$tag[i], or inside a rule used as rule$tag(...)), the others reading global
+   * memory. */
+  const char *array;
+  const char *sweep;      /**< the sweep inames, "i_inner, j_inner" (constant extents) */
+  const char *fetch_name; /**< the local array's name; NULL: "<array>_fetch" */
+  int pad;                /**< extra elements per row of the local array, 0 to 64 */
+} fcl_prefetch;
+/** Prefetch the footprint of prefetch.array over the sweep inames into a local array; the
+ * accesses of the array it selects read the local copy. The accesses must be translates of
+ * each other, affine in the inames, and the sweep inames of constant extent. */
+fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, fcl_prefetch prefetch);
 
 /** Non-fixed parameters, in kernel-argument order: their number, and the name of parameter i
  * (owned by kb; NULL out of range). @{ */
@@ -177,7 +185,10 @@ fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_v
                                   cl_uint *work_dim, size_t global[3], size_t local[3]);
 /** Generate, build (options as fcl_program_build) and wrap as a kernel launcher named after
  * the kernel. Its parameters are every kernel argument by name: arrays (FCL_TYPE_BUFFER),
- * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. */
+ * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. A
+ * call whose array argument is smaller than the array's shape for the call's sizes is refused
+ * before launching (FCL_ERR_INVALID_ARGUMENT); the buffer of an fcl_array over a pool block
+ * counts the array's bytes, not the block's. */
 fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
                               cl_command_queue queue, fcl_launcher **out);
 /** The same as an iterative launcher (flowcl/launch.h): each call launches the kernel once per

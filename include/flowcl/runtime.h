@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-/** The flowcl version string ("0.1.0"). */
+/** The flowcl version string ("0.2.0"). */
 const char *fcl_version(void);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_impl.h"
 #include "check.h"
 #include "codegen_impl.h"
 
@@ -54,6 +55,7 @@ typedef struct {
   size_t *slot;    /* launcher parameter position of each non-fixed parameter */
   int64_t *values; /* scratch */
   int64_t *prev;   /* the values of the last call (the buffers were checked for them) */
+  size_t pooled;   /* fcl__array_pooled_changes at the last check */
   size_t narrays;
   array_arg *arrays;
 } size_state;
@@ -71,18 +73,24 @@ static void size_state_free(void *user) {
 }
 
 /* Every array's buffer holds the array's shape for these sizes (a smaller one would be read
- * or written past its end): checked when a buffer or a size changes. */
+ * or written past its end): checked when a buffer or a size changes, or an array over a pool
+ * block was created or released (a block's buffer may come back under a smaller array). */
 static fcl_status check_buffers(size_state *s, const fcl_value *values) {
-  const bool sizes_changed = memcmp(s->prev, s->values, s->nparams * sizeof *s->values) != 0;
+  const size_t pooled = fcl__array_pooled_changes();
+  const bool recheck = memcmp(s->prev, s->values, s->nparams * sizeof *s->values) != 0 ||
+                       pooled != s->pooled;
   for (size_t a = 0; a < s->narrays; ++a) {
     array_arg *x = &s->arrays[a];
     cl_mem b = values[x->slot].buffer;
-    if (!b || (b == x->checked && !sizes_changed)) continue;
-    size_t ndim, shape[FCL_KB_MAX_DIMS], need = x->itemsize, have = 0;
+    if (!b || (b == x->checked && !recheck)) continue;
+    size_t ndim, shape[FCL_KB_MAX_DIMS], need = x->itemsize, buffer_bytes = 0, have = 0;
     FCL_TRY(fcl_kbuilder_arg_shape(s->kb, x->arg, s->values, &ndim, shape));
     for (size_t d = 0; d < ndim; ++d) need *= shape[d];
-    FCL_CL_TRY(clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof have, &have, NULL),
+    FCL_CL_TRY(clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof buffer_bytes, &buffer_bytes, NULL),
                "clGetMemObjectInfo(CL_MEM_SIZE)");
+    /* an array's pool block: the array's bytes, not the block's rounded-up size */
+    const bool of_array = fcl__array_buffer_bytes(b, &have);
+    if (!of_array) have = buffer_bytes;
     if (have < need) {
       const char *name = NULL;
       bool is_array;
@@ -90,14 +98,18 @@ static fcl_status check_buffers(size_state *s, const fcl_value *values) {
       bool written;
       fcl_kbuilder_arg(s->kb, x->arg, &name, &is_array, &t, &written);
       x->checked = NULL;
+      char block[64] = "";
+      if (of_array) snprintf(block, sizeof block, " (in a pool block of %zu)", buffer_bytes);
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "kernel '%s': the buffer of array '%s' has %zu "
-                       "bytes, its shape needs %zu for these sizes",
-                       s->kb->name, name ? name : "?", have, need);
+                       "kernel '%s': the buffer of array '%s' %s %zu bytes%s, its shape needs %zu "
+                       "for these sizes",
+                       s->kb->name, name ? name : "?", of_array ? "holds an array of" : "has", have,
+                       block, need);
     }
     x->checked = b;
   }
   memcpy(s->prev, s->values, s->nparams * sizeof *s->values);
+  s->pooled = pooled;
   return FCL_OK;
 }
 

@@ -432,12 +432,14 @@ static bool has_tagged_access(const fcl_kbuilder *kb, const char *array, const c
   return false;
 }
 
-fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, const char *fetch_name,
-                                     const char *array_spec, const char *sweep, int pad) {
+fcl_status fcl_kbuilder_add_prefetch(fcl_kbuilder *kb, fcl_prefetch prefetch) {
   FCL_CHECK_NULL(kb, 1);
-  FCL_CHECK_NULL(array_spec, 3);
-  FCL_CHECK_NULL(sweep, 4);
-  FCL_CHECK_ARG(pad >= 0 && pad <= 64, 5, "pad", "must be in [0, 64]");
+  const char *array_spec = prefetch.array, *sweep = prefetch.sweep;
+  const char *fetch_name = prefetch.fetch_name;
+  const int pad = prefetch.pad;
+  FCL_CHECK_ARG(array_spec, 2, "prefetch.array", "must not be NULL");
+  FCL_CHECK_ARG(sweep, 2, "prefetch.sweep", "must not be NULL");
+  FCL_CHECK_ARG(pad >= 0 && pad <= 64, 2, "prefetch.pad", "must be in [0, 64]");
   /* "a" or "a$tag": the accesses that read the copy */
   char array[128], tag[64] = "";
   const char *dollar = strchr(array_spec, '$');

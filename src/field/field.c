@@ -170,7 +170,8 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(host, 4);
   FCL_TRY(fcl__field_check_comp(f, comp, 2));
-  if (with_ghosts) return fcl_array_read(f->comp[comp], f->queue, true, host, 0, NULL, NULL);
+  if (with_ghosts)
+    return fcl_array_read(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, true);
   cl_event done;
   FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.src_origin,
@@ -186,7 +187,8 @@ fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void 
   FCL_CHECK_NULL(f, 1);
   FCL_CHECK_NULL(host, 4);
   FCL_TRY(fcl__field_check_comp(f, comp, 2));
-  if (with_ghosts) return fcl_array_write(f->comp[comp], f->queue, true, host, 0, NULL, NULL);
+  if (with_ghosts)
+    return fcl_array_write(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, false);
   cl_event done;
   FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.dst_origin,

@@ -92,7 +92,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
   if (!staged) return FCL_OK;
   char sweep[32];
   snprintf(sweep, sizeof sweep, "i_inner, %s_inner", iname[p0]);
-  return fcl_kbuilder_add_prefetch(kb, NULL, "src", sweep, 1);
+  return fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "src", .sweep = sweep, .pad = 1});
 }
 
 static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, cached *e) {

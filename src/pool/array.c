@@ -1,4 +1,5 @@
 /* Device arrays: creation over pool blocks or buffers, shared storage, views. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,9 +56,47 @@ static fcl_status new_array(fcl__storage *storage, cl_command_queue queue, fcl_d
   return FCL_OK;
 }
 
+/* The live storages over pool blocks, for fcl__array_buffer_bytes. */
+static pthread_mutex_t pooled_lock = PTHREAD_MUTEX_INITIALIZER;
+static fcl__storage *pooled;
+static atomic_size_t pooled_changes;
+
+static void pooled_link(fcl__storage *s) {
+  pthread_mutex_lock(&pooled_lock);
+  s->prev = NULL;
+  s->next = pooled;
+  if (pooled) pooled->prev = s;
+  pooled = s;
+  atomic_fetch_add(&pooled_changes, 1);
+  pthread_mutex_unlock(&pooled_lock);
+}
+
+static void pooled_unlink(fcl__storage *s) {
+  pthread_mutex_lock(&pooled_lock);
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    pooled = s->next;
+  if (s->next) s->next->prev = s->prev;
+  atomic_fetch_add(&pooled_changes, 1);
+  pthread_mutex_unlock(&pooled_lock);
+}
+
+bool fcl__array_buffer_bytes(cl_mem buffer, size_t *bytes) {
+  pthread_mutex_lock(&pooled_lock);
+  const fcl__storage *s = pooled;
+  while (s && s->buffer != buffer) s = s->next;
+  if (s) *bytes = s->size;
+  pthread_mutex_unlock(&pooled_lock);
+  return s != NULL;
+}
+
+size_t fcl__array_pooled_changes(void) { return atomic_load(&pooled_changes); }
+
 static void storage_release(fcl__storage *s, cl_command_queue queue) {
   if (atomic_fetch_sub(&s->refs, 1) != 1) return;
   if (s->pool) {
+    pooled_unlink(s);
     /* Work already enqueued on the array's queue may still use the block: fence it. */
     cl_event done = NULL;
     if (clEnqueueMarkerWithWaitList(queue, 0, NULL, &done) == CL_SUCCESS &&
@@ -99,6 +138,7 @@ fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dt
   s->pool = fcl_pool_retain(pool);
   s->buffer = fcl_pool_block_buffer(s->block);
   s->size = bytes;
+  pooled_link(s);
   st = new_array(s, queue, dtype, ndim, shape, NULL, 0, out);
   if (st != FCL_OK) {
     atomic_fetch_add(&s->refs, 1);
@@ -112,7 +152,7 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fc
                                       fcl_array **out) {
   FCL_CHECK_NULL(host, 6);
   FCL_TRY(fcl_array_create(pool, queue, dtype, ndim, shape, out));
-  fcl_status st = fcl_array_write(*out, NULL, true, host, 0, NULL, NULL);
+  fcl_status st = fcl_array_write(*out, NULL, FCL_BLOCKING, host, 0, NULL, NULL);
   if (st != FCL_OK) fcl_array_destroy(out);
   return st;
 }

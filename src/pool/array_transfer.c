@@ -191,21 +191,33 @@ static fcl_status writable(const fcl_array *a, int pos, const char *name, const 
   return FCL_OK;
 }
 
-fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, bool blocking,
+/* FCL_ERR_INVALID_ARGUMENT for a value of no fcl_blocking constant (an int converts silently). */
+static fcl_status check_blocking(fcl_blocking blocking) {
+  if (blocking != FCL_BLOCKING && blocking != FCL_NON_BLOCKING)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (blocking): %d is neither FCL_BLOCKING nor FCL_NON_BLOCKING",
+                     (int)blocking);
+  return FCL_OK;
+}
+
+fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
                            const void *host, cl_uint num_wait, const cl_event *wait,
                            cl_event *event) {
   FCL_CHECK_NULL(array, 1);
+  FCL_TRY(check_blocking(blocking));
   FCL_CHECK_NULL(host, 4);
   FCL_TRY(writable(array, 1, "array", "write to"));
-  return host_transfer(array, queue, OP_WRITE, (unsigned char *)host, blocking, num_wait, wait,
-                       event);
+  return host_transfer(array, queue, OP_WRITE, (unsigned char *)host, blocking == FCL_BLOCKING,
+                       num_wait, wait, event);
 }
 
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, bool blocking, void *host,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
+                          void *host, cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
+  FCL_TRY(check_blocking(blocking));
   FCL_CHECK_NULL(host, 4);
-  return host_transfer(array, queue, OP_READ, host, blocking, num_wait, wait, event);
+  return host_transfer(array, queue, OP_READ, host, blocking == FCL_BLOCKING, num_wait, wait,
+                       event);
 }
 
 fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,

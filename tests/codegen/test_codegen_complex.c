@@ -241,7 +241,7 @@ static void matvec_tests(fcl_context *ctx, cl_command_queue queue, fcl_dtype tc)
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "y[i] = sum(k, m[i, k] * v[k])"));
   run_schedules(ctx, queue, kb, 256, ref_matvec);
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "v", "k", 0));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "v", .sweep = "k"}));
   check(ctx, queue, kb, 256, ref_matvec, "v prefetched to local memory");
   fcl_kbuilder_destroy(&kb);
 }

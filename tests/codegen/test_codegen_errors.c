@@ -227,7 +227,7 @@ static void streams(void) {
   kb = base(); /* prefetched */
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i - 1, j] + a[i + 1, j]"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "a", "j_inner", 0));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "a", .sweep = "j_inner"}));
   CHECK_STATUS(fcl_kbuilder_stream_iname(kb, "i", "a"), FCL_ERR_INVALID_ARGUMENT,
                "stream or prefetch it, not both");
   fcl_kbuilder_destroy(&kb);
@@ -258,24 +258,35 @@ static void parameters_and_prefetch(void) {
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j] + a[j, i]\nv[i] = a[i, 0]"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "b", "i_inner", 0), FCL_ERR_INVALID_ARGUMENT,
-               "only read-only arrays");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner, j_inner", 0),
-               FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a$near", "i_inner, j_inner", 0),
-               FCL_ERR_INVALID_ARGUMENT, "no access 'a$near[...]'");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a$", "i_inner, j_inner", 0),
-               FCL_ERR_INVALID_ARGUMENT, "name$tag");
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_outer", 0), FCL_ERR_INVALID_ARGUMENT,
-               "sweep iname 'i_outer' needs a constant range");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "b", .sweep = "i_inner"}),
+               FCL_ERR_INVALID_ARGUMENT, "only read-only arrays");
+  CHECK_STATUS(
+      fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "a", .sweep = "i_inner, j_inner"}),
+      FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
+  CHECK_STATUS(
+      fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "a$near", .sweep = "i_inner, j_inner"}),
+      FCL_ERR_INVALID_ARGUMENT, "no access 'a$near[...]'");
+  CHECK_STATUS(
+      fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "a$", .sweep = "i_inner, j_inner"}),
+      FCL_ERR_INVALID_ARGUMENT, "name$tag");
+  /* a field left out or out of range is named */
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.sweep = "i_inner"}),
+               FCL_ERR_INVALID_ARGUMENT, "argument 2 (prefetch.array): must not be NULL");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "v"}),
+               FCL_ERR_INVALID_ARGUMENT, "argument 2 (prefetch.sweep): must not be NULL");
+  CHECK_STATUS(
+      fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "v", .sweep = "i_inner", .pad = 65}),
+      FCL_ERR_INVALID_ARGUMENT, "argument 2 (prefetch.pad): must be in [0, 64]");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "a", .sweep = "i_outer"}),
+               FCL_ERR_INVALID_ARGUMENT, "sweep iname 'i_outer' needs a constant range");
   fcl_kbuilder_destroy(&kb);
 
   kb = base();
   CHECK_OK(fcl_kbuilder_add_instructions(kb, "b[i, j] = a[i, j]"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.1", "l.1"));
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner", 0), FCL_ERR_INVALID_ARGUMENT,
-               "depend on local iname 'j_inner', which is not swept");
+  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "a", .sweep = "i_inner"}),
+               FCL_ERR_INVALID_ARGUMENT, "depend on local iname 'j_inner', which is not swept");
   fcl_kbuilder_destroy(&kb);
 }
 

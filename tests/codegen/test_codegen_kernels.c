@@ -178,7 +178,8 @@ static void v_s2_tile(fcl_kbuilder *kb) {
 static void v_s2_prefetch(fcl_kbuilder *kb) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 32, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 4, "g.1", "l.1"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "u", "i_inner, j_inner", 1));
+  CHECK_OK(fcl_kbuilder_add_prefetch(
+      kb, (fcl_prefetch){.array = "u", .sweep = "i_inner, j_inner", .pad = 1}));
 }
 static void v_s2_rows(fcl_kbuilder *kb) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 8, "g.0", "unr"));
@@ -240,9 +241,11 @@ static void v_tag_tiles(fcl_kbuilder *kb) {
 }
 static void v_tag_prefetch(fcl_kbuilder *kb) {
   v_tag_tiles(kb);
-  CHECK_STATUS(fcl_kbuilder_add_prefetch(kb, NULL, "u", "i_inner, j_inner", 0),
-               FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "u$nb", "i_inner, j_inner", 1));
+  CHECK_STATUS(
+      fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "u", .sweep = "i_inner, j_inner"}),
+      FCL_ERR_INVALID_ARGUMENT, "not translates of each other");
+  CHECK_OK(fcl_kbuilder_add_prefetch(
+      kb, (fcl_prefetch){.array = "u$nb", .sweep = "i_inner, j_inner", .pad = 1}));
 }
 
 static void tagged_tests(kb_env *env, fcl_dtype t) {
@@ -299,12 +302,15 @@ static void v_s3_tiles(fcl_kbuilder *kb) {
 }
 static void v_s3_prefetch(fcl_kbuilder *kb) {
   v_s3_tiles(kb);
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "u", "i_inner, j_inner", 0));
+  CHECK_OK(
+      fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "u", .sweep = "i_inner, j_inner"}));
 }
 static void v_s3_march(fcl_kbuilder *kb) { /* 2.5D: a tile marches along k, refetching */
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 8, "g.1", "l.1"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, "tile", "u", "i_inner, j_inner", 1));
+  CHECK_OK(fcl_kbuilder_add_prefetch(
+      kb,
+      (fcl_prefetch){.array = "u", .sweep = "i_inner, j_inner", .fetch_name = "tile", .pad = 1}));
 }
 
 static void v_s3_aligned(fcl_kbuilder *kb, int64_t vec) { /* i from 0: aligned vector lanes */
@@ -318,7 +324,8 @@ static void v_s3_aligned2(fcl_kbuilder *kb) { v_s3_aligned(kb, 2); }
 static void v_s3_aligned4(fcl_kbuilder *kb) { v_s3_aligned(kb, 4); }
 static void v_s3_aligned_prefetch(fcl_kbuilder *kb) { /* barriers: lanes go scalar */
   v_s3_aligned(kb, 2);
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "u", "i_inner_outer, i_inner_inner, j_inner", 0));
+  CHECK_OK(fcl_kbuilder_add_prefetch(
+      kb, (fcl_prefetch){.array = "u", .sweep = "i_inner_outer, i_inner_inner, j_inner"}));
 }
 
 /* Planes carried in registers along k: each plane loaded once per work-item. */
@@ -576,7 +583,8 @@ static void ref_transpose_two(kb_data *d, const int64_t *p) {
 static void v_tr_prefetch(fcl_kbuilder *kb, int pad) {
   CHECK_OK(fcl_kbuilder_split_iname(kb, "j", 16, "g.0", "l.0"));
   CHECK_OK(fcl_kbuilder_split_iname(kb, "i", 16, "g.1", "l.1"));
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "a", "i_inner, j_inner", pad));
+  CHECK_OK(fcl_kbuilder_add_prefetch(
+      kb, (fcl_prefetch){.array = "a", .sweep = "i_inner, j_inner", .pad = pad}));
 }
 static void v_tr_pad0(fcl_kbuilder *kb) { v_tr_prefetch(kb, 0); }
 static void v_tr_pad1(fcl_kbuilder *kb) { v_tr_prefetch(kb, 1); }
@@ -727,7 +735,7 @@ static void matvec_tests(kb_env *env, fcl_dtype t) {
   /* x in local memory: the sweep covers the whole reduction, so m must be fixed */
   CHECK_OK(fcl_kbuilder_fix_parameters(kb, "m=97"));
   v_mv_rows(kb);
-  CHECK_OK(fcl_kbuilder_add_prefetch(kb, NULL, "x", "j", 0));
+  CHECK_OK(fcl_kbuilder_add_prefetch(kb, (fcl_prefetch){.array = "x", .sweep = "j"}));
   CHECK(fcl_kbuilder_num_params(kb) == 1);
   kb_check(env, kb, p, ref_matvec, "rows on l.0, x prefetched");
   fcl_kbuilder_destroy(&kb);

@@ -251,6 +251,57 @@ static void kbuilder_iterative(env *e) {
   fcl_kbuilder_destroy(&kb);
 }
 
+/* A generated kernel's array argument is checked against the array's bytes, not its pool
+ * block's: the pool rounds 1008 floats (4032 bytes) up to its bin, a block of 4095 bytes that
+ * held 1020 floats before (the same buffer, handed back), but the array holds 1008. */
+static void array_extent(env *e) {
+  enum { HAVE = 1008, NEED = 1020 };
+  fcl_kbuilder *kb = NULL;
+  CHECK_OK(fcl_kbuilder_create("fill_x", &kb));
+  CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
+  CHECK_OK(fcl_kbuilder_add_array(kb, "x", FCL_FLOAT32, "n"));
+  CHECK_OK(fcl_kbuilder_add_domain(kb, "{ [i]: 0 <= i < n }"));
+  CHECK_OK(fcl_kbuilder_add_instructions(kb, "x[i] = 2"));
+  fcl_launcher *l = NULL;
+  CHECK_OK(fcl_kbuilder_build(kb, e->ctx, NULL, e->q, &l));
+  fcl_kbuilder_destroy(&kb);
+  fcl_allocator *alloc = NULL;
+  fcl_pool *pool = NULL;
+  fcl_array *big = NULL, *x = NULL;
+  CHECK_OK(fcl_allocator_create_deferred(e->ctx, 0, &alloc));
+  CHECK_OK(fcl_pool_create(alloc, NULL, &pool));
+  CHECK_OK(fcl_array_create(pool, e->q, FCL_FLOAT32, 1, (const size_t[]){NEED}, &big));
+  fcl_param_set *p = NULL;
+  if (l && big) {
+    CHECK_OK(fcl_param_set_create(l, &p));
+    CHECK_OK(fcl_param_set_buffer(p, "x", fcl_array_buffer(big)));
+    CHECK_OK(fcl_param_set_i32(p, "n", NEED));
+    CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL)); /* fits: checked once */
+    cl_mem block = fcl_array_buffer(big);
+    fcl_array_destroy(&big);
+    CHECK_OK(fcl_queue_finish(e->q)); /* the block's fence passes: the pool hands it back */
+    CHECK_OK(fcl_array_create(pool, e->q, FCL_FLOAT32, 1, (const size_t[]){HAVE}, &x));
+    CHECK(fcl_array_buffer(x) == block);
+    CHECK_OK(fcl_param_set_buffer(p, "x", fcl_array_buffer(x)));
+    CHECK_STATUS(fcl_launcher_call(l, NULL, p, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+                 "array 'x' holds an array of 4032 bytes (in a pool block of 4095), its shape "
+                 "needs 4080");
+    CHECK_OK(fcl_param_set_i32(p, "n", HAVE)); /* the array's own size */
+    CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL));
+    float host[HAVE];
+    CHECK_OK(fcl_array_read(x, NULL, FCL_BLOCKING, host, 0, NULL, NULL));
+    int bad = 0;
+    for (int i = 0; i < HAVE; ++i) bad += host[i] != 2.0f;
+    CHECKF(bad == 0, "%d of %d elements not filled", bad, HAVE);
+  }
+  fcl_param_set_destroy(&p);
+  fcl_launcher_destroy(&l);
+  fcl_array_destroy(&big);
+  fcl_array_destroy(&x);
+  fcl_pool_release(&pool);
+  fcl_allocator_release(&alloc);
+}
+
 static void check_device(const fcl_device_entry *d, void *user) {
   (void)user;
   env e = {0};
@@ -262,6 +313,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   kernel_launchers(&e);
   iterative(&e, e.q, true);
   kbuilder_iterative(&e);
+  array_extent(&e);
   list_of_values(&e);
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(d->device, &info));

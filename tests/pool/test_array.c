@@ -53,7 +53,7 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   CHECK(fcl_array_ndim(v) == ndim && fcl_array_offset(v) == offset &&
         fcl_array_dtype(v) == FCL_FLOAT32);
   /* read of a view */
-  CHECK_OK(fcl_array_read(v, NULL, true, got, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(v, NULL, FCL_BLOCKING, got, 0, NULL, NULL));
   int bad = 0;
   for (size_t i = 0; i < m; ++i) bad += got[i] != host[source_index(ndim, shape, s, i)];
   CHECKF(bad == 0, "%dD view read: %d wrong", ndim, bad);
@@ -62,8 +62,8 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
     vals[i] = 100000.0f + (float)i;
     ref[source_index(ndim, shape, s, i)] = vals[i];
   }
-  CHECK_OK(fcl_array_write(v, NULL, true, vals, 0, NULL, NULL));
-  CHECK_OK(fcl_array_read(a, NULL, true, got, 0, NULL, NULL));
+  CHECK_OK(fcl_array_write(v, NULL, FCL_BLOCKING, vals, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(a, NULL, FCL_BLOCKING, got, 0, NULL, NULL));
   bad = 0;
   for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
   CHECKF(bad == 0, "%dD view write: %d wrong", ndim, bad);
@@ -72,16 +72,16 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   memcpy(vshape, fcl_array_shape(v), (size_t)ndim * sizeof *vshape);
   CHECK_OK(fcl_array_create(pool, q, FCL_FLOAT32, ndim, vshape, &c));
   CHECK_OK(fcl_array_copy(v, c, NULL, 0, NULL, NULL));
-  CHECK_OK(fcl_array_read(c, NULL, true, got, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(c, NULL, FCL_BLOCKING, got, 0, NULL, NULL));
   CHECK(memcmp(got, vals, m * sizeof *got) == 0);
   for (size_t i = 0; i < m; ++i) vals[i] = -(float)i;
-  CHECK_OK(fcl_array_write(c, NULL, true, vals, 0, NULL, NULL));
+  CHECK_OK(fcl_array_write(c, NULL, FCL_BLOCKING, vals, 0, NULL, NULL));
   cl_event ev = NULL;
   CHECK_OK(fcl_array_copy(c, v, NULL, 0, NULL, &ev));
   CHECK_OK(fcl_events_wait(1, &ev));
   clReleaseEvent(ev);
   for (size_t i = 0; i < m; ++i) ref[source_index(ndim, shape, s, i)] = vals[i];
-  CHECK_OK(fcl_array_read(a, NULL, true, got, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(a, NULL, FCL_BLOCKING, got, 0, NULL, NULL));
   bad = 0;
   for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
   CHECKF(bad == 0, "%dD copy into a view: %d wrong", ndim, bad);
@@ -89,7 +89,7 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
   const float seven = 7.5f;
   CHECK_OK(fcl_array_fill(v, NULL, &seven, 0, NULL, NULL));
   for (size_t i = 0; i < m; ++i) ref[source_index(ndim, shape, s, i)] = seven;
-  CHECK_OK(fcl_array_read(a, NULL, true, got, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(a, NULL, FCL_BLOCKING, got, 0, NULL, NULL));
   bad = 0;
   for (size_t i = 0; i < n; ++i) bad += got[i] != ref[i];
   CHECKF(bad == 0, "%dD view fill: %d wrong", ndim, bad);
@@ -188,14 +188,24 @@ static void check_device(const fcl_device_entry *e, void *user) {
   const size_t s64[1] = {64};
   CHECK_OK(fcl_array_create_from_host(pool, q, FCL_INT32, 1, s64, ints, &ia));
   int iback[64];
-  CHECK_OK(fcl_array_read(ia, NULL, true, iback, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(ia, NULL, FCL_BLOCKING, iback, 0, NULL, NULL));
   CHECK(memcmp(ints, iback, sizeof ints) == 0);
+  /* non-blocking: the data is there once the event completes; a value of no fcl_blocking
+   * constant (an int converts to the enum silently) is refused */
+  memset(iback, 0, sizeof iback);
+  cl_event read = NULL;
+  CHECK_OK(fcl_array_read(ia, NULL, FCL_NON_BLOCKING, iback, 0, NULL, &read));
+  CHECK_OK(fcl_events_wait(1, &read));
+  if (read) clReleaseEvent(read);
+  CHECK(memcmp(ints, iback, sizeof ints) == 0);
+  CHECK_STATUS(fcl_array_read(ia, NULL, (fcl_blocking)2, iback, 0, NULL, NULL),
+               FCL_ERR_INVALID_ARGUMENT, "argument 3 (blocking): 2 is neither FCL_BLOCKING nor");
   const size_t s88[2] = {8, 8};
   CHECK_OK(fcl_array_create(pool, q, FCL_FLOAT64, 2, s88, &da));
   const double pi = 3.141592653589793;
   CHECK_OK(fcl_array_fill(da, NULL, &pi, 0, NULL, NULL));
   double dback[64];
-  CHECK_OK(fcl_array_read(da, NULL, true, dback, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(da, NULL, FCL_BLOCKING, dback, 0, NULL, NULL));
   CHECK(dback[0] == pi && dback[63] == pi);
   cl_int err;
   cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -203,7 +213,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   const size_t s4[2] = {4, 4}, st4[2] = {16 * sizeof(int), 2 * sizeof(int)};
   CHECK_OK(fcl_array_wrap_buffer(buf, q, FCL_INT32, 2, s4, st4, sizeof(int), &w));
   int wback[16];
-  CHECK_OK(fcl_array_read(w, NULL, true, wback, 0, NULL, NULL));
+  CHECK_OK(fcl_array_read(w, NULL, FCL_BLOCKING, wback, 0, NULL, NULL));
   bad = NULL;
   int wrong = 0;
   for (int i = 0; i < 4; ++i)
@@ -235,10 +245,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK(mi.host_ptr == hv && (mi.flags & CL_MEM_USE_HOST_PTR));
     CHECK_OK(fcl_mem_get_info(fcl_array_buffer(hr), &mi));
     CHECK(mi.flags & CL_MEM_READ_ONLY);
-    CHECK_OK(fcl_array_read(hc, q, true, got, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(hc, q, FCL_BLOCKING, got, 0, NULL, NULL));
     CHECK(got[5] == 3 * 5 - 7 && got[23] == 3 * 23 - 7);
     CHECK(!fcl_array_readonly(hc) && fcl_array_readonly(hr));
-    CHECK_STATUS(fcl_array_write(hr, q, true, hv, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(fcl_array_write(hr, q, FCL_BLOCKING, hv, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
   }
   CHECK_STATUS(fcl_array_from_host(ctx, q, FCL_INT32, 2, s24, hv,
@@ -250,7 +260,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   if (sv) CHECK_OK(fcl_array_clone(sv, pool, NULL, &cl));
   if (cl) {
     CHECK(fcl_array_is_contiguous(cl) && fcl_array_size(cl) == 4);
-    CHECK_OK(fcl_array_read(cl, q, true, got, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(cl, q, FCL_BLOCKING, got, 0, NULL, NULL));
     int cw = 0;
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j) cw += got[i * 2 + j] != 3 * ((1 + 2 * i) * 6 + 3 * j) - 7;
@@ -260,7 +270,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   if (ro) {
     const int zero = 0;
     void *m = NULL;
-    CHECK_STATUS(fcl_array_write(ro, q, true, hv, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+    CHECK_STATUS(fcl_array_write(ro, q, FCL_BLOCKING, hv, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
     CHECK_STATUS(fcl_array_fill(ro, q, &zero, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                  "read-only");
@@ -274,7 +284,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_OK(fcl_array_slice(ro, every_other, &ros));
     CHECK(ros && fcl_array_readonly(ros));
     CHECK_OK(fcl_array_fill(hc, q, &zero, 0, NULL, NULL)); /* the original still writes */
-    CHECK_OK(fcl_array_read(ro, q, true, got, 0, NULL, NULL));
+    CHECK_OK(fcl_array_read(ro, q, FCL_BLOCKING, got, 0, NULL, NULL));
     CHECK(got[0] == 0 && got[23] == 0);
   }
   fcl_array_destroy(&ros);
