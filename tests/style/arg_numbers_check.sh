@@ -171,6 +171,7 @@ function resolve(g, np, n, ns, name, what, via,    key, pi, c, h, m, e, nn, nnp,
   if (key in SEEN) return
   SEEN[key] = 1
   if (!np && !ns && (public(g) || !NCALLS[g])) {
+    sub(/\..*/, "", name) # "prefetch.array" names a member of parameter prefetch
     if (n < 1 || n > NP[g] || PN[g, n] != name)
       fail(what via ": as argument " n " (" name ") of " FNAME[g] "() (" FLINE[g] "), which " \
            (n < 1 || n > NP[g] ? "has " NP[g] " parameter(s)" : "calls it \047" PN[g, n] "\047"))
