@@ -104,6 +104,15 @@ fcl_status fcl_event_profile(cl_event event, fcl_event_times *times) {
                                             CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
                                             CL_PROFILING_COMMAND_END};
   cl_ulong *out[4] = {&times->queued_ns, &times->submit_ns, &times->start_ns, &times->end_ns};
+  /* NVIDIA's driver answers the profiling queries of a command not yet run with CL_SUCCESS
+   * (and times that are not yet set): the status decides */
+  cl_int status = CL_QUEUED;
+  FCL_CL_TRY(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+             "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
+  if (status != CL_COMPLETE)
+    return fcl__error_set(FCL_ERR_NOT_SUPPORTED, CL_PROFILING_INFO_NOT_AVAILABLE, __func__,
+                          __FILE__, __LINE__,
+                          "no profiling times: the event is not complete (status %d)", status);
   for (int i = 0; i < 4; ++i) {
     cl_int err = clGetEventProfilingInfo(event, what[i], sizeof(cl_ulong), out[i], NULL);
     if (err == CL_PROFILING_INFO_NOT_AVAILABLE)

@@ -11,8 +11,13 @@
  *   - the refusals with no test elsewhere: a work-size function for a launcher that is not a
  *     kernel launcher, a launcher parameter index out of range, an image over the device's
  *     limits or of a format it lacks, a tuning whose every choice fails (the default's reason in
- *     the message). */
+ *     the message).
+ * The parts that fail a user event run in processes of their own, each as its last command
+ * (the argument names the part: late-failure, host-step, refusals): on NVIDIA's driver a
+ * command behind a failed user event breaks every context of the process ("OpenCL context
+ * error"), and every later command fails. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fcl_test_gate.h"
 
@@ -317,9 +322,7 @@ static void other_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *pr
   fcl_kbuilder_destroy(&kb);
 }
 
-/* What each part runs on. Each part has a context of its own: on NVIDIA's driver a command
- * behind a failed user event breaks its context ("OpenCL context error"), and every later
- * command on it fails. */
+/* What a part runs on. */
 typedef struct {
   fcl_context *ctx;
   cl_command_queue q;
@@ -351,19 +354,27 @@ static void kit_close(kit *t) {
 }
 
 static void check_device(const fcl_device_entry *e, void *user) {
-  (void)user;
+  const char *part = user;
   kit t;
-  if (kit_open(e->device, &t)) events_wait_reports_a_late_failure(t.ctx, t.q, t.k, t.b);
-  kit_close(&t);
-  if (kit_open(e->device, &t)) profile_of_a_pending_command(t.ctx, t.k, t.b);
-  kit_close(&t);
-  if (kit_open(e->device, &t)) host_step_waits(t.ctx, t.q, t.prog, t.b);
-  kit_close(&t);
   if (kit_open(e->device, &t)) {
-    capture_refusals(t.ctx, t.q, t.prog, t.b, e->device);
-    other_refusals(t.ctx, t.q, t.prog, e->device);
+    if (!strcmp(part, "late-failure")) {
+      events_wait_reports_a_late_failure(t.ctx, t.q, t.k, t.b);
+    } else if (!strcmp(part, "host-step")) {
+      host_step_waits(t.ctx, t.q, t.prog, t.b); /* its failing call last */
+    } else {
+      profile_of_a_pending_command(t.ctx, t.k, t.b);
+      capture_refusals(t.ctx, t.q, t.prog, t.b, e->device);
+      other_refusals(t.ctx, t.q, t.prog, e->device);
+    }
   }
   kit_close(&t);
 }
 
-int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
+int main(int argc, char **argv) {
+  if (argc != 2 || (strcmp(argv[1], "late-failure") && strcmp(argv[1], "host-step") &&
+                    strcmp(argv[1], "refusals"))) {
+    fprintf(stderr, "usage: %s late-failure | host-step | refusals\n", argv[0]);
+    return 2;
+  }
+  return fcl_test_run_on_devices(check_device, argv[1]);
+}
