@@ -11,10 +11,9 @@
  *   - a run within the bound passes, and the end of a run waits once for the fields' queue. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
-#include <time.h>
 
+#include "fcl_test_gate.h"
 #include "fcl_test_mpi.h"
 
 #define PI 3.14159265358979323846
@@ -83,20 +82,6 @@ static fcl_status on_checkpoint(void *user, const fcl_sim_state *s) {
   return FCL_OK;
 }
 
-/* Completes a user event after a delay: the device, gated on it, falls behind the host. */
-typedef struct {
-  cl_event gate;
-  double seconds;
-} opener;
-
-static void *open_later(void *arg) {
-  const opener *o = arg;
-  struct timespec ts = {(time_t)o->seconds, (long)((o->seconds - floor(o->seconds)) * 1e9)};
-  nanosleep(&ts, NULL);
-  fcl_user_event_complete(o->gate);
-  return NULL;
-}
-
 typedef struct {
   double cfl;      /* the fixed dt, in CFL units */
   int lag;         /* cfl_lag (0: the default, 2) */
@@ -134,19 +119,10 @@ static fcl_status run_problem(env *e, const run_case *rc, char *why, size_t size
                                .checkpoint = rc->checkpoint ? on_checkpoint : NULL,
                                .checkpoint_every = rc->checkpoint,
                                .user = c};
-  opener gate = {NULL, 0.3};
-  pthread_t thread;
-  if (rc->held) {
-    CHECK_OK(fcl_user_event_create(e->ctx, &gate.gate));
-    CHECK_OK(fcl_queue_barrier(e->q, 1, &gate.gate, NULL));
-    CHECK(pthread_create(&thread, NULL, open_later, &gate) == 0);
-  }
+  fcl_test_gate *gate = rc->held ? fcl_test_gate_hold(e->ctx, e->q, 0.3, CL_COMPLETE) : NULL;
   fcl_status st = fcl_simulation_run(p, &so, NULL);
   snprintf(why, size, "%s", st == FCL_OK ? "" : fcl_last_error());
-  if (rc->held) {
-    pthread_join(thread, NULL);
-    clReleaseEvent(gate.gate);
-  }
+  fcl_test_gate_join(&gate);
   CHECK_OK(fcl_queue_finish(e->q));
   fcl_problem_destroy(&p);
   fcl_advection_destroy(&adv);
