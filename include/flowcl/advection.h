@@ -30,7 +30,8 @@
  *
  * A substep is only valid while no particle moves more than max_cfl grid points:
  * fcl_advection_step checks dt max|u_d| / dx_d against it first and fails with
- * FCL_ERR_INVALID_ARGUMENT naming the axis and the values, touching nothing. (The kernels also
+ * FCL_ERR_INVALID_ARGUMENT naming the step, the axis and the values, touching nothing (with
+ * FCL_CFL_CHECK_DEFERRED the check comes cfl_lag steps later: see there). (The kernels also
  * clamp every displacement to max_cfl, so a call that skips the check cannot read outside the
  * lines.) */
 #ifndef FLOWCL_ADVECTION_H
