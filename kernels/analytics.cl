@@ -38,16 +38,16 @@ static acc_t wall_weight(const long g, const long n, const int bounded) {
  * a has walls); the interior nx x ny x nz (nz = 1 in 2D); c1*, c2* the factors along each axis.
  * Work-groups: (tiles along x, tiles along y, shares of the planes); one row of NSTATS each, at
  * its linear group index. w0..w2: the vorticity (2D: w0 alone). */
-__kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
-void field_stats(__global const T *u0, __global const T *u1, __global const T *u2,
-                 __global const T *w0, __global const T *w1, __global const T *w2, const long px,
-                 const long pxy, const int ix, const int iy, const int iz, const int nx,
-                 const int ny, const int nz, const long ox, const long oy, const long oz,
-                 const long NX, const long NY, const long NZ, const int bounded, const T c1x,
-                 const T c2x, const T c1y, const T c2y, const T c1z, const T c2z,
-                 __global acc_t *partial) {
-  __local T t[DIM][LY * LX]; /* a plane of each component around the tile */
-  __local acc_t s[NSTATS][WG];
+FCL_KERNEL FCL_GROUP_SIZE(TX, TY, 1)
+void field_stats(FCL_GLOBAL const T *u0, FCL_GLOBAL const T *u1, FCL_GLOBAL const T *u2,
+                 FCL_GLOBAL const T *w0, FCL_GLOBAL const T *w1, FCL_GLOBAL const T *w2,
+                 const long px, const long pxy, const int ix, const int iy, const int iz,
+                 const int nx, const int ny, const int nz, const long ox, const long oy,
+                 const long oz, const long NX, const long NY, const long NZ, const int bounded,
+                 const T c1x, const T c2x, const T c1y, const T c2y, const T c1z, const T c2z,
+                 FCL_GLOBAL acc_t *partial) {
+  FCL_LOCAL T t[DIM][LY * LX]; /* a plane of each component around the tile */
+  FCL_LOCAL acc_t s[NSTATS][WG];
   T m[NMAX];   /* max |u_c|, then the squares' maxima (their roots taken once, at the end) */
   acc_t sum[3]; /* with w */
   for (int q = 0; q < NMAX; ++q) m[q] = 0;
@@ -116,7 +116,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
     const T wb = inside ? w1[p] : 0, wc = inside ? w2[p] : 0;
 #endif
 #endif
-    barrier(CLK_LOCAL_MEM_FENCE); /* the previous plane's readers are done */
+    FCL_BARRIER_LOCAL(); /* the previous plane's readers are done */
     if (inside) {
       for (int c = 0; c < DIM; ++c) t[c][at] = v[c];
     } else if (ghost) { /* a partial tile's ghosts, read here (rare) */
@@ -127,11 +127,11 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
       if (rl[n] >= 0)
         for (int c = 0; c < DIM; ++c) t[c][rl[n]] = rv[n][c];
     if (k + 1 < k1) LOAD_RIM(k + 1)
-    barrier(CLK_LOCAL_MEM_FENCE);
+    FCL_BARRIER_LOCAL();
     if (!inside) continue;
     T g = 0, d, div = 0;
     for (int c = 0; c < DIM; ++c) {
-      __local const T *a = t[c] + at;
+      FCL_LOCAL_PTR const T *a = t[c] + at;
       m[c] = fmax(m[c], fabs(v[c]));
       d = c1x * (a[1] - a[-1]) - c2x * (a[2] - a[-2]);
       g += d * d;
@@ -171,7 +171,7 @@ void field_stats(__global const T *u0, __global const T *u1, __global const T *u
   for (int q = 0; q < NSTATS; ++q)
     s[q][l] = q < DIM ? (acc_t)m[q] : q < NMAX ? (acc_t)sqrt(m[q]) : sum[q - NMAX];
   for (int h = WG / 2; h > 0; h /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    FCL_BARRIER_LOCAL();
     if (l < h)
       for (int q = 0; q < NSTATS; ++q)
         s[q][l] = q < NMAX ? fmax(s[q][l], s[q][l + h]) : s[q][l] + s[q][l + h];

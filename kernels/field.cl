@@ -8,10 +8,10 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
-__kernel void box_axpy(__global T *dst, const long dst_off, const long d0, const long d1,
-                       const long d2, __global const T *src, const long src_off, const long s0,
-                       const long s1, const long s2, const int nx, const int ny, const int nz,
-                       const T scale, const int add) {
+FCL_KERNEL void box_axpy(FCL_GLOBAL T *dst, const long dst_off, const long d0, const long d1,
+                         const long d2, FCL_GLOBAL const T *src, const long src_off,
+                         const long s0, const long s1, const long s2, const int nx, const int ny,
+                         const int nz, const T scale, const int add) {
   const int i = (int)get_global_id(0), j = (int)get_global_id(1), k = (int)get_global_id(2);
   if (i >= nx || j >= ny || k >= nz) return;
   const long d = dst_off + i * d0 + j * d1 + k * d2;
@@ -43,16 +43,17 @@ static int wrap_point(const int t, const int b, const int a, const int n, const 
   return t >= o - g && t < o + n + g ? t : -1;
 }
 
-__kernel void ghosts_wrap(__global T *u0, __global T *u1, __global T *u2, const int nc,
-                          const int a, const int n0, const int n1, const int n2, const int g0,
-                          const int g1, const int g2, const int o0, const int o1, const int o2) {
+FCL_KERNEL void ghosts_wrap(FCL_GLOBAL T *u0, FCL_GLOBAL T *u1, FCL_GLOBAL T *u2, const int nc,
+                            const int a, const int n0, const int n1, const int n2, const int g0,
+                            const int g1, const int g2, const int o0, const int o1,
+                            const int o2) {
   const int ti = (int)get_global_id(0), tj = (int)get_global_id(1);
   const int e0 = a == 0 ? 2 * g0 : n0 + 2 * o0, e1 = a == 1 ? 2 * g1 : a == 0 ? n1 : n1 + 2 * o1,
             e2 = a == 2 ? 2 * g2 : n2;
   /* nc components (up to 3) along the third index, one after the other */
   const int c = nc == 1 ? 0 : (int)get_global_id(2) / e2, tk = (int)get_global_id(2) - c * e2;
   if (ti >= e0 || tj >= e1 || c >= nc) return;
-  __global T *u = c == 0 ? u0 : c == 1 ? u1 : u2;
+  FCL_GLOBAL T *u = c == 0 ? u0 : c == 1 ? u1 : u2;
   const int i = wrap_point(ti, 0, a, n0, g0, o0), j = wrap_point(tj, 1, a, n1, g1, o1),
             k = wrap_point(tk, 2, a, n2, g2, o2);
   if (i < 0 || j < 0) return;
@@ -80,16 +81,16 @@ static acc_t wall_weight(const long g, const long n, const int bounded) {
   return bounded && (g == 0 || g == n - 1) ? (acc_t)0.5 : (acc_t)1;
 }
 
-__kernel __attribute__((reqd_work_group_size(REDUCE_WG, 1, 1)))
-void reduce_stats(__global const T *u, const long px, const long pxy, const int ix, const int iy,
-                  const int iz, const int nx, const int ny, const int nz, const long ox,
-                  const long oy, const long oz, const long NX, const long NY, const long NZ,
-                  const int bounded, __global acc_t *partial) {
-  __local acc_t s[6][REDUCE_WG];
+FCL_KERNEL FCL_GROUP_SIZE(REDUCE_WG, 1, 1)
+void reduce_stats(FCL_GLOBAL const T *u, const long px, const long pxy, const int ix,
+                  const int iy, const int iz, const int nx, const int ny, const int nz,
+                  const long ox, const long oy, const long oz, const long NX, const long NY,
+                  const long NZ, const int bounded, FCL_GLOBAL acc_t *partial) {
+  FCL_LOCAL acc_t s[6][REDUCE_WG];
   acc_t mn = INFINITY, mx = -INFINITY, ab = 0, sum = 0, ws = 0, ws2 = 0;
   const int rows = ny * nz, stride = (int)get_num_groups(0) * REDUCE_ROWS;
   for (int row0 = (int)get_group_id(0) * REDUCE_ROWS; row0 < rows; row0 += stride) {
-    __global const T *line[REDUCE_ROWS];
+    FCL_GLOBAL const T *line[REDUCE_ROWS];
     acc_t wjk[REDUCE_ROWS];
 #pragma unroll
     for (int r = 0; r < REDUCE_ROWS; ++r) { /* rows past the last: the last read, not counted */
@@ -118,7 +119,7 @@ void reduce_stats(__global const T *u, const long px, const long pxy, const int 
   const int l = (int)get_local_id(0);
   s[0][l] = mn, s[1][l] = mx, s[2][l] = ab, s[3][l] = sum, s[4][l] = ws, s[5][l] = ws2;
   for (int h = REDUCE_WG / 2; h > 0; h /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
+    FCL_BARRIER_LOCAL();
     if (l < h) {
       s[0][l] = fmin(s[0][l], s[0][l + h]);
       s[1][l] = fmax(s[1][l], s[1][l + h]);

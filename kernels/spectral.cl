@@ -55,23 +55,23 @@ static wave wave_here(const int o0, const int o1, const int o2, const long off_x
 
 static T norm2(const T *k) { return k[0] * k[0] + k[1] * k[1] + k[2] * k[2]; }
 /* i * a */
-static T2 times_i(T2 a) { return (T2)(-a.y, a.x); }
+static T2 times_i(T2 a) { return FCL_VEC(T2, -a.y, a.x); }
 
 /* Poisson: lap(psi) = -f, so psi^ = f^ / |k|^2 (zero mean). */
-__kernel void spectral_poisson(__global T2 *a, LAYOUT_ARGS, const T scale) {
+FCL_KERNEL void spectral_poisson(FCL_GLOBAL T2 *a, LAYOUT_ARGS, const T scale) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k);
-  a[w.at] = k2 > 0 ? a[w.at] * (scale / k2) : (T2)(0, 0);
+  a[w.at] = k2 > 0 ? a[w.at] * (scale / k2) : FCL_VEC(T2, 0, 0);
 }
 
 /* The zero mode of a Biot-Savart velocity: the uniform velocity set for the plan (a free
  * stream), 0 by default (the backward transforms are not normalized: the mode is the mean). */
 #define MEAN_ARGS const T mean_x, const T mean_y, const T mean_z
-static T2 mean_mode(T k2, T2 u, T mean) { return k2 > 0 ? u : (T2)(mean, 0); }
+static T2 mean_mode(T k2, T2 u, T mean) { return k2 > 0 ? u : FCL_VEC(T2, mean, 0); }
 
 /* Biot-Savart in 3D: u^ = i k x omega^ / |k|^2, in place over the three slots. */
-__kernel void spectral_biot_savart3(__global T2 *wx, __global T2 *wy, __global T2 *wz,
-                                    LAYOUT_ARGS, const T scale, MEAN_ARGS) {
+FCL_KERNEL void spectral_biot_savart3(FCL_GLOBAL T2 *wx, FCL_GLOBAL T2 *wy, FCL_GLOBAL T2 *wz,
+                                      LAYOUT_ARGS, const T scale, MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), f = k2 > 0 ? scale / k2 : (T)0;
   T2 a = wx[w.at] * f, b = wy[w.at] * f, c = wz[w.at] * f;
@@ -83,10 +83,10 @@ __kernel void spectral_biot_savart3(__global T2 *wx, __global T2 *wy, __global T
 
 /* Diffusion over dt, then Biot-Savart of the diffused vorticity, in one pass (3D): omega^ *=
  * exp(-nu dt |k|^2) in place; u^ = i k x omega^ / |k|^2 into three more slots. */
-__kernel void spectral_diffuse_biot_savart3(__global T2 *wx, __global T2 *wy, __global T2 *wz,
-                                            __global T2 *ux, __global T2 *uy, __global T2 *uz,
-                                            LAYOUT_ARGS, const T scale, const T nu_dt,
-                                            MEAN_ARGS) {
+FCL_KERNEL void spectral_diffuse_biot_savart3(FCL_GLOBAL T2 *wx, FCL_GLOBAL T2 *wy,
+                                              FCL_GLOBAL T2 *wz, FCL_GLOBAL T2 *ux,
+                                              FCL_GLOBAL T2 *uy, FCL_GLOBAL T2 *uz, LAYOUT_ARGS,
+                                              const T scale, const T nu_dt, MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), e = scale * exp(-nu_dt * k2), f = k2 > 0 ? (T)1 / k2 : (T)0;
   T2 a = wx[w.at] * e, b = wy[w.at] * e, c = wz[w.at] * e;
@@ -100,9 +100,9 @@ __kernel void spectral_diffuse_biot_savart3(__global T2 *wx, __global T2 *wy, __
 }
 
 /* The same in 2D: omega^ diffused in place, (ux^, uy^) = (i ky, -i kx) psi^ into two slots. */
-__kernel void spectral_diffuse_biot_savart2(__global T2 *w_, __global T2 *ux, __global T2 *uy,
-                                            LAYOUT_ARGS, const T scale, const T nu_dt,
-                                            MEAN_ARGS) {
+FCL_KERNEL void spectral_diffuse_biot_savart2(FCL_GLOBAL T2 *w_, FCL_GLOBAL T2 *ux,
+                                              FCL_GLOBAL T2 *uy, LAYOUT_ARGS, const T scale,
+                                              const T nu_dt, MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), f = k2 > 0 ? (T)1 / k2 : (T)0;
   T2 om = w_[w.at] * (scale * exp(-nu_dt * k2)), psi = om * f;
@@ -112,8 +112,8 @@ __kernel void spectral_diffuse_biot_savart2(__global T2 *w_, __global T2 *ux, __
 }
 
 /* Biot-Savart in 2D: psi^ = omega^ / |k|^2, u = (d psi / dy, -d psi / dx); ux into w's slot. */
-__kernel void spectral_biot_savart2(__global T2 *w_ux, __global T2 *uy, LAYOUT_ARGS,
-                                    const T scale, MEAN_ARGS) {
+FCL_KERNEL void spectral_biot_savart2(FCL_GLOBAL T2 *w_ux, FCL_GLOBAL T2 *uy, LAYOUT_ARGS,
+                                      const T scale, MEAN_ARGS) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k), f = k2 > 0 ? scale / k2 : (T)0;
   T2 psi = w_ux[w.at] * f;
@@ -122,27 +122,27 @@ __kernel void spectral_biot_savart2(__global T2 *w_ux, __global T2 *uy, LAYOUT_A
 }
 
 /* Leray projection: u^ -= k (k . u^) / |k|^2 (dim 2: uz is not touched). */
-__kernel void spectral_project(__global T2 *ux, __global T2 *uy, __global T2 *uz, LAYOUT_ARGS,
-                               const T scale, const int dim) {
+FCL_KERNEL void spectral_project(FCL_GLOBAL T2 *ux, FCL_GLOBAL T2 *uy, FCL_GLOBAL T2 *uz,
+                                 LAYOUT_ARGS, const T scale, const int dim) {
   wave w = WAVE_HERE();
   const T *k = w.kodd;
   T k2 = norm2(k);
-  T2 a = ux[w.at], b = uy[w.at], c = dim == 3 ? uz[w.at] : (T2)(0, 0);
-  T2 d = k2 > 0 ? (k[0] * a + k[1] * b + k[2] * c) / k2 : (T2)(0, 0);
+  T2 a = ux[w.at], b = uy[w.at], c = dim == 3 ? uz[w.at] : FCL_VEC(T2, 0, 0);
+  T2 d = k2 > 0 ? (k[0] * a + k[1] * b + k[2] * c) / k2 : FCL_VEC(T2, 0, 0);
   ux[w.at] = (a - k[0] * d) * scale;
   uy[w.at] = (b - k[1] * d) * scale;
   if (dim == 3) uz[w.at] = (c - k[2] * d) * scale;
 }
 
 /* Exact diffusion over a step: f^ *= exp(-nu dt |k|^2). */
-__kernel void spectral_diffuse(__global T2 *a, LAYOUT_ARGS, const T scale, const T nu_dt) {
+FCL_KERNEL void spectral_diffuse(FCL_GLOBAL T2 *a, LAYOUT_ARGS, const T scale, const T nu_dt) {
   wave w = WAVE_HERE();
   a[w.at] *= scale * exp(-nu_dt * norm2(w.k));
 }
 
 /* order-th derivative along axis: f^ *= (i k_axis)^order. */
-__kernel void spectral_derivative(__global T2 *a, LAYOUT_ARGS, const T scale, const int axis,
-                                  const int order) {
+FCL_KERNEL void spectral_derivative(FCL_GLOBAL T2 *a, LAYOUT_ARGS, const T scale, const int axis,
+                                    const int order) {
   wave w = WAVE_HERE();
   T k = (order & 1) ? w.kodd[axis] : w.k[axis];
   T2 v = a[w.at] * scale;
@@ -151,8 +151,8 @@ __kernel void spectral_derivative(__global T2 *a, LAYOUT_ARGS, const T scale, co
 }
 
 /* Curl in 3D: omega^ = i k x u^, in place over the three slots. */
-__kernel void spectral_curl3(__global T2 *ux, __global T2 *uy, __global T2 *uz, LAYOUT_ARGS,
-                             const T scale) {
+FCL_KERNEL void spectral_curl3(FCL_GLOBAL T2 *ux, FCL_GLOBAL T2 *uy, FCL_GLOBAL T2 *uz,
+                               LAYOUT_ARGS, const T scale) {
   wave w = WAVE_HERE();
   const T *k = w.kodd;
   T2 a = ux[w.at] * scale, b = uy[w.at] * scale, c = uz[w.at] * scale;
@@ -162,8 +162,8 @@ __kernel void spectral_curl3(__global T2 *ux, __global T2 *uy, __global T2 *uz, 
 }
 
 /* Curl in 2D: omega^ = i (kx uy^ - ky ux^), into ux's slot. */
-__kernel void spectral_curl2(__global T2 *ux, __global const T2 *uy, LAYOUT_ARGS,
-                             const T scale) {
+FCL_KERNEL void spectral_curl2(FCL_GLOBAL T2 *ux, FCL_GLOBAL const T2 *uy, LAYOUT_ARGS,
+                               const T scale) {
   wave w = WAVE_HERE();
   ux[w.at] = times_i(w.kodd[0] * uy[w.at] - w.kodd[1] * ux[w.at]) * scale;
 }

@@ -321,7 +321,10 @@ typedef struct fcl_program fcl_program;
 
 /** A program from OpenCL C source (copied). origin names where the source came from (a file name
  * or "generated: ..."), for error messages; NULL means "<source string>". Not built yet
- * (fcl_program_build); release *out with fcl_program_release, as every program below. */
+ * (fcl_program_build); release *out with fcl_program_release, as every program below. The
+ * source is compiled after flowcl's OpenCL prelude (kernels/prelude_opencl.h), which defines
+ * only FCL_ macros: the portable kernel vocabulary of docs/extending.md ("What a kernel may
+ * use"); build logs number the source's own lines. */
 fcl_status fcl_program_create_source(fcl_context *context, const char *source, const char *origin,
                                      fcl_program **out);
 /** A program from a source of flowcl's kernels/ folder embedded at build time ("selfcheck.cl"). */
@@ -371,8 +374,8 @@ void fcl_program_release(fcl_program **program);
 cl_program fcl_program_cl(const fcl_program *program);
 /** The program's context (not retained for the caller). */
 fcl_context *fcl_program_context(const fcl_program *program);
-/** The source ("" for binary/IL programs), its origin, and the options of the last build
- * (strings owned by the program). @{ */
+/** The source as given, without the prelude ("" for binary/IL programs), its origin, and the
+ * options of the last build (strings owned by the program). @{ */
 const char *fcl_program_source(const fcl_program *program);
 const char *fcl_program_origin(const fcl_program *program);
 const char *fcl_program_options(const fcl_program *program);

@@ -153,12 +153,11 @@ static void source(fcl__adv_text *t, const walk *w, const char *name) {
   else
     fcl__adv_put(t, "#define AT(p) (p)\n");
   fcl__adv_put(t, "#define SD %lldL\n", w->stride[w->d]);
-  fcl__adv_put(t, "__kernel __attribute__((reqd_work_group_size(%d, 1, 1)))\nvoid %s(", GROUP,
-               name);
-  fcl__adv_put(t, "__global const R *restrict u");
-  for (int c = 0; c < nc; ++c) fcl__adv_put(t, ", __global R *restrict q%d", s->first_comp + c);
+  fcl__adv_put(t, "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\nvoid %s(", GROUP, name);
+  fcl__adv_put(t, "FCL_GLOBAL const R *restrict u");
+  for (int c = 0; c < nc; ++c) fcl__adv_put(t, ", FCL_GLOBAL R *restrict q%d", s->first_comp + c);
   for (int c = 0; w->halos && c < nc; ++c)
-    fcl__adv_put(t, ", __global const R *restrict h%d", s->first_comp + c);
+    fcl__adv_put(t, ", FCL_GLOBAL const R *restrict h%d", s->first_comp + c);
   fcl__adv_put(t, ", const R cdt) {\n");
   fcl__adv_put(t, "  const int x = get_global_id(0);\n  if (x >= %lld) return;\n",
                (long long)s->n[w->a]);
@@ -166,12 +165,13 @@ static void source(fcl__adv_text *t, const walk *w, const char *name) {
                (long long)w->seg);
   fcl__adv_put(t, "  const long base = (long)(x + %d) * %lld + (long)(b + %d) * %lld + %dL * SD;\n",
                s->origin[w->a], w->stride[w->a], s->origin[w->b], w->stride[w->b], s->origin[w->d]);
-  fcl__adv_put(t, "  __global const R *ul = u + base;\n");
+  fcl__adv_put(t, "  FCL_GLOBAL const R *ul = u + base;\n");
   for (int c = 0; c < nc; ++c)
-    fcl__adv_put(t, "  __global R *ql%d = q%d + base;\n", c, s->first_comp + c);
+    fcl__adv_put(t, "  FCL_GLOBAL R *ql%d = q%d + base;\n", c, s->first_comp + c);
   for (int c = 0; w->halos && c < nc; ++c)
-    fcl__adv_put(t, "  __global const R *hl%d = h%d + ((long)b * %lld + sg * %d) * %lld + x;\n", c,
-                 s->first_comp + c, (long long)(w->nseg * 2 * hp), 2 * hp, (long long)s->n[w->a]);
+    fcl__adv_put(t, "  FCL_GLOBAL const R *hl%d = h%d + ((long)b * %lld + sg * %d) * %lld + x;\n",
+                 c, s->first_comp + c, (long long)(w->nseg * 2 * hp), 2 * hp,
+                 (long long)s->n[w->a]);
   /* the windows; U preloaded for the first particle, j = s0 - hp + 1 */
   for (int k = 0; k < nu; ++k)
     fcl__adv_put(t, "%s U%d = ul[AT(s0 + %d) * SD]", k ? "," : "  R", k,

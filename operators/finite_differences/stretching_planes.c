@@ -181,7 +181,7 @@ static void plane(text *t, const planes *p, int buf) {
       if (!in->along[2]) put(t, "    const %s cur_%s = c_%s;\n", r, n, n);
       continue;
     }
-    put(t, "    __local %s *T_%s = T[%d][%d];\n    T_%s[t0] = ", r, n, buf, in->slot, n);
+    put(t, "    FCL_LOCAL_PTR %s *T_%s = T[%d][%d];\n    T_%s[t0] = ", r, n, buf, in->slot, n);
     value(t, in, 0, 0);
     put(t, ";\n");
     if (!in->along[2]) put(t, "    const %s cur_%s = c_%s;\n", r, n, n);
@@ -191,7 +191,7 @@ static void plane(text *t, const planes *p, int buf) {
   put(t, "#define ZW ZWRAP(k0 + k + %d)\n", buf + 3);
   for (int x = 0; x < 6; ++x) loads(t, p, &p->in[x], "d", true);
   put(t, "#undef ZW\n    }\n");
-  put(t, "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (live) {\n");
+  put(t, "    FCL_BARRIER_LOCAL();\n    if (live) {\n");
   /* after the barrier: loaded before it, with the next plane's, the second RK2 stage took 94
    * registers and 2.41 ms at 512^3 on an H200, here 78 and 2.08 (more work-groups a core) */
   for (int c = 0; c < 3 && base; ++c)
@@ -249,16 +249,16 @@ static void source(text *t, const planes *p) {
   const bool base = p->letters[1] != '-', in_place = base && p->letters[2] == p->letters[1];
   put(t,
       "#define PX %zuL\n#define PL %zuL\n#define TW %d\n#define TS %d\n"
-      "__kernel __attribute__((reqd_work_group_size(%d, %d, 1)))\nvoid %s(",
+      "FCL_KERNEL FCL_GROUP_SIZE(%d, %d, 1)\nvoid %s(",
       p->padded[0], p->padded[0] * p->padded[1], WX + 4, (WX + 4) * (WY + 4), WX, WY, p->kernel);
-  for (int x = 0; x < 6; ++x) put(t, "__global const %s *restrict %s, ", r, p->in[x].name);
+  for (int x = 0; x < 6; ++x) put(t, "FCL_GLOBAL const %s *restrict %s, ", r, p->in[x].name);
   for (int c = 0; c < 3; ++c)
-    if (base && !in_place) put(t, "__global const %s *restrict %c%d, ", r, p->letters[1], c);
+    if (base && !in_place) put(t, "FCL_GLOBAL const %s *restrict %c%d, ", r, p->letters[1], c);
   for (int c = 0; c < 3; ++c)
-    put(t, "__global %s *%s%c%d, ", r, in_place ? "" : "restrict ", p->letters[2], c);
-  for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "__global const %s *restrict p%d, ", r, c);
-  for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "__global %s *restrict m%d, ", r, c);
-  put(t, "const %s dt) {\n  __local %s T[2][%d][TS];\n", r, r, p->nslots);
+    put(t, "FCL_GLOBAL %s *%s%c%d, ", r, in_place ? "" : "restrict ", p->letters[2], c);
+  for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "FCL_GLOBAL const %s *restrict p%d, ", r, c);
+  for (int c = 0; c < 3 && p->extrapolate; ++c) put(t, "FCL_GLOBAL %s *restrict m%d, ", r, c);
+  put(t, "const %s dt) {\n  FCL_LOCAL %s T[2][%d][TS];\n", r, r, p->nslots);
   put(t,
       "  const int lx = get_local_id(0), ly = get_local_id(1);\n"
       "  const int gx = get_group_id(0), gy = get_group_id(1);\n"

@@ -389,7 +389,7 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
                                                   : (real ? "INFINITY" : "INT_MAX");
   fcl__str_indent(&em->out, em->depth);
   if (fcl__dtype_complex(t))
-    fcl__str_printf(&em->out, "%s acc_%d = (%s)(0);\n", cl_type(t), e->id, cl_type(t));
+    fcl__str_printf(&em->out, "%s acc_%d = FCL_SPLAT(%s, 0);\n", cl_type(t), e->id, cl_type(t));
   else
     fcl__str_printf(&em->out, "%s acc_%d = %s;\n", cl_type(t), e->id, neutral);
   char *lv[FCL__MAX_LEAVES];
@@ -520,15 +520,15 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
     fcl__str_indent(&em->out, em->depth);
     fcl__str_printf(&em->out, "const %s%d %s = ", t, w, x->name);
     if (x->guard) fcl__str_printf(&em->out, "(%s) ? ", x->guard);
-    fcl__str_printf(&em->out, "*(__global const %s%d *)(%s)", t, w, x->key);
-    if (x->guard) fcl__str_printf(&em->out, " : (%s%d)0", t, w);
+    fcl__str_printf(&em->out, "*(FCL_GLOBAL const %s%d *)(%s)", t, w, x->key);
+    if (x->guard) fcl__str_printf(&em->out, " : FCL_SPLAT(%s%d, 0)", t, w);
     fcl__str_printf(&em->out, ";\n");
   }
   bool scalar_rhs = !fcl__emit_depends_on(em, in->rhs, it->vec);
   em->vec_blocks = true;
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out, "const %s%d vec_result = ", t, w);
-  if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", t, w);
+  if (scalar_rhs) fcl__str_printf(&em->out, "FCL_SPLAT(%s%d, ", t, w);
   fcl__emit_print(em, in->rhs);
   fcl__str_printf(&em->out, "%s;\n", scalar_rhs ? ")" : "");
   em->vec_blocks = false;
@@ -536,7 +536,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
   if (it->vec_lanes) lane_guards(em, it, w - 1, 0, &all);
   fcl__str_indent(&em->out, em->depth);
   if (all.len) fcl__str_printf(&em->out, "if (%s) ", all.s);
-  fcl__str_printf(&em->out, "*(__global %s%d *)(", t, w);
+  fcl__str_printf(&em->out, "*(FCL_GLOBAL %s%d *)(", t, w);
   em->vec_lane = 0;
   fcl__emit_print_pointer(em, in->lhs);
   em->vec_lane = -1;
@@ -552,7 +552,7 @@ static void emit_block_insn(emitter *em, const fcl__item *it) {
       em->vec_lane = 0;
       fcl__emit_print_pointer(em, in->lhs);
       em->vec_lane = -1;
-      fcl__str_printf(&em->out, ")[%d] = vec_result.s%c;\n", l, "0123456789abcdef"[l]);
+      fcl__str_printf(&em->out, ")[%d] = FCL_LANE(vec_result, %c);\n", l, "0123456789abcdef"[l]);
       free(one.s);
     }
     close_block(em);
@@ -647,7 +647,8 @@ static void emit_insn(emitter *em, const fcl__item *it) {
     bool scalar_rhs = !fcl__expr_uses(in->rhs, it->vec) &&
                       !fcl__emit_depends_on(em, in->rhs, it->vec);
     fcl__str_printf(&em->out, "vstore%d(", em->vec_width);
-    if (scalar_rhs) fcl__str_printf(&em->out, "(%s%d)(", cl_type(target->dtype), em->vec_width);
+    if (scalar_rhs)
+      fcl__str_printf(&em->out, "FCL_SPLAT(%s%d, ", cl_type(target->dtype), em->vec_width);
     fcl__emit_print(em, in->rhs);
     fcl__str_printf(&em->out, "%s, 0, ", scalar_rhs ? ")" : "");
     em->vec_lane = 0;
@@ -673,7 +674,7 @@ static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out, "/* prefetch %s into %s: a %lld-element box */\n", a->name,
                   em->kb->prefetches[p->index].fetch, (long long)total);
-  if (in_loop) line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier readers are done */");
+  if (in_loop) line(em, "FCL_BARRIER_LOCAL(); /* earlier readers are done */");
   fcl__str_indent(&em->out, em->depth);
   fcl__str_printf(&em->out,
                   "for (int f = (int)(get_local_id(0) + %lld * (get_local_id(1) + %lld * "
@@ -718,7 +719,7 @@ static void emit_prefetch(emitter *em, const fcl__item *it, bool in_loop) {
   fcl__expr_free(g);
   fcl__str_printf(&em->out, "];\n");
   close_block(em);
-  line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* the copy is complete */");
+  line(em, "FCL_BARRIER_LOCAL(); /* the copy is complete */");
 }
 
 /* ---------------- the kernel ---------------- */
@@ -753,7 +754,7 @@ static void emit_body(emitter *em, const size_t *order) {
     while (c < depth && c < it->nloops && !strcmp(stack[c], it->loops[c])) c++;
     while (depth > c) { /* close, with a barrier when the body reuses local memory */
       if (wrote[depth] & read[depth]) { /* an array both written and read in the loop */
-        line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+        line(em, "FCL_BARRIER_LOCAL(); /* next iteration writes */");
         ndirty = nread = 0; /* it also ends the loop: everything above is visible */
       }
       close_block(em);
@@ -762,7 +763,7 @@ static void emit_body(emitter *em, const size_t *order) {
     /* barriers go before the loops the item opens (once, not per iteration): the work-items
      * all run the loops they are in */
     if (reads_local(kb, it, dirty, ndirty)) {
-      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* local writes above are visible */");
+      line(em, "FCL_BARRIER_LOCAL(); /* local writes above are visible */");
       ndirty = nread = 0;
     }
     /* the local arrays it writes (an assignment one, a C block maybe several) */
@@ -775,7 +776,7 @@ static void emit_body(emitter *em, const size_t *order) {
     for (size_t k = 0; k < nwl; ++k) reused = reused || in_list(read_since, nread, wl[k]);
     if (reused) {
       /* the array is reused: every item must be done reading what it held */
-      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier readers are done */");
+      line(em, "FCL_BARRIER_LOCAL(); /* earlier readers are done */");
       ndirty = nread = 0;
     }
     for (; depth < it->nloops; ++depth) {
@@ -805,8 +806,7 @@ static void emit_body(emitter *em, const size_t *order) {
       if (ndirty < 64 && !in_list(dirty, ndirty, wl[k])) dirty[ndirty++] = wl[k];
   }
   while (depth > 0) {
-    if (wrote[depth] & read[depth])
-      line(em, "barrier(CLK_LOCAL_MEM_FENCE); /* next iteration writes */");
+    if (wrote[depth] & read[depth]) line(em, "FCL_BARRIER_LOCAL(); /* next iteration writes */");
     close_block(em);
     depth--;
   }
@@ -876,7 +876,7 @@ static void emit_declarations(emitter *em) {
   }
   for (size_t p = 0; p < kb->nprefetches; ++p) {
     fcl__str_indent(&em->out, em->depth);
-    fcl__str_printf(&em->out, "__local %s %s[%lld];\n", cl_type(em->plans[p].array->dtype),
+    fcl__str_printf(&em->out, "FCL_LOCAL %s %s[%lld];\n", cl_type(em->plans[p].array->dtype),
                     kb->prefetches[p].fetch, (long long)em->plans[p].size);
   }
   for (size_t i = 0; i < kb->nvars; ++i) {
@@ -884,7 +884,7 @@ static void emit_declarations(emitter *em) {
     if (v->kind != V_TEMP) continue;
     fcl__expr var = {.kind = E_VAR, .text = v->name};
     fcl__str_indent(&em->out, em->depth);
-    fcl__str_printf(&em->out, "%s%s %s", v->scope == FCL_TEMP_LOCAL ? "__local " : "",
+    fcl__str_printf(&em->out, "%s%s %s", v->scope == FCL_TEMP_LOCAL ? "FCL_LOCAL " : "",
                     cl_type(fcl__kb_type_of(kb, &var)), v->name);
     for (size_t d = 0; d < v->ndim; ++d) {
       fcl__str_printf(&em->out, "[");
@@ -898,7 +898,7 @@ static void emit_declarations(emitter *em) {
 static void emit_signature(emitter *em) {
   const fcl_kbuilder *kb = em->kb;
   fcl__str_printf(&em->out,
-                  "__kernel __attribute__((reqd_work_group_size(%lld, %lld, %lld)))\n"
+                  "FCL_KERNEL FCL_GROUP_SIZE(%lld, %lld, %lld)\n"
                   "void %s(",
                   (long long)em->axes.local[0], (long long)em->axes.local[1],
                   (long long)em->axes.local[2], kb->name);
@@ -909,7 +909,7 @@ static void emit_signature(emitter *em) {
     if (v->kind == V_PARAM && !v->fixed)
       fcl__str_printf(&em->out, "%sconst int %s", sep, v->name);
     else if (v->kind == V_ARRAY)
-      fcl__str_printf(&em->out, "%s__global %s%s *restrict %s", sep, v->written ? "" : "const ",
+      fcl__str_printf(&em->out, "%sFCL_GLOBAL %s%s *restrict %s", sep, v->written ? "" : "const ",
                       cl_type(v->dtype), v->name);
     else if (v->kind == V_SCALAR)
       fcl__str_printf(&em->out, "%sconst %s %s", sep, cl_type(v->dtype), v->name);

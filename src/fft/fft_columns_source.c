@@ -63,7 +63,8 @@ static void small_dft(text *t, const char *v, int m, int sign, const char *real,
           put(t, "{%s2 s = %s%d; %s%d = s + %s%d; %s%d = s - %s%d;}\n", real, v, p, v, p, v, q, v,
               q, v, q);
         } else if (2 * j == half) { /* w = sign i */
-          put(t, "{%s2 s = %s%d, r = (%s2)(%s%s%d.y, %s%s%d.x); %s%d = s + r; %s%d = s - r;}\n",
+          put(t,
+              "{%s2 s = %s%d, r = FCL_VEC(%s2, %s%s%d.y, %s%s%d.x); %s%d = s + r; %s%d = s - r;}\n",
               real, v, p, real, sign < 0 ? "" : "-", v, q, sign < 0 ? "-" : "", v, q, v, p, v, q);
         } else {
           if (eighth > 0 && j % eighth == 0) { /* w on a diagonal: |wr| = |wi| = sqrt(1/2) */
@@ -77,8 +78,8 @@ static void small_dft(text *t, const char *v, int m, int sign, const char *real,
           snprintf(c, sizeof c, f, wr);
           snprintf(sn, sizeof sn, f, wi);
           put(t,
-              "{%s2 s = %s%d, b = %s%d; %s2 r = (%s2)(b.x * %s - b.y * %s, b.x * %s + b.y * %s); "
-              "%s%d = s + r; %s%d = s - r;}\n",
+              "{%s2 s = %s%d, b = %s%d; %s2 r = FCL_VEC(%s2, b.x * %s - b.y * %s, "
+              "b.x * %s + b.y * %s); %s%d = s + r; %s%d = s - r;}\n",
               real, v, p, v, q, real, real, c, sn, sn, c, v, p, v, q);
         }
       }
@@ -97,14 +98,15 @@ bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t 
   for (int dir = 0; dir < 2; ++dir) {
     const int sign = dir == 0 ? -1 : 1;
     put(&t,
-        "__kernel __attribute__((reqd_work_group_size(%d, 1, 1)))\n"
-        "void fcl_fft_columns_%s(__global %s2 *restrict data, const __global %s2 *restrict tw,\n"
-        "                        const ulong stride, const ulong row, const uint ncols) {\n"
-        "  __local %s ex[%d];\n"
+        "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\n"
+        "void fcl_fft_columns_%s(FCL_GLOBAL %s2 *restrict data,\n"
+        "                        const FCL_GLOBAL %s2 *restrict tw, const ulong stride,\n"
+        "                        const ulong row, const uint ncols) {\n"
+        "  FCL_LOCAL %s ex[%d];\n"
         "  const int l = (int)get_local_id(0), c = l %% %d, r = l / %d;\n"
         "  const uint col = (uint)get_group_id(0) * %d + c;\n"
         "  const bool live = col < ncols;\n"
-        "  __global %s2 *p = data + (ulong)get_group_id(1) * row + col;\n",
+        "  FCL_GLOBAL %s2 *p = data + (ulong)get_group_id(1) * row + col;\n",
         T, dir == 0 ? "forward" : "backward", real, real, real, n1 * row, C, C, C, real);
     /* pass 1: work-item (c, z2 = r) transforms x[n2 z1 + z2] over z1 */
     put(&t, "  %s2 ", real);
@@ -117,8 +119,8 @@ bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t 
     /* the twiddles W_n^(z2 k1), from the table (conjugated backward) */
     for (int k = 1; k < n1; ++k)
       put(&t,
-          "{%s2 w = tw[(r * %d) %% %d], b = v%d; v%d = (%s2)(b.x * w.x - b.y * (%sw.y), b.x * "
-          "(%sw.y) + b.y * w.x);}\n",
+          "{%s2 w = tw[(r * %d) %% %d], b = v%d; "
+          "v%d = FCL_VEC(%s2, b.x * w.x - b.y * (%sw.y), b.x * (%sw.y) + b.y * w.x);}\n",
           real, k, n1 * n2, o1[k], o1[k], real, sign < 0 ? "" : "-", sign < 0 ? "" : "-");
     /* exchange: the real parts, then the imaginary ones; work-item (c, k1 = r + j n2) gathers
      * its n2 values of each of the n1 / n2 rows it transforms */
@@ -127,10 +129,10 @@ bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t 
     for (int i = 0; i < n1; ++i) put(&t, "u%d%s", i, i + 1 < n1 ? ", " : ";\n");
     for (int part = 0; part < 2; ++part) {
       const char comp = part == 0 ? 'x' : 'y';
-      if (part) put(&t, "  barrier(CLK_LOCAL_MEM_FENCE);\n");
+      if (part) put(&t, "  FCL_BARRIER_LOCAL();\n");
       for (int k = 0; k < n1; ++k)
         put(&t, "  ex[%d + r * %d + c] = v%d.%c;\n", k * row, C, o1[k], comp);
-      put(&t, "  barrier(CLK_LOCAL_MEM_FENCE);\n");
+      put(&t, "  FCL_BARRIER_LOCAL();\n");
       for (int j = 0; j < rows; ++j)
         for (int z2 = 0; z2 < n2; ++z2)
           put(&t, "  u%d.%c = ex[(r + %d) * %d + %d + c];\n", j * n2 + z2, comp, j * n2, row,

@@ -10,13 +10,26 @@
 /* Always asked for so that kernels know their argument names and types (typed arguments). */
 #define ARG_INFO_OPTION "-cl-kernel-arg-info"
 
+/* The text compiled from a source: the prelude (whose last line restarts the numbering, so that
+ * build logs name the source's own lines), then the source. Kept whole: the cache key and
+ * captured reproducers take what the compiler read. */
+static char *with_prelude(const char *source) {
+  size_t a = strlen(fcl__prelude_opencl), b = strlen(source);
+  char *text = malloc(a + b + 1);
+  if (text) {
+    memcpy(text, fcl__prelude_opencl, a);
+    memcpy(text + a, source, b + 1);
+  }
+  return text;
+}
+
 fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
                             fcl_program **out) {
   fcl_program *p = calloc(1, sizeof *p);
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "program object");
   atomic_init(&p->refs, 1);
   p->context = fcl_context_retain(context);
-  p->source = source ? strdup(source) : NULL;
+  p->source = source ? with_prelude(source) : NULL;
   p->origin = strdup(origin ? origin : "<source string>");
   p->options = strdup("");
   p->logs = calloc(context->num_devices, sizeof *p->logs);
@@ -41,7 +54,7 @@ fcl_status fcl_program_create_source(fcl_context *context, const char *source, c
   fcl_program *p;
   FCL_TRY(fcl__program_new(context, source, origin, &p));
   cl_int err;
-  p->cl = clCreateProgramWithSource(context->cl, 1, &source, NULL, &err);
+  p->cl = clCreateProgramWithSource(context->cl, 1, (const char **)&p->source, NULL, &err);
   if (err != CL_SUCCESS) {
     fcl_program_release(&p);
     return FCL_CL_ERROR(err, "clCreateProgramWithSource(%s)", origin ? origin : "<source>");
@@ -426,7 +439,7 @@ fcl_context *fcl_program_context(const fcl_program *program) {
   return program ? program->context : NULL;
 }
 const char *fcl_program_source(const fcl_program *program) {
-  return program && program->source ? program->source : "";
+  return program && program->source ? program->source + strlen(fcl__prelude_opencl) : "";
 }
 const char *fcl_program_origin(const fcl_program *program) {
   return program ? program->origin : "";

@@ -42,7 +42,8 @@ struct fcl_program {
   atomic_int refs;
   fcl_context *context;
   cl_program cl;
-  char *source; /* NULL for binary / IL programs */
+  char *source; /* the text compiled: the prelude, then the caller's source; NULL for binary /
+                 * IL programs */
   char *origin;
   char *options; /* of the last build, FLOWCL_BUILD_OPTIONS included */
   bool from_cache;
@@ -118,7 +119,12 @@ int fcl__context_device_index(const fcl_context *context, cl_device_id device);
 /* Size in bytes of an OpenCL C by-value type name ("float4" -> 16), 0 when unknown. */
 size_t fcl__cl_type_size(const char *type_name);
 
-/* A program object with its bookkeeping (source copied when non-NULL); program.c. */
+/* kernels/prelude_opencl.h (embedded at build time): the kernel vocabulary in OpenCL C, put
+ * before every program's source. */
+extern const char fcl__prelude_opencl[];
+
+/* A program object with its bookkeeping (source copied after the prelude when non-NULL);
+ * program.c. */
 fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
                             fcl_program **out);
 

@@ -99,7 +99,7 @@ static void local_tests(kb_env *env, fcl_dtype type) {
   kb_check(env, kb, &n, ref_reverse, "tile in local memory");
   char *src = NULL;
   CHECK_OK(fcl_kbuilder_generate(kb, &src));
-  CHECK(src && fcl_test_contains(src, "barrier(CLK_LOCAL_MEM_FENCE)"));
+  CHECK(src && fcl_test_contains(src, "FCL_BARRIER_LOCAL()"));
   free(src);
   fcl_kbuilder_destroy(&kb);
 }

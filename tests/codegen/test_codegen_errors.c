@@ -304,7 +304,7 @@ static void outputs(void) {
          "description:\n%s", text ? text : "");
   free(text);
   CHECK_OK(fcl_kbuilder_generate(kb, &src));
-  CHECKF(src && strstr(src, "reqd_work_group_size(32, 1, 1)") &&
+  CHECKF(src && strstr(src, "FCL_GROUP_SIZE(32, 1, 1)") &&
              strstr(src, "if ((j_outer * 32 + j_inner) < m)"),
          "expected a remainder guard:\n%s", src ? src : "");
   free(src);

@@ -91,8 +91,8 @@ static void map_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_copy(kb, &vk));
   v_map_vec(vk);
   char *src = NULL, load[64], store[64];
-  snprintf(load, sizeof load, "*(__global const %s4 *)(x + ", fcl_dtype_cl_name(t));
-  snprintf(store, sizeof store, "*(__global %s4 *)(out + ", fcl_dtype_cl_name(t));
+  snprintf(load, sizeof load, "*(FCL_GLOBAL const %s4 *)(x + ", fcl_dtype_cl_name(t));
+  snprintf(store, sizeof store, "*(FCL_GLOBAL %s4 *)(out + ", fcl_dtype_cl_name(t));
   CHECK_OK(fcl_kbuilder_generate(vk, &src));
   CHECKF(src && strstr(src, load) && strstr(src, store) && !strstr(src, "if ("),
          "divisible vec 4 kernel should be vectorized and unguarded:\n%s", src ? src : "");
@@ -271,7 +271,7 @@ static void tagged_tests(kb_env *env, fcl_dtype t) {
   if (pf) CHECK_OK(fcl_kbuilder_generate(pf, &src));
   int fetches = 0;
   for (const char *s = src; s && (s = strstr(s, "u_fetch[")); ++s) ++fetches;
-  const char *code = src ? strstr(src, "__kernel") : NULL; /* after the header comment */
+  const char *code = src ? strstr(src, "FCL_KERNEL") : NULL; /* after the header comment */
   CHECKF(code && fetches >= 5 && strstr(code, " u[") && !strstr(code, "$"),
          "u$nb prefetched: %d reads of u_fetch, a global read of u expected:\n%s", fetches,
          src ? src : "");
@@ -363,8 +363,8 @@ static void block_tests(kb_env *env, const fcl_kbuilder *base) {
     v[k].apply(vk);
     char *src = NULL;
     CHECK_OK(fcl_kbuilder_generate(vk, &src));
-    CHECKF(src && strstr(src, "aligned") && strstr(src, ".s1, u_blk") && strstr(src, ") ? *(") &&
-               strstr(src, "the lanes inside") && !strstr(src, "vload"),
+    CHECKF(src && strstr(src, "aligned") && strstr(src, ", 1), FCL_LANE(u_blk") &&
+               strstr(src, ") ? *(") && strstr(src, "the lanes inside") && !strstr(src, "vload"),
            "%s: expected blocks, shuffles, tested edge blocks and masked stores:\n%s", v[k].name,
            src ? src : "");
     free(src);
@@ -624,7 +624,7 @@ static void transpose_tests(kb_env *env, fcl_dtype t) {
   CHECK_OK(fcl_kbuilder_tag_inames(kb, "bi:g.0, bj:g.1, li:l.0, lj:l.1"));
   char *src = NULL;
   CHECK_OK(fcl_kbuilder_generate(kb, &src));
-  CHECKF(src && strstr(src, "barrier(CLK_LOCAL_MEM_FENCE)"), "no barrier:\n%s", src ? src : "");
+  CHECKF(src && strstr(src, "FCL_BARRIER_LOCAL()"), "no barrier:\n%s", src ? src : "");
   free(src);
   int64_t q[2] = {48, 32};
   kb_check(env, kb, q, ref_transpose, "explicit local tile");

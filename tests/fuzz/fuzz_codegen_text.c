@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(out);
   out = NULL;
   if (checked(fcl_kbuilder_generate(kb, &out)) == FCL_OK)
-    must(out && strstr(out, "__kernel"), "generate succeeded without a kernel");
+    must(out && strstr(out, "FCL_KERNEL"), "generate succeeded without a kernel");
   else
     must(out == NULL, "generate failed but returned source");
   free(out);
