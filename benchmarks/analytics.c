@@ -10,6 +10,7 @@
 
 #define BENCH_NAME "analytics"
 #include "field_setup.h"
+#include "flowcl/opencl.h"
 
 enum { REDUCE_ONE, GRAD_KERNEL, DT_MEASURE, DIAGNOSTICS, COPY, NCASE };
 static const char *const NAMES[NCASE] = {
@@ -22,7 +23,7 @@ typedef struct {
   fcl_analytics *an;
   cl_mem scratch;
   size_t bytes;
-  cl_command_queue q;
+  fcl_queue *q;
 } cases;
 
 static fcl_status run_case(cases *c, int k) {
@@ -41,8 +42,8 @@ static fcl_status run_case(cases *c, int k) {
           c->an,
           FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY | FCL_DIAG_DIVERGENCE, &d);
     default:
-      if (clEnqueueCopyBuffer(c->q, fcl_field_buffer(c->w, 0), c->scratch, 0, 0, c->bytes, 0, NULL,
-                              NULL) != CL_SUCCESS)
+      if (clEnqueueCopyBuffer(fcl_queue_cl(c->q), fcl_field_buffer(c->w, 0), c->scratch, 0, 0,
+                              c->bytes, 0, NULL, NULL) != CL_SUCCESS)
         return FCL_ERR_OPENCL;
       return fcl_queue_finish(c->q);
   }

@@ -13,10 +13,11 @@
 
 #define BENCH_NAME "codegen"
 #include "bench_util.h"
+#include "flowcl/opencl.h"
 
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   cl_mem a, b;
   int64_t n;
   size_t bytes;
@@ -60,7 +61,8 @@ static fcl_status copy_buffer_ns(env *e, double *median) {
   if (!t) return FCL_ERR_OUT_OF_MEMORY;
   for (int r = -1; r < e->repeats; ++r) {
     cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(e->q, e->a, e->b, 0, 0, e->bytes, 0, NULL, &ev) != CL_SUCCESS ||
+    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), e->a, e->b, 0, 0, e->bytes, 0, NULL, &ev) !=
+            CL_SUCCESS ||
         clWaitForEvents(1, &ev) != CL_SUCCESS) {
       free(t);
       return FCL_ERR_OPENCL;
@@ -295,9 +297,9 @@ int main(int argc, char **argv) {
   e.b = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, e.bytes, NULL, &err);
   if (!e.a || !e.b) DIE("two buffers of %zu bytes", e.bytes);
   float one = 1.0f;
-  clEnqueueFillBuffer(e.q, e.a, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
-  clEnqueueFillBuffer(e.q, e.b, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
-  clFinish(e.q);
+  clEnqueueFillBuffer(fcl_queue_cl(e.q), e.a, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
+  clEnqueueFillBuffer(fcl_queue_cl(e.q), e.b, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
+  clFinish(fcl_queue_cl(e.q));
 
   printf("codegen on %s: %lld^3 float, effort %s, median of %d\n", info.name, (long long)e.n,
          fcl_tune_effort_name(effort), o.repeats);
@@ -374,7 +376,7 @@ int main(int argc, char **argv) {
   fcl_kbuilder_destroy(&tr);
   clReleaseMemObject(e.a);
   clReleaseMemObject(e.b);
-  clReleaseCommandQueue(e.q);
+  fcl_queue_release(&e.q);
   fcl_context_release(&e.ctx);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "comm_impl.h"
 #include "field_setup.h"
 #include "nccl_figures.h"
+#include "flowcl/opencl.h"
 
 enum { ROW = 4096 };
 
@@ -56,10 +57,10 @@ typedef struct {
 
 static int pinned_copy(bench *b, void *arg) {
   copy_arg *c = arg;
-  cl_int err = c->to_host ? clEnqueueReadBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes, c->pinned,
-                                                0, NULL, NULL)
-                          : clEnqueueWriteBuffer(b->e.q, c->dev, CL_TRUE, 0, b->out_bytes,
-                                                 c->pinned, 0, NULL, NULL);
+  cl_int err = c->to_host ? clEnqueueReadBuffer(fcl_queue_cl(b->e.q), c->dev, CL_TRUE, 0,
+                                                b->out_bytes, c->pinned, 0, NULL, NULL)
+                          : clEnqueueWriteBuffer(fcl_queue_cl(b->e.q), c->dev, CL_TRUE, 0,
+                                                 b->out_bytes, c->pinned, 0, NULL, NULL);
   return err != CL_SUCCESS;
 }
 
@@ -67,18 +68,18 @@ static int pinned_copy(bench *b, void *arg) {
  * queue: whether the link carries both directions at once. */
 typedef struct {
   cl_mem down_from, up_to;
-  cl_command_queue up_queue;
+  fcl_queue *up_queue;
   char *pinned;
 } duplex_arg;
 
 static int duplex_copy(bench *b, void *arg) {
   duplex_arg *c = arg;
   size_t half = b->out_bytes / 2;
-  cl_int e1 = clEnqueueReadBuffer(b->e.q, c->down_from, CL_FALSE, 0, half, c->pinned, 0, NULL,
-                                  NULL);
-  cl_int e2 = clEnqueueWriteBuffer(c->up_queue, c->up_to, CL_FALSE, 0, half, c->pinned + half, 0,
-                                   NULL, NULL);
-  cl_int e3 = clFinish(b->e.q), e4 = clFinish(c->up_queue);
+  cl_int e1 = clEnqueueReadBuffer(fcl_queue_cl(b->e.q), c->down_from, CL_FALSE, 0, half, c->pinned,
+                                  0, NULL, NULL);
+  cl_int e2 = clEnqueueWriteBuffer(fcl_queue_cl(c->up_queue), c->up_to, CL_FALSE, 0, half,
+                                   c->pinned + half, 0, NULL, NULL);
+  cl_int e3 = clFinish(fcl_queue_cl(b->e.q)), e4 = clFinish(fcl_queue_cl(c->up_queue));
   return e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS || e4 != CL_SUCCESS;
 }
 
@@ -148,9 +149,9 @@ int main(int argc, char **argv) {
                         : NULL;
   if (!da || !db || !pin || !wrap) DIE("%zu bytes of buffers", b.bytes);
   char zero = 1;
-  clEnqueueFillBuffer(b.e.q, da, &zero, 1, 0, b.bytes, 0, NULL, NULL);
-  void *host = clEnqueueMapBuffer(b.e.q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, b.bytes, 0,
-                                  NULL, NULL, &err);
+  clEnqueueFillBuffer(fcl_queue_cl(b.e.q), da, &zero, 1, 0, b.bytes, 0, NULL, NULL);
+  void *host = clEnqueueMapBuffer(fcl_queue_cl(b.e.q), pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                  b.bytes, 0, NULL, NULL, &err);
   if (!host) DIE("map the pinned buffer");
 
   copy_arg down = {da, host, true}, up = {da, host, false};
@@ -161,7 +162,7 @@ int main(int argc, char **argv) {
   bool wrapped_faster = t_d2h_wrapped + t_h2d_wrapped < t_d2h_mapped + t_h2d_mapped;
   double t_d2h = wrapped_faster ? t_d2h_wrapped : t_d2h_mapped;
   double t_h2d = wrapped_faster ? t_h2d_wrapped : t_h2d_mapped;
-  cl_command_queue up_queue = NULL;
+  fcl_queue *up_queue = NULL;
   if (fcl_queue_create(b.e.ctx, fcl_context_device(b.e.ctx, 0), 0, &up_queue) != FCL_OK)
     DIE("a second queue");
   duplex_arg both = {da, db, up_queue, wrapped_faster ? wrapped : host};
@@ -293,12 +294,12 @@ int main(int argc, char **argv) {
   }
   free(send);
   free(recv);
-  clEnqueueUnmapMemObject(b.e.q, pin, host, 0, NULL, NULL);
-  clFinish(b.e.q);
+  clEnqueueUnmapMemObject(fcl_queue_cl(b.e.q), pin, host, 0, NULL, NULL);
+  clFinish(fcl_queue_cl(b.e.q));
   clReleaseMemObject(pin);
   clReleaseMemObject(wrap);
   free(wrapped);
-  clReleaseCommandQueue(up_queue);
+  fcl_queue_release(&up_queue);
   clReleaseMemObject(da);
   clReleaseMemObject(db);
   field_env_close(&b.e);

@@ -11,6 +11,7 @@
 
 #define BENCH_NAME "field_expr"
 #include "field_setup.h"
+#include "flowcl/opencl.h"
 
 static const char *const DEFAULT_EXPR =
     "amp * sin(x) * cos(y) * cos(z) * cos(3.14159265358979 * t / "
@@ -76,8 +77,8 @@ int main(int argc, char **argv) {
       DIE("evaluation");
     const double eval = bench_now() - t0;
     t0 = bench_now();
-    if (clEnqueueCopyBuffer(e.q, fcl_field_buffer(f, 0), scratch, 0, 0, bytes, 0, NULL, NULL) !=
-            CL_SUCCESS ||
+    if (clEnqueueCopyBuffer(fcl_queue_cl(e.q), fcl_field_buffer(f, 0), scratch, 0, 0, bytes, 0,
+                            NULL, NULL) != CL_SUCCESS ||
         fcl_queue_finish(e.q) != FCL_OK)
       DIE("copy");
     const double copy = bench_now() - t0;

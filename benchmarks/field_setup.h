@@ -5,10 +5,11 @@
 #define FLOWCL_BENCH_FIELD_SETUP_H
 
 #include "bench_util.h"
+#include "flowcl/opencl.h"
 
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_device_info info;
@@ -31,7 +32,7 @@ static inline fcl_status field_env_open(field_env *e, fcl_topology *t, const cha
 static inline void field_env_close(field_env *e) {
   fcl_pool_release(&e->pool);
   fcl_allocator_release(&e->alloc);
-  if (e->q) clReleaseCommandQueue(e->q);
+  fcl_queue_release(&e->q);
   fcl_context_release(&e->ctx);
 }
 
@@ -40,7 +41,8 @@ static inline double field_copy_gbs(field_env *e, cl_mem a, cl_mem b, size_t byt
   double *t = calloc((size_t)repeats, sizeof *t);
   for (int r = -1; t && r < repeats; ++r) {
     cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(e->q, a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS) break;
+    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS)
+      break;
     clWaitForEvents(1, &ev);
     fcl_event_times times;
     if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK)

@@ -9,6 +9,7 @@
 
 #define BENCH_NAME "launch_list"
 #include "bench_util.h"
+#include "flowcl/opencl.h"
 
 enum { KERNELS = 100, GLOBAL = 64 };
 
@@ -39,7 +40,7 @@ int main(int argc, char **argv) {
   fcl_device_entry dev;
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   if (fcl_device_select(o.device, &dev) != FCL_OK) DIE("no device");
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK ||
       fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK)
@@ -82,7 +83,7 @@ int main(int argc, char **argv) {
   for (int r = -2; r < o.repeats; ++r) {
     for (int order = 0; order < 2; ++order) {
       bool use_fcl = (order == 0) == (r % 2 == 0);
-      clFinish(q);
+      clFinish(fcl_queue_cl(q));
       double t0 = bench_now();
       for (long c = 0; c < calls; ++c, ++step) {
         float t = 1e-3f * (float)step;
@@ -96,12 +97,13 @@ int main(int argc, char **argv) {
             size_t g = GLOBAL;
             if (clSetKernelArg(raw[i], 1, sizeof t, &t) != CL_SUCCESS ||
                 clSetKernelArg(raw[i], 2, sizeof k, &k) != CL_SUCCESS ||
-                clEnqueueNDRangeKernel(q, raw[i], 1, NULL, &g, NULL, 0, NULL, NULL) != CL_SUCCESS)
+                clEnqueueNDRangeKernel(fcl_queue_cl(q), raw[i], 1, NULL, &g, NULL, 0, NULL, NULL) !=
+                    CL_SUCCESS)
               DIE("raw loop");
           }
         }
       }
-      clFinish(q);
+      clFinish(fcl_queue_cl(q));
       double us = (bench_now() - t0) / (double)(calls * KERNELS) * 1e6;
       if (r >= 0) (use_fcl ? t_fcl : t_raw)[r] = us;
     }
@@ -154,7 +156,7 @@ int main(int argc, char **argv) {
   fcl_param_set_destroy(&params);
   fcl_launcher_destroy(&list);
   clReleaseMemObject(y);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);
   return ratio <= 1.10 ? 0 : 1;

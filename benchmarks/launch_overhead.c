@@ -8,6 +8,7 @@
 
 #define BENCH_NAME "launch_overhead"
 #include "bench_util.h"
+#include "flowcl/opencl.h"
 
 #define GOAL 1.10
 
@@ -21,7 +22,7 @@ int main(int argc, char **argv) {
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
   fcl_kernel *k = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   if (fcl_device_select(spec, &dev) != FCL_OK) DIE("no device");
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK) DIE("context");
   if (fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK) DIE("queue");
@@ -45,7 +46,7 @@ int main(int argc, char **argv) {
   for (int r = -2; r < repeats; ++r) { /* two warm-up rounds */
     for (int order = 0; order < 2; ++order) {
       bool use_fcl = (order == 0) == (r % 2 == 0); /* alternate which loop goes first */
-      clFinish(q);
+      clFinish(fcl_queue_cl(q));
       double t0 = bench_now();
       if (use_fcl) {
         for (int i = 0; i < launches; ++i) {
@@ -57,11 +58,12 @@ int main(int argc, char **argv) {
         for (int i = 0; i < launches; ++i) {
           float a = (float)i;
           if (clSetKernelArg(raw, 1, sizeof a, &a) != CL_SUCCESS ||
-              clEnqueueNDRangeKernel(q, raw, 1, NULL, &global, NULL, 0, NULL, NULL) != CL_SUCCESS)
+              clEnqueueNDRangeKernel(fcl_queue_cl(q), raw, 1, NULL, &global, NULL, 0, NULL, NULL) !=
+                  CL_SUCCESS)
             DIE("raw launch");
         }
       }
-      clFinish(q);
+      clFinish(fcl_queue_cl(q));
       double per_launch = (bench_now() - t0) / launches * 1e6;
       if (r >= 0) (use_fcl ? t_fcl : t_raw)[r] = per_launch;
     }
@@ -94,7 +96,7 @@ int main(int argc, char **argv) {
   free(t_raw);
   clReleaseKernel(raw);
   clReleaseMemObject(buf);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_kernel_destroy(&k);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);

@@ -12,6 +12,7 @@
 
 #define BENCH_NAME "pool benchmark"
 #include "bench_util.h"
+#include "flowcl/opencl.h"
 
 enum { LIVE = 8 }; /* blocks alive at once: alloc LIVE, then free LIVE */
 
@@ -38,7 +39,7 @@ int main(int argc, char **argv) {
   fcl_pool *pool = NULL;
   if (fcl_device_select(o.device, &dev) != FCL_OK) DIE("no device");
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK) DIE("context");
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   if (fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK) DIE("queue");
   if (fcl_allocator_create_immediate(ctx, q, 0, &alloc) != FCL_OK) DIE("allocator");
   if (fcl_pool_create(alloc, NULL, &pool) != FCL_OK) DIE("pool");
@@ -64,8 +65,8 @@ int main(int argc, char **argv) {
         raw[j] = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizes[i + j], NULL, &err);
         if (err != CL_SUCCESS) DIE("clCreateBuffer: %s", fcl_cl_error_name(err));
         cl_event ev;
-        err = clEnqueueMigrateMemObjects(q, 1, &raw[j], CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0,
-                                         NULL, &ev);
+        err = clEnqueueMigrateMemObjects(fcl_queue_cl(q), 1, &raw[j],
+                                         CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
         if (err != CL_SUCCESS || clWaitForEvents(1, &ev) != CL_SUCCESS) DIE("migration");
         clReleaseEvent(ev);
       }
@@ -129,7 +130,7 @@ int main(int argc, char **argv) {
   free(t_handle);
   fcl_pool_release(&pool);
   fcl_allocator_release(&alloc);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_context_release(&ctx);
   return met ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 
 #define BENCH_NAME "transpose"
 #include "field_setup.h"
+#include "flowcl/opencl.h"
 
 enum { BATCH = 10 };
 
@@ -60,7 +61,7 @@ int main(int argc, char **argv) {
       double t0 = bench_now();
       for (int b = 0; b < BATCH; ++b)
         if (fcl_field_transpose(src, 0, pm, dst, 0) != FCL_OK) DIE("transpose %s", names[k]);
-      clFinish(e.q);
+      clFinish(fcl_queue_cl(e.q));
       if (r >= 0) times[r] = (bench_now() - t0) / BATCH;
     }
     gbs[k] = 2.0 * (double)bytes / bench_median(times, o.repeats) / 1e9;

@@ -44,7 +44,7 @@ static double omega(int c, double x, double y, double z) {
 
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_topology *writer, *reader;
@@ -121,7 +121,7 @@ static void destroy(app *a) {
   fcl_topology_destroy(&a->reader);
   fcl_pool_release(&a->pool);
   fcl_allocator_release(&a->alloc);
-  if (a->q) clReleaseCommandQueue(a->q);
+  fcl_queue_release(&a->q);
   fcl_context_release(&a->ctx);
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flowcl/opencl.h"
 
 static void print_device(const fcl_device_entry *e) {
   fcl_device_info d;
@@ -58,7 +59,7 @@ static int self_check(const fcl_device_entry *e) {
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
   fcl_kernel *axpy = NULL, *iota = NULL, *sum = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   cl_mem x = NULL, y = NULL, ix = NULL, sums = NULL;
   float *hx = malloc(N * sizeof *hx), *hy = malloc(N * sizeof *hy);
   int *hi = malloc(N * sizeof *hi), *hs = malloc(N / GROUP * sizeof *hs);
@@ -97,10 +98,12 @@ static int self_check(const fcl_device_entry *e) {
   TRY(fcl_kernel_set_arg_buffer(sum, 1, sums));
   TRY(fcl_kernel_set_arg_local(sum, 2, GROUP * sizeof(int)));
   TRY(fcl_kernel_enqueue(sum, q, 1, &n, &group, NULL, 0, 0, NULL, NULL));
-  if (clEnqueueReadBuffer(q, y, CL_TRUE, 0, N * sizeof(float), hy, 0, NULL, NULL) != CL_SUCCESS ||
-      clEnqueueReadBuffer(q, ix, CL_TRUE, 0, N * sizeof(int), hi, 0, NULL, NULL) != CL_SUCCESS ||
-      clEnqueueReadBuffer(q, sums, CL_TRUE, 0, N / GROUP * sizeof(int), hs, 0, NULL, NULL) !=
-          CL_SUCCESS) {
+  if (clEnqueueReadBuffer(fcl_queue_cl(q), y, CL_TRUE, 0, N * sizeof(float), hy, 0, NULL, NULL) !=
+          CL_SUCCESS ||
+      clEnqueueReadBuffer(fcl_queue_cl(q), ix, CL_TRUE, 0, N * sizeof(int), hi, 0, NULL, NULL) !=
+          CL_SUCCESS ||
+      clEnqueueReadBuffer(fcl_queue_cl(q), sums, CL_TRUE, 0, N / GROUP * sizeof(int), hs, 0, NULL,
+                          NULL) != CL_SUCCESS) {
     fprintf(stderr, "flowcl-info: reading results failed\n");
     goto done;
   }
@@ -123,7 +126,7 @@ done:
   if (y) clReleaseMemObject(y);
   if (ix) clReleaseMemObject(ix);
   if (sums) clReleaseMemObject(sums);
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_kernel_destroy(&axpy);
   fcl_kernel_destroy(&iota);
   fcl_kernel_destroy(&sum);

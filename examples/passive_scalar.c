@@ -86,7 +86,7 @@ static fcl_status error_l2(fcl_field *q, double theta, double *out) {
 
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_topology *topo;
@@ -152,7 +152,7 @@ static void teardown(solver *s) {
   fcl_topology_destroy(&s->topo);
   fcl_pool_release(&s->pool);
   fcl_allocator_release(&s->alloc);
-  if (s->q) clReleaseCommandQueue(s->q);
+  fcl_queue_release(&s->q);
   fcl_context_release(&s->ctx);
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "sphere.h"
+#include "flowcl/opencl.h"
 
 #define PI 3.14159265358979323846
 #define TRY(call)                                                                                  \
@@ -20,7 +21,7 @@ typedef struct {
   int rank;
   fcl_topology *topo;
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_field *w, *u, *chi;
@@ -78,8 +79,9 @@ static fcl_status spectral_penalization(void *data, const fcl_step_info *info) {
   const size_t *p = fcl_field_padded_shape(s->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(s->o->dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(s->q, fcl_field_buffer(s->u, c), fcl_field_buffer(s->u_old, c), 0, 0,
-                            bytes, 0, NULL, NULL) != CL_SUCCESS)
+    if (clEnqueueCopyBuffer(fcl_queue_cl(s->q), fcl_field_buffer(s->u, c),
+                            fcl_field_buffer(s->u_old, c), 0, 0, bytes, 0, NULL,
+                            NULL) != CL_SUCCESS)
       return FCL_ERR_OPENCL;
   TRY(fcl_fd_enqueue(s->penalize_u, info->dt));
   TRY(fcl_fd_enqueue(s->change, info->dt));
@@ -526,7 +528,7 @@ static void destroy(sphere *s) {
   fcl_field_destroy(&s->w);
   fcl_pool_release(&s->pool);
   fcl_allocator_release(&s->alloc);
-  if (s->q) clReleaseCommandQueue(s->q);
+  fcl_queue_release(&s->q);
   fcl_context_release(&s->ctx);
   fcl_topology_destroy(&s->topo);
 }

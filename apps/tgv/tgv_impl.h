@@ -18,7 +18,7 @@ struct tgv {
   fcl_topology *topo;
   fcl_device_info info;
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_field *w, *u;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flowcl/opencl.h"
 
 #define PI 3.14159265358979323846
 
@@ -185,8 +186,9 @@ static fcl_status start_history(tgv *t) {
   const size_t *p = fcl_field_padded_shape(t->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(t->q, fcl_field_buffer(t->u, c), fcl_field_buffer(t->u_prev, c), 0, 0,
-                            bytes, 0, NULL, NULL) != CL_SUCCESS)
+    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_field_buffer(t->u, c),
+                            fcl_field_buffer(t->u_prev, c), 0, 0, bytes, 0, NULL,
+                            NULL) != CL_SUCCESS)
       return FCL_ERR_INTERNAL;
   return FCL_OK;
 }
@@ -430,7 +432,7 @@ void tgv_destroy(tgv **tp) {
   fcl_field_destroy(&t->w);
   fcl_pool_release(&t->pool);
   fcl_allocator_release(&t->alloc);
-  if (t->q) clReleaseCommandQueue(t->q);
+  fcl_queue_release(&t->q);
   fcl_context_release(&t->ctx);
   fcl_topology_destroy(&t->topo);
   free(t->step_wall);

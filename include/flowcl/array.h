@@ -27,15 +27,14 @@ extern "C" {
 typedef struct fcl_array fcl_array;
 
 /** A C-contiguous array of shape[ndim] from pool (storage freed back to it). */
-fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype, int ndim,
+fcl_status fcl_array_create(fcl_pool *pool, fcl_queue *queue, fcl_dtype dtype, int ndim,
                             const size_t *shape, fcl_array **out);
 /** The same, filled from C-ordered host data (blocking write). */
-fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype,
-                                      int ndim, const size_t *shape, const void *host,
-                                      fcl_array **out);
+fcl_status fcl_array_create_from_host(fcl_pool *pool, fcl_queue *queue, fcl_dtype dtype, int ndim,
+                                      const size_t *shape, const void *host, fcl_array **out);
 /** A view over a caller's buffer or sub-buffer (retained): strides NULL means C-contiguous.
  * The extent implied by shape, strides and offset must fit in the buffer. */
-fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtype dtype, int ndim,
+fcl_status fcl_array_wrap_buffer(cl_mem buffer, fcl_queue *queue, fcl_dtype dtype, int ndim,
                                  const size_t *shape, const size_t *strides, size_t offset,
                                  fcl_array **out);
 /** An array over C-ordered host data of shape[ndim]. copy: the data is
@@ -50,13 +49,12 @@ typedef struct {
 } fcl_host_array_options;
 /** The array over host data that fcl_host_array_options describes; destroy *out with
  * fcl_array_destroy. */
-fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl_dtype dtype,
-                               int ndim, const size_t *shape, void *host,
-                               fcl_host_array_options options, fcl_array **out);
+fcl_status fcl_array_from_host(fcl_context *context, fcl_queue *queue, fcl_dtype dtype, int ndim,
+                               const size_t *shape, void *host, fcl_host_array_options options,
+                               fcl_array **out);
 /** A new C-contiguous array from pool holding a copy of src's elements (any strides), enqueued
  * on queue (NULL: src's). */
-fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, cl_command_queue queue,
-                           fcl_array **out);
+fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, fcl_queue *queue, fcl_array **out);
 /** A view of the same elements through which writes (fcl_array_write, fill, copy into, map for
  * writing) are refused with FCL_ERR_INVALID_ARGUMENT; views of it (slices, reshapes) stay
  * read-only. The storage is shared: other views may still write it. */
@@ -79,7 +77,7 @@ size_t fcl_array_nbytes(const fcl_array *array);         /**< size * itemsize */
 /** The buffer of the storage (owned by it); the elements start at fcl_array_offset. */
 cl_mem fcl_array_buffer(const fcl_array *array);
 /** The array's default queue (retained by the array). */
-cl_command_queue fcl_array_queue(const fcl_array *array);
+fcl_queue *fcl_array_queue(const fcl_array *array);
 /** C-contiguous: strides are those of a packed C-ordered array. */
 bool fcl_array_is_contiguous(const fcl_array *array);
 
@@ -93,22 +91,22 @@ typedef enum {
 
 /** Host (C-ordered, packed, nbytes) to device and back. FCL_NON_BLOCKING: the host memory must
  * stay valid until event completes. queue NULL: the array's queue. @{ */
-fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
+fcl_status fcl_array_write(fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
                            const void *host, cl_uint num_wait, const cl_event *wait,
                            cl_event *event);
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
+fcl_status fcl_array_read(const fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
                           void *host, cl_uint num_wait, const cl_event *wait, cl_event *event);
 /** @} */
 /** Every element set to *value (itemsize bytes). */
-fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event);
+fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event);
 /** dst = src elementwise: same dtype and shape, any strides (rectangular copies). */
-fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, cl_command_queue queue,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event);
+fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event);
 /** Map a contiguous array into host memory (blocking); unmap with fcl_array_unmap. */
-fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags, void **host);
+fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, cl_map_flags flags, void **host);
 /** Unmap what fcl_array_map returned (enqueued; queue NULL: the array's; event may be NULL). */
-fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host, cl_event *event);
+fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, cl_event *event);
 /** One element at index[ndim] (blocking read). */
 fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *value);
 

@@ -190,13 +190,13 @@ fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_v
  * before launching (FCL_ERR_INVALID_ARGUMENT); the buffer of an fcl_array over a pool block
  * counts the array's bytes, not the block's. */
 fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
-                              cl_command_queue queue, fcl_launcher **out);
+                              fcl_queue *queue, fcl_launcher **out);
 /** The same as an iterative launcher (flowcl/launch.h): each call launches the kernel once per
  * combination of the generators' values, the last varying fastest. Generators iterate scalar
  * arguments only (a domain's parameters set the work size); the iterated scalars are not
  * parameters of the launcher's calls. */
 fcl_status fcl_kbuilder_build_iterative(const fcl_kbuilder *kb, fcl_context *context,
-                                        const char *options, cl_command_queue queue,
+                                        const char *options, fcl_queue *queue,
                                         size_t num_generators, const fcl_generator *generators,
                                         bool enqueue_barrier, fcl_launcher **out);
 

@@ -119,7 +119,7 @@ typedef struct fcl_field fcl_field;
  * and the field retains the context and queue. The ghost exchange is planned here (pinned
  * staging, device buffers, list launchers). Not collective. Destroy *out with
  * fcl_field_destroy. */
-fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command_queue queue,
+fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue *queue,
                             fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
                             fcl_field **out);
 /** Destroy the field (waits for its queue; the storage goes back to the pool); accepts NULL;
@@ -136,7 +136,7 @@ fcl_dtype fcl_field_dtype(const fcl_field *field);
 fcl_topology *fcl_field_topology(const fcl_field *field);
 fcl_context *fcl_field_context(const fcl_field *field); /**< not retained for the caller */
 /** The field's queue (retained by the field; not for the caller). */
-cl_command_queue fcl_field_queue(const fcl_field *field);
+fcl_queue *fcl_field_queue(const fcl_field *field);
 /** Padded local shape {px, py, pz} (n + 2 origin per axis) and the buffer of a component (owned by the field; NULL for
  * a comp out of range). @{ */
 const size_t *fcl_field_padded_shape(const fcl_field *field);

@@ -62,31 +62,31 @@ size_t fcl_image_pixel_bytes(const fcl_image *image);
 
 /** Blocking transfers of a region (origin[3], region[3]; NULL origin: 0, NULL region: the whole
  * image) between the image and packed host pixels. Regions must lie inside the image. @{ */
-fcl_status fcl_image_read(fcl_image *image, cl_command_queue queue, const size_t *origin,
+fcl_status fcl_image_read(fcl_image *image, fcl_queue *queue, const size_t *origin,
                           const size_t *region, void *host);
-fcl_status fcl_image_write(fcl_image *image, cl_command_queue queue, const size_t *origin,
+fcl_status fcl_image_write(fcl_image *image, fcl_queue *queue, const size_t *origin,
                            const size_t *region, const void *host);
 /** @} */
 /** Enqueued copies (no wait): image to image (one format), image to buffer and back (packed
  * pixels at a byte offset of the buffer). @{ */
-fcl_status fcl_image_copy(fcl_image *src, fcl_image *dst, cl_command_queue queue,
+fcl_status fcl_image_copy(fcl_image *src, fcl_image *dst, fcl_queue *queue,
                           const size_t *src_origin, const size_t *dst_origin, const size_t *region);
-fcl_status fcl_image_copy_to_buffer(fcl_image *image, cl_command_queue queue, const size_t *origin,
+fcl_status fcl_image_copy_to_buffer(fcl_image *image, fcl_queue *queue, const size_t *origin,
                                     const size_t *region, cl_mem buffer, size_t offset);
-fcl_status fcl_image_copy_from_buffer(fcl_image *image, cl_command_queue queue, cl_mem buffer,
+fcl_status fcl_image_copy_from_buffer(fcl_image *image, fcl_queue *queue, cl_mem buffer,
                                       size_t offset, const size_t *origin, const size_t *region);
 /** @} */
 /** Fill a region with one color (enqueued): 4 floats for float and normalized channel types,
  * 4 int32 for signed integer types, 4 uint32 for unsigned ones (OpenCL's rule). */
-fcl_status fcl_image_fill(fcl_image *image, cl_command_queue queue, const void *color,
+fcl_status fcl_image_fill(fcl_image *image, fcl_queue *queue, const void *color,
                           const size_t *origin, const size_t *region);
 /** Map a region for host access (blocking); *row_pitch and *slice_pitch (may be NULL) give the
  * layout of the mapped pixels. Unmap (enqueued) before the device uses the image again. */
-fcl_status fcl_image_map(fcl_image *image, cl_command_queue queue, cl_map_flags flags,
+fcl_status fcl_image_map(fcl_image *image, fcl_queue *queue, cl_map_flags flags,
                          const size_t *origin, const size_t *region, size_t *row_pitch,
                          size_t *slice_pitch, void **ptr);
 /** Unmap what fcl_image_map returned (enqueued on queue). */
-fcl_status fcl_image_unmap(fcl_image *image, cl_command_queue queue, void *ptr);
+fcl_status fcl_image_unmap(fcl_image *image, fcl_queue *queue, void *ptr);
 
 /* ---- samplers ---- */
 

@@ -114,10 +114,10 @@ typedef struct {
 
 /** Where and how large: queue NULL and work_dim 0 mean "give it at call time / configure later". */
 typedef struct {
-  cl_command_queue queue; /**< default queue of the calls (retained by the launcher) */
-  cl_uint work_dim;       /**< 1 to 3 */
-  size_t global[3];       /**< global work size per dimension (the first work_dim) */
-  size_t local[3];        /**< all zero: the driver chooses */
+  fcl_queue *queue; /**< default queue of the calls (retained by the launcher) */
+  cl_uint work_dim; /**< 1 to 3 */
+  size_t global[3]; /**< global work size per dimension (the first work_dim) */
+  size_t local[3];  /**< all zero: the driver chooses */
   /** bytes read + written per launch, for bandwidth statistics; 0 = unknown */
   size_t bytes_per_launch;
 } fcl_launch_config;
@@ -192,7 +192,7 @@ fcl_status fcl_launcher_create_iterative(fcl_program *program, const char *name,
 
 /** A host step: fn(user, queue) runs on the calling thread once every earlier step of the call
  * has completed; its failure status stops the call. */
-typedef fcl_status (*fcl_host_fn)(void *user, cl_command_queue queue);
+typedef fcl_status (*fcl_host_fn)(void *user, fcl_queue *queue);
 /** A host launcher calling fn(user, queue) as a host step (see fcl_host_fn). */
 fcl_status fcl_launcher_create_host(const char *name, fcl_host_fn fn, void *user,
                                     fcl_launcher **out);
@@ -269,7 +269,7 @@ bool fcl_launcher_queue_configured(const fcl_launcher *launcher);
 /** @} */
 /** Set the default queue and/or the work sizes of a kernel or iterative launcher (queue NULL
  * keeps the queue; work_dim 0 keeps the sizes; local NULL lets the driver choose). */
-fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue, cl_uint work_dim,
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, cl_uint work_dim,
                                   const size_t *global, const size_t *local);
 
 /** Work sizes computed per call from the parameter values (values[i] is the value of
@@ -296,9 +296,8 @@ fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char
  * members with one), the first command waiting on the wait list. params may be NULL when the
  * launcher has no parameters. event (may be NULL) receives the event of the last command; an
  * empty list waits for the wait list and returns NULL. */
-fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue,
-                             const fcl_param_set *params, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event);
+fcl_status fcl_launcher_call(fcl_launcher *launcher, fcl_queue *queue, const fcl_param_set *params,
+                             cl_uint num_wait, const cl_event *wait, cl_event *event);
 
 /** A value set for the parameters of launcher (for a list: of all its members). Build it once;
  * set values between calls. The set must not outlive the launcher. */

@@ -52,7 +52,7 @@ fcl_status fcl_allocator_create_deferred(fcl_context *context, cl_mem_flags flag
                                          fcl_allocator **out);
 /** Buffers made resident at allocation time (a migration enqueued on queue and waited for), so
  * out-of-memory is reported by the allocation. The queue is retained. */
-fcl_status fcl_allocator_create_immediate(fcl_context *context, cl_command_queue queue,
+fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue,
                                           cl_mem_flags flags, fcl_allocator **out);
 /** Host-pinned staging buffers (CL_MEM_ALLOC_HOST_PTR), for fast mapped transfers. */
 fcl_status fcl_allocator_create_host_pinned(fcl_context *context, fcl_allocator **out);
@@ -91,10 +91,10 @@ typedef struct fcl_pool_block fcl_pool_block;
 
 /** How a pool bins and checks its blocks (fcl_pool_default_options, then changes). */
 typedef struct {
-  unsigned leading_bits;        /**< L, 0..FCL_POOL_MAX_LEADING_BITS; default 4 */
-  size_t max_managed_bytes;     /**< cap on managed bytes (held + active); 0 = none */
-  bool debug;                   /**< poison freed blocks (also: FLOWCL_POOL_DEBUG=1) */
-  cl_command_queue debug_queue; /**< queue used to poison buffers in debug mode */
+  unsigned leading_bits;    /**< L, 0..FCL_POOL_MAX_LEADING_BITS; default 4 */
+  size_t max_managed_bytes; /**< cap on managed bytes (held + active); 0 = none */
+  bool debug;               /**< poison freed blocks (also: FLOWCL_POOL_DEBUG=1) */
+  fcl_queue *debug_queue;   /**< queue used to poison buffers in debug mode */
 } fcl_pool_options;
 
 /** Defaults: L = 4, no cap, debug from FLOWCL_POOL_DEBUG. */
@@ -127,8 +127,8 @@ fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint nu
  * enqueued there before the free has completed (fcl_pool_free_after with that marker). The
  * queue is retained until the free; NULL unbinds. For SVM blocks above all, which kernels use
  * by pointer without a buffer that OpenCL could track. */
-fcl_status fcl_pool_block_bind(fcl_pool_block *block, cl_command_queue queue);
-cl_command_queue fcl_pool_block_bound_queue(const fcl_pool_block *block); /**< NULL: unbound */
+fcl_status fcl_pool_block_bind(fcl_pool_block *block, fcl_queue *queue);
+fcl_queue *fcl_pool_block_bound_queue(const fcl_pool_block *block); /**< NULL: unbound */
 
 /** The block's buffer (owned by the pool). */
 cl_mem fcl_pool_block_buffer(const fcl_pool_block *block); /**< NULL for SVM pools */

@@ -2,9 +2,10 @@
  * flowcl runtime layer: platforms, devices, contexts, queues, events, programs (with an on-disk
  * binary cache), kernels with typed arguments, launch capture, device characterization.
  *
- * The runtime works on the caller's OpenCL objects where it can (cl_command_queue, cl_event,
- * cl_mem): it never takes ownership of them unless a function says so. flowcl's own objects
- * (fcl_context, fcl_program, fcl_kernel) are opaque; contexts and programs are reference counted.
+ * The runtime works on the caller's OpenCL objects where it can (cl_event, cl_mem): it never
+ * takes ownership of them unless a function says so. flowcl's own objects (fcl_context,
+ * fcl_queue, fcl_program, fcl_kernel) are opaque; contexts, queues and programs are reference
+ * counted. flowcl/opencl.h converts between them and OpenCL's handles.
  *
  * Thread safety: device queries, fcl_context and fcl_program functions are thread safe once the
  * object is built. An fcl_kernel holds argument values (as cl_kernel does) and is NOT thread
@@ -248,32 +249,36 @@ enum {
   FCL_QUEUE_PROFILING = 1u << 1     /**< events carry profiling times (fcl_event_profile) */
 };
 
-/** A command queue on device (NULL: the context's first device) with FCL_QUEUE_* flags. The
- * caller owns the queue (clReleaseCommandQueue). A flag the device does not support is an
+/** A command queue of one device (opaque, reference counted): commands run in the order they
+ * are enqueued unless it was made with FCL_QUEUE_OUT_OF_ORDER. Native handles in and out:
+ * flowcl/opencl.h. */
+typedef struct fcl_queue fcl_queue;
+
+/** A queue on device (NULL: the context's first device) with FCL_QUEUE_* flags into *queue;
+ * release it with fcl_queue_release. A flag the device does not support is an
  * FCL_ERR_NOT_SUPPORTED error naming it. */
 fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
-                            cl_command_queue *queue);
-/** An on-device queue (OpenCL 2.0 device-side enqueue: kernels enqueue kernels on it) of size
- * bytes (0: the device's preferred size), the device's default one when make_default. A device
- * without on-device queues (OpenCL 3.0 made them optional; PoCL's CPU device and NVIDIA's
- * OpenCL have none) is FCL_ERR_NOT_SUPPORTED naming the device and the missing capability; a
- * size over the device's maximum is FCL_ERR_INVALID_ARGUMENT giving it. Release with
- * clReleaseCommandQueue. */
-fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id device, cl_uint size,
-                                      bool make_default, cl_command_queue *queue);
+                            fcl_queue **queue);
+/** One more reference to queue (returned; NULL stays NULL). */
+fcl_queue *fcl_queue_retain(fcl_queue *queue);
+/** Drop a reference and set *queue to NULL; the last one waits for nothing (commands already
+ * enqueued still run) and frees the queue. Accepts NULL and *queue NULL. */
+void fcl_queue_release(fcl_queue **queue);
 /** Device of a queue. */
-fcl_status fcl_queue_device(cl_command_queue queue, cl_device_id *device);
+fcl_status fcl_queue_device(const fcl_queue *queue, cl_device_id *device);
+/** The FCL_QUEUE_* flags the queue was made with (0 for NULL). */
+unsigned fcl_queue_flags(const fcl_queue *queue);
 /** Barrier: later commands wait for every earlier one (and for the wait list). event may be
  * NULL. */
-fcl_status fcl_queue_barrier(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+fcl_status fcl_queue_barrier(fcl_queue *queue, cl_uint num_wait, const cl_event *wait,
                              cl_event *event);
 /** Marker: event completes when every earlier command (or the wait list) has. */
-fcl_status fcl_queue_marker(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+fcl_status fcl_queue_marker(fcl_queue *queue, cl_uint num_wait, const cl_event *wait,
                             cl_event *event);
 /** Submit the queue's commands to the device (clFlush) without waiting. */
-fcl_status fcl_queue_flush(cl_command_queue queue);
+fcl_status fcl_queue_flush(fcl_queue *queue);
 /** Wait on the host until every command of the queue is done (clFinish; a host sync). */
-fcl_status fcl_queue_finish(cl_command_queue queue);
+fcl_status fcl_queue_finish(fcl_queue *queue);
 
 /** Host-blocking wait for events; an event that ended in error is reported by index. */
 fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events);
@@ -302,14 +307,6 @@ typedef struct {
 } fcl_event_times;
 /** Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED otherwise. */
 fcl_status fcl_event_profile(cl_event event, fcl_event_times *times);
-
-/** Host callback run by the device as a command (clEnqueueNativeKernel): args_size bytes at args
- * are copied and handed to fn. FCL_ERR_NOT_SUPPORTED naming the device when it cannot. */
-typedef void (*fcl_native_fn)(void *args);
-/** Enqueue fn on queue as a native kernel after the wait list (fcl_native_fn says how). */
-fcl_status fcl_queue_enqueue_native(cl_command_queue queue, fcl_native_fn fn, const void *args,
-                                    size_t args_size, cl_uint num_wait, const cl_event *wait,
-                                    cl_event *event);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Programs                                                                                    */
@@ -472,9 +469,6 @@ fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem b
 fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image);
 fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler);
 /** @} */
-/** An on-device queue (fcl_queue_create_on_device) for a queue_t argument; another declared type
- * is FCL_ERR_INVALID_ARGUMENT naming it. */
-fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, cl_command_queue queue);
 /** bytes of local memory for a __local pointer argument. */
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
 
@@ -501,12 +495,12 @@ enum {
 
 /** Enqueue an NDRange launch with the arguments set so far. local and offset may be NULL;
  * event may be NULL. */
-fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
                               unsigned flags, cl_uint num_wait, const cl_event *wait,
                               cl_event *event);
 /** Enqueue a single work-item launch. */
-fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, cl_command_queue queue, cl_uint num_wait,
+fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, cl_uint num_wait,
                                    const cl_event *wait, cl_event *event);
 
 /** Instead of launching, write to path a self-contained C program that rebuilds this kernel from
@@ -518,7 +512,7 @@ fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, cl_command_queue queue, c
  * Errors: an argument not set (FCL_ERR_INVALID_STATE), a program without source or an image,
  * sampler or queue argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written
  * (FCL_ERR_IO). */
-fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+fcl_status fcl_kernel_capture(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
                               unsigned flags, const char *path);
 

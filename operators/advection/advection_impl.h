@@ -52,19 +52,19 @@ void fcl__adv_weight_expr(fcl__adv_text *t, const fcl__adv_kernel_spec *s, int l
  * to run before it, copying the segments' halos into arrays h<c> of *halo_elements each
  * (parameters q<c>, h<c>), which the remeshing kernel then reads too. */
 fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
-                                 cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                                 fcl_queue *queue, fcl_launcher **out, fcl_launcher **halo,
                                  size_t *halo_elements);
 /* The kernel copying the halos of spec's segments (s->seg points each) into arrays h<c> of
  * *elements each, [b][sg * 2 hp + k][a] (k < hp: the hp points before segment sg, the others
  * after it), which the remeshing kernel reads instead of its neighbours' points. */
 fcl_status fcl__adv_halo_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
-                               cl_command_queue queue, fcl_launcher **out, size_t *elements);
+                               fcl_queue *queue, fcl_launcher **out, size_t *elements);
 /* The walking kernel of spec along a strided axis (advection_walk.c), as fcl__adv_kernel_build
  * gives: *out, with *halo where it cuts the lines in segments. FCL_ERR_NOT_SUPPORTED where it
  * does not apply (more than 8 components, windows over 128 values or a text too long, segments
  * shorter than the reach, no work-groups of 128 on the device or for the compiled kernel). */
 fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
-                               cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                               fcl_queue *queue, fcl_launcher **out, fcl_launcher **halo,
                                size_t *halo_elements);
 /* Whether a tile of `tile` lines of spec fits `local` bytes of local memory, in segments if
  * need be. */

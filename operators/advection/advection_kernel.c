@@ -368,7 +368,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
 }
 
 fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
-                                 cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                                 fcl_queue *queue, fcl_launcher **out, fcl_launcher **halo,
                                  size_t *halo_elements) {
   fcl__adv_kernel_spec seg_spec = *spec, *s = &seg_spec;
   cl_device_id dev;
@@ -450,7 +450,7 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
 }
 
 fcl_status fcl__adv_halo_build(const fcl__adv_kernel_spec *s, fcl_context *context,
-                               cl_command_queue queue, fcl_launcher **out, size_t *elements) {
+                               fcl_queue *queue, fcl_launcher **out, size_t *elements) {
   const int d = s->axis, a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
   *elements = (size_t)(s->n[b] * (s->n[d] / s->seg) * 2 * s->reach.hp * s->n[a]);
   fcl_kbuilder *kb = NULL;

@@ -264,7 +264,7 @@ static int64_t segment_length(const fcl__adv_kernel_spec *s, const walk *w) {
 }
 
 fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *context,
-                               cl_command_queue queue, fcl_launcher **out, fcl_launcher **halo,
+                               fcl_queue *queue, fcl_launcher **out, fcl_launcher **halo,
                                size_t *halo_elements) {
   *out = *halo = NULL;
   *halo_elements = 0;

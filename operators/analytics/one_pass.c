@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "flowcl/launch.h"
 
 /* tiles of TX x TY columns (analytics.cl); the planes shared among enough work-groups to give
@@ -152,7 +153,7 @@ fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out)
 }
 
 fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
-  const cl_command_queue q = fcl_field_queue(s->u);
+  fcl_queue *const q = fcl_field_queue(s->u);
   FCL_TRY(fcl_field_ghosts_update(s->u));
   cl_mem now[6];
   buffers(s, now);
@@ -163,8 +164,8 @@ fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
   const int nq = s->nstats;
   cl_event read;
-  cl_int err = clEnqueueReadBuffer(q, s->partial, CL_FALSE, 0, s->groups * (size_t)nq * s->itemsize,
-                                   s->host, 0, NULL, &read);
+  cl_int err = clEnqueueReadBuffer(fcl_queue_cl(q), s->partial, CL_FALSE, 0,
+                                   s->groups * (size_t)nq * s->itemsize, s->host, 0, NULL, &read);
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "analytics of '%s': read the partials", fcl_field_name(s->u));
   fcl_status st = fcl_events_wait(1, &read);

@@ -237,7 +237,7 @@ static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *
 
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
                               const fcl__fd_array *arrays, const char *text, double bytes) {
-  cl_command_queue q = fcl_field_queue(shape);
+  fcl_queue *q = fcl_field_queue(shape);
   cl_device_id dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(q, &dev));

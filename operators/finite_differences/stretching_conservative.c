@@ -51,13 +51,13 @@ static void flux_derivative(char *buf, size_t size, int c, char a, int j, const 
 }
 
 /* The host step between stages: refresh the ghosts of the stage values. */
-static fcl_status exchange(void *user, cl_command_queue queue) {
+static fcl_status exchange(void *user, fcl_queue *queue) {
   (void)queue;
   return fcl_field_ghosts_update(user);
 }
 
 /* The same when the stages computed their ghost layers along the split axes: the rest only. */
-static fcl_status fill_local(void *user, cl_command_queue queue) {
+static fcl_status fill_local(void *user, fcl_queue *queue) {
   (void)queue;
   return fcl_field_ghosts_update_local(user);
 }

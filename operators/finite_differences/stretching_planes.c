@@ -365,7 +365,7 @@ bool fcl__fd_planes_wrap(const fcl_topology *t) {
 }
 
 /* The launcher of p's kernel in prog over p's points, bytes a launch. */
-static fcl_status launcher(fcl_program *prog, const planes *p, cl_device_id dev, cl_command_queue q,
+static fcl_status launcher(fcl_program *prog, const planes *p, cl_device_id dev, fcl_queue *q,
                            double bytes, fcl_launcher **out) {
   const char *name = p->kernel;
   fcl_kernel *k = NULL;
@@ -405,7 +405,7 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
                                 double beta, double gamma, bool wrap, double bytes,
                                 fcl_launcher **out_launcher) {
   *out_launcher = NULL;
-  cl_command_queue q = fcl_field_queue(u);
+  fcl_queue *q = fcl_field_queue(u);
   cl_device_id dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(q, &dev));

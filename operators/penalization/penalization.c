@@ -78,7 +78,7 @@ fcl_status fcl_penalization_create(fcl_field *u, fcl_field *mask, const double *
   return fcl_fd_kernel_create("penalization", 1 + (size_t)ncomp, b, text, bytes, out);
 }
 
-static fcl_status exchange(void *user, cl_command_queue queue) {
+static fcl_status exchange(void *user, fcl_queue *queue) {
   (void)queue;
   return fcl_field_ghosts_update(user);
 }

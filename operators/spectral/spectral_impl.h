@@ -9,7 +9,7 @@ struct fcl_spectral {
   fcl_fft *fft;
   fcl_program *program;
   fcl_topology *topo;
-  cl_command_queue queue;
+  fcl_queue *queue;
   int dim;
   fcl_dtype dtype;
   bool empty; /* this rank holds no spectral values (fftw-mpi's split can leave none) */

@@ -130,7 +130,7 @@ static fcl_value_type value_type(fcl_dtype t, bool *ok) {
 
 /* Generate, build, wrap as a kernel launcher, or an iterative one when generators are given. */
 static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context, const char *options,
-                                 cl_command_queue queue, size_t num_generators,
+                                 fcl_queue *queue, size_t num_generators,
                                  const fcl_generator *generators, bool enqueue_barrier,
                                  fcl_launcher **out) {
   *out = NULL;
@@ -226,7 +226,7 @@ static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context, c
 }
 
 fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, const char *options,
-                              cl_command_queue queue, fcl_launcher **out) {
+                              fcl_queue *queue, fcl_launcher **out) {
   FCL_CHECK_NULL(kb, 1);
   FCL_CHECK_NULL(context, 2);
   FCL_CHECK_NULL(out, 5);
@@ -234,7 +234,7 @@ fcl_status fcl_kbuilder_build(const fcl_kbuilder *kb, fcl_context *context, cons
 }
 
 fcl_status fcl_kbuilder_build_iterative(const fcl_kbuilder *kb, fcl_context *context,
-                                        const char *options, cl_command_queue queue,
+                                        const char *options, fcl_queue *queue,
                                         size_t num_generators, const fcl_generator *generators,
                                         bool enqueue_barrier, fcl_launcher **out) {
   FCL_CHECK_NULL(kb, 1);

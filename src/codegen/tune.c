@@ -11,6 +11,7 @@
 #include "check.h"
 #include "tune_impl.h"
 #include "codegen_impl.h"
+#include "flowcl/opencl.h"
 
 const char *fcl_tune_effort_name(fcl_tune_effort effort) {
   switch (effort) {
@@ -49,7 +50,7 @@ static double now_s(void) {
 typedef struct {
   const fcl_kbuilder *base;
   fcl_context *ctx;
-  cl_command_queue queue; /* profiling */
+  fcl_queue *queue; /* profiling */
   const fcl_tune_options *opt;
   unsigned repeats;
   size_t nargs;
@@ -141,7 +142,7 @@ static void bench_close(bench *b) {
     free(b->pristine[a]);
     free(b->reference[a]);
   }
-  if (b->queue) clReleaseCommandQueue(b->queue);
+  fcl_queue_release(&b->queue);
 }
 
 static fcl_status set_params(bench *b, const fcl_kbuilder *v, fcl_param_set *ps) {
@@ -199,8 +200,9 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
   fcl_status st = fcl_param_set_create(l, &ps);
   if (st == FCL_OK) st = set_params(b, v, ps);
   for (size_t a = 0; st == FCL_OK && a < b->nargs; ++a)
-    if (b->pristine[a] && clEnqueueWriteBuffer(b->queue, b->buf[a], CL_TRUE, 0, b->bytes[a],
-                                               b->pristine[a], 0, NULL, NULL) != CL_SUCCESS)
+    if (b->pristine[a] &&
+        clEnqueueWriteBuffer(fcl_queue_cl(b->queue), b->buf[a], CL_TRUE, 0, b->bytes[a],
+                             b->pristine[a], 0, NULL, NULL) != CL_SUCCESS)
       st = FCL_ERROR(FCL_ERR_OPENCL, "tune: resetting an output");
   if (st == FCL_OK) st = fcl_launcher_call(l, NULL, ps, 0, NULL, NULL);
   if (st == FCL_OK) st = fcl_queue_finish(b->queue);
@@ -209,8 +211,8 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
     unsigned char *out = malloc(b->bytes[a]);
     fcl_dtype t;
     fcl_kbuilder_arg(b->base, a, NULL, NULL, &t, NULL);
-    if (!out || clEnqueueReadBuffer(b->queue, b->buf[a], CL_TRUE, 0, b->bytes[a], out, 0, NULL,
-                                    NULL) != CL_SUCCESS) {
+    if (!out || clEnqueueReadBuffer(fcl_queue_cl(b->queue), b->buf[a], CL_TRUE, 0, b->bytes[a], out,
+                                    0, NULL, NULL) != CL_SUCCESS) {
       free(out);
       st = FCL_ERROR(FCL_ERR_OPENCL, "tune: reading an output");
     } else if (!b->have_reference) {

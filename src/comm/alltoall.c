@@ -89,9 +89,9 @@ static fcl_status layout(fcl__alltoall *x, const fcl__block *send, const fcl__bl
   return FCL_OK;
 }
 
-fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
-                                size_t unit, const fcl__block *send, const fcl__block *recv,
-                                int batch, fcl__transport kind, fcl__alltoall **out) {
+fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t unit,
+                                const fcl__block *send, const fcl__block *recv, int batch,
+                                fcl__transport kind, fcl__alltoall **out) {
   *out = NULL;
   if (batch < 1)
     return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all plan: batch %d (at least 1)", batch);

@@ -57,12 +57,11 @@ fcl__block fcl__block_part(const fcl__block *b, size_t lo, size_t hi);
 
 /* Enqueue a copy of block s of src into block d of dst (same bytes; where the shapes differ, one
  * of them must be contiguous). */
-fcl_status fcl__block_copy(cl_command_queue queue, cl_mem src, const fcl__block *s, cl_mem dst,
+fcl_status fcl__block_copy(fcl_queue *queue, cl_mem src, const fcl__block *s, cl_mem dst,
                            const fcl__block *d);
 /* Enqueue a copy of block b of buf to or from packed host memory (not blocking). */
-fcl_status fcl__block_read(cl_command_queue queue, cl_mem buf, const fcl__block *b, void *host);
-fcl_status fcl__block_write(cl_command_queue queue, cl_mem buf, const fcl__block *b,
-                            const void *host);
+fcl_status fcl__block_read(fcl_queue *queue, cl_mem buf, const fcl__block *b, void *host);
+fcl_status fcl__block_write(fcl_queue *queue, cl_mem buf, const fcl__block *b, const void *host);
 
 /* Host staging shared by the ranks of one node (shm_stage.c): each rank's segment of an MPI-3
  * shared-memory window, pinned by the driver for every rank. Ordering is the caller's: a read
@@ -106,7 +105,7 @@ typedef struct {
 struct fcl__alltoall {
   const fcl__transport_ops *ops;
   fcl_context *context;
-  cl_command_queue queue;
+  fcl_queue *queue;
   MPI_Comm comm; /* duplicated: ours */
   int rank, size;
   size_t unit;
@@ -122,9 +121,9 @@ extern const fcl__transport_ops fcl__transport_staged;
 
 /* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
  * transport's shared staging holds that many); kind AUTO tries staged, then mpi. */
-fcl_status fcl__alltoall_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
-                                size_t unit, const fcl__block *send, const fcl__block *recv,
-                                int batch, fcl__transport kind, fcl__alltoall **out);
+fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t unit,
+                                const fcl__block *send, const fcl__block *recv, int batch,
+                                fcl__transport kind, fcl__alltoall **out);
 /* Collective; returns when a and b may be reused (the queue is finished). */
 fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward);
 /* The same for n pairs (1 <= n <= batch) in one exchange. */

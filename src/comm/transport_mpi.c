@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "comm_impl.h"
+#include "flowcl/opencl.h"
 
 typedef struct {
   MPI_Datatype unit;
@@ -19,8 +20,9 @@ static void mpi_destroy(fcl__alltoall *x) {
   if (!s) return;
   for (int i = 0; i < 2; ++i)
     if (s->stage[i]) {
-      if (s->host[i]) clEnqueueUnmapMemObject(x->queue, s->stage[i], s->host[i], 0, NULL, NULL);
-      clFinish(x->queue);
+      if (s->host[i])
+        clEnqueueUnmapMemObject(fcl_queue_cl(x->queue), s->stage[i], s->host[i], 0, NULL, NULL);
+      clFinish(fcl_queue_cl(x->queue));
       clReleaseMemObject(s->stage[i]);
     }
   if (s->unit != MPI_DATATYPE_NULL) MPI_Type_free(&s->unit);
@@ -59,8 +61,8 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
     s->stage[i] = clCreateBuffer(fcl_context_cl(x->context),
                                  CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i], NULL, &err);
     if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
-      s->host[i] = clEnqueueMapBuffer(x->queue, s->stage[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                      bytes[i], 0, NULL, NULL, &err);
+      s->host[i] = clEnqueueMapBuffer(fcl_queue_cl(x->queue), s->stage[i], CL_TRUE,
+                                      CL_MAP_READ | CL_MAP_WRITE, 0, bytes[i], 0, NULL, NULL, &err);
     if (err != CL_SUCCESS)
       return FCL_CL_ERROR(err, "mpi transport: %zu bytes of pinned staging", bytes[i]);
   }

@@ -13,13 +13,14 @@
 
 #include "check.h"
 #include "comm_impl.h"
+#include "flowcl/opencl.h"
 
 enum { TAG_CHUNK = 7000, MAX_CHUNKS = 16 };
 #define CHUNK_BYTES ((size_t)8 << 20) /* FLOWCL_TRANSPORT_CHUNK overrides */
 
 typedef struct {
   fcl__shm_stage *stage;
-  cl_command_queue upload; /* host -> device copies, beside the caller's queue */
+  fcl_queue *upload; /* host -> device copies, beside the caller's queue */
   int chunks;
   size_t need;          /* bytes of one pair's part of a segment */
   size_t *peer_send_at; /* where rank q keeps, in its segment, its send block for me */
@@ -33,10 +34,10 @@ typedef struct {
 static void shm_destroy(fcl__alltoall *x) {
   shm_state *s = x->state;
   if (!s) return;
-  clFinish(x->queue);
+  clFinish(fcl_queue_cl(x->queue));
   if (s->upload) {
-    clFinish(s->upload);
-    clReleaseCommandQueue(s->upload);
+    clFinish(fcl_queue_cl(s->upload));
+    fcl_queue_release(&s->upload);
   }
   fcl__shm_stage_destroy(&s->stage);
   free(s->peer_send_at);
@@ -71,8 +72,7 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   FCL_TRY(fcl__shm_stage_create(fcl_context_cl(x->context), x->comm, s->need * (size_t)x->batch,
                                 &s->stage));
   cl_device_id dev;
-  FCL_CL_TRY(clGetCommandQueueInfo(x->queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL),
-             "staged transport: the queue's device");
+  FCL_TRY(fcl_queue_device(x->queue, &dev));
   FCL_TRY(fcl_queue_create(x->context, dev, 0, &s->upload)); /* host-to-device copies */
   s->peer_send_at = calloc((size_t)P, sizeof *s->peer_send_at);
   s->peer_recv_at = calloc((size_t)P, sizeof *s->peer_recv_at);
@@ -148,7 +148,7 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
     fcl__block part = fcl__block_part(&out[q], lo, hi);
     FCL_TRY(fcl__block_read(x->queue, from, &part, mine + out_at[q] + lo));
   }
-  FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &s->landed[g]),
+  FCL_CL_TRY(clEnqueueMarkerWithWaitList(fcl_queue_cl(x->queue), 0, NULL, &s->landed[g]),
              "staged transport: marker after a chunk");
   return FCL_OK;
 }
@@ -187,7 +187,7 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
     chunk(fcl__block_bytes(&in[q]), grain[q], j, s->chunks, &lo, &hi);
     if (q == x->rank || hi == lo) continue;
     if (after)
-      FCL_CL_TRY(clEnqueueBarrierWithWaitList(s->upload, 1, &after, NULL),
+      FCL_CL_TRY(clEnqueueBarrierWithWaitList(fcl_queue_cl(s->upload), 1, &after, NULL),
                  "staged transport: order the upload queue");
     after = NULL;
     fcl__block part = fcl__block_part(&in[q], lo, hi);
@@ -209,7 +209,8 @@ static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem
   const cl_mem *from = forward ? a : b, *to = forward ? b : a;
   /* the upload queue starts after the caller's earlier work on `to` */
   cl_event start = NULL;
-  FCL_CL_TRY(clEnqueueMarkerWithWaitList(x->queue, 0, NULL, &start), "staged transport: marker");
+  FCL_CL_TRY(clEnqueueMarkerWithWaitList(fcl_queue_cl(x->queue), 0, NULL, &start),
+             "staged transport: marker");
   fcl_status st = FCL_OK;
   for (int i = 0; st == FCL_OK && i < n; ++i)
     st = fcl__block_copy(x->queue, from[i], &out[me], to[i], &in[me]);
@@ -229,8 +230,8 @@ static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem
     }
   clReleaseEvent(start);
   if (st != FCL_OK) { /* nothing stays in flight on a or b, nor reads the peers' segments */
-    clFinish(x->queue);
-    clFinish(s->upload);
+    clFinish(fcl_queue_cl(x->queue));
+    clFinish(fcl_queue_cl(s->upload));
     return st;
   }
   FCL_TRY(fcl_queue_finish(s->upload)); /* window to device */

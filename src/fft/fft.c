@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "fft_impl.h"
+#include "flowcl/opencl.h"
 
 const char *fcl_fft_backend_name(fcl_fft_backend backend) {
   switch (backend) {
@@ -96,10 +97,10 @@ static fcl_status check_field(const fcl_field *f) {
   return FCL_OK;
 }
 
-static bool cpu_device(cl_command_queue q) {
+static bool cpu_device(fcl_queue *q) {
   cl_device_id dev;
   cl_device_type type = 0;
-  if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS) return false;
+  if (fcl_queue_device(q, &dev) != FCL_OK) return false;
   clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   return (type & CL_DEVICE_TYPE_CPU) != 0;
 }
@@ -170,7 +171,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   p->topo = like->topo;
   p->context = fcl_context_retain(like->context);
   p->queue = like->queue;
-  clRetainCommandQueue(p->queue);
+  fcl_queue_retain(p->queue);
   p->dtype = like->dtype;
   p->real_size = like->itemsize;
   memcpy(p->padded, like->padded, sizeof p->padded);
@@ -218,11 +219,11 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
 void fcl_fft_destroy(fcl_fft **fft) {
   if (!fft || !*fft) return;
   fcl_fft *p = *fft;
-  if (p->queue) clFinish(p->queue);
+  if (p->queue) clFinish(fcl_queue_cl(p->queue));
   if (p->ops) p->ops->destroy(p->state);
   for (int s = 0; p->slots && s < p->nslots; ++s) fcl_array_destroy(&p->slots[s]);
   free(p->slots);
-  if (p->queue) clReleaseCommandQueue(p->queue);
+  fcl_queue_release(&p->queue);
   fcl_context_release(&p->context);
   free(p);
   *fft = NULL;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "fft_impl.h"
 #include "files.h"
 

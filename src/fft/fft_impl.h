@@ -24,7 +24,7 @@ typedef struct {
 struct fcl_fft {
   const fcl_topology *topo;
   fcl_context *context;
-  cl_command_queue queue;
+  fcl_queue *queue;
   fcl_dtype dtype;
   size_t real_size; /* bytes of one real value */
   size_t padded[3]; /* the fields' padded local shape */

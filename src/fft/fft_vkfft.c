@@ -15,16 +15,18 @@
 #include "fft_vkfft_cache.h" /* before vkFFT.h: its program builds go through the cache */
 #define VKFFT_BACKEND 3      /* OpenCL */
 #include <vkFFT.h>
+#include "flowcl/opencl.h"
 
 typedef struct {
   cl_device_id device;
   cl_context context;
-  cl_command_queue queue;
-  VkFFTApplication whole;   /* r2c over the axes held whole (all; slabs: all but the last;
+  fcl_queue *queue;
+  cl_command_queue cl_queue; /* the queue as VkFFT takes it */
+  VkFFTApplication whole;    /* r2c over the axes held whole (all; slabs: all but the last;
                                pencils: x) */
-  VkFFTApplication inplace; /* r2c in place on a slot (padded real rows), axes as `whole` */
-  VkFFTApplication middle;  /* c2c along y after the first transpose (pencils) */
-  VkFFTApplication last;    /* c2c along the last axis in the slot (distributed) */
+  VkFFTApplication inplace;  /* r2c in place on a slot (padded real rows), axes as `whole` */
+  VkFFTApplication middle;   /* c2c along y after the first transpose (pencils) */
+  VkFFTApplication last;     /* c2c along the last axis in the slot (distributed) */
   bool have_whole, have_inplace, have_middle, have_last;
   /* per component of a batch: */
   fcl_array *pre[FCL__FFT_BATCH]; /* complex work arrays after the r2c (distributed) */
@@ -86,7 +88,7 @@ static fcl_status vk_init(VkFFTApplication *app, VkFFTConfiguration c, const cha
 static fcl_status vk_append(vk_state *s, VkFFTApplication *app, cl_mem in, cl_mem buf, int dir,
                             const char *what) {
   VkFFTLaunchParams lp = {0};
-  lp.commandQueue = &s->queue;
+  lp.commandQueue = &s->cl_queue;
   lp.buffer = &buf;
   if (in) lp.inputBuffer = &in;
   VkFFTResult r = VkFFTAppend(app, dir, &lp);
@@ -94,7 +96,7 @@ static fcl_status vk_append(vk_state *s, VkFFTApplication *app, cl_mem in, cl_me
 }
 
 static fcl_status copy(vk_state *s, cl_mem from, cl_mem to, size_t bytes) {
-  FCL_CL_TRY(clEnqueueCopyBuffer(s->queue, from, to, 0, 0, bytes, 0, NULL, NULL),
+  FCL_CL_TRY(clEnqueueCopyBuffer(fcl_queue_cl(s->queue), from, to, 0, 0, bytes, 0, NULL, NULL),
              "fft: copy of %zu bytes between work arrays", bytes);
   return FCL_OK;
 }
@@ -186,7 +188,7 @@ static void base_config(vk_state *s, const fcl_fft *fft, VkFFTConfiguration *c) 
   memset(c, 0, sizeof *c);
   c->device = &s->device;
   c->context = &s->context;
-  c->commandQueue = &s->queue;
+  c->commandQueue = &s->cl_queue;
   c->doublePrecision = fft->dtype == FCL_FLOAT64;
 }
 
@@ -286,6 +288,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   fft->ops = &vk_ops;
   fft->description = "vkfft";
   s->queue = fft->queue;
+  s->cl_queue = fcl_queue_cl(fft->queue);
   s->context = fcl_context_cl(fft->context);
   FCL_TRY(fcl_queue_device(fft->queue, &s->device));
   const fcl_topology *t = fft->topo;

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "field_impl.h"
+#include "flowcl/opencl.h"
 
 /* The field kernels for the field's dtype (and double accumulation where the device has it). */
 static fcl_status field_program(fcl_field *f) {
@@ -27,7 +28,7 @@ static fcl_status field_program(fcl_field *f) {
   return fcl_program_build(f->program, options);
 }
 
-fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command_queue queue,
+fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue *queue,
                             fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
                             fcl_field **out) {
   FCL_CHECK_NULL(topo, 1);
@@ -48,7 +49,7 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command
   f->topo = topo;
   f->context = fcl_context_retain(context);
   f->queue = queue;
-  clRetainCommandQueue(queue);
+  fcl_queue_retain(queue);
   f->ncomp = ncomp;
   f->dtype = dtype;
   f->itemsize = fcl_dtype_size(dtype);
@@ -77,7 +78,7 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, cl_command
 void fcl_field_destroy(fcl_field **field) {
   if (!field || !*field) return;
   fcl_field *f = *field;
-  if (f->queue) clFinish(f->queue);
+  if (f->queue) clFinish(fcl_queue_cl(f->queue));
   fcl__ghost_plan_destroy(&f->ghosts);
   fcl__ghost_plan_destroy(&f->local);
   fcl__ghost_plan_destroy(&f->accumulate);
@@ -85,7 +86,7 @@ void fcl_field_destroy(fcl_field **field) {
   fcl__transpose_cache_free(f);
   for (int c = 0; c < 3; ++c) fcl_array_destroy(&f->comp[c]);
   fcl_program_release(&f->program);
-  if (f->queue) clReleaseCommandQueue(f->queue);
+  fcl_queue_release(&f->queue);
   fcl_context_release(&f->context);
   free(f->name);
   free(f);
@@ -128,7 +129,7 @@ int fcl_field_ncomp(const fcl_field *f) { return f ? f->ncomp : 0; }
 fcl_dtype fcl_field_dtype(const fcl_field *f) { return f ? f->dtype : FCL_FLOAT32; }
 fcl_topology *fcl_field_topology(const fcl_field *f) { return f ? f->topo : NULL; }
 fcl_context *fcl_field_context(const fcl_field *f) { return f ? f->context : NULL; }
-cl_command_queue fcl_field_queue(const fcl_field *f) { return f ? f->queue : NULL; }
+fcl_queue *fcl_field_queue(const fcl_field *f) { return f ? f->queue : NULL; }
 const size_t *fcl_field_padded_shape(const fcl_field *f) { return f ? f->padded : NULL; }
 cl_mem fcl_field_buffer(const fcl_field *f, int comp) {
   return f && comp >= 0 && comp < f->ncomp ? fcl_array_buffer(f->comp[comp]) : NULL;
@@ -174,9 +175,9 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
     return fcl_array_read(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, true);
   cl_event done;
-  FCL_CL_TRY(clEnqueueReadBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.src_origin,
-                                     r.dst_origin, r.region, r.src_row_pitch, r.src_slice_pitch, 0,
-                                     0, host, 0, NULL, &done),
+  FCL_CL_TRY(clEnqueueReadBufferRect(fcl_queue_cl(f->queue), fcl_field_buffer(f, comp), CL_FALSE,
+                                     r.src_origin, r.dst_origin, r.region, r.src_row_pitch,
+                                     r.src_slice_pitch, 0, 0, host, 0, NULL, &done),
              "field '%s': read the interior of component %d", f->name, comp);
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
@@ -191,9 +192,9 @@ fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void 
     return fcl_array_write(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, false);
   cl_event done;
-  FCL_CL_TRY(clEnqueueWriteBufferRect(f->queue, fcl_field_buffer(f, comp), CL_FALSE, r.dst_origin,
-                                      r.src_origin, r.region, r.dst_row_pitch, r.dst_slice_pitch, 0,
-                                      0, host, 0, NULL, &done),
+  FCL_CL_TRY(clEnqueueWriteBufferRect(fcl_queue_cl(f->queue), fcl_field_buffer(f, comp), CL_FALSE,
+                                      r.dst_origin, r.src_origin, r.region, r.dst_row_pitch,
+                                      r.dst_slice_pitch, 0, 0, host, 0, NULL, &done),
              "field '%s': write the interior of component %d", f->name, comp);
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);

@@ -25,7 +25,7 @@ struct fcl_field {
   char *name;
   fcl_topology *topo;
   fcl_context *context;
-  cl_command_queue queue;
+  fcl_queue *queue;
   int ncomp;
   fcl_dtype dtype;
   size_t itemsize;

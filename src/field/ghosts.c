@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "field_impl.h"
+#include "flowcl/opencl.h"
 
 enum { MAX_MSG = 4 };
 
@@ -98,7 +99,7 @@ static fcl_status push_box(fcl__ghost_plan *p, fcl_launcher *list, const char *w
 }
 
 /* Host steps of the mpi transport: post every message of an axis / complete them. */
-static fcl_status post(void *user, cl_command_queue queue) {
+static fcl_status post(void *user, fcl_queue *queue) {
   (void)queue;
   axis_messages *m = user;
   for (int i = 0; i < m->nmsg; ++i) { /* receives first */
@@ -116,7 +117,7 @@ static fcl_status post(void *user, cl_command_queue queue) {
   return FCL_OK;
 }
 
-static fcl_status complete(void *user, cl_command_queue queue) {
+static fcl_status complete(void *user, fcl_queue *queue) {
   (void)queue;
   axis_messages *m = user;
   int rc = MPI_Waitall(m->nmsg, m->req, MPI_STATUSES_IGNORE);
@@ -126,7 +127,7 @@ static fcl_status complete(void *user, cl_command_queue queue) {
 
 /* Host steps of the staged transport. Before a face is copied into this rank's segment: the
  * peers have read what the last exchange left there. */
-static fcl_status staged_reuse(void *user, cl_command_queue queue) {
+static fcl_status staged_reuse(void *user, fcl_queue *queue) {
   (void)queue;
   axis_messages *m = user;
   if (!m->done_pending) return FCL_OK;
@@ -137,7 +138,7 @@ static fcl_status staged_reuse(void *user, cl_command_queue queue) {
 }
 
 /* The faces are in the segment: make them visible, tell the peers, listen for theirs. */
-static fcl_status staged_post(void *user, cl_command_queue queue) {
+static fcl_status staged_post(void *user, fcl_queue *queue) {
   axis_messages *m = user;
   fcl__ghost_plan *p = m->plan;
   bool sends = false;
@@ -156,14 +157,14 @@ static fcl_status staged_post(void *user, cl_command_queue queue) {
 }
 
 /* The peers' faces are ready: the driver must read them from host memory. */
-static fcl_status staged_complete(void *user, cl_command_queue queue) {
+static fcl_status staged_complete(void *user, fcl_queue *queue) {
   axis_messages *m = user;
   FCL_TRY(complete(user, queue));
   return fcl__shm_stage_sync(m->plan->shm);
 }
 
 /* The faces were copied out of the peers' segments: tell them; listen for the same of ours. */
-static fcl_status staged_release(void *user, cl_command_queue queue) {
+static fcl_status staged_release(void *user, fcl_queue *queue) {
   axis_messages *m = user;
   FCL_TRY(fcl_queue_finish(queue)); /* the copies out of the shared staging */
   for (int i = 0; i < m->nmsg; ++i) {
@@ -504,8 +505,9 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
       p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, p->stage_bytes,
                                      NULL, &err);
     if (err == CL_SUCCESS && !p->shm) /* mapped for the plan's lifetime: pinned host memory */
-      p->host = clEnqueueMapBuffer(f->queue, p->host_stage, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                   p->stage_bytes, 0, NULL, NULL, &err);
+      p->host = clEnqueueMapBuffer(fcl_queue_cl(f->queue), p->host_stage, CL_TRUE,
+                                   CL_MAP_READ | CL_MAP_WRITE, 0, p->stage_bytes, 0, NULL, NULL,
+                                   &err);
     if (err != CL_SUCCESS)
       st = FCL_CL_ERROR(err, "field '%s': %zu bytes of ghost staging", f->name, p->stage_bytes);
   }
@@ -520,11 +522,8 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
   const int dim = f->topo->domain.dim, wrapped = accumulate ? 0 : wrapped_axes(f);
   if (st == FCL_OK && wrapped) st = push_wrap(p, wrapped);
   /* nothing but kernels: an in-order queue orders them before what follows, no wait needed */
-  cl_command_queue_properties props = 0;
-  if (st == FCL_OK && (wrapped == dim || local) &&
-      clGetCommandQueueInfo(f->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) ==
-          CL_SUCCESS)
-    p->device_only = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  if (st == FCL_OK && (wrapped == dim || local))
+    p->device_only = !(fcl_queue_flags(f->queue) & FCL_QUEUE_OUT_OF_ORDER);
   fcl_launcher *tail = NULL;
   for (int i = wrapped; st == FCL_OK && i < dim; ++i) {
     int a = accumulate ? dim - 1 - i : i;
@@ -555,13 +554,13 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   fcl_launcher_destroy(&p->begin);
   fcl_launcher_destroy(&p->end);
   if (p->host) {
-    clEnqueueUnmapMemObject(p->f->queue, p->host_stage, p->host, 0, NULL, NULL);
-    clFinish(p->f->queue);
+    clEnqueueUnmapMemObject(fcl_queue_cl(p->f->queue), p->host_stage, p->host, 0, NULL, NULL);
+    clFinish(fcl_queue_cl(p->f->queue));
   }
   if (p->host_stage) clReleaseMemObject(p->host_stage);
   if (p->device_stage) clReleaseMemObject(p->device_stage);
   if (p->shm) {
-    clFinish(p->f->queue);
+    clFinish(fcl_queue_cl(p->f->queue));
     fcl__shm_stage_destroy(&p->shm);
   }
   free(p);
@@ -574,7 +573,7 @@ fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, const cl_mem *ol
   return fcl_launcher_rebind(p->end, n, old, now);
 }
 
-static fcl_status run(fcl_launcher *l, cl_command_queue q) {
+static fcl_status run(fcl_launcher *l, fcl_queue *q) {
   cl_event ev = NULL;
   FCL_TRY(fcl_launcher_call(l, q, NULL, 0, NULL, &ev));
   if (!ev) return FCL_OK;

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "field_impl.h"
+#include "flowcl/opencl.h"
 
 /* GROUPS_PER_CU work-groups per compute unit fill a GPU (2112 on an H200's 132 units) without
  * burdening a CPU device, where each work-group is a loop over its work-items. */
@@ -141,16 +142,16 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
     if (now != r->bound[c]) st = fcl_launcher_rebind(r->launcher[c], 1, &r->bound[c], &now);
     if (st == FCL_OK) r->bound[c] = now;
     if (st == FCL_OK) st = fcl_launcher_call(r->launcher[c], f->queue, NULL, 0, NULL, NULL);
-    cl_int err = st == FCL_OK ? clEnqueueReadBuffer(f->queue, r->partial[c], CL_FALSE, 0,
-                                                    r->groups * NSTAT * r->acc_size, r->host[c], 0,
-                                                    NULL, &r->read[c])
+    cl_int err = st == FCL_OK ? clEnqueueReadBuffer(fcl_queue_cl(f->queue), r->partial[c], CL_FALSE,
+                                                    0, r->groups * NSTAT * r->acc_size, r->host[c],
+                                                    0, NULL, &r->read[c])
                               : CL_SUCCESS;
     if (err != CL_SUCCESS) {
       r->read[c] = NULL;
       st = FCL_CL_ERROR(err, "field '%s': read reduction partials", f->name);
     }
   }
-  if (st == FCL_OK && clFlush(f->queue) != CL_SUCCESS)
+  if (st == FCL_OK && clFlush(fcl_queue_cl(f->queue)) != CL_SUCCESS)
     st = FCL_ERROR(FCL_ERR_OPENCL, "field '%s': clFlush after a reduction", f->name);
   if (st != FCL_OK) drop(r, c0, c1);
   return st;

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "launch_impl.h"
+#include "flowcl/opencl.h"
 
 static fcl_status set_fixed(fcl_launcher *l, fcl_kernel *k, const fcl_arg *a) {
   switch (a->type) {
@@ -220,7 +221,7 @@ fcl_status fcl_launcher_create_iterative(fcl_program *program, const char *name,
 
 void fcl__kernel_destroy(fcl_launcher *l) {
   if (l->kernel) clReleaseKernel(l->kernel);
-  if (l->queue) clReleaseCommandQueue(l->queue);
+  fcl_queue_release(&l->queue);
   fcl_program_release(&l->program);
   free(l->kernel_name);
   free(l->param_args);
@@ -269,14 +270,13 @@ static fcl_status launch_failed(const fcl_launcher *l, cl_int err, const char *w
       l->name, l->kernel_name, what, fcl_cl_error_name(err), err);
 }
 
-static fcl_status enqueue(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event, const fcl_value *values,
-                          const size_t *map) {
-  bool profile = fcl__launcher_profiling(l, q);
+static fcl_status enqueue(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                          cl_event *event, const fcl_value *values, const size_t *map) {
+  bool profile = fcl_queue_flags(q) & FCL_QUEUE_PROFILING;
   cl_event ev = NULL;
   if (l->trace)
     fcl__trace_launch(l, l->work_dim, l->global, l->has_local ? l->local : NULL, values, map);
-  cl_int err = clEnqueueNDRangeKernel(q, l->kernel, l->work_dim, NULL, l->global,
+  cl_int err = clEnqueueNDRangeKernel(fcl_queue_cl(q), l->kernel, l->work_dim, NULL, l->global,
                                       l->has_local ? l->local : NULL, num_wait, wait,
                                       (event || profile) ? &ev : NULL);
   if (err != CL_SUCCESS) return launch_failed(l, err, "clEnqueueNDRangeKernel");
@@ -288,9 +288,9 @@ static fcl_status enqueue(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
   return FCL_OK;
 }
 
-fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                            const cl_event *wait, const fcl_value *values, const bool *set,
-                            const size_t *map, cl_event *event) {
+fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                            const fcl_value *values, const bool *set, const size_t *map,
+                            cl_event *event) {
   if (!q) q = l->queue;
   if (!q)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
@@ -346,9 +346,7 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
   for (size_t h = 0; h < n; ++h) /* any empty generator: nothing to launch */
     if (!generate(&l->iterated[h], l->param_args[l->iterated[h].arg].type, 0, &v))
       return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
-  cl_command_queue_properties props = 0;
-  clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-  bool out_of_order = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  bool out_of_order = fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER;
   cl_event last = NULL;
   for (bool first = true;; first = false) {
     for (size_t h = 0; h < n; ++h) {
@@ -374,7 +372,7 @@ fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wai
     clReleaseEvent(last);
     last = NULL;
     if (!l->barrier) return FCL_OK; /* no event: the caller orders the work itself */
-    cl_int err = clEnqueueBarrierWithWaitList(q, 0, NULL, event ? &last : NULL);
+    cl_int err = clEnqueueBarrierWithWaitList(fcl_queue_cl(q), 0, NULL, event ? &last : NULL);
     if (err != CL_SUCCESS) return launch_failed(l, err, "barrier after the iterations");
   }
   if (event)

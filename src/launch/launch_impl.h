@@ -57,8 +57,6 @@ struct fcl_launcher {
   size_t num_events, cap_events;
   fcl_launch_stats stats;
   size_t bytes_per_launch;
-  cl_command_queue profiled_queue; /* last queue seen: whether it profiles, is out of order */
-  bool profiling, out_of_order;
   /* the parameter table: own parameters, or the union for lists */
   size_t num_decls;
   fcl__param_decl *decls;
@@ -66,7 +64,7 @@ struct fcl_launcher {
   fcl_program *program;
   cl_kernel kernel;
   char *kernel_name;
-  cl_command_queue queue;
+  fcl_queue *queue;
   cl_uint work_dim;
   size_t global[3], local[3];
   bool has_local;
@@ -96,24 +94,20 @@ struct fcl_launcher {
 /* Common to every kind (launcher.c). */
 fcl_status fcl__launcher_new(fcl__launcher_kind kind, const char *name, fcl_launcher **out);
 /* Keep event for statistics when queue profiles (retains it). */
-void fcl__launcher_record(fcl_launcher *l, cl_command_queue queue, cl_event event);
-/* Whether queue profiles (cached per launcher, with its out-of-order flag). */
-bool fcl__launcher_profiling(fcl_launcher *l, cl_command_queue queue);
-bool fcl__launcher_out_of_order(fcl_launcher *l, cl_command_queue queue);
+void fcl__launcher_record(fcl_launcher *l, fcl_queue *queue, cl_event event);
 /* Add a parameter to a table, or find the same-named one; a type clash is an error. */
 fcl_status fcl__decl_add(fcl_launcher *l, const char *name, fcl_value_type type, size_t *pos);
 
 /* Calls with parameter values already resolved: values[map ? map[j] : j] for own decl j. */
-fcl_status fcl__kernel_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                            const cl_event *wait, const fcl_value *values, const bool *set,
-                            const size_t *map, cl_event *event);
-fcl_status fcl__copy_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event);
+fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                            const fcl_value *values, const bool *set, const size_t *map,
+                            cl_event *event);
+fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                          cl_event *event);
 void fcl__kernel_destroy(fcl_launcher *l);
 void fcl__list_destroy(fcl_launcher *l);
-fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                          const cl_event *wait, const fcl_value *values, const bool *set,
-                          cl_event *event);
+fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                          const fcl_value *values, const bool *set, cl_event *event);
 
 /* Tracing (trace.c). */
 bool fcl__trace_matches(const char *launcher_name, const char *kernel_name);

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "launch_impl.h"
+#include "flowcl/opencl.h"
 
 /* The scalar values are fcl_dtype's: their names and sizes are the dtype's. */
 static bool scalar(fcl_value_type type) {
@@ -78,22 +79,6 @@ fcl_status fcl__decl_add(fcl_launcher *l, const char *name, fcl_value_type type,
   return FCL_OK;
 }
 
-bool fcl__launcher_profiling(fcl_launcher *l, cl_command_queue queue) {
-  if (queue != l->profiled_queue) {
-    cl_command_queue_properties props = 0;
-    clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    l->profiled_queue = queue;
-    l->profiling = props & CL_QUEUE_PROFILING_ENABLE;
-    l->out_of_order = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-  }
-  return l->profiling;
-}
-
-bool fcl__launcher_out_of_order(fcl_launcher *l, cl_command_queue queue) {
-  fcl__launcher_profiling(l, queue);
-  return l->out_of_order;
-}
-
 /* Fold completed events into the statistics and compact the pending ones (never blocks). */
 static void harvest(fcl_launcher *l) {
   size_t kept = 0;
@@ -124,8 +109,8 @@ static void harvest(fcl_launcher *l) {
   l->num_events = kept;
 }
 
-void fcl__launcher_record(fcl_launcher *l, cl_command_queue queue, cl_event event) {
-  if (!event || !fcl__launcher_profiling(l, queue)) return;
+void fcl__launcher_record(fcl_launcher *l, fcl_queue *queue, cl_event event) {
+  if (!event || !(fcl_queue_flags(queue) & FCL_QUEUE_PROFILING)) return;
   if (l->num_events == l->cap_events) {
     harvest(l); /* make room from completed events before growing */
     if (l->num_events == l->cap_events) {
@@ -233,7 +218,7 @@ bool fcl_launcher_queue_configured(const fcl_launcher *l) {
   return l->num_steps > 0;
 }
 
-fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue, cl_uint work_dim,
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, cl_uint work_dim,
                                   const size_t *global, const size_t *local) {
   FCL_CHECK_NULL(launcher, 1);
   fcl_launcher *l = launcher;
@@ -242,8 +227,8 @@ fcl_status fcl_launcher_configure(fcl_launcher *launcher, cl_command_queue queue
   FCL_CHECK_ARG(work_dim <= 3, 3, "work_dim", "must be 0 (keep), 1, 2 or 3");
   FCL_CHECK_ARG(work_dim == 0 || global, 4, "global", "must not be NULL when work_dim > 0");
   if (queue) {
-    clRetainCommandQueue(queue);
-    if (l->queue) clReleaseCommandQueue(l->queue);
+    fcl_queue_retain(queue);
+    fcl_queue_release(&l->queue);
     l->queue = queue;
   }
   if (work_dim) {
@@ -278,9 +263,8 @@ fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_f
   return FCL_OK;
 }
 
-fcl_status fcl_launcher_call(fcl_launcher *launcher, cl_command_queue queue,
-                             const fcl_param_set *params, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event) {
+fcl_status fcl_launcher_call(fcl_launcher *launcher, fcl_queue *queue, const fcl_param_set *params,
+                             cl_uint num_wait, const cl_event *wait, cl_event *event) {
   if (event) *event = NULL;
   if (!launcher) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (launcher): NULL");
   if (num_wait && !wait)

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "launch_impl.h"
+#include "flowcl/opencl.h"
 
 fcl_status fcl_launcher_create_list(const char *name, fcl_launcher **out) {
   FCL_CHECK_NULL(out, 2);
@@ -97,14 +98,13 @@ void fcl__list_destroy(fcl_launcher *l) {
   free(l->maps);
 }
 
-fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                          const cl_event *wait, const fcl_value *values, const bool *set,
-                          cl_event *event) {
+fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                          const fcl_value *values, const bool *set, cl_event *event) {
   if (l->num_steps == 0) return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
   /* On an in-order queue the queue itself orders the steps: events are only made where they
    * are needed (before a host step, for the caller, for statistics), as a raw loop would. On an
    * out-of-order queue (or with steps on their own queues) each step waits for the previous. */
-  bool chain = !q || fcl__launcher_out_of_order(l, q);
+  bool chain = !q || (fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER);
   cl_event prev = NULL;
   fcl_status st = FCL_OK;
   for (size_t i = 0; i < l->num_steps && st == FCL_OK; ++i) {
@@ -126,11 +126,12 @@ fcl_status fcl__list_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
         break;
       case L_HOST: /* runs once everything before it in this call is done */
         if (s->host_enqueues && !chain && q) { /* in order after the earlier steps: no wait */
-          if (nw && clEnqueueBarrierWithWaitList(q, nw, w, NULL) != CL_SUCCESS)
+          if (nw && clEnqueueBarrierWithWaitList(fcl_queue_cl(q), nw, w, NULL) != CL_SUCCESS)
             st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': barrier before '%s'", l->name, s->name);
           if (st == FCL_OK) st = s->host_fn(s->host_user, q);
           /* the step's event: a marker after what fn enqueued */
-          if (st == FCL_OK && evp && clEnqueueMarkerWithWaitList(q, 0, NULL, evp) != CL_SUCCESS)
+          if (st == FCL_OK && evp &&
+              clEnqueueMarkerWithWaitList(fcl_queue_cl(q), 0, NULL, evp) != CL_SUCCESS)
             st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': marker after '%s'", l->name, s->name);
           break;
         }
@@ -234,11 +235,11 @@ fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, cl_mem src, cl_me
   return copy_new(name, c, 2 * rect_bytes(rect), out);
 }
 
-fcl_status fcl__copy_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event) {
+fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
+                          cl_event *event) {
   const fcl__copy *c = &l->copy;
   const fcl_rect *r = &c->r;
-  bool profile = fcl__launcher_profiling(l, q);
+  bool profile = fcl_queue_flags(q) & FCL_QUEUE_PROFILING;
   cl_event ev = NULL, *evp = (event || profile) ? &ev : NULL;
   cl_int err;
   if (l->trace)
@@ -249,28 +250,28 @@ fcl_status fcl__copy_call(fcl_launcher *l, cl_command_queue q, cl_uint num_wait,
             c->rect ? rect_bytes(r) : c->bytes);
   switch (c->kind) {
     case COPY_H2D:
-      err = c->rect ? clEnqueueWriteBufferRect(q, c->dst, CL_FALSE, r->dst_origin, r->src_origin,
-                                               r->region, r->dst_row_pitch, r->dst_slice_pitch,
-                                               r->src_row_pitch, r->src_slice_pitch, c->src_host,
-                                               num_wait, wait, evp)
-                    : clEnqueueWriteBuffer(q, c->dst, CL_FALSE, c->dst_offset, c->bytes,
-                                           c->src_host, num_wait, wait, evp);
+      err = c->rect ? clEnqueueWriteBufferRect(fcl_queue_cl(q), c->dst, CL_FALSE, r->dst_origin,
+                                               r->src_origin, r->region, r->dst_row_pitch,
+                                               r->dst_slice_pitch, r->src_row_pitch,
+                                               r->src_slice_pitch, c->src_host, num_wait, wait, evp)
+                    : clEnqueueWriteBuffer(fcl_queue_cl(q), c->dst, CL_FALSE, c->dst_offset,
+                                           c->bytes, c->src_host, num_wait, wait, evp);
       break;
     case COPY_D2H:
-      err = c->rect ? clEnqueueReadBufferRect(q, c->src, CL_FALSE, r->src_origin, r->dst_origin,
-                                              r->region, r->src_row_pitch, r->src_slice_pitch,
-                                              r->dst_row_pitch, r->dst_slice_pitch, c->dst_host,
-                                              num_wait, wait, evp)
-                    : clEnqueueReadBuffer(q, c->src, CL_FALSE, c->src_offset, c->bytes, c->dst_host,
-                                          num_wait, wait, evp);
+      err = c->rect ? clEnqueueReadBufferRect(fcl_queue_cl(q), c->src, CL_FALSE, r->src_origin,
+                                              r->dst_origin, r->region, r->src_row_pitch,
+                                              r->src_slice_pitch, r->dst_row_pitch,
+                                              r->dst_slice_pitch, c->dst_host, num_wait, wait, evp)
+                    : clEnqueueReadBuffer(fcl_queue_cl(q), c->src, CL_FALSE, c->src_offset,
+                                          c->bytes, c->dst_host, num_wait, wait, evp);
       break;
     default:
-      err = c->rect
-                ? clEnqueueCopyBufferRect(q, c->src, c->dst, r->src_origin, r->dst_origin,
-                                          r->region, r->src_row_pitch, r->src_slice_pitch,
-                                          r->dst_row_pitch, r->dst_slice_pitch, num_wait, wait, evp)
-                : clEnqueueCopyBuffer(q, c->src, c->dst, c->src_offset, c->dst_offset, c->bytes,
-                                      num_wait, wait, evp);
+      err = c->rect ? clEnqueueCopyBufferRect(fcl_queue_cl(q), c->src, c->dst, r->src_origin,
+                                              r->dst_origin, r->region, r->src_row_pitch,
+                                              r->src_slice_pitch, r->dst_row_pitch,
+                                              r->dst_slice_pitch, num_wait, wait, evp)
+                    : clEnqueueCopyBuffer(fcl_queue_cl(q), c->src, c->dst, c->src_offset,
+                                          c->dst_offset, c->bytes, num_wait, wait, evp);
   }
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "copy launcher '%s' (%zu bytes)", l->name,

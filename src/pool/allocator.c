@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "flowcl/pool.h"
 #include "runtime_impl.h"
 
@@ -15,7 +16,7 @@ struct fcl_allocator {
 typedef struct {
   fcl_context *context;
   cl_mem_flags flags;
-  cl_command_queue queue; /* immediate allocator only */
+  fcl_queue *queue; /* immediate allocator only */
   cl_svm_mem_flags svm_flags;
   cl_ulong device_bytes; /* the device's global memory */
   atomic_size_t live;    /* bytes of this allocator's buffers */
@@ -57,8 +58,8 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
   }
   if (b->queue) { /* immediate: make the memory exist now */
     cl_event ev = NULL;
-    err = clEnqueueMigrateMemObjects(b->queue, 1, &m, CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0,
-                                     NULL, &ev);
+    err = clEnqueueMigrateMemObjects(fcl_queue_cl(b->queue), 1, &m,
+                                     CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
     if (err == CL_SUCCESS && fcl_events_wait(1, &ev) != FCL_OK) /* a counted host sync */
       err = (cl_int)fcl_last_native_error();
     cl_int status = CL_COMPLETE;
@@ -104,7 +105,7 @@ static void svm_free(void *impl, fcl_allocation *a) {
 
 static void builtin_destroy(void *impl) {
   builtin *b = impl;
-  if (b->queue) clReleaseCommandQueue(b->queue);
+  fcl_queue_release(&b->queue);
   fcl_context_release(&b->context);
   free(b);
 }
@@ -124,7 +125,7 @@ fcl_status fcl_allocator_create_custom(const fcl_allocator_ops *ops, void *impl,
   return FCL_OK;
 }
 
-static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, cl_command_queue queue,
+static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, fcl_queue *queue,
                                  const fcl_allocator_ops *ops, cl_svm_mem_flags svm_flags,
                                  fcl_allocator **out) {
   builtin *b = calloc(1, sizeof *b);
@@ -136,7 +137,7 @@ static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, cl_co
   clGetDeviceInfo(context->devices[0], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof b->device_bytes,
                   &b->device_bytes, NULL);
   if (queue) {
-    clRetainCommandQueue(queue);
+    fcl_queue_retain(queue);
     b->queue = queue;
   }
   fcl_status st = fcl_allocator_create_custom(ops, b, out);
@@ -154,7 +155,7 @@ fcl_status fcl_allocator_create_deferred(fcl_context *context, cl_mem_flags flag
   return create_builtin(context, flags, NULL, &buffer_ops, 0, out);
 }
 
-fcl_status fcl_allocator_create_immediate(fcl_context *context, cl_command_queue queue,
+fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue,
                                           cl_mem_flags flags, fcl_allocator **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 2);

@@ -5,6 +5,7 @@
 
 #include "array_impl.h"
 #include "check.h"
+#include "flowcl/opencl.h"
 
 void fcl__packed_strides(int ndim, const size_t *shape, size_t itemsize, size_t *strides) {
   size_t s = itemsize;
@@ -35,14 +36,14 @@ static fcl_status check_shape(int ndim, const size_t *shape, int pos) {
   return FCL_OK;
 }
 
-static fcl_status new_array(fcl__storage *storage, cl_command_queue queue, fcl_dtype dtype,
-                            int ndim, const size_t *shape, const size_t *strides, size_t offset,
+static fcl_status new_array(fcl__storage *storage, fcl_queue *queue, fcl_dtype dtype, int ndim,
+                            const size_t *shape, const size_t *strides, size_t offset,
                             fcl_array **out) {
   fcl_array *a = calloc(1, sizeof *a);
   if (!a) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "array object");
   a->storage = storage;
   atomic_fetch_add(&storage->refs, 1);
-  clRetainCommandQueue(queue);
+  fcl_queue_retain(queue);
   a->queue = queue;
   a->dtype = dtype;
   a->ndim = ndim;
@@ -93,13 +94,13 @@ bool fcl__array_buffer_bytes(cl_mem buffer, size_t *bytes) {
 
 size_t fcl__array_pooled_changes(void) { return atomic_load(&pooled_changes); }
 
-static void storage_release(fcl__storage *s, cl_command_queue queue) {
+static void storage_release(fcl__storage *s, fcl_queue *queue) {
   if (atomic_fetch_sub(&s->refs, 1) != 1) return;
   if (s->pool) {
     pooled_unlink(s);
     /* Work already enqueued on the array's queue may still use the block: fence it. */
     cl_event done = NULL;
-    if (clEnqueueMarkerWithWaitList(queue, 0, NULL, &done) == CL_SUCCESS &&
+    if (clEnqueueMarkerWithWaitList(fcl_queue_cl(queue), 0, NULL, &done) == CL_SUCCESS &&
         fcl_pool_free_after(s->pool, s->block, 1, &done) == FCL_OK) {
     } else {
       fcl_queue_finish(queue);
@@ -113,7 +114,7 @@ static void storage_release(fcl__storage *s, cl_command_queue queue) {
   free(s);
 }
 
-fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype, int ndim,
+fcl_status fcl_array_create(fcl_pool *pool, fcl_queue *queue, fcl_dtype dtype, int ndim,
                             const size_t *shape, fcl_array **out) {
   FCL_CHECK_NULL(pool, 1);
   FCL_CHECK_NULL(queue, 2);
@@ -147,9 +148,8 @@ fcl_status fcl_array_create(fcl_pool *pool, cl_command_queue queue, fcl_dtype dt
   return st;
 }
 
-fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fcl_dtype dtype,
-                                      int ndim, const size_t *shape, const void *host,
-                                      fcl_array **out) {
+fcl_status fcl_array_create_from_host(fcl_pool *pool, fcl_queue *queue, fcl_dtype dtype, int ndim,
+                                      const size_t *shape, const void *host, fcl_array **out) {
   FCL_CHECK_NULL(host, 6);
   FCL_TRY(fcl_array_create(pool, queue, dtype, ndim, shape, out));
   fcl_status st = fcl_array_write(*out, NULL, FCL_BLOCKING, host, 0, NULL, NULL);
@@ -157,7 +157,7 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, cl_command_queue queue, fc
   return st;
 }
 
-fcl_status fcl_array_wrap_buffer(cl_mem buffer, cl_command_queue queue, fcl_dtype dtype, int ndim,
+fcl_status fcl_array_wrap_buffer(cl_mem buffer, fcl_queue *queue, fcl_dtype dtype, int ndim,
                                  const size_t *shape, const size_t *strides, size_t offset,
                                  fcl_array **out) {
   FCL_CHECK_NULL(buffer, 1);
@@ -198,7 +198,7 @@ void fcl_array_destroy(fcl_array **array) {
   fcl_array *a = *array;
   *array = NULL;
   storage_release(a->storage, a->queue);
-  clReleaseCommandQueue(a->queue);
+  fcl_queue_release(&a->queue);
   free(a);
 }
 
@@ -208,7 +208,7 @@ const size_t *fcl_array_shape(const fcl_array *a) { return a ? a->shape : NULL; 
 const size_t *fcl_array_strides(const fcl_array *a) { return a ? a->strides : NULL; }
 size_t fcl_array_offset(const fcl_array *a) { return a ? a->offset : 0; }
 cl_mem fcl_array_buffer(const fcl_array *a) { return a ? a->storage->buffer : NULL; }
-cl_command_queue fcl_array_queue(const fcl_array *a) { return a ? a->queue : NULL; }
+fcl_queue *fcl_array_queue(const fcl_array *a) { return a ? a->queue : NULL; }
 
 size_t fcl_array_size(const fcl_array *a) {
   if (!a) return 0;
@@ -286,7 +286,7 @@ fcl_status fcl_array_readonly_view(const fcl_array *array, fcl_array **view) {
   return FCL_OK;
 }
 
-fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, cl_command_queue queue,
+fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, fcl_queue *queue,
                            fcl_array **out) {
   FCL_CHECK_NULL(src, 1);
   FCL_CHECK_NULL(pool, 2);
@@ -299,9 +299,9 @@ fcl_status fcl_array_clone(const fcl_array *src, fcl_pool *pool, cl_command_queu
   return st;
 }
 
-fcl_status fcl_array_from_host(fcl_context *context, cl_command_queue queue, fcl_dtype dtype,
-                               int ndim, const size_t *shape, void *host,
-                               fcl_host_array_options options, fcl_array **out) {
+fcl_status fcl_array_from_host(fcl_context *context, fcl_queue *queue, fcl_dtype dtype, int ndim,
+                               const size_t *shape, void *host, fcl_host_array_options options,
+                               fcl_array **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 2);
   FCL_CHECK_NULL(host, 6);

@@ -18,7 +18,7 @@ typedef struct fcl__storage {
 
 struct fcl_array {
   fcl__storage *storage;
-  cl_command_queue queue;
+  fcl_queue *queue;
   fcl_dtype dtype;
   int ndim;
   size_t shape[FCL_ARRAY_MAX_DIMS];

@@ -4,6 +4,7 @@
 
 #include "array_impl.h"
 #include "check.h"
+#include "flowcl/opencl.h"
 
 /* How to move an array between two layouts a and b (byte strides) with rectangular commands. */
 typedef struct {
@@ -56,7 +57,7 @@ typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_FILL } op_kind;
 
 typedef struct {
   op_kind kind;
-  cl_command_queue queue;
+  fcl_queue *queue;
   cl_mem a, b; /* a: the device array read/written/filled; b: copy source */
   size_t base_a, base_b;
   unsigned char *host; /* read destination / write source */
@@ -84,36 +85,36 @@ static cl_int enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, si
   off_a += o->base_a;
   off_b += o->base_b;
   if (o->kind == OP_FILL)
-    return clEnqueueFillBuffer(o->queue, o->a, o->pattern, o->pattern_size, off_a, p->region[0],
-                               num_wait, wait, event);
+    return clEnqueueFillBuffer(fcl_queue_cl(o->queue), o->a, o->pattern, o->pattern_size, off_a,
+                               p->region[0], num_wait, wait, event);
   if (p->rect_dims == 1) { /* one run of bytes: a linear command */
     switch (o->kind) {
       case OP_READ:
-        return clEnqueueReadBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
-                                   num_wait, wait, event);
+        return clEnqueueReadBuffer(fcl_queue_cl(o->queue), o->a, CL_FALSE, off_a, p->region[0],
+                                   o->host + off_b, num_wait, wait, event);
       case OP_WRITE:
-        return clEnqueueWriteBuffer(o->queue, o->a, CL_FALSE, off_a, p->region[0], o->host + off_b,
-                                    num_wait, wait, event);
+        return clEnqueueWriteBuffer(fcl_queue_cl(o->queue), o->a, CL_FALSE, off_a, p->region[0],
+                                    o->host + off_b, num_wait, wait, event);
       default:
-        return clEnqueueCopyBuffer(o->queue, o->b, o->a, off_b, off_a, p->region[0], num_wait, wait,
-                                   event);
+        return clEnqueueCopyBuffer(fcl_queue_cl(o->queue), o->b, o->a, off_b, off_a, p->region[0],
+                                   num_wait, wait, event);
     }
   }
   origin_of(off_a, p->pitch_a, p->rect_dims, oa);
   switch (o->kind) {
     case OP_READ:
-      return clEnqueueReadBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
-                                     p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
-                                     num_wait, wait, event);
+      return clEnqueueReadBufferRect(fcl_queue_cl(o->queue), o->a, CL_FALSE, oa, zero, p->region,
+                                     p->pitch_a[0], p->pitch_a[1], p->pitch_b[0], p->pitch_b[1],
+                                     o->host + off_b, num_wait, wait, event);
     case OP_WRITE:
-      return clEnqueueWriteBufferRect(o->queue, o->a, CL_FALSE, oa, zero, p->region, p->pitch_a[0],
-                                      p->pitch_a[1], p->pitch_b[0], p->pitch_b[1], o->host + off_b,
-                                      num_wait, wait, event);
+      return clEnqueueWriteBufferRect(fcl_queue_cl(o->queue), o->a, CL_FALSE, oa, zero, p->region,
+                                      p->pitch_a[0], p->pitch_a[1], p->pitch_b[0], p->pitch_b[1],
+                                      o->host + off_b, num_wait, wait, event);
     default:
       origin_of(off_b, p->pitch_b, p->rect_dims, ob);
-      return clEnqueueCopyBufferRect(o->queue, o->b, o->a, ob, oa, p->region, p->pitch_b[0],
-                                     p->pitch_b[1], p->pitch_a[0], p->pitch_a[1], num_wait, wait,
-                                     event);
+      return clEnqueueCopyBufferRect(fcl_queue_cl(o->queue), o->b, o->a, ob, oa, p->region,
+                                     p->pitch_b[0], p->pitch_b[1], p->pitch_a[0], p->pitch_a[1],
+                                     num_wait, wait, event);
   }
 }
 
@@ -150,8 +151,8 @@ static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, 
     for (int i = p->num_loops - 1; i >= 0 && ++index[i] == p->loop_shape[i]; --i) index[i] = 0;
   }
   if (count > 1) /* a marker with no wait list waits for every earlier command */
-    FCL_CL_TRY(clEnqueueMarkerWithWaitList(o->queue, 0, NULL, &last), "marker after array %s",
-               "transfer");
+    FCL_CL_TRY(clEnqueueMarkerWithWaitList(fcl_queue_cl(o->queue), 0, NULL, &last),
+               "marker after array %s", "transfer");
   fcl_status st = blocking ? fcl_events_wait(1, &last) : FCL_OK;
   if (event)
     *event = last;
@@ -160,18 +161,19 @@ static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, 
   return st;
 }
 
-static fcl_status host_transfer(const fcl_array *a, cl_command_queue queue, op_kind kind,
+static fcl_status host_transfer(const fcl_array *a, fcl_queue *queue, op_kind kind,
                                 unsigned char *host, bool blocking, cl_uint num_wait,
                                 const cl_event *wait, cl_event *event) {
   size_t itemsize = fcl_dtype_size(a->dtype), packed[FCL_ARRAY_MAX_DIMS];
   fcl__packed_strides(a->ndim, a->shape, itemsize, packed);
-  cl_command_queue q = queue ? queue : a->queue;
+  fcl_queue *q = queue ? queue : a->queue;
   if (fcl_array_is_contiguous(a)) { /* one linear command */
     size_t n = fcl_array_nbytes(a);
-    cl_int err = kind == OP_READ ? clEnqueueReadBuffer(q, a->storage->buffer, blocking, a->offset,
-                                                       n, host, num_wait, wait, event)
-                                 : clEnqueueWriteBuffer(q, a->storage->buffer, blocking, a->offset,
-                                                        n, host, num_wait, wait, event);
+    cl_int err = kind == OP_READ
+                     ? clEnqueueReadBuffer(fcl_queue_cl(q), a->storage->buffer, blocking, a->offset,
+                                           n, host, num_wait, wait, event)
+                     : clEnqueueWriteBuffer(fcl_queue_cl(q), a->storage->buffer, blocking,
+                                            a->offset, n, host, num_wait, wait, event);
     if (err != CL_SUCCESS)
       return FCL_CL_ERROR(err, "array %s of %zu bytes at offset %zu",
                           kind == OP_READ ? "read" : "write", n, a->offset);
@@ -200,7 +202,7 @@ static fcl_status check_blocking(fcl_blocking blocking) {
   return FCL_OK;
 }
 
-fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
+fcl_status fcl_array_write(fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
                            const void *host, cl_uint num_wait, const cl_event *wait,
                            cl_event *event) {
   FCL_CHECK_NULL(array, 1);
@@ -211,7 +213,7 @@ fcl_status fcl_array_write(fcl_array *array, cl_command_queue queue, fcl_blockin
                        num_wait, wait, event);
 }
 
-fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, fcl_blocking blocking,
+fcl_status fcl_array_read(const fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
                           void *host, cl_uint num_wait, const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_TRY(check_blocking(blocking));
@@ -220,8 +222,8 @@ fcl_status fcl_array_read(const fcl_array *array, cl_command_queue queue, fcl_bl
                        event);
 }
 
-fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *value,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(value, 3);
   FCL_TRY(writable(array, 1, "array", "fill"));
@@ -246,8 +248,8 @@ fcl_status fcl_array_fill(fcl_array *array, cl_command_queue queue, const void *
   return run_plan(&o, &p, false, num_wait, wait, event, NULL, NULL);
 }
 
-fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, cl_command_queue queue,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event) {
   FCL_CHECK_NULL(src, 1);
   FCL_CHECK_NULL(dst, 2);
   FCL_TRY(writable(dst, 2, "dst", "copy into"));
@@ -279,8 +281,7 @@ fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, cl_command_queue
   return run_plan(&o, &p, false, num_wait, wait, event, dst, src->strides);
 }
 
-fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags flags,
-                         void **host) {
+fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, cl_map_flags flags, void **host) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 4);
   *host = NULL;
@@ -291,26 +292,26 @@ fcl_status fcl_array_map(fcl_array *array, cl_command_queue queue, cl_map_flags 
                                                "mapped");
   cl_int err;
   cl_event mapped = NULL;
-  cl_command_queue q = queue ? queue : array->queue;
-  void *p = clEnqueueMapBuffer(q, array->storage->buffer, CL_FALSE, flags, array->offset,
-                               fcl_array_nbytes(array), 0, NULL, &mapped, &err);
+  fcl_queue *q = queue ? queue : array->queue;
+  void *p = clEnqueueMapBuffer(fcl_queue_cl(q), array->storage->buffer, CL_FALSE, flags,
+                               array->offset, fcl_array_nbytes(array), 0, NULL, &mapped, &err);
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "clEnqueueMapBuffer of %zu bytes", fcl_array_nbytes(array));
   fcl_status st = fcl_events_wait(1, &mapped); /* counted as a host sync */
   clReleaseEvent(mapped);
   if (st != FCL_OK) {
-    clEnqueueUnmapMemObject(q, array->storage->buffer, p, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(fcl_queue_cl(q), array->storage->buffer, p, 0, NULL, NULL);
     return st;
   }
   *host = p;
   return FCL_OK;
 }
 
-fcl_status fcl_array_unmap(fcl_array *array, cl_command_queue queue, void *host, cl_event *event) {
+fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, cl_event *event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
-  FCL_CL_TRY(clEnqueueUnmapMemObject(queue ? queue : array->queue, array->storage->buffer, host, 0,
-                                     NULL, event),
+  FCL_CL_TRY(clEnqueueUnmapMemObject(fcl_queue_cl(queue ? queue : array->queue),
+                                     array->storage->buffer, host, 0, NULL, event),
              "clEnqueueUnmapMemObject");
   return FCL_OK;
 }
@@ -329,7 +330,7 @@ fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *val
     off += index[i] * array->strides[i];
   }
   cl_event read = NULL;
-  FCL_CL_TRY(clEnqueueReadBuffer(array->queue, array->storage->buffer, CL_FALSE, off,
+  FCL_CL_TRY(clEnqueueReadBuffer(fcl_queue_cl(array->queue), array->storage->buffer, CL_FALSE, off,
                                  fcl_dtype_size(array->dtype), value, 0, NULL, &read),
              "reading one element at byte %zu", off);
   fcl_status st = fcl_events_wait(1, &read);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "flowcl/pool.h"
 
 #define INLINE_FENCES 4
@@ -19,7 +20,7 @@ struct fcl_pool_block {
   cl_event fences_inline[INLINE_FENCES];
   cl_event *fences; /* fences_inline or heap */
   bool active;
-  cl_command_queue bound; /* fcl_pool_block_bind: freeing fences the block with its work */
+  fcl_queue *bound; /* fcl_pool_block_bind: freeing fences the block with its work */
 };
 
 struct fcl_pool {
@@ -29,7 +30,7 @@ struct fcl_pool {
   unsigned L;
   size_t cap;
   bool debug, holding;
-  cl_command_queue debug_queue;
+  fcl_queue *debug_queue;
   size_t num_bins;
   fcl_pool_block **bins; /* stack tops */
   fcl_pool_stats stats;
@@ -65,7 +66,7 @@ fcl_status fcl_pool_create(fcl_allocator *allocator, const fcl_pool_options *opt
   p->debug = o.debug;
   p->holding = true;
   if (o.debug_queue) {
-    clRetainCommandQueue(o.debug_queue);
+    fcl_queue_retain(o.debug_queue);
     p->debug_queue = o.debug_queue;
   }
   p->num_bins = num_bins;
@@ -137,7 +138,7 @@ void fcl_pool_release(fcl_pool **pool) {
             p->stats.active_blocks, p->stats.active_bytes);
   pthread_mutex_unlock(&p->lock);
   pthread_mutex_destroy(&p->lock);
-  if (p->debug_queue) clReleaseCommandQueue(p->debug_queue);
+  fcl_queue_release(&p->debug_queue);
   fcl_allocator_release(&p->allocator);
   free(p->bins);
   free(p);
@@ -219,17 +220,18 @@ static void poison(fcl_pool *p, fcl_pool_block *b) {
   if (!p->debug_queue) return;
   const unsigned char byte = FCL_POOL_POISON_BYTE;
   cl_event ev = NULL;
-  cl_int err = b->mem.buffer
-                   ? clEnqueueFillBuffer(p->debug_queue, b->mem.buffer, &byte, 1, 0, b->mem.size,
-                                         b->num_fences, b->num_fences ? b->fences : NULL, &ev)
-                   : clEnqueueSVMMemFill(p->debug_queue, b->mem.svm, &byte, 1, b->mem.size,
-                                         b->num_fences, b->num_fences ? b->fences : NULL, &ev);
+  cl_int err = b->mem.buffer ? clEnqueueFillBuffer(fcl_queue_cl(p->debug_queue), b->mem.buffer,
+                                                   &byte, 1, 0, b->mem.size, b->num_fences,
+                                                   b->num_fences ? b->fences : NULL, &ev)
+                             : clEnqueueSVMMemFill(fcl_queue_cl(p->debug_queue), b->mem.svm, &byte,
+                                                   1, b->mem.size, b->num_fences,
+                                                   b->num_fences ? b->fences : NULL, &ev);
   if (err != CL_SUCCESS) {
     fcl_log(FCL_LOG_WARNING, "pool debug: poisoning a %zu-byte block failed: %s", b->mem.size,
             fcl_cl_error_name(err));
     return;
   }
-  clFlush(p->debug_queue);
+  clFlush(fcl_queue_cl(p->debug_queue));
   release_fences(b);
   b->fences_inline[0] = ev;
   b->num_fences = 1;
@@ -239,7 +241,7 @@ static void poison(fcl_pool *p, fcl_pool_block *b) {
 static void give_back(fcl_pool *p, fcl_pool_block *b) {
   b->active = false;
   if (b->bound) { /* fenced by the caller (fcl_pool_free_after): the binding ends here */
-    clReleaseCommandQueue(b->bound);
+    fcl_queue_release(&b->bound);
     b->bound = NULL;
   }
   p->stats.active_blocks--;
@@ -255,17 +257,17 @@ static void give_back(fcl_pool *p, fcl_pool_block *b) {
   p->stats.held_blocks++;
 }
 
-fcl_status fcl_pool_block_bind(fcl_pool_block *block, cl_command_queue queue) {
+fcl_status fcl_pool_block_bind(fcl_pool_block *block, fcl_queue *queue) {
   FCL_CHECK_NULL(block, 1);
   if (!block->active)
     return FCL_ERROR(FCL_ERR_INVALID_STATE, "block %p is not active (freed?)", (void *)block);
-  if (queue) FCL_CL_TRY(clRetainCommandQueue(queue), "clRetainCommandQueue");
-  if (block->bound) clReleaseCommandQueue(block->bound);
+  fcl_queue_retain(queue);
+  fcl_queue_release(&block->bound);
   block->bound = queue;
   return FCL_OK;
 }
 
-cl_command_queue fcl_pool_block_bound_queue(const fcl_pool_block *block) {
+fcl_queue *fcl_pool_block_bound_queue(const fcl_pool_block *block) {
   return block ? block->bound : NULL;
 }
 
@@ -277,10 +279,10 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block) {
     return;
   }
   if (block->bound) { /* reused once the work enqueued so far on its queue is done */
-    cl_command_queue q = block->bound;
+    fcl_queue *q = block->bound;
     cl_event done = NULL;
     block->bound = NULL;
-    fcl_status st = clEnqueueMarkerWithWaitList(q, 0, NULL, &done) == CL_SUCCESS
+    fcl_status st = clEnqueueMarkerWithWaitList(fcl_queue_cl(q), 0, NULL, &done) == CL_SUCCESS
                         ? fcl_pool_free_after(pool, block, 1, &done)
                         : FCL_ERR_OPENCL;
     if (done) clReleaseEvent(done);
@@ -288,7 +290,7 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block) {
       fcl_queue_finish(q);
       fcl_pool_free(pool, block);
     }
-    clReleaseCommandQueue(q);
+    fcl_queue_release(&q);
     return;
   }
   pthread_mutex_lock(&pool->lock);

@@ -409,7 +409,7 @@ MPI_Comm fcl__problem_comm(const fcl_problem *p) {
 
 fcl_status fcl__problem_finish(const fcl_problem *p) {
   for (int i = 0; i < p->nfields; ++i) {
-    cl_command_queue q = fcl_field_queue(p->fields[i]);
+    fcl_queue *q = fcl_field_queue(p->fields[i]);
     bool seen = false; /* fields usually share one queue: each is finished once */
     for (int j = 0; j < i && !seen; ++j) seen = fcl_field_queue(p->fields[j]) == q;
     if (!seen) FCL_TRY(fcl_queue_finish(q));

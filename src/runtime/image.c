@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "flowcl/image.h"
 #include "runtime_impl.h"
 
@@ -240,39 +241,40 @@ static fcl_status box(const fcl_image *img, const size_t *origin, const size_t *
   return FCL_OK;
 }
 
-fcl_status fcl_image_read(fcl_image *img, cl_command_queue q, const size_t *origin,
-                          const size_t *region, void *host) {
+fcl_status fcl_image_read(fcl_image *img, fcl_queue *q, const size_t *origin, const size_t *region,
+                          void *host) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(host, 5);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "image read"));
   cl_event done;
-  FCL_CL_TRY(clEnqueueReadImage(q, img->mem, CL_FALSE, o, r, 0, 0, host, 0, NULL, &done),
-             "clEnqueueReadImage");
+  FCL_CL_TRY(
+      clEnqueueReadImage(fcl_queue_cl(q), img->mem, CL_FALSE, o, r, 0, 0, host, 0, NULL, &done),
+      "clEnqueueReadImage");
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
   return st;
 }
 
-fcl_status fcl_image_write(fcl_image *img, cl_command_queue q, const size_t *origin,
-                           const size_t *region, const void *host) {
+fcl_status fcl_image_write(fcl_image *img, fcl_queue *q, const size_t *origin, const size_t *region,
+                           const void *host) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(host, 5);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "image write"));
   cl_event done;
-  FCL_CL_TRY(clEnqueueWriteImage(q, img->mem, CL_FALSE, o, r, 0, 0, host, 0, NULL, &done),
-             "clEnqueueWriteImage");
+  FCL_CL_TRY(
+      clEnqueueWriteImage(fcl_queue_cl(q), img->mem, CL_FALSE, o, r, 0, 0, host, 0, NULL, &done),
+      "clEnqueueWriteImage");
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
   return st;
 }
 
-fcl_status fcl_image_copy(fcl_image *src, fcl_image *dst, cl_command_queue q,
-                          const size_t *src_origin, const size_t *dst_origin,
-                          const size_t *region) {
+fcl_status fcl_image_copy(fcl_image *src, fcl_image *dst, fcl_queue *q, const size_t *src_origin,
+                          const size_t *dst_origin, const size_t *region) {
   FCL_CHECK_NULL(src, 1);
   FCL_CHECK_NULL(dst, 2);
   FCL_CHECK_NULL(q, 3);
@@ -286,49 +288,51 @@ fcl_status fcl_image_copy(fcl_image *src, fcl_image *dst, cl_command_queue q,
   size_t so[3], r[3], dor[3], dr[3];
   FCL_TRY(box(src, src_origin, region, so, r, "image copy (source)"));
   FCL_TRY(box(dst, dst_origin, r, dor, dr, "image copy (destination)"));
-  FCL_CL_TRY(clEnqueueCopyImage(q, src->mem, dst->mem, so, dor, r, 0, NULL, NULL),
+  FCL_CL_TRY(clEnqueueCopyImage(fcl_queue_cl(q), src->mem, dst->mem, so, dor, r, 0, NULL, NULL),
              "clEnqueueCopyImage");
   return FCL_OK;
 }
 
-fcl_status fcl_image_copy_to_buffer(fcl_image *img, cl_command_queue q, const size_t *origin,
+fcl_status fcl_image_copy_to_buffer(fcl_image *img, fcl_queue *q, const size_t *origin,
                                     const size_t *region, cl_mem buffer, size_t offset) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(buffer, 5);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "image to buffer"));
-  FCL_CL_TRY(clEnqueueCopyImageToBuffer(q, img->mem, buffer, o, r, offset, 0, NULL, NULL),
-             "clEnqueueCopyImageToBuffer");
+  FCL_CL_TRY(
+      clEnqueueCopyImageToBuffer(fcl_queue_cl(q), img->mem, buffer, o, r, offset, 0, NULL, NULL),
+      "clEnqueueCopyImageToBuffer");
   return FCL_OK;
 }
 
-fcl_status fcl_image_copy_from_buffer(fcl_image *img, cl_command_queue q, cl_mem buffer,
-                                      size_t offset, const size_t *origin, const size_t *region) {
+fcl_status fcl_image_copy_from_buffer(fcl_image *img, fcl_queue *q, cl_mem buffer, size_t offset,
+                                      const size_t *origin, const size_t *region) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(buffer, 3);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "buffer to image"));
-  FCL_CL_TRY(clEnqueueCopyBufferToImage(q, buffer, img->mem, offset, o, r, 0, NULL, NULL),
-             "clEnqueueCopyBufferToImage");
+  FCL_CL_TRY(
+      clEnqueueCopyBufferToImage(fcl_queue_cl(q), buffer, img->mem, offset, o, r, 0, NULL, NULL),
+      "clEnqueueCopyBufferToImage");
   return FCL_OK;
 }
 
-fcl_status fcl_image_fill(fcl_image *img, cl_command_queue q, const void *color,
-                          const size_t *origin, const size_t *region) {
+fcl_status fcl_image_fill(fcl_image *img, fcl_queue *q, const void *color, const size_t *origin,
+                          const size_t *region) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(color, 3);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "image fill"));
-  FCL_CL_TRY(clEnqueueFillImage(q, img->mem, color, o, r, 0, NULL, NULL), "clEnqueueFillImage");
+  FCL_CL_TRY(clEnqueueFillImage(fcl_queue_cl(q), img->mem, color, o, r, 0, NULL, NULL),
+             "clEnqueueFillImage");
   return FCL_OK;
 }
 
-fcl_status fcl_image_map(fcl_image *img, cl_command_queue q, cl_map_flags flags,
-                         const size_t *origin, const size_t *region, size_t *row_pitch,
-                         size_t *slice_pitch, void **ptr) {
+fcl_status fcl_image_map(fcl_image *img, fcl_queue *q, cl_map_flags flags, const size_t *origin,
+                         const size_t *region, size_t *row_pitch, size_t *slice_pitch, void **ptr) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(ptr, 8);
@@ -337,12 +341,13 @@ fcl_status fcl_image_map(fcl_image *img, cl_command_queue q, cl_map_flags flags,
   FCL_TRY(box(img, origin, region, o, r, "image map"));
   cl_int err;
   cl_event done;
-  void *p = clEnqueueMapImage(q, img->mem, CL_FALSE, flags, o, r, &rp, &sp, 0, NULL, &done, &err);
+  void *p = clEnqueueMapImage(fcl_queue_cl(q), img->mem, CL_FALSE, flags, o, r, &rp, &sp, 0, NULL,
+                              &done, &err);
   FCL_CL_TRY(err, "clEnqueueMapImage");
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
   if (st != FCL_OK) {
-    clEnqueueUnmapMemObject(q, img->mem, p, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(fcl_queue_cl(q), img->mem, p, 0, NULL, NULL);
     return st;
   }
   if (row_pitch) *row_pitch = rp;
@@ -351,10 +356,10 @@ fcl_status fcl_image_map(fcl_image *img, cl_command_queue q, cl_map_flags flags,
   return FCL_OK;
 }
 
-fcl_status fcl_image_unmap(fcl_image *img, cl_command_queue q, void *ptr) {
+fcl_status fcl_image_unmap(fcl_image *img, fcl_queue *q, void *ptr) {
   FCL_CHECK_NULL(img, 1);
   FCL_CHECK_NULL(q, 2);
   FCL_CHECK_NULL(ptr, 3);
-  FCL_CL_TRY(clEnqueueUnmapMemObject(q, img->mem, ptr, 0, NULL, NULL), "unmap image");
+  FCL_CL_TRY(clEnqueueUnmapMemObject(fcl_queue_cl(q), img->mem, ptr, 0, NULL, NULL), "unmap image");
   return FCL_OK;
 }

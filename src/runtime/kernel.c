@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "runtime_impl.h"
 
 static const char *kind_name(fcl_arg_kind kind) {
@@ -273,9 +275,11 @@ fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_samp
   return set_object(kernel, index, FCL_ARG_SAMPLER, &sampler, sizeof sampler, FCL__SAMPLER);
 }
 
-fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, cl_command_queue queue) {
+fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, fcl_queue *queue) {
   FCL_CHECK_NULL(queue, 3);
-  return set_object(kernel, index, FCL_ARG_QUEUE, &queue, sizeof queue, FCL__QUEUE);
+  cl_command_queue native = fcl_queue_cl(queue);
+  FCL_CHECK_ARG(native != NULL, 3, "queue", "not an OpenCL queue");
+  return set_object(kernel, index, FCL_ARG_QUEUE, &native, sizeof native, FCL__QUEUE);
 }
 
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes) {
@@ -353,7 +357,7 @@ static fcl_status enqueue_failed(const fcl_kernel *k, cl_int err, cl_uint dim, c
                         k->meta->name, g, l, fcl_cl_error_name(err), err, unset);
 }
 
-fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
                               unsigned flags, cl_uint num_wait, const cl_event *wait,
                               cl_event *event) {
@@ -370,13 +374,13 @@ fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, cl_command_queue queue, cl_uin
     for (cl_uint i = 0; i < work_dim; ++i) scaled[i] = global[i] * local[i];
     g = scaled;
   }
-  cl_int err = clEnqueueNDRangeKernel(queue, kernel->cl, work_dim, offset, g, local, num_wait, wait,
-                                      event);
+  cl_int err = clEnqueueNDRangeKernel(queue->native, kernel->cl, work_dim, offset, g, local,
+                                      num_wait, wait, event);
   if (err != CL_SUCCESS) return enqueue_failed(kernel, err, work_dim, g, local);
   return FCL_OK;
 }
 
-fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, cl_command_queue queue, cl_uint num_wait,
+fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, cl_uint num_wait,
                                    const cl_event *wait, cl_event *event) {
   const size_t one = 1;
   return fcl_kernel_enqueue(kernel, queue, 1, &one, &one, NULL, 0, num_wait, wait, event);

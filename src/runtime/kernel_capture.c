@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "flowcl/opencl.h"
 #include "flowcl/version.h"
 #include "runtime_impl.h"
 
@@ -82,7 +83,7 @@ static const char main_head[] =
     "  cl_kernel kernel = clCreateKernel(program, kernel_name, &err);\n"
     "  CHECK(err);\n";
 
-static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, cl_uint dim,
+static fcl_status write_program(fcl_kernel *k, fcl_queue *queue, FILE *f, cl_uint dim,
                                 const size_t *global, const size_t *local, const size_t *offset) {
   const fcl__kernel_meta *m = k->meta;
   fprintf(f,
@@ -112,7 +113,8 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
                  "clGetMemObjectInfo(CL_MEM_SIZE) of argument %u", i);
       unsigned char *data = malloc(size ? size : 1);
       if (!data) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "capture of a %zu-byte buffer", size);
-      cl_int err = clEnqueueReadBuffer(queue, v->buffer, CL_TRUE, 0, size, data, 0, NULL, NULL);
+      cl_int err = clEnqueueReadBuffer(fcl_queue_cl(queue), v->buffer, CL_TRUE, 0, size, data, 0,
+                                       NULL, NULL);
       if (err != CL_SUCCESS) {
         free(data);
         return FCL_CL_ERROR(err, "reading argument %u (%zu bytes) for the capture", i, size);
@@ -185,7 +187,7 @@ static fcl_status write_program(fcl_kernel *k, cl_command_queue queue, FILE *f, 
   return FCL_OK;
 }
 
-fcl_status fcl_kernel_capture(fcl_kernel *kernel, cl_command_queue queue, cl_uint work_dim,
+fcl_status fcl_kernel_capture(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
                               unsigned flags, const char *path) {
   FCL_CHECK_NULL(kernel, 1);

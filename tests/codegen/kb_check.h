@@ -24,7 +24,7 @@ typedef void (*kb_reference)(kb_data *d, const int64_t *params);
 
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue queue;
+  fcl_queue *queue;
   const char *device;
 } kb_env;
 

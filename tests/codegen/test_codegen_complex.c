@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 #define MAX_ARGS 8
 
@@ -71,7 +72,7 @@ static double complex from_device(fcl_dtype t, const void *host, size_t i) {
 }
 
 /* Build kb, run it over n on random data, compare the written arrays with ref's. */
-static void check(fcl_context *ctx, cl_command_queue queue, const fcl_kbuilder *kb, int64_t n,
+static void check(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *kb, int64_t n,
                   reference ref, const char *variant) {
   fcl_launcher *l = NULL;
   fcl_status st = fcl_kbuilder_build(kb, ctx, NULL, queue, &l);
@@ -122,8 +123,8 @@ static void check(fcl_context *ctx, cl_command_queue queue, const fcl_kbuilder *
     CHECK_OK(fcl_kbuilder_arg(kb, a, NULL, NULL, NULL, &written));
     if (!written) continue;
     void *host = malloc(d.count[a] * fcl_dtype_size(d.type[a]));
-    clEnqueueReadBuffer(queue, buf[a], CL_TRUE, 0, d.count[a] * fcl_dtype_size(d.type[a]), host, 0,
-                        NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(queue), buf[a], CL_TRUE, 0,
+                        d.count[a] * fcl_dtype_size(d.type[a]), host, 0, NULL, NULL);
     bool single = d.type[a] == FCL_COMPLEX64 || d.type[a] == FCL_FLOAT32;
     for (size_t i = 0; i < d.count[a]; ++i) {
       double complex got = from_device(d.type[a], host, i), w = want.v[a][i];
@@ -173,8 +174,8 @@ static const struct {
                  {"ilp by 4", s_ilp},
                  {"vec by 4", s_vec}};
 
-static void run_schedules(fcl_context *ctx, cl_command_queue queue, const fcl_kbuilder *base,
-                          int64_t n, reference ref) {
+static void run_schedules(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *base, int64_t n,
+                          reference ref) {
   for (size_t s = 0; s < sizeof schedules / sizeof *schedules; ++s) {
     fcl_kbuilder *kb = NULL;
     CHECK_OK(fcl_kbuilder_copy(base, &kb));
@@ -199,7 +200,7 @@ static void ref_arith(data *d, int64_t n) {
   }
 }
 
-static void arith_tests(fcl_context *ctx, cl_command_queue queue, fcl_dtype tc) {
+static void arith_tests(fcl_context *ctx, fcl_queue *queue, fcl_dtype tc) {
   fcl_dtype tr = tc == FCL_COMPLEX64 ? FCL_FLOAT32 : FCL_FLOAT64;
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("complex_arith", &kb));
@@ -230,7 +231,7 @@ static void ref_matvec(data *d, int64_t n) {
   }
 }
 
-static void matvec_tests(fcl_context *ctx, cl_command_queue queue, fcl_dtype tc) {
+static void matvec_tests(fcl_context *ctx, fcl_queue *queue, fcl_dtype tc) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("complex_matvec", &kb));
   CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
@@ -252,7 +253,7 @@ static void ref_widen(data *d, int64_t n) {
   for (int64_t i = 0; i < n; ++i) d->v[3][i] = d->v[0][i] * d->v[1][i] + d->v[0][i] + d->v[2][i];
 }
 
-static void widen_tests(fcl_context *ctx, cl_command_queue queue) {
+static void widen_tests(fcl_context *ctx, fcl_queue *queue) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("complex_widen", &kb));
   CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
@@ -291,7 +292,7 @@ static void refusal_tests(void) {
   fcl_kbuilder_destroy(&kb);
 }
 
-static void scalar_refusal(fcl_context *ctx, cl_command_queue queue) {
+static void scalar_refusal(fcl_context *ctx, fcl_queue *queue) {
   fcl_kbuilder *kb = NULL;
   CHECK_OK(fcl_kbuilder_create("complex_scalar", &kb));
   CHECK_OK(fcl_kbuilder_add_param(kb, "n"));
@@ -309,7 +310,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
   (void)user;
   const char *name = fcl_test_device_name(device->device);
   fcl_context *ctx = NULL;
-  cl_command_queue queue = NULL;
+  fcl_queue *queue = NULL;
   CHECK_OK(fcl_context_create(1, &device->device, &ctx));
   if (ctx) CHECK_OK(fcl_queue_create(ctx, device->device, 0, &queue));
   if (!queue) {
@@ -329,7 +330,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
     fcl_test_skip_part(name, "the cdouble kernels (no cl_khr_fp64)");
   }
   scalar_refusal(ctx, queue);
-  clReleaseCommandQueue(queue);
+  fcl_queue_release(&queue);
   fcl_context_release(&ctx);
 }
 

@@ -7,6 +7,7 @@
 
 #include "comm_impl.h"
 #include "fcl_test_mpi.h"
+#include "flowcl/opencl.h"
 
 enum { NX = 5, NZ = 7 };
 
@@ -64,7 +65,7 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], true)
                           : fcl__alltoall_run_batch(x, 2, da, db, true));
       for (int p = 0; p < pairs; ++p) {
-        clEnqueueReadBuffer(e->q, db[p], CL_TRUE, 0, b_bytes, b, 0, NULL, NULL);
+        clEnqueueReadBuffer(fcl_queue_cl(e->q), db[p], CL_TRUE, 0, b_bytes, b, 0, NULL, NULL);
         int bad = 0;
         for (int q = 0; q < P; ++q)
           for (int k = 0; k < NZ; ++k)
@@ -78,11 +79,12 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       }
       int32_t zero = -1;
       for (int p = 0; p < pairs; ++p)
-        clEnqueueFillBuffer(e->q, da[p], &zero, sizeof zero, 0, a_bytes, 0, NULL, NULL);
+        clEnqueueFillBuffer(fcl_queue_cl(e->q), da[p], &zero, sizeof zero, 0, a_bytes, 0, NULL,
+                            NULL);
       CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], false)
                           : fcl__alltoall_run_batch(x, 2, da, db, false));
       for (int p = 0; p < pairs; ++p) {
-        clEnqueueReadBuffer(e->q, da[p], CL_TRUE, 0, a_bytes, back, 0, NULL, NULL);
+        clEnqueueReadBuffer(fcl_queue_cl(e->q), da[p], CL_TRUE, 0, a_bytes, back, 0, NULL, NULL);
         for (size_t v = 0; v < a_bytes / sizeof *a; ++v) back[v] -= p * SHIFT;
         CHECKF(memcmp(back, a, a_bytes) == 0,
                "%s backward, pair %d of %d: not the original on "

@@ -24,7 +24,7 @@ static void *open_later(void *arg) {
   return NULL;
 }
 
-fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, cl_command_queue queue, double seconds,
+fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double seconds,
                                   cl_int status) {
   fcl_test_gate *g = calloc(1, sizeof *g);
   CHECK(g != NULL);

@@ -13,7 +13,7 @@ typedef struct fcl_test_gate fcl_test_gate;
 /* A user event of ctx, behind a barrier on queue (NULL: none, for wait lists only), that a
  * thread sets to status (CL_COMPLETE, or a negative code: a failure) after seconds. NULL when
  * it cannot be made (a test failure is recorded). */
-fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, cl_command_queue queue, double seconds,
+fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double seconds,
                                   cl_int status);
 /* The user event (owned by the gate). */
 cl_event fcl_test_gate_event(const fcl_test_gate *gate);

@@ -31,7 +31,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
   if (e.dir[0] && e.rank == 0) fcl_test_remove_dir(e.dir);
   fcl_pool_release(&e.pool);
   fcl_allocator_release(&e.alloc);
-  if (e.q) clReleaseCommandQueue(e.q);
+  fcl_queue_release(&e.q);
   fcl_context_release(&e.ctx);
 }
 

@@ -8,7 +8,7 @@
 
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   bool fp64;      /* the device has cl_khr_fp64 */

@@ -43,7 +43,7 @@ static void check_report_line(const char *report, const char *name) {
 
 static void run(env *e) {
   cl_device_id dev;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_queue_device(e->q, &dev));
   CHECK_OK(fcl_queue_create(e->ctx, dev, FCL_QUEUE_PROFILING, &q));
   const fcl_dtype dt = e->fp64 ? FCL_FLOAT64 : FCL_FLOAT32;
@@ -98,7 +98,7 @@ out:
   fcl_field_expr_destroy(&op.expr);
   fcl_field_destroy(&v);
   fcl_topology_destroy(&t);
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }

@@ -36,7 +36,7 @@ static fcl_topology *box(void) {
   return t;
 }
 
-static fcl_field *two(env *e, fcl_topology *t, cl_command_queue q, const char *name) {
+static fcl_field *two(env *e, fcl_topology *t, fcl_queue *q, const char *name) {
   fcl_field *f = NULL;
   CHECK_OK(fcl_field_create(t, e->ctx, q, e->pool, name, 2, FCL_FLOAT32, &f));
   if (f) CHECK_OK(fcl_field_init(f, init_two, NULL));

@@ -20,7 +20,7 @@
 
 static struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_topology *topo;
@@ -60,7 +60,7 @@ static void tear_down(void) {
   fcl_topology_destroy(&g.topo);
   fcl_pool_release(&g.pool);
   fcl_allocator_release(&g.alloc);
-  if (g.q) clReleaseCommandQueue(g.q);
+  fcl_queue_release(&g.q);
   fcl_context_release(&g.ctx);
   MPI_Finalize();
 }

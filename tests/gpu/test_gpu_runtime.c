@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static void check_gpu(const fcl_device_entry *e) {
   fcl_device_info d;
@@ -16,7 +17,7 @@ static void check_gpu(const fcl_device_entry *e) {
   fcl_context *ctx = NULL;
   fcl_program *p = NULL;
   fcl_kernel *k = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &q));
   CHECK_OK(fcl_program_create_builtin(ctx, "selfcheck.cl", &p));
@@ -38,7 +39,7 @@ static void check_gpu(const fcl_device_entry *e) {
   size_t g = N, l = 256;
   cl_event ev = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
-  clEnqueueReadBuffer(q, by, CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), by, CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;
   CHECKF(bad == 0, "%d wrong values", bad);
@@ -51,7 +52,7 @@ static void check_gpu(const fcl_device_entry *e) {
   clReleaseMemObject(by);
   free(x);
   free(y);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);
   fcl_context_release(&ctx);

@@ -15,6 +15,7 @@
 #include "fcl_test_mpi.h"
 #include "check.h"
 #include "io_impl.h"
+#include "flowcl/opencl.h"
 
 enum { STEPS = 6 };
 
@@ -145,10 +146,10 @@ static void steps(env *e, run *r, int count) {
   for (int s = 0; s < count && !fcl_test_failures; ++s) {
     CHECK_OK(fcl_field_ghosts_update(r->u));
     CHECK_OK(fcl_launcher_call(r->update, e->q, r->ps, 0, NULL, NULL));
-    CHECK(clEnqueueCopyBuffer(e->q, fcl_field_buffer(r->tmp, 0), fcl_field_buffer(r->u, 0), 0, 0,
-                              bytes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_field_buffer(r->tmp, 0),
+                              fcl_field_buffer(r->u, 0), 0, 0, bytes, 0, NULL, NULL) == CL_SUCCESS);
   }
-  clFinish(e->q);
+  clFinish(fcl_queue_cl(e->q));
 }
 
 static void *interior(run *r) {

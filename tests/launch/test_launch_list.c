@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void scale(__global float *y, const float a) { y[get_global_id(0)] *= a; }\n"
@@ -18,7 +19,7 @@ typedef struct {
   int calls, bad;
 } host_state;
 
-static fcl_status host_step(void *user, cl_command_queue q) {
+static fcl_status host_step(void *user, fcl_queue *q) {
   host_state *s = user;
   (void)q;
   ++s->calls;
@@ -30,14 +31,15 @@ static fcl_status host_step(void *user, cl_command_queue q) {
 }
 
 /* An enqueuing host step: copies the buffer user[0] into user[1] on the queue. */
-static fcl_status enqueue_copy(void *user, cl_command_queue q) {
+static fcl_status enqueue_copy(void *user, fcl_queue *q) {
   cl_mem *b = user;
-  return clEnqueueCopyBuffer(q, b[0], b[1], 0, 0, N * sizeof(float), 0, NULL, NULL) == CL_SUCCESS
+  return clEnqueueCopyBuffer(fcl_queue_cl(q), b[0], b[1], 0, 0, N * sizeof(float), 0, NULL, NULL) ==
+                 CL_SUCCESS
              ? FCL_OK
              : FCL_ERR_OPENCL;
 }
 
-static fcl_status failing_step(void *user, cl_command_queue q) {
+static fcl_status failing_step(void *user, fcl_queue *q) {
   (void)user;
   (void)q;
   return FCL_ERR_MPI;
@@ -47,7 +49,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &d->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   CHECK_OK(fcl_program_create_source(ctx, source, "list test", &prog));
@@ -122,7 +124,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(d->device, &info));
   if (info.queue_out_of_order) {
-    cl_command_queue ooo = NULL;
+    fcl_queue *ooo = NULL;
     CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_OUT_OF_ORDER, &ooo));
     for (int i = 0; i < N; ++i) h[i] = (float)i;
     memset(final, 0, sizeof final);
@@ -134,7 +136,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     bad = 0;
     for (int i = 0; i < N; ++i) bad += final[i] != (2.0f * (float)i + 1.0f) * 2.0f;
     CHECKF(bad == 0, "%d wrong values after the list on an out-of-order queue", bad);
-    clReleaseCommandQueue(ooo);
+    fcl_queue_release(&ooo);
   }
   /* Without a queue, a list with copies is refused. */
   CHECK_STATUS(fcl_launcher_call(list, NULL, p, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
@@ -145,7 +147,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_launcher_create_host("exchange", failing_step, NULL, &stop));
   CHECK_OK(fcl_launcher_list_push(list, stop));
   CHECK(fcl_launcher_call(list, q, p, 0, NULL, NULL) == FCL_ERR_MPI);
-  clFinish(q);
+  clFinish(fcl_queue_cl(q));
 
   /* An enqueuing host step on an in-order queue: no wait for the queue before it (a plain host
    * step waits: one host sync), and its commands still follow the kernel before it. */
@@ -159,7 +161,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
                    : fcl_launcher_create_host_enqueue("copy", enqueue_copy, pair, &h2));
     CHECK_OK(fcl_launcher_list_push(l2, h2));
     for (int i = 0; i < N; ++i) h[i] = (float)i;
-    CHECK_OK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL) == CL_SUCCESS
+    CHECK_OK(clEnqueueWriteBuffer(fcl_queue_cl(q), b, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL) ==
+                     CL_SUCCESS
                  ? FCL_OK
                  : FCL_ERR_OPENCL);
     fcl_param_set *p2 = NULL;
@@ -170,7 +173,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     cl_event gate = NULL;
     if (!plain) {
       CHECK_OK(fcl_user_event_create(ctx, &gate));
-      CHECK(clEnqueueBarrierWithWaitList(q, 1, &gate, NULL) == CL_SUCCESS);
+      CHECK(clEnqueueBarrierWithWaitList(fcl_queue_cl(q), 1, &gate, NULL) == CL_SUCCESS);
     }
     const uint64_t s0 = fcl_count_host_syncs();
     cl_event ldone = NULL; /* as the last step, its event is a marker after its commands */
@@ -189,8 +192,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
     }
     CHECKF(plain ? syncs <= 1 : syncs == 0, "%s host step: %llu host syncs in the list",
            plain ? "a plain" : "an enqueuing", (unsigned long long)syncs);
-    CHECK_OK(clEnqueueReadBuffer(q, b2, CL_TRUE, 0, sizeof final, final, 0, NULL, NULL) ==
-                     CL_SUCCESS
+    CHECK_OK(clEnqueueReadBuffer(fcl_queue_cl(q), b2, CL_TRUE, 0, sizeof final, final, 0, NULL,
+                                 NULL) == CL_SUCCESS
                  ? FCL_OK
                  : FCL_ERR_OPENCL);
     bad = 0;
@@ -214,7 +217,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK(list == NULL);
   clReleaseMemObject(b);
   clReleaseMemObject(b2);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);
 }
@@ -224,7 +227,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
 static void check_rects(const fcl_device_entry *d, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &d->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   if (!q) return;
@@ -266,7 +269,7 @@ static void check_rects(const fcl_device_entry *d, void *user) {
   fcl_launcher_destroy(&list);
   clReleaseMemObject(a);
   clReleaseMemObject(b);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }
 

@@ -21,7 +21,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   enum { N = 1 << 16, CALLS = 10 };
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &d->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &q));
   CHECK_OK(fcl_program_create_source(ctx, source, "stats test", &prog));
@@ -93,7 +93,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_launcher_destroy(&quiet);
   clReleaseEvent(gate);
   clReleaseMemObject(b);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void scale(__global float *y, const float a, const int n) {\n"
@@ -17,7 +18,7 @@ static const char *source =
 typedef struct {
   fcl_context *ctx;
   fcl_program *prog;
-  cl_command_queue q, ooo;
+  fcl_queue *q, *ooo;
 } env;
 
 static cl_mem buffer(env *e, size_t bytes, const void *host) {
@@ -47,7 +48,7 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_launcher_as_list(l, "triple list", &list));
   CHECK(fcl_launcher_list_size(list) == 1 && fcl_launcher_list_get(list, 0) == l);
   CHECK_OK(fcl_launcher_call(list, e->q, NULL, 0, NULL, NULL));
-  clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(e->q), by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != 9.0f * (float)i;
   CHECKF(bad == 0, "%d wrong after two fixed launches", bad);
@@ -100,7 +101,7 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_param_set_slot(p, "a", &slot));
   CHECK_OK(fcl_param_set_value(p, slot, FCL_TYPE_F32, (fcl_value){.f32 = 4.0f}));
   CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
-  clEnqueueReadBuffer(e->q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(e->q), by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != (i < 500 ? 0.25f : 0.5f) * 4.0f * 9.0f * (float)i;
   CHECKF(bad == 0, "%d wrong after parametrized launches", bad);
@@ -125,7 +126,7 @@ static bool three_odd(void *user, size_t i, fcl_value *v) {
   return true;
 }
 
-static void iterative(env *e, cl_command_queue q, bool barrier) {
+static void iterative(env *e, fcl_queue *q, bool barrier) {
   enum { W = 8, H = 5 };
   int out[H * W], zero = 0;
   memset(out, 0xff, sizeof out);
@@ -141,18 +142,16 @@ static void iterative(env *e, cl_command_queue q, bool barrier) {
   CHECK(fcl_launcher_num_params(l) == 0); /* generated parameters are not the caller's */
   cl_event ev = NULL;
   CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &ev));
-  cl_command_queue_properties props = 0;
-  clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-  bool ooo = props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  bool ooo = fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER;
   if (ooo && !barrier) {
     CHECK(ev == NULL);
-    clFinish(q);
+    clFinish(fcl_queue_cl(q));
   } else {
     CHECK(ev != NULL);
     CHECK_OK(fcl_events_wait(1, &ev)); /* on an out-of-order queue: the barrier's event */
     clReleaseEvent(ev);
   }
-  clEnqueueReadBuffer(q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   int bad = 0, order = 0, seen[9] = {0};
   for (int i = 4; i >= 0; i -= 2)
     for (int j = 1; j <= 5; j += 2) {
@@ -200,7 +199,7 @@ static void list_of_values(env *e) {
   CHECK(fcl_launcher_num_params(l) == 1);
   CHECK_OK(fcl_param_set_i32(p, "i", 3));
   CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL));
-  clEnqueueReadBuffer(e->q, bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(e->q), bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   CHECK(out[3 * W + 2] == 0 && out[3 * W + 0] == 1 && out[3 * W + 1] == -1 && out[0] == -1);
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&l);
@@ -233,8 +232,8 @@ static void kbuilder_iterative(env *e) {
     CHECK_OK(fcl_param_set_i32(p, "n", N));
     CHECK_OK(fcl_param_set_buffer(p, "acc", acc));
     CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(e->q, acc, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
-          CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(fcl_queue_cl(e->q), acc, CL_TRUE, 0, sizeof host, host, 0, NULL,
+                              NULL) == CL_SUCCESS);
     int bad = 0;
     for (int i = 0; i < N; ++i) bad += host[i] != 6 * (i + 1);
     CHECKF(!bad, "generated iterative launcher: %d wrong sums", bad);
@@ -321,10 +320,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
     CHECK_OK(fcl_queue_create(e.ctx, NULL, FCL_QUEUE_OUT_OF_ORDER, &e.ooo));
     iterative(&e, e.ooo, true);
     iterative(&e, e.ooo, false);
-    clReleaseCommandQueue(e.ooo);
+    fcl_queue_release(&e.ooo);
   }
   fcl_program_release(&e.prog);
-  clReleaseCommandQueue(e.q);
+  fcl_queue_release(&e.q);
   fcl_context_release(&e.ctx);
 }
 

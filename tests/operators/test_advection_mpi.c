@@ -749,7 +749,7 @@ static void check_cfl_modes(env *e) {
   fcl_topology *t = topology(MPI_COMM_WORLD, 3, n, fcl_advection_ghosts_needed(&o));
   fcl_field *u = field(e, t, "u", 3, FCL_FLOAT32, taylor_green, NULL);
   fcl_field *q = field(e, t, "q", 1, FCL_FLOAT32, blobs, NULL);
-  cl_command_queue queue = fcl_field_queue(q);
+  fcl_queue *queue = fcl_field_queue(q);
   const fcl_cfl_check modes[] = {FCL_CFL_CHECK_NOW, FCL_CFL_CHECK_BOUND, FCL_CFL_CHECK_DEFERRED};
   const uint64_t most[] = {1, 0, 0};
   for (int m = 0; m < 3; ++m) {

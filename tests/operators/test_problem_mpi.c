@@ -590,7 +590,7 @@ out:
  * shares split is not checked: on an oversubscribed CPU one kernel can take most of the time. */
 static void check_node_timing(env *e) {
   cl_device_id dev;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_queue_device(e->q, &dev));
   CHECK_OK(fcl_queue_create(e->ctx, dev, FCL_QUEUE_PROFILING, &q));
   fcl_topology *t = op_box(3, 32, 0);
@@ -624,7 +624,7 @@ static void check_node_timing(env *e) {
   fcl_fd_destroy(&tick);
   fcl_field_destroy(&clock);
   fcl_topology_destroy(&t);
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
 }
 
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT

@@ -3,16 +3,17 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
-static void round_trip(cl_command_queue q, fcl_allocator *a, size_t n) {
+static void round_trip(fcl_queue *q, fcl_allocator *a, size_t n) {
   fcl_allocation m;
   CHECK_OK(fcl_allocator_alloc(a, n, &m));
   if (!m.buffer) return;
   CHECK(m.size == n);
   unsigned char *in = malloc(n), *out = malloc(n);
   for (size_t i = 0; i < n; ++i) in[i] = (unsigned char)(i * 7);
-  clEnqueueWriteBuffer(q, m.buffer, CL_TRUE, 0, n, in, 0, NULL, NULL);
-  clEnqueueReadBuffer(q, m.buffer, CL_TRUE, 0, n, out, 0, NULL, NULL);
+  clEnqueueWriteBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, 0, n, in, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, 0, n, out, 0, NULL, NULL);
   CHECK(memcmp(in, out, n) == 0);
   free(in);
   free(out);
@@ -23,7 +24,7 @@ static void round_trip(cl_command_queue q, fcl_allocator *a, size_t n) {
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   fcl_allocator *a = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
@@ -82,13 +83,14 @@ static void check_device(const fcl_device_entry *e, void *user) {
   clGetMemObjectInfo(m.buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
   CHECK(flags & CL_MEM_ALLOC_HOST_PTR);
   cl_int err;
-  int *p = clEnqueueMapBuffer(q, m.buffer, CL_TRUE, CL_MAP_WRITE, 0, 4096, 0, NULL, NULL, &err);
+  int *p = clEnqueueMapBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, CL_MAP_WRITE, 0, 4096, 0, NULL,
+                              NULL, &err);
   CHECK(err == CL_SUCCESS && p);
   if (p) {
     for (int i = 0; i < 1024; ++i) p[i] = i * i;
-    clEnqueueUnmapMemObject(q, m.buffer, p, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(fcl_queue_cl(q), m.buffer, p, 0, NULL, NULL);
     int back[1024];
-    clEnqueueReadBuffer(q, m.buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL);
     CHECK(back[1023] == 1023 * 1023 && back[5] == 25);
   }
   fcl_allocator_free(a, &m);
@@ -100,19 +102,20 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_OK(fcl_allocator_alloc(a, 1 << 16, &m));
     CHECK(m.svm != NULL && m.buffer == NULL);
     const int pattern = 0x01020304;
-    CHECK(clEnqueueSVMMemFill(q, m.svm, &pattern, sizeof pattern, 1 << 16, 0, NULL, NULL) ==
+    CHECK(clEnqueueSVMMemFill(fcl_queue_cl(q), m.svm, &pattern, sizeof pattern, 1 << 16, 0, NULL,
+                              NULL) == CL_SUCCESS);
+    CHECK(clEnqueueSVMMap(fcl_queue_cl(q), CL_TRUE, CL_MAP_READ, m.svm, 1 << 16, 0, NULL, NULL) ==
           CL_SUCCESS);
-    CHECK(clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, m.svm, 1 << 16, 0, NULL, NULL) == CL_SUCCESS);
     CHECK(((int *)m.svm)[100] == pattern);
-    clEnqueueSVMUnmap(q, m.svm, 0, NULL, NULL);
-    clFinish(q);
+    clEnqueueSVMUnmap(fcl_queue_cl(q), m.svm, 0, NULL, NULL);
+    clFinish(fcl_queue_cl(q));
     fcl_allocator_free(a, &m);
     fcl_allocator_release(&a);
   } else {
     CHECK_STATUS(fcl_allocator_create_svm(ctx, &a), FCL_ERR_NOT_SUPPORTED,
                  "shared virtual memory is not supported by this device");
   }
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }
 

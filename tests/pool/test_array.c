@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 /* Flat C index of the element of a sliced view at view-linear position pos: computed from the
  * slice specification alone, independently of the library's strides. */
@@ -32,7 +33,7 @@ static size_t view_count(int ndim, const fcl_slice *s) {
 }
 
 /* Read, write and copy through a sliced view of a float array of any rank. */
-static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_t *shape,
+static void check_view(fcl_pool *pool, fcl_queue *q, int ndim, const size_t *shape,
                        const fcl_slice *s) {
   size_t n = count(ndim, shape), m = view_count(ndim, s);
   float *host = malloc(n * sizeof *host), *ref = malloc(n * sizeof *ref);
@@ -105,7 +106,7 @@ static void check_view(fcl_pool *pool, cl_command_queue q, int ndim, const size_
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   fcl_allocator *alloc = NULL;
   fcl_pool *pool = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
@@ -298,13 +299,13 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_array_destroy(&da);
   fcl_array_destroy(&a);
   CHECK(a == NULL);
-  clFinish(q);
+  clFinish(fcl_queue_cl(q));
   fcl_pool_stats stats;
   CHECK_OK(fcl_pool_statistics(pool, &stats));
   CHECK(stats.active_blocks == 0); /* every array's storage went back to the pool */
   fcl_pool_release(&pool);
   fcl_allocator_release(&alloc);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }
 

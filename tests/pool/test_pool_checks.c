@@ -149,7 +149,7 @@ static void leak_logged(void) {
 }
 
 static void immediate_waits_counted(fcl_context *ctx, cl_device_id device) {
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   fcl_allocator *a = NULL;
   CHECK_OK(fcl_queue_create(ctx, device, 0, &q));
   CHECK_OK(fcl_allocator_create_immediate(ctx, q, CL_MEM_READ_WRITE, &a));
@@ -167,7 +167,7 @@ static void immediate_waits_counted(fcl_context *ctx, cl_device_id device) {
   }
   fcl_test_gate_join(&gate);
   fcl_allocator_release(&a);
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
 }
 
 static void check_device(const fcl_device_entry *e, void *user) {

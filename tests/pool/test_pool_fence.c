@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void stamp(__global int *x, const int v) { x[get_global_id(0)] = v; }\n";
@@ -18,7 +19,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_pool *pool = NULL;
   fcl_program *prog = NULL;
   fcl_kernel *k = NULL;
-  cl_command_queue qa = NULL, qb = NULL;
+  fcl_queue *qa = NULL, *qb = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &qa));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &qb));
@@ -56,7 +57,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 2));
   CHECK_OK(fcl_kernel_enqueue(k, qb, 1, &n, NULL, NULL, 0, 0, NULL, NULL));
   int host[N];
-  clEnqueueReadBuffer(qb, fcl_pool_block_buffer(z), CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_pool_block_buffer(z), CL_TRUE, 0, sizeof host, host, 0,
+                      NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != 2;
   CHECK(bad == 0);
@@ -110,7 +112,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_queue_finish(qa)); /* the poison fill, enqueued after the write, is done */
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &d2));
   CHECK(d2 == d);
-  clEnqueueReadBuffer(qb, fcl_pool_block_buffer(d2), CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_pool_block_buffer(d2), CL_TRUE, 0, sizeof host, host, 0,
+                      NULL, NULL);
   float f;
   double g;
   memcpy(&f, host, sizeof f);
@@ -125,8 +128,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
 
   fcl_kernel_destroy(&k);
   fcl_program_release(&prog);
-  clReleaseCommandQueue(qa);
-  clReleaseCommandQueue(qb);
+  fcl_queue_release(&qa);
+  fcl_queue_release(&qb);
   fcl_allocator_release(&alloc);
   fcl_context_release(&ctx);
 }

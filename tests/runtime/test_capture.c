@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 typedef struct {
   const char *cc, *cflags, *libs;
@@ -33,7 +34,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_context *ctx = NULL;
   fcl_program *p = NULL;
   fcl_kernel *axpy = NULL, *sum = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   CHECK_OK(fcl_program_create_builtin(ctx, "selfcheck.cl", &p));
@@ -75,10 +76,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(
       fcl_kernel_enqueue(sum, q, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
   int hs[N / GROUP];
-  clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof hx, hx, 0, NULL, NULL);
-  clEnqueueReadBuffer(q, y, CL_TRUE, 0, sizeof hy, hy, 0, NULL, NULL);
-  clEnqueueReadBuffer(q, ints, CL_TRUE, 0, sizeof hi, hi, 0, NULL, NULL);
-  clEnqueueReadBuffer(q, sums, CL_TRUE, 0, sizeof hs, hs, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), x, CL_TRUE, 0, sizeof hx, hx, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), y, CL_TRUE, 0, sizeof hy, hy, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), ints, CL_TRUE, 0, sizeof hi, hi, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), sums, CL_TRUE, 0, sizeof hs, hs, 0, NULL, NULL);
 
   /* The reproducers, built and run with nothing but the C compiler and OpenCL. */
   const char *names[2] = {c1, c2};
@@ -113,7 +114,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   clReleaseMemObject(y);
   clReleaseMemObject(ints);
   clReleaseMemObject(sums);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_kernel_destroy(&axpy);
   fcl_kernel_destroy(&sum);
   fcl_program_release(&p);

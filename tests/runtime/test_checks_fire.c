@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fcl_test_gate.h"
+#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void fill(__global int *x, const int v) { x[get_global_id(0)] = v; }\n"
@@ -30,16 +31,18 @@ static const char *source =
 enum { N = 1024 };
 
 /* Set the buffer's N ints to 7 (blocking). */
-static void reset(cl_command_queue q, cl_mem b) {
+static void reset(fcl_queue *q, cl_mem b) {
   int host[N];
   for (int i = 0; i < N; ++i) host[i] = 7;
-  CHECK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) == CL_SUCCESS);
+  CHECK(clEnqueueWriteBuffer(fcl_queue_cl(q), b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
+        CL_SUCCESS);
 }
 
 /* The buffer's N ints all equal v. */
-static bool all_equal(cl_command_queue q, cl_mem b, int v) {
+static bool all_equal(fcl_queue *q, cl_mem b, int v) {
   int host[N];
-  if (clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) != CL_SUCCESS)
+  if (clEnqueueReadBuffer(fcl_queue_cl(q), b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) !=
+      CL_SUCCESS)
     return false;
   for (int i = 0; i < N; ++i)
     if (host[i] != v) return false;
@@ -47,7 +50,7 @@ static bool all_equal(cl_command_queue q, cl_mem b, int v) {
 }
 
 /* A write of v into b by the fill kernel on q after the wait list; its event in *ev. */
-static void enqueue_fill(fcl_kernel *k, cl_command_queue q, cl_mem b, int v, cl_uint nw,
+static void enqueue_fill(fcl_kernel *k, fcl_queue *q, cl_mem b, int v, cl_uint nw,
                          const cl_event *w, cl_event *ev) {
   size_t n = N;
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, b));
@@ -58,9 +61,9 @@ static void enqueue_fill(fcl_kernel *k, cl_command_queue q, cl_mem b, int v, cl_
 
 /* runtime.h: "an event that ended in error is reported by index"; "dependent commands do not
  * run". The second of two events fails 0.3 s into the wait. */
-static void events_wait_reports_a_late_failure(fcl_context *ctx, cl_command_queue q, fcl_kernel *k,
+static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, fcl_kernel *k,
                                                cl_mem b) {
-  cl_command_queue held = NULL;
+  fcl_queue *held = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
   reset(q, b);
   cl_event ok = NULL, bad = NULL;
@@ -78,13 +81,13 @@ static void events_wait_reports_a_late_failure(fcl_context *ctx, cl_command_queu
   fcl_test_gate_join(&gate);
   clReleaseEvent(ok);
   if (bad) clReleaseEvent(bad);
-  clReleaseCommandQueue(held);
+  fcl_queue_release(&held);
 }
 
 /* runtime.h: "Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED
  * otherwise": a command held back has none yet. */
 static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, cl_mem b) {
-  cl_command_queue pq = NULL;
+  fcl_queue *pq = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &pq));
   fcl_test_gate *gate = fcl_test_gate_hold(ctx, pq, 1.0, CL_COMPLETE);
   if (!gate || !pq) return;
@@ -98,19 +101,19 @@ static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, cl_mem
   CHECK(t.queued_ns <= t.submit_ns && t.submit_ns <= t.start_ns && t.start_ns <= t.end_ns);
   fcl_test_gate_join(&gate);
   clReleaseEvent(ev);
-  clReleaseCommandQueue(pq);
+  fcl_queue_release(&pq);
 }
 
 /* What a host step saw: the buffer's values (read on a queue of its own, which the list's
  * queue does not order) and whether the gate had opened. */
 typedef struct {
-  cl_command_queue reader;
+  fcl_queue *reader;
   cl_mem b;
   fcl_test_gate *gate;
   bool ran, saw_write, saw_open;
 } step_view;
 
-static fcl_status look(void *user, cl_command_queue q) {
+static fcl_status look(void *user, fcl_queue *q) {
   (void)q;
   step_view *v = user;
   v->ran = true;
@@ -122,10 +125,10 @@ static fcl_status look(void *user, cl_command_queue q) {
 /* launch.h: "A host step: fn(user, queue) runs on the calling thread once every earlier step
  * of the call has completed". The kernel before it waits for a gate that opens after 0.3 s, or
  * fails: then the call returns the failure and the step does not run. */
-static void host_step_waits(fcl_context *ctx, cl_command_queue q, fcl_program *prog, cl_mem b) {
+static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_mem b) {
   for (int fails = 0; fails < 2; ++fails) {
     step_view v = {.reader = q, .b = b};
-    cl_command_queue lq = NULL; /* the list's queue, fresh: a failed command may taint it */
+    fcl_queue *lq = NULL; /* the list's queue, fresh: a failed command may taint it */
     CHECK_OK(fcl_queue_create(ctx, NULL, 0, &lq));
     fcl_launcher *list = NULL, *kl = NULL, *hl = NULL;
     const fcl_arg args[2] = {fcl_arg_buffer(0, b), fcl_arg_i32(1, 3)};
@@ -150,15 +153,15 @@ static void host_step_waits(fcl_context *ctx, cl_command_queue q, fcl_program *p
              v.saw_write ? "the kernel's values" : "the values from before the kernel");
     }
     fcl_test_gate_join(&v.gate);
-    clFinish(lq); /* may report the failed command: nothing to check */
+    clFinish(fcl_queue_cl(lq)); /* may report the failed command: nothing to check */
     fcl_launcher_destroy(&list);
-    clReleaseCommandQueue(lq);
+    fcl_queue_release(&lq);
   }
 }
 
 /* runtime.h, fcl_kernel_capture: "a program without source or an image, sampler or queue
  * argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written (FCL_ERR_IO)". */
-static void capture_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *prog, cl_mem b,
+static void capture_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_mem b,
                              cl_device_id device) {
   char *dir = fcl_test_temp_dir("checks-fire");
   if (!dir) return;
@@ -227,7 +230,7 @@ static fcl_status sizes(void *user, const fcl_value *values, cl_uint *work_dim, 
   return FCL_OK;
 }
 
-static fcl_status nothing(void *user, cl_command_queue q) {
+static fcl_status nothing(void *user, fcl_queue *q) {
   (void)user;
   (void)q;
   return FCL_OK;
@@ -243,8 +246,7 @@ static fcl_status refuse(void *user, fcl_kbuilder *kb, const int64_t *choice) {
  * fcl_launcher_param, "i out of range: FCL_ERR_INVALID_ARGUMENT"; image.h: "Sizes beyond the
  * device's image limits are an error naming the limit"; tune.h: fcl_tune "Fails when no choice
  * gives a valid variant, with the reason of the default's failure". */
-static void other_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *prog,
-                           cl_device_id device) {
+static void other_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_device_id device) {
   fcl_launcher *host = NULL, *kl = NULL;
   CHECK_OK(fcl_launcher_create_host("host", nothing, NULL, &host));
   CHECK_STATUS(fcl_launcher_set_work_size_fn(host, sizes, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
@@ -325,7 +327,7 @@ static void other_refusals(fcl_context *ctx, cl_command_queue q, fcl_program *pr
 /* What a part runs on. */
 typedef struct {
   fcl_context *ctx;
-  cl_command_queue q;
+  fcl_queue *q;
   fcl_program *prog;
   fcl_kernel *k;
   cl_mem b;
@@ -349,7 +351,7 @@ static void kit_close(kit *t) {
   if (t->b) clReleaseMemObject(t->b);
   fcl_kernel_destroy(&t->k);
   fcl_program_release(&t->prog);
-  if (t->q) clReleaseCommandQueue(t->q);
+  fcl_queue_release(&t->q);
   fcl_context_release(&t->ctx);
 }
 

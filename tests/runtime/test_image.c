@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 enum { W = 17, H = 13, D = 5 };
 
@@ -85,7 +86,7 @@ static void check_mem_objects(cl_context ctx) {
 static void check_device(const fcl_device_entry *d, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &d->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   if (!ctx || !q) return;
@@ -220,7 +221,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
                  "not an image");
     CHECK_STATUS(fcl_kernel_set_arg_sampler(k, 0, s), FCL_ERR_INVALID_ARGUMENT, "not a sampler");
     CHECK_OK(fcl_kernel_enqueue(k, q, 1, (size_t[]){NS}, NULL, NULL, 0, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) ==
+          CL_SUCCESS);
     /* OpenCL lets devices filter with reduced-precision weights (NVIDIA: 8 fractional bits):
      * a weight error of 1/256 on values up to pixel(3, W, H) */
     const double tol = pixel(3, W, H, 0) / 256.0;
@@ -273,7 +275,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   free(back);
 out:
   fcl_image_release(&img);
-  clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }
 

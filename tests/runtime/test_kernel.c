@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void scale(__global float *y, const float a, const int n, const double d,\n"
@@ -26,9 +27,9 @@ static const char *source =
 /* Device-side enqueue: a parent kernel enqueues a child on the on-device queue it is given, and
  * the child writes 7. A device without on-device queues (PoCL's CPU device, NVIDIA's OpenCL):
  * NOT_SUPPORTED naming it, which is what is checked there. */
-static void check_device_queue(fcl_context *ctx, cl_command_queue q, cl_device_id device,
+static void check_device_queue(fcl_context *ctx, fcl_queue *q, cl_device_id device,
                                const char *name) {
-  cl_command_queue dq = NULL;
+  fcl_queue *dq = NULL;
   fcl_status st = fcl_queue_create_on_device(ctx, device, 0, true, &dq);
   if (st == FCL_ERR_NOT_SUPPORTED) {
     CHECKF(fcl_test_contains(fcl_last_error(), "has no on-device queues") &&
@@ -39,7 +40,7 @@ static void check_device_queue(fcl_context *ctx, cl_command_queue q, cl_device_i
     return;
   }
   CHECK_OK(st);
-  cl_command_queue big = NULL;
+  fcl_queue *big = NULL;
   CHECK_STATUS(fcl_queue_create_on_device(ctx, device, UINT_MAX, false, &big),
                FCL_ERR_INVALID_ARGUMENT, "over the");
   static const char *src =
@@ -63,20 +64,20 @@ static void check_device_queue(fcl_context *ctx, cl_command_queue q, cl_device_i
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 1, buf));
     size_t one = 1;
     CHECK_OK(fcl_kernel_enqueue(k, q, 1, &one, NULL, NULL, 0, 0, NULL, NULL));
-    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, &out, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), buf, CL_TRUE, 0, sizeof out, &out, 0, NULL, NULL);
     CHECKF(out == 7, "the child kernel wrote %d, not 7", out);
   }
   if (err == CL_SUCCESS) clReleaseMemObject(buf);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);
-  if (dq) clReleaseCommandQueue(dq);
+  fcl_queue_release(&dq);
 }
 
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
   fcl_context *ctx = NULL;
   fcl_program *p = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   if (!ctx) return;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
@@ -163,7 +164,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   const float v[4] = {10, 0, 0, 40};
   CHECK_OK(fcl_kernel_set_arg(k, 7, sizeof v, v));
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &global, &local, NULL, 0, 0, NULL, NULL));
-  CHECK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) == CL_SUCCESS);
+  CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), y, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
+        CL_SUCCESS);
   size_t first = origin / sizeof(float);
   int bad = 0;
   for (int i = 0; i < N; ++i) {
@@ -184,11 +186,11 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_set_arg_buffer(n, 0, NULL));
   CHECK_OK(fcl_kernel_set_arg_buffer(n, 1, out));
   CHECK_OK(fcl_kernel_enqueue_task(n, q, 0, NULL, NULL));
-  clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
   CHECK(flag == 1);
   CHECK_OK(fcl_kernel_set_arg_buffer(n, 0, out));
   CHECK_OK(fcl_kernel_enqueue_task(n, q, 0, NULL, NULL));
-  clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
   CHECK(flag == 2);
 
   /* Work-group information honours reqd_work_group_size. */
@@ -201,11 +203,11 @@ static void check_device(const fcl_device_entry *e, void *user) {
    * offset (OpenCL 1.2, 3.2), so they are 0 and 1. */
   int where[64];
   memset(where, 0xff, sizeof where);
-  clEnqueueWriteBuffer(q, out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
+  clEnqueueWriteBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
   size_t groups = 2, wl = 16, offset = 16;
   CHECK_OK(fcl_kernel_set_arg_buffer(w, 0, out));
   CHECK_OK(fcl_kernel_enqueue(w, q, 1, &groups, &wl, &offset, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
-  clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
   bad = 0;
   for (int i = 0; i < 64; ++i)
     bad += where[i] != (i >= 16 && i < 48 ? i * 1000 + (i - 16) / 16 : -1);
@@ -230,7 +232,7 @@ done:
   fcl_kernel_destroy(&n);
   fcl_kernel_destroy(&w);
   CHECK(k == NULL);
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_program_release(&p);
   fcl_context_release(&ctx);
 }

@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 /* Runs kernel "k(__global int *out)" with one work-item and returns out[0]. */
 static int run_one(fcl_context *ctx, fcl_program *prog, const char *name) {
   int value = -1;
   fcl_kernel *k = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   cl_int err;
   cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
   CHECK_OK(fcl_kernel_create(prog, name, &k));
@@ -18,10 +19,10 @@ static int run_one(fcl_context *ctx, fcl_program *prog, const char *name) {
   if (k && q && out) {
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL) ==
-          CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL,
+                              NULL) == CL_SUCCESS);
   }
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   if (out) clReleaseMemObject(out);
   fcl_kernel_destroy(&k);
   return value;
@@ -193,7 +194,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     fcl_kernel *bk = NULL;
     CHECK_OK(fcl_program_build(p, NULL));
     CHECK_OK(fcl_kernel_create(p, "pocl.add.i8", &bk));
-    cl_command_queue q = NULL;
+    fcl_queue *q = NULL;
     CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
     enum { N = 100 };
     signed char a[N], b[N], c[N];
@@ -207,7 +208,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 1, bb));
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 2, bc));
       CHECK_OK(fcl_kernel_enqueue(bk, q, 1, (size_t[]){N}, NULL, NULL, 0, 0, NULL, NULL));
-      CHECK(clEnqueueReadBuffer(q, bc, CL_TRUE, 0, N, c, 0, NULL, NULL) == CL_SUCCESS);
+      CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), bc, CL_TRUE, 0, N, c, 0, NULL, NULL) ==
+            CL_SUCCESS);
       int wrong = 0;
       for (int i = 0; i < N; ++i) wrong += c[i] != (signed char)(a[i] + b[i]);
       CHECKF(!wrong, "pocl.add.i8: %d wrong sums of %d", wrong, N);
@@ -219,7 +221,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     clReleaseMemObject(ba);
     clReleaseMemObject(bb);
     clReleaseMemObject(bc);
-    if (q) clReleaseCommandQueue(q);
+    fcl_queue_release(&q);
     fcl_kernel_destroy(&bk);
     fcl_program_release(&p);
   }

@@ -9,6 +9,7 @@
 
 #include "fcl_test.h"
 #include "sha256.h"
+#include "flowcl/opencl.h"
 
 static const char *src = "__kernel void k(__global int *out) { out[0] = 4321; }\n";
 static char log_text[16384];
@@ -52,7 +53,7 @@ static unsigned char *without_program_bc(const unsigned char *bin, size_t size, 
 static int build_and_run(fcl_context *ctx, bool *from_cache) {
   fcl_program *p = NULL;
   fcl_kernel *k = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   int value = -1;
   cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, NULL);
   CHECK_OK(fcl_program_create_source(ctx, src, "binary check test", &p));
@@ -63,9 +64,9 @@ static int build_and_run(fcl_context *ctx, bool *from_cache) {
   if (k && q && out) {
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
   }
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   if (out) clReleaseMemObject(out);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);

@@ -10,6 +10,7 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include "flowcl/opencl.h"
 
 static char log_text[65536];
 
@@ -34,7 +35,7 @@ static void capture_log(fcl_log_level level, const char *message, void *user) {
 static int build_and_run(fcl_context *ctx, const char *src, const char *options, bool *from_cache) {
   fcl_program *p = NULL;
   fcl_kernel *k = NULL;
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   int value = -1;
   cl_int err;
   cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
@@ -49,9 +50,9 @@ static int build_and_run(fcl_context *ctx, const char *src, const char *options,
     CHECK(info.kind == FCL_ARG_GLOBAL && strcmp(info.name, "out") == 0);
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
   }
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   clReleaseMemObject(out);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);

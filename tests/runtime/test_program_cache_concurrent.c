@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 enum { PROGRAMS = 8, ROUNDS = 3 };
 
@@ -16,7 +17,7 @@ enum { PROGRAMS = 8, ROUNDS = 3 };
 static void build_all(const fcl_device_entry *e, void *user) {
   fcl_context *ctx = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
-  cl_command_queue q = NULL;
+  fcl_queue *q = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   cl_int err;
   cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
@@ -33,14 +34,14 @@ static void build_all(const fcl_device_entry *e, void *user) {
     if (k) {
       CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
       CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-      clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+      clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
     }
     CHECKF(value == 1000 + i, "program %d gave %d", i, value);
     fcl_kernel_destroy(&k);
     fcl_program_release(&p);
   }
   clReleaseMemObject(out);
-  if (q) clReleaseCommandQueue(q);
+  fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }
 

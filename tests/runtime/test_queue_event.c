@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static atomic_int callback_calls;
 static void on_done(cl_event e, cl_int status, void *user) {
@@ -54,14 +55,15 @@ static void check_device(const fcl_device_entry *e, void *user) {
 
   fcl_device_info d;
   CHECK_OK(fcl_device_get_info(e->device, &d));
-  cl_command_queue q = NULL, ooo = NULL;
+  fcl_queue *q = NULL, *ooo = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &q));
   CHECK_STATUS(fcl_queue_create(ctx, NULL, 1u << 7, &ooo), FCL_ERR_INVALID_ARGUMENT, "flags");
   if (d.queue_out_of_order) {
     CHECK_OK(fcl_queue_create(ctx, e->device, FCL_QUEUE_OUT_OF_ORDER, &ooo));
     cl_command_queue_properties props = 0;
-    clGetCommandQueueInfo(ooo, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    clGetCommandQueueInfo(fcl_queue_cl(ooo), CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     CHECK(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    CHECK(fcl_queue_flags(ooo) == FCL_QUEUE_OUT_OF_ORDER);
   } else {
     CHECK_STATUS(fcl_queue_create(ctx, e->device, FCL_QUEUE_OUT_OF_ORDER, &ooo),
                  FCL_ERR_NOT_SUPPORTED, "out-of-order");
@@ -114,7 +116,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   clReleaseEvent(bad);
 
   /* Profiling needs a profiling queue. */
-  cl_command_queue plain = NULL;
+  fcl_queue *plain = NULL;
   cl_event m2 = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &plain));
   CHECK_OK(fcl_queue_marker(plain, 0, NULL, &m2));
@@ -133,9 +135,9 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_STATUS(fcl_queue_enqueue_native(plain, native_double, &args, sizeof args, 0, NULL, NULL),
                  FCL_ERR_NOT_SUPPORTED, "not supported by this device");
   }
-  clReleaseCommandQueue(plain);
-  clReleaseCommandQueue(q);
-  if (ooo) clReleaseCommandQueue(ooo);
+  fcl_queue_release(&plain);
+  fcl_queue_release(&q);
+  fcl_queue_release(&ooo);
   fcl_context_release(&ctx);
   CHECK(ctx == NULL);
   fcl_context_release(&ctx); /* NULL is accepted */

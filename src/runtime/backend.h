@@ -1,0 +1,49 @@
+/* The device backend table: what the runtime asks of a device API (not installed).
+ *
+ * Every object of the runtime's public API that belongs to a device API (a queue today; events,
+ * memory, programs and kernels as they move behind the boundary) carries the table of the
+ * backend that made it, and the runtime's public functions check their arguments, count host
+ * syncs, then call through it. A backend fills one table (src/runtime/<name>/) and never sees
+ * another's objects. docs/extending.md, "Adding a backend", says what each entry must do. */
+#ifndef FLOWCL_SRC_RUNTIME_BACKEND_H
+#define FLOWCL_SRC_RUNTIME_BACKEND_H
+
+#include <stdatomic.h>
+
+#include "flowcl/runtime.h"
+
+typedef struct fcl__backend fcl__backend;
+
+/* A queue: the backend's native queue (an OpenCL command queue, a CUDA stream) and its device. */
+struct fcl_queue {
+  const fcl__backend *backend;
+  atomic_int refs;
+  void *native;
+  cl_device_id device;
+  unsigned flags; /* FCL_QUEUE_* it was made with */
+};
+
+struct fcl__backend {
+  const char *name; /* "opencl" */
+  /* Queues. create fills q->native (and nothing else) for device, flags already validated;
+   * destroy releases the native queue. finish blocks the host (the caller counts the sync). */
+  fcl_status (*queue_create)(const fcl_context *context, cl_device_id device, unsigned flags,
+                             fcl_queue *q);
+  void (*queue_destroy)(fcl_queue *q);
+  fcl_status (*queue_flush)(fcl_queue *q);
+  fcl_status (*queue_finish)(fcl_queue *q);
+  /* A marker (barrier: also holding back later commands) after the wait list. */
+  fcl_status (*queue_marker)(fcl_queue *q, bool barrier, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event);
+};
+
+/* The backend of a context (OpenCL for every context today). */
+const fcl__backend *fcl__context_backend(const fcl_context *context);
+
+/* A queue object around a native queue of backend (refs 1). */
+fcl_status fcl__queue_new(const fcl__backend *backend, cl_device_id device, unsigned flags,
+                          fcl_queue **out);
+
+extern const fcl__backend fcl__opencl_backend;
+
+#endif
