@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
   fcl_device_info info;
   if (fcl_device_select(o.device, &probe) != FCL_OK || fcl_device_get_info(probe.device, &info))
     DIE("no device");
-  if (!nsizes) sizes[nsizes++] = (info.type & CL_DEVICE_TYPE_GPU) ? 256 : 128;
+  if (!nsizes) sizes[nsizes++] = (info.type & FCL_DEVICE_GPU) ? 256 : 128;
   if (!nformulas) {
     static const fcl_remesh_formula all[] = {FCL_REMESH_L2_1, FCL_REMESH_L4_2, FCL_REMESH_L6_4,
                                              FCL_REMESH_L8_4};

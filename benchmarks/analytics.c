@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
   fcl_device_info pinfo;
   if (fcl_device_select(o.device, &probe) != FCL_OK || fcl_device_get_info(probe.device, &pinfo))
     DIE("no device");
-  const int64_t n = size > 0 ? size : (pinfo.type & CL_DEVICE_TYPE_GPU) ? 256 : 64;
+  const int64_t n = size > 0 ? size : (pinfo.type & FCL_DEVICE_GPU) ? 256 : 64;
   fcl_domain dom = fcl_domain_periodic(3, n, 6.283185307179586);
   int procs[3] = {1, 1, 0}, ghosts[3] = {2, 2, 2}; /* the fourth-order stencils' */
   MPI_Comm_size(MPI_COMM_WORLD, &procs[2]);

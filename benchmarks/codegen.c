@@ -207,7 +207,7 @@ typedef struct {
 
 static fcl_status tune_and_time(env *e, fcl_kbuilder *base, const fcl_tune_axis *axes, size_t naxes,
                                 fcl_tune_apply_fn apply, fcl_tune_effort effort, const char *in,
-                                cl_device_id dev, outcome *o) {
+                                fcl_device *dev, outcome *o) {
   fcl_tune_options opt = {.effort = effort, .param_values = &e->n, .repeats = 5};
   fcl_kbuilder *best = NULL, *def = NULL;
   fcl_launcher *l = NULL;
@@ -277,7 +277,7 @@ int main(int argc, char **argv) {
   if (fcl_device_select(o.device, &dev) != FCL_OK ||
       fcl_device_get_info(dev.device, &info) != FCL_OK)
     DIE("no device");
-  bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  bool gpu = info.type & FCL_DEVICE_GPU;
   e.n = size > 0 ? size : gpu ? 256 : 128;
   if (!gpu) {
     stencil_axes[0].values = st_kz_cpu;

@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
   if (fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t) != FCL_OK) DIE("topology");
   if (field_env_open(&b.e, t, o.device) != FCL_OK) DIE("device");
   const int P = b.e.size, me = b.e.rank;
-  bool gpu = (b.e.info.type & CL_DEVICE_TYPE_GPU) != 0;
+  bool gpu = (b.e.info.type & FCL_DEVICE_GPU) != 0;
   if (mib <= 0) mib = gpu ? 256 : 16;
   /* rows per slice: a multiple of P, so that every block is a whole number of rows */
   size_t rows = (size_t)P * 8, slices = ((size_t)mib << 20) / (ROW * rows);

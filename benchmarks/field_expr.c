@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
   if (fcl_device_select(o.device, &probe) != FCL_OK || fcl_device_get_info(probe.device, &pinfo))
     DIE("no device");
   if (dtype == FCL_FLOAT64 && !pinfo.double_fp_config) dtype = FCL_FLOAT32;
-  const int64_t n = size > 0 ? size : (pinfo.type & CL_DEVICE_TYPE_GPU) ? 256 : 64;
+  const int64_t n = size > 0 ? size : (pinfo.type & FCL_DEVICE_GPU) ? 256 : 64;
   fcl_domain d = fcl_domain_periodic(3, n, 6.283185307179586);
   fcl_topology *t = NULL;
   field_env e = {0};

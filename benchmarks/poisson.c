@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
   fcl_device_info info;
   if (fcl_device_select(o.device, &probe) != FCL_OK || fcl_device_get_info(probe.device, &info))
     DIE("no device");
-  bool gpu = (info.type & CL_DEVICE_TYPE_GPU) != 0;
+  bool gpu = (info.type & FCL_DEVICE_GPU) != 0;
   if (!nsizes) {
     sizes[nsizes++] = gpu ? 256 : 128;
     if (gpu) sizes[nsizes++] = 512;

@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
   fcl_device_info pinfo;
   if (fcl_device_select(o.device, &probe) != FCL_OK || fcl_device_get_info(probe.device, &pinfo))
     DIE("no device");
-  int64_t n = size > 0 ? size : (pinfo.type & CL_DEVICE_TYPE_GPU) ? 256 : 128;
+  int64_t n = size > 0 ? size : (pinfo.type & FCL_DEVICE_GPU) ? 256 : 128;
   fcl_domain d = fcl_domain_periodic(3, n, 1.0);
   fcl_topology *t = NULL;
   field_env e = {0};

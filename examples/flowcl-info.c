@@ -22,7 +22,7 @@ static void print_device(const fcl_device_entry *e) {
          "local memory %llu KiB (%s)\n",
          d.max_compute_units, d.max_clock_frequency_mhz, d.global_mem_size / 1073741824.0,
          d.max_mem_alloc_size / 1073741824.0, (unsigned long long)(d.local_mem_size / 1024),
-         d.local_mem_type == CL_LOCAL ? "dedicated" : "in global memory");
+         d.local_mem_dedicated ? "dedicated" : "in global memory");
   printf("      work-group size <= %zu, work-item sizes %zu x %zu x %zu, address bits %u\n",
          d.max_work_group_size, d.max_work_item_sizes[0], d.max_work_item_sizes[1],
          d.max_work_item_sizes[2], d.address_bits);

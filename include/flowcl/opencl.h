@@ -15,6 +15,22 @@
 extern "C" {
 #endif
 
+/** The OpenCL platform and device of a flowcl one (NULL for NULL). @{ */
+cl_platform_id fcl_platform_cl(const fcl_platform *platform);
+cl_device_id fcl_device_cl(const fcl_device *device);
+/** @} */
+/** The flowcl platform or device of an OpenCL one (a root device of an installed platform;
+ * FCL_ERR_NOT_FOUND otherwise). @{ */
+fcl_status fcl_platform_from_cl(cl_platform_id native, fcl_platform **platform);
+fcl_status fcl_device_from_cl(cl_device_id native, fcl_device **device);
+/** @} */
+
+/** The OpenCL context (owned by the fcl_context: retain it to keep it longer). */
+cl_context fcl_context_cl(const fcl_context *context);
+/** Wrap a caller's context: flowcl retains it for its own use and releases that reference when
+ * the fcl_context is released; the caller's reference is untouched. */
+fcl_status fcl_context_wrap(cl_context context, fcl_context **out);
+
 /** The OpenCL command queue of queue (NULL for NULL or a queue of another backend). */
 cl_command_queue fcl_queue_cl(const fcl_queue *queue);
 /** A flowcl queue around an OpenCL command queue of context's OpenCL context (retained; the
@@ -28,8 +44,8 @@ fcl_status fcl_queue_wrap(const fcl_context *context, cl_command_queue native, f
  * OpenCL have none) is FCL_ERR_NOT_SUPPORTED naming the device and the missing capability; a
  * size over the device's maximum is FCL_ERR_INVALID_ARGUMENT giving it. Release with
  * fcl_queue_release. */
-fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id device, cl_uint size,
-                                      bool make_default, fcl_queue **queue);
+fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_device *device,
+                                      cl_uint size, bool make_default, fcl_queue **queue);
 /** An on-device queue (fcl_queue_create_on_device) for a queue_t argument; another declared type
  * is FCL_ERR_INVALID_ARGUMENT naming it. */
 fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, fcl_queue *queue);

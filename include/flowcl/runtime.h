@@ -63,33 +63,54 @@ const char *fcl_dtype_cl_name(fcl_dtype dtype);
 /* Platforms and devices                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
+/** A platform: the devices of one driver (an OpenCL ICD). Owned by the runtime for the life of
+ * the process: never released. Native handles: flowcl/opencl.h. */
+typedef struct fcl_platform fcl_platform;
+/** A device (a GPU, a CPU seen through PoCL). Owned by the runtime for the life of the process:
+ * never released; one device has one fcl_device pointer, so pointers compare. */
+typedef struct fcl_device fcl_device;
+
+/** Kinds of device, as bits of an fcl_device_type (the values of OpenCL's CL_DEVICE_TYPE_*). */
+enum {
+  FCL_DEVICE_DEFAULT = 1 << 0,     /**< the platform's default device */
+  FCL_DEVICE_CPU = 1 << 1,         /**< a CPU */
+  FCL_DEVICE_GPU = 1 << 2,         /**< a GPU */
+  FCL_DEVICE_ACCELERATOR = 1 << 3, /**< another accelerator */
+  FCL_DEVICE_CUSTOM = 1 << 4       /**< a device without a compiler (built-in kernels only) */
+};
+/** FCL_DEVICE_* bits. */
+typedef unsigned fcl_device_type;
+/** Every kind (fcl_context_create_from_type). */
+#define FCL_DEVICE_ALL 0xFFFFFFFFu
+
 /** What fcl_platform_get_info reports of a platform. Strings are NUL-terminated and truncated
  * to their buffer. */
 typedef struct {
-  cl_platform_id id;     /**< the platform */
+  fcl_platform *id;      /**< the platform */
   char name[256];        /**< CL_PLATFORM_NAME ("Portable Computing Language", "NVIDIA CUDA") */
   char vendor[256];      /**< CL_PLATFORM_VENDOR */
   char version[256];     /**< CL_PLATFORM_VERSION ("OpenCL 3.0 ...") */
   char profile[64];      /**< CL_PLATFORM_PROFILE ("FULL_PROFILE" or "EMBEDDED_PROFILE") */
   char extensions[4096]; /**< CL_PLATFORM_EXTENSIONS, space-separated */
-  cl_uint num_devices;   /**< devices of every type (0 is not an error) */
+  unsigned num_devices;  /**< devices of every type (0 is not an error) */
 } fcl_platform_info;
 
 /** Number of OpenCL platforms (0 when the ICD loader finds none; that is not an error). */
-fcl_status fcl_platform_count(cl_uint *count);
+fcl_status fcl_platform_count(unsigned *count);
 /** Platform number index (0-based). FCL_ERR_NOT_FOUND when out of range. */
-fcl_status fcl_platform_get(cl_uint index, cl_platform_id *platform);
+fcl_status fcl_platform_get(unsigned index, fcl_platform **platform);
 /** Name, vendor, version, profile, extensions and device count of a platform into info.
  * FCL_ERR_OPENCL when the platform cannot be queried. */
-fcl_status fcl_platform_get_info(cl_platform_id platform, fcl_platform_info *info);
+fcl_status fcl_platform_get_info(const fcl_platform *platform, fcl_platform_info *info);
 /** Device number index (0-based, all device types) of a platform. */
-fcl_status fcl_platform_get_device(cl_platform_id platform, cl_uint index, cl_device_id *device);
+fcl_status fcl_platform_get_device(const fcl_platform *platform, unsigned index,
+                                   fcl_device **device);
 
 /** Every property the runtime knows of a device. Strings are NUL-terminated and truncated to
  * their buffer (extensions_truncated tells when the extension list did not fit). */
 typedef struct {
-  cl_device_id id;             /**< the device */
-  cl_platform_id platform;     /**< CL_DEVICE_PLATFORM */
+  fcl_device *id;              /**< the device */
+  fcl_platform *platform;      /**< CL_DEVICE_PLATFORM */
   char name[256];              /**< CL_DEVICE_NAME */
   char vendor[256];            /**< CL_DEVICE_VENDOR */
   char version[256];           /**< CL_DEVICE_VERSION, "OpenCL 3.0 ..." */
@@ -103,8 +124,8 @@ typedef struct {
   /** OpenCL version of the device, parsed from version. @{ */
   int version_major, version_minor;
   /** @} */
-  cl_device_type type; /**< CL_DEVICE_TYPE_GPU, _CPU, _ACCELERATOR... (bits) */
-  cl_uint vendor_id;   /**< CL_DEVICE_VENDOR_ID (PCI vendor id on GPUs: 0x10de NVIDIA) */
+  fcl_device_type type; /**< FCL_DEVICE_GPU, _CPU, _ACCELERATOR... (bits) */
+  uint32_t vendor_id;   /**< CL_DEVICE_VENDOR_ID (PCI vendor id on GPUs: 0x10de NVIDIA) */
   /** CL_DEVICE_AVAILABLE, CL_DEVICE_COMPILER_AVAILABLE, CL_DEVICE_LINKER_AVAILABLE. @{ */
   bool available, compiler_available, linker_available;
   /** @} */
@@ -112,65 +133,64 @@ typedef struct {
    * CL_DEVICE_HOST_UNIFIED_MEMORY. @{ */
   bool endian_little, error_correction_support, host_unified_memory;
   /** @} */
-  cl_uint address_bits;            /**< CL_DEVICE_ADDRESS_BITS (32 or 64) */
-  cl_uint max_compute_units;       /**< CL_DEVICE_MAX_COMPUTE_UNITS */
-  cl_uint max_clock_frequency_mhz; /**< CL_DEVICE_MAX_CLOCK_FREQUENCY, MHz */
+  uint32_t address_bits;            /**< CL_DEVICE_ADDRESS_BITS (32 or 64) */
+  uint32_t max_compute_units;       /**< CL_DEVICE_MAX_COMPUTE_UNITS */
+  uint32_t max_clock_frequency_mhz; /**< CL_DEVICE_MAX_CLOCK_FREQUENCY, MHz */
   /** Bytes: CL_DEVICE_GLOBAL_MEM_SIZE, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
    * CL_DEVICE_MAX_MEM_ALLOC_SIZE (the largest buffer). @{ */
-  cl_ulong global_mem_size, global_mem_cache_size, max_mem_alloc_size;
+  uint64_t global_mem_size, global_mem_cache_size, max_mem_alloc_size;
   /** @} */
-  cl_uint global_mem_cacheline_size;       /**< CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, bytes */
-  cl_ulong local_mem_size;                 /**< CL_DEVICE_LOCAL_MEM_SIZE, bytes */
-  cl_device_local_mem_type local_mem_type; /**< CL_LOCAL (dedicated) or CL_GLOBAL */
-  cl_ulong max_constant_buffer_size;       /**< CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, bytes */
-  cl_uint max_constant_args;               /**< CL_DEVICE_MAX_CONSTANT_ARGS */
-  size_t max_parameter_size;        /**< CL_DEVICE_MAX_PARAMETER_SIZE: bytes of all arguments */
-  cl_uint mem_base_addr_align;      /**< bits */
-  size_t max_work_group_size;       /**< CL_DEVICE_MAX_WORK_GROUP_SIZE */
-  cl_uint max_work_item_dimensions; /**< CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS */
-  size_t max_work_item_sizes[3];    /**< CL_DEVICE_MAX_WORK_ITEM_SIZES (the first 3) */
+  uint32_t global_mem_cacheline_size; /**< CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, bytes */
+  uint64_t local_mem_size;            /**< CL_DEVICE_LOCAL_MEM_SIZE, bytes */
+  bool local_mem_dedicated; /**< CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL (else in global memory) */
+  uint64_t max_constant_buffer_size; /**< CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, bytes */
+  uint32_t max_constant_args;        /**< CL_DEVICE_MAX_CONSTANT_ARGS */
+  size_t max_parameter_size;         /**< CL_DEVICE_MAX_PARAMETER_SIZE: bytes of all arguments */
+  uint32_t mem_base_addr_align;      /**< bits */
+  size_t max_work_group_size;        /**< CL_DEVICE_MAX_WORK_GROUP_SIZE */
+  uint32_t max_work_item_dimensions; /**< CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS */
+  size_t max_work_item_sizes[3];     /**< CL_DEVICE_MAX_WORK_ITEM_SIZES (the first 3) */
   /** preferred and native vector widths, in order char short int long float double half @{ */
-  cl_uint preferred_vector_width[7], native_vector_width[7];
+  uint32_t preferred_vector_width[7], native_vector_width[7];
   /** @} */
-  cl_command_queue_properties queue_properties; /**< CL_DEVICE_QUEUE_PROPERTIES */
-  /** Whether queue_properties has CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
-   * CL_QUEUE_PROFILING_ENABLE. @{ */
+  /** Whether the device's queues may be out of order, may profile (CL_DEVICE_QUEUE_PROPERTIES
+   * has CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_QUEUE_PROFILING_ENABLE). @{ */
   bool queue_out_of_order, queue_profiling;
   /** @} */
   size_t profiling_timer_resolution_ns; /**< CL_DEVICE_PROFILING_TIMER_RESOLUTION, ns */
   bool image_support;                   /**< CL_DEVICE_IMAGE_SUPPORT */
   /** CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS, CL_DEVICE_MAX_SAMPLERS (0
    * without image support). @{ */
-  cl_uint max_read_image_args, max_write_image_args, max_samplers;
+  uint32_t max_read_image_args, max_write_image_args, max_samplers;
   /** @} */
   /** Largest image, pixels: {width, height} in 2D, {width, height, depth} in 3D (0 without
    * image support). @{ */
   size_t image2d_max_size[2], image3d_max_size[3];
   /** @} */
-  cl_bitfield svm_capabilities; /**< CL_DEVICE_SVM_* bits; 0 before OpenCL 2.0 */
-  cl_device_exec_capabilities execution_capabilities; /**< CL_DEVICE_EXECUTION_CAPABILITIES */
-  bool native_kernels;                                /**< CL_EXEC_NATIVE_KERNEL */
+  uint64_t svm_capabilities;       /**< CL_DEVICE_SVM_* bits; 0 before OpenCL 2.0 */
+  uint64_t execution_capabilities; /**< CL_DEVICE_EXECUTION_CAPABILITIES bits */
+  bool native_kernels;             /**< CL_EXEC_NATIVE_KERNEL */
   /** CL_DEVICE_SINGLE_FP_CONFIG, CL_DEVICE_DOUBLE_FP_CONFIG (0: no double support). @{ */
-  cl_device_fp_config single_fp_config, double_fp_config;
+  uint64_t single_fp_config, double_fp_config;
   /** @} */
   size_t printf_buffer_size; /**< CL_DEVICE_PRINTF_BUFFER_SIZE, bytes */
 } fcl_device_info;
 
 /** Every property of fcl_device_info of a device into info. A property the device does not
  * report is left 0 (or ""). FCL_ERR_OPENCL when the device cannot be queried at all. */
-fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info);
+fcl_status fcl_device_get_info(const fcl_device *device, fcl_device_info *info);
 /** Whether the space-separated extension list of info names ext exactly. */
 bool fcl_device_has_extension(const fcl_device_info *info, const char *ext);
 /** "CPU", "GPU", "ACCELERATOR", "CUSTOM" or "DEFAULT". */
-const char *fcl_device_type_name(cl_device_type type);
+const char *fcl_device_type_name(fcl_device_type type);
 
 /** One device of the flat platform x device enumeration. */
 typedef struct {
   /** 0-based indices of the platform, and of the device in its platform. @{ */
-  cl_uint platform_index, device_index;
+  unsigned platform_index, device_index;
   /** @} */
-  cl_platform_id platform; /**< the platform */
-  cl_device_id device;     /**< the device */
+  fcl_platform *platform; /**< the platform */
+  fcl_device *device;     /**< the device */
 } fcl_device_entry;
 
 /** All devices of all platforms. *entries is allocated; free it with free(). */
@@ -202,25 +222,20 @@ typedef struct fcl_context fcl_context;
 
 /** A context over the given devices (all of one platform). OpenCL's asynchronous error callback
  * is routed to the log at error level. Release *out with fcl_context_release. */
-fcl_status fcl_context_create(cl_uint num_devices, const cl_device_id *devices, fcl_context **out);
-/** A context over every device of a type (CL_DEVICE_TYPE_GPU, ...) of a platform. */
-fcl_status fcl_context_create_from_type(cl_platform_id platform, cl_device_type type,
+fcl_status fcl_context_create(unsigned num_devices, fcl_device *const *devices, fcl_context **out);
+/** A context over every device of a type (FCL_DEVICE_GPU, ...) of a platform. */
+fcl_status fcl_context_create_from_type(const fcl_platform *platform, fcl_device_type type,
                                         fcl_context **out);
 /** A context over the device fcl_device_select(NULL) chooses. */
 fcl_status fcl_context_create_default(fcl_context **out);
-/** Wrap a caller's context: flowcl retains it for its own use and releases that reference when
- * the fcl_context is released; the caller's reference is untouched. */
-fcl_status fcl_context_wrap(cl_context context, fcl_context **out);
 /** Add a reference (the caller then releases it too); returns context. Accepts NULL. */
 fcl_context *fcl_context_retain(fcl_context *context);
 /** Drop one reference; destroys at zero; accepts NULL; sets *context = NULL. */
 void fcl_context_release(fcl_context **context);
-/** The OpenCL context (owned by the fcl_context: retain it to keep it longer). */
-cl_context fcl_context_cl(const fcl_context *context);
 /** Number of devices of the context. */
-cl_uint fcl_context_num_devices(const fcl_context *context);
+unsigned fcl_context_num_devices(const fcl_context *context);
 /** Device number index of the context (NULL when out of range). */
-cl_device_id fcl_context_device(const fcl_context *context, cl_uint index);
+fcl_device *fcl_context_device(const fcl_context *context, unsigned index);
 
 /* Per-context memoization (objects that depend on a context, e.g. compiled built-in kernels). */
 /** Makes the object of a fcl_context_memo key into *value; a status other than FCL_OK is
@@ -257,7 +272,7 @@ typedef struct fcl_queue fcl_queue;
 /** A queue on device (NULL: the context's first device) with FCL_QUEUE_* flags into *queue;
  * release it with fcl_queue_release. A flag the device does not support is an
  * FCL_ERR_NOT_SUPPORTED error naming it. */
-fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
+fcl_status fcl_queue_create(const fcl_context *context, const fcl_device *device, unsigned flags,
                             fcl_queue **queue);
 /** One more reference to queue (returned; NULL stays NULL). */
 fcl_queue *fcl_queue_retain(fcl_queue *queue);
@@ -265,7 +280,7 @@ fcl_queue *fcl_queue_retain(fcl_queue *queue);
  * enqueued still run) and frees the queue. Accepts NULL and *queue NULL. */
 void fcl_queue_release(fcl_queue **queue);
 /** Device of a queue. */
-fcl_status fcl_queue_device(const fcl_queue *queue, cl_device_id *device);
+fcl_status fcl_queue_device(const fcl_queue *queue, fcl_device **device);
 /** The FCL_QUEUE_* flags the queue was made with (0 for NULL). */
 unsigned fcl_queue_flags(const fcl_queue *queue);
 /** Barrier: later commands wait for every earlier one (and for the wait list). event may be
@@ -337,10 +352,10 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, 
 fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, size_t size,
                                     const char *origin, fcl_program **out);
 /** Let the platform free its compiler's resources (a hint: later builds still work). */
-fcl_status fcl_platform_unload_compiler(cl_platform_id platform);
+fcl_status fcl_platform_unload_compiler(const fcl_platform *platform);
 /** A program from one binary per device (devices of the context). */
-fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices,
-                                       const cl_device_id *devices, const size_t *sizes,
+fcl_status fcl_program_create_binaries(fcl_context *context, unsigned num_devices,
+                                       fcl_device *const *devices, const size_t *sizes,
                                        const unsigned char *const *binaries, fcl_program **out);
 /** A program from SPIR-V (OpenCL 2.1+ or cl_khr_il_program); FCL_ERR_NOT_SUPPORTED naming the
  * device when a device of the context accepts no IL. */
@@ -380,12 +395,12 @@ const char *fcl_program_options(const fcl_program *program);
 /** Whether the last build was served from the binary cache. */
 bool fcl_program_from_cache(const fcl_program *program);
 /** CL_PROGRAM_BUILD_STATUS of a device (CL_BUILD_SUCCESS, _ERROR, _NONE, _IN_PROGRESS). */
-fcl_status fcl_program_build_status(const fcl_program *program, cl_device_id device,
+fcl_status fcl_program_build_status(const fcl_program *program, const fcl_device *device,
                                     cl_build_status *status);
 /** Build log of a device from the last build ("" when none). Owned by the program. */
-const char *fcl_program_build_log(const fcl_program *program, cl_device_id device);
+const char *fcl_program_build_log(const fcl_program *program, const fcl_device *device);
 /** Binary of a device of a built program (owned by the program). */
-fcl_status fcl_program_binary(fcl_program *program, cl_device_id device,
+fcl_status fcl_program_binary(fcl_program *program, const fcl_device *device,
                               const unsigned char **binary, size_t *size);
 
 /** Where the binary cache lives now, into buf: "" when disabled, or when the directory belongs to
@@ -483,7 +498,7 @@ typedef struct {
   size_t preferred_work_group_size_multiple; /**< work-group sizes run best as its multiples */
 } fcl_kernel_work_group_info;
 /** The work-group properties of the kernel on device into info. */
-fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, cl_device_id device,
+fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, const fcl_device *device,
                                           fcl_kernel_work_group_info *info);
 
 /** Flags of fcl_kernel_enqueue and fcl_kernel_capture. */
@@ -538,10 +553,10 @@ typedef struct {
 
 /** Characterize device into out (from its properties and vendor; NVIDIA and AMD GPUs follow
  * their programming guides). */
-fcl_status fcl_device_characterize(cl_device_id device, fcl_device_characterization *out);
+fcl_status fcl_device_characterize(const fcl_device *device, fcl_device_characterization *out);
 /** SIMD group size for elements of type_size bytes (vector lanes on CPUs; warp/wavefront on
  * GPUs). */
-fcl_status fcl_device_simd_group_size(cl_device_id device, size_t type_size, unsigned *out);
+fcl_status fcl_device_simd_group_size(const fcl_device *device, size_t type_size, unsigned *out);
 
 /** Bank conflicts of a local array access pattern: consecutive work-items index consecutive
  * elements along one axis of an array of shape[ndim] (C order, fastest last) stored with

@@ -102,8 +102,9 @@ typedef struct {
  * NULL) a new builder with the choice applied (the caller destroys it). Fails when no choice
  * gives a valid variant, with the reason of the default's failure. */
 fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                    fcl_tune_apply_fn apply, void *user, fcl_context *context, cl_device_id device,
-                    const fcl_tune_options *options, fcl_tune_result *result, fcl_kbuilder **best);
+                    fcl_tune_apply_fn apply, void *user, fcl_context *context,
+                    const fcl_device *device, const fcl_tune_options *options,
+                    fcl_tune_result *result, fcl_kbuilder **best);
 
 /** What fcl_tune timed in this process so far: the tunings that measured variants (not those
  * served by a remembered result or done at estimate) and the wall time they took (s). A main

@@ -8,6 +8,7 @@
 
 #include "advection_impl.h"
 #include "check.h"
+#include "flowcl/opencl.h"
 
 static const char *const formula_names[] = {"L2_1", "L2_2", "L4_2", "L6_4", "L8_4"};
 enum { NUM_FORMULAS = sizeof formula_names / sizeof *formula_names };
@@ -213,15 +214,15 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   memcpy(spec.n, fcl_topology_local_resolution(topo), sizeof spec.n);
   memcpy(spec.padded, fcl_field_padded_shape(u), sizeof spec.padded);
   memcpy(spec.origin, fcl_topology_origin(topo), sizeof spec.origin);
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
   /* walking kernels measured faster on GPUs in 3D (in 2D whole lines give as many work-items as
    * the lines of one axis: not measured) */
   if (spec.opt.strided == FCL_ADV_STRIDED_AUTO)
-    spec.opt.strided = info.type & CL_DEVICE_TYPE_GPU && adv->dim == 3 ? FCL_ADV_STRIDED_WALK
-                                                                       : FCL_ADV_STRIDED_TILES;
+    spec.opt.strided = info.type & FCL_DEVICE_GPU && adv->dim == 3 ? FCL_ADV_STRIDED_WALK
+                                                                   : FCL_ADV_STRIDED_TILES;
   char name[32];
   snprintf(name, sizeof name, "advection.%c", "xyz"[axis]);
   FCL_TRY(fcl_launcher_create_list(name, &adv->dir[axis]));

@@ -371,11 +371,11 @@ fcl_status fcl__adv_kernel_build(const fcl__adv_kernel_spec *spec, fcl_context *
                                  fcl_queue *queue, fcl_launcher **out, fcl_launcher **halo,
                                  size_t *halo_elements) {
   fcl__adv_kernel_spec seg_spec = *spec, *s = &seg_spec;
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(queue, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
-  const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  const bool gpu = info.type & FCL_DEVICE_GPU;
   const int a = s->axis == 0 ? 1 : 0;
   if (s->axis != 0 && s->opt.strided == FCL_ADV_STRIDED_WALK) {
     fcl_status st = fcl__adv_walk_build(spec, context, queue, out, halo, halo_elements);

@@ -272,7 +272,7 @@ fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *co
   const int window = (2 * R->hp - 1) * (spec->ncomp + 1) + 2 * (R->cfl + R->interp);
   if (spec->axis == 0 || spec->ncomp > MAX_WALK_COMPS || window > MAX_WINDOW)
     return FCL_ERR_NOT_SUPPORTED;
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(queue, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));

@@ -82,11 +82,11 @@ fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl_
   if (!an) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics");
   an->u = u;
   an->w = w;
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   fcl_status st = fcl_queue_device(fcl_field_queue(u), &dev);
   if (st == FCL_OK) st = fcl_device_get_info(dev, &info);
-  an->one_pass = st == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU);
+  an->one_pass = st == FCL_OK && (info.type & FCL_DEVICE_GPU);
   an->volume = 1;
   for (int a = 0; a < d->dim; ++a) an->volume *= d->length[a];
   char name[96];

@@ -127,7 +127,7 @@ fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out)
                        "analytics of '%s': the gradient's differences of order 4 need 2 ghosts, "
                        "axis %d has %d",
                        fcl_field_name(u), a, g[a]);
-  cl_device_id dev;
+  fcl_device *dev;
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));

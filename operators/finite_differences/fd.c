@@ -238,11 +238,11 @@ static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
                               const fcl__fd_array *arrays, const char *text, double bytes) {
   fcl_queue *q = fcl_field_queue(shape);
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(q, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
-  const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  const bool gpu = info.type & FCL_DEVICE_GPU;
   fcl_kbuilder *base = NULL, *best = NULL;
   fcl_status st = describe(op, name, shape, narrays, arrays, text, &base);
   memset(op->grow, 0, sizeof op->grow);

@@ -219,11 +219,11 @@ static fcl_status want_planes(const fcl_field *u, bool *planes) {
     *planes = !strcmp(v, "planes");
     return FCL_OK;
   }
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(fcl_field_queue(u), &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
-  *planes = info.type & CL_DEVICE_TYPE_GPU;
+  *planes = info.type & FCL_DEVICE_GPU;
   return FCL_OK;
 }
 

@@ -365,7 +365,7 @@ bool fcl__fd_planes_wrap(const fcl_topology *t) {
 }
 
 /* The launcher of p's kernel in prog over p's points, bytes a launch. */
-static fcl_status launcher(fcl_program *prog, const planes *p, cl_device_id dev, fcl_queue *q,
+static fcl_status launcher(fcl_program *prog, const planes *p, fcl_device *dev, fcl_queue *q,
                            double bytes, fcl_launcher **out) {
   const char *name = p->kernel;
   fcl_kernel *k = NULL;
@@ -406,7 +406,7 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
                                 fcl_launcher **out_launcher) {
   *out_launcher = NULL;
   fcl_queue *q = fcl_field_queue(u);
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(q, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
@@ -422,7 +422,7 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
               .beta = beta,
               .gamma = gamma,
               .wrap = wrap,
-              .guard = !(info.type & CL_DEVICE_TYPE_GPU),
+              .guard = !(info.type & FCL_DEVICE_GPU),
               .extrapolate = op->extrap[0] && u == op->extrap[0]};
   p.vel = op->extrap[0] && !p.extrapolate ? 'm' : 'u';
   for (int ax = 0; ax < 3; ++ax) {

@@ -59,7 +59,7 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, i
 }
 
 static fcl_status build(fcl_spectral *s, fcl_context *context) {
-  cl_device_id dev;
+  fcl_device *dev;
   FCL_TRY(fcl_queue_device(s->queue, &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));

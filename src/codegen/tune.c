@@ -88,7 +88,8 @@ static fcl_status bench_bytes(const fcl_kbuilder *base, const fcl_tune_options *
  * measured search). An estimate only builds variants: no data, so that planning a kernel over a
  * large grid (1024^3: 4 GiB an array) costs no host work and no device memory. */
 static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ctx,
-                             cl_device_id device, const fcl_tune_options *opt, bool with_data) {
+                             const fcl_device *device, const fcl_tune_options *opt,
+                             bool with_data) {
   memset(b, 0, sizeof *b);
   b->base = base;
   b->ctx = ctx;
@@ -400,8 +401,9 @@ static fcl_status search_estimate(search *s) {
 }
 
 static fcl_status check_args(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                             fcl_tune_apply_fn apply, fcl_context *context, cl_device_id device,
-                             const fcl_tune_options *options, fcl_tune_result *result) {
+                             fcl_tune_apply_fn apply, fcl_context *context,
+                             const fcl_device *device, const fcl_tune_options *options,
+                             fcl_tune_result *result) {
   FCL_CHECK_NULL(base, 1);
   FCL_CHECK_ARG(num_axes <= FCL_TUNE_MAX_AXES, 2, "num_axes", "at most FCL_TUNE_MAX_AXES");
   FCL_CHECK_ARG(num_axes == 0 || axes, 3, "axes", "must not be NULL when num_axes > 0");
@@ -444,7 +446,7 @@ fcl_status fcl_tune_effort_from_env(fcl_tune_effort *effort, bool *set) {
 }
 
 /* The effort that FCL_TUNE_DEFAULT or FCL_TUNE_AUTO stand for on device. */
-static fcl_status resolve_effort(fcl_tune_effort asked, cl_device_id device,
+static fcl_status resolve_effort(fcl_tune_effort asked, const fcl_device *device,
                                  fcl_tune_effort *effort) {
   *effort = asked;
   if (asked != FCL_TUNE_DEFAULT && asked != FCL_TUNE_AUTO) return FCL_OK;
@@ -453,17 +455,17 @@ static fcl_status resolve_effort(fcl_tune_effort asked, cl_device_id device,
   if (set) return FCL_OK;
   *effort = FCL_TUNE_MEASURE;
   if (asked == FCL_TUNE_AUTO) {
-    cl_device_type type = CL_DEVICE_TYPE_CPU;
-    FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL),
-               "clGetDeviceInfo(CL_DEVICE_TYPE)");
-    if (type & CL_DEVICE_TYPE_CPU) *effort = FCL_TUNE_ESTIMATE;
+    fcl_device_info info;
+    FCL_TRY(fcl_device_get_info(device, &info));
+    if (info.type & FCL_DEVICE_CPU) *effort = FCL_TUNE_ESTIMATE;
   }
   return FCL_OK;
 }
 
 fcl_status fcl_tune(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                    fcl_tune_apply_fn apply, void *user, fcl_context *context, cl_device_id device,
-                    const fcl_tune_options *options, fcl_tune_result *result, fcl_kbuilder **best) {
+                    fcl_tune_apply_fn apply, void *user, fcl_context *context,
+                    const fcl_device *device, const fcl_tune_options *options,
+                    fcl_tune_result *result, fcl_kbuilder **best) {
   if (best) *best = NULL;
   FCL_TRY(check_args(base, num_axes, axes, apply, context, device, options, result));
   memset(result, 0, sizeof *result);

@@ -11,7 +11,7 @@
 #include "tune_impl.h"
 
 fcl_status fcl__tune_key(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                         const char *options, cl_device_id device, const int64_t *params,
+                         const char *options, const fcl_device *device, const int64_t *params,
                          char key[65]) {
   char *desc = NULL;
   FCL_TRY(fcl_kbuilder_describe(base, &desc));

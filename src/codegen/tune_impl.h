@@ -13,7 +13,7 @@ typedef struct {
 
 /* Key of a tuning problem (64 hex digits + NUL). */
 fcl_status fcl__tune_key(const fcl_kbuilder *base, size_t num_axes, const fcl_tune_axis *axes,
-                         const char *options, cl_device_id device, const int64_t *params,
+                         const char *options, const fcl_device *device, const int64_t *params,
                          char key[65]);
 /* Load an entry; false when absent, disabled or corrupted (a corrupted one is removed). */
 bool fcl__tune_cache_load(const char *key, size_t num_axes, const fcl_tune_axis *axes,

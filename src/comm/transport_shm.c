@@ -71,7 +71,7 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   s->need = (size_t)all;
   FCL_TRY(fcl__shm_stage_create(fcl_context_cl(x->context), x->comm, s->need * (size_t)x->batch,
                                 &s->stage));
-  cl_device_id dev;
+  fcl_device *dev;
   FCL_TRY(fcl_queue_device(x->queue, &dev));
   FCL_TRY(fcl_queue_create(x->context, dev, 0, &s->upload)); /* host-to-device copies */
   s->peer_send_at = calloc((size_t)P, sizeof *s->peer_send_at);

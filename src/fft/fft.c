@@ -98,11 +98,11 @@ static fcl_status check_field(const fcl_field *f) {
 }
 
 static bool cpu_device(fcl_queue *q) {
-  cl_device_id dev;
-  cl_device_type type = 0;
-  if (fcl_queue_device(q, &dev) != FCL_OK) return false;
-  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-  return (type & CL_DEVICE_TYPE_CPU) != 0;
+  fcl_device *dev;
+  fcl_device_info info;
+  if (fcl_queue_device(q, &dev) != FCL_OK || fcl_device_get_info(dev, &info) != FCL_OK)
+    return false;
+  return (info.type & FCL_DEVICE_CPU) != 0;
 }
 
 /* The backend and its layout; collective (fftw-mpi's split is compared on every rank). */

@@ -53,7 +53,7 @@ static int columns_per_group(const fcl__fft_columns_shape *s, size_t real_size,
 
 /* The program and kernels of shape s into c. *fits: whether the compiled kernels take a
  * work-group of s->columns * s->n2 work-items (a compiler may allow fewer, for registers). */
-static fcl_status build_kernels(const fcl_fft *fft, cl_device_id dev,
+static fcl_status build_kernels(const fcl_fft *fft, fcl_device *dev,
                                 const fcl__fft_columns_shape *s, int64_t n, fcl__fft_columns *c,
                                 bool *fits) {
   *fits = false;
@@ -95,13 +95,13 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
   fcl__fft_columns_shape shape = {0, 0, 0, fft->dtype == FCL_FLOAT64};
   if (!mode || !fcl__fft_columns_split(n, &shape.n1, &shape.n2) || ncols > UINT32_MAX)
     return FCL_OK;
-  cl_device_id dev;
+  fcl_device *dev;
   FCL_TRY(fcl_queue_device(fft->queue, &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));
   /* auto: where it was measured faster: one rank, float, GPUs, 512 to 1024 points (on two
    * H200s the transposes dominate and rows of nx / 2 + 1 values are not padded: no gain) */
-  if (mode == 1 && (fft->distributed || !(info.type & CL_DEVICE_TYPE_GPU) || shape.dtype_double ||
+  if (mode == 1 && (fft->distributed || !(info.type & FCL_DEVICE_GPU) || shape.dtype_double ||
                     n < 512 || n > 1024))
     return FCL_OK;
   fcl_device_characterization ch;

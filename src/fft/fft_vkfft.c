@@ -18,7 +18,7 @@
 #include "flowcl/opencl.h"
 
 typedef struct {
-  cl_device_id device;
+  fcl_device *device;
   cl_context context;
   fcl_queue *queue;
   cl_command_queue cl_queue; /* the queue as VkFFT takes it */

@@ -24,15 +24,15 @@ static struct {
   char key[VK_PENDING][65];
 } vk_pending = {PTHREAD_MUTEX_INITIALIZER, {0}, {{0}}};
 
-static cl_device_id vk_context_device(cl_context ctx) {
-  cl_device_id dev = NULL;
+static fcl_device *vk_context_device(cl_context ctx) {
+  fcl_device *dev = NULL;
   clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
   return dev;
 }
 
 static cl_program vk_create_program(cl_context ctx, cl_uint count, const char **strings,
                                     const size_t *lengths, cl_int *err) {
-  cl_device_id dev = vk_context_device(ctx);
+  fcl_device *dev = vk_context_device(ctx);
   char key[65];
   bool keyed = false;
   if (count == 1 && dev && fcl__cache_enabled()) {
@@ -72,7 +72,7 @@ static cl_program vk_create_program(cl_context ctx, cl_uint count, const char **
   return p;
 }
 
-static cl_int vk_build_program(cl_program p, cl_uint n, const cl_device_id *devs,
+static cl_int vk_build_program(cl_program p, cl_uint n, fcl_device *const *devs,
                                const char *options, void(CL_CALLBACK *notify)(cl_program, void *),
                                void *user) {
   char key[65] = "";

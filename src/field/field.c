@@ -10,7 +10,7 @@
 
 /* The field kernels for the field's dtype (and double accumulation where the device has it). */
 static fcl_status field_program(fcl_field *f) {
-  cl_device_id dev;
+  fcl_device *dev;
   FCL_TRY(fcl_queue_device(f->queue, &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));

@@ -406,11 +406,11 @@ static size_t pow2_at_least(int64_t v, size_t cap) {
 static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
   const fcl_field *f = p->f;
   const fcl_topology *t = f->topo;
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   FCL_TRY(fcl_queue_device(f->queue, &dev));
   FCL_TRY(fcl_device_get_info(dev, &info));
-  const bool gpu = info.type & CL_DEVICE_TYPE_GPU;
+  const bool gpu = info.type & FCL_DEVICE_GPU;
   const int batch = gpu ? 3 : 1; /* components per launch (finding its component divides) */
   int64_t n[3], g[3];
   for (int b = 0; b < 3; ++b) {

@@ -42,7 +42,7 @@ void fcl__reduce_state_free(void *state) {
 
 static fcl_status state_create(fcl_field *f, reduce_state **out) {
   const fcl_topology *t = f->topo;
-  cl_device_id dev;
+  fcl_device *dev;
   FCL_TRY(fcl_queue_device(f->queue, &dev));
   fcl_device_info info;
   FCL_TRY(fcl_device_get_info(dev, &info));

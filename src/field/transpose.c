@@ -98,7 +98,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
 static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, cached *e) {
   fcl_kbuilder *base = NULL, *best = NULL;
   FCL_TRY(make_builder(src, dst, perm, &base));
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   fcl_status st = fcl_queue_device(dst->queue, &dev);
   if (st == FCL_OK) st = fcl_device_get_info(dev, &info);
@@ -108,7 +108,7 @@ static fcl_status build(const fcl_field *src, fcl_field *dst, const int *perm, c
                st == FCL_OK ? info.local_mem_size : 0};
   static const int64_t tiles[] = {32, 16, 64}, rows[] = {4, 8, 16, 1}, gpu_staged[] = {1, 0},
                        cpu_staged[] = {0, 1};
-  bool gpu = st == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU);
+  bool gpu = st == FCL_OK && (info.type & FCL_DEVICE_GPU);
   const fcl_tune_axis axes[] = {
       {"tile", 3, tiles}, {"rows", 4, rows}, {"staged", 2, gpu ? gpu_staged : cpu_staged}};
   fcl_tune_options opt = {.effort = FCL_TUNE_AUTO}; /* measured once per GPU, remembered */

@@ -24,8 +24,9 @@ typedef struct {
 
 static fcl_status buffer_failed(const builtin *b, cl_int err, size_t size) {
   if (err == CL_INVALID_BUFFER_SIZE) {
-    cl_ulong max = 0;
-    clGetDeviceInfo(b->context->devices[0], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max, &max, NULL);
+    fcl_device_info info = {0};
+    fcl_device_get_info(fcl_context_device(b->context, 0), &info);
+    cl_ulong max = info.max_mem_alloc_size;
     return fcl__error_set(FCL_ERR_INVALID_ARGUMENT, err, __func__, __FILE__, __LINE__,
                           "buffer of %zu bytes exceeds the device's largest allocation (%llu "
                           "bytes): CL_INVALID_BUFFER_SIZE",
@@ -134,8 +135,9 @@ static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, fcl_q
   b->flags = flags ? flags : CL_MEM_READ_WRITE;
   b->svm_flags = svm_flags;
   atomic_init(&b->live, 0);
-  clGetDeviceInfo(context->devices[0], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof b->device_bytes,
-                  &b->device_bytes, NULL);
+  fcl_device_info info = {0};
+  fcl_device_get_info(fcl_context_device(context, 0), &info);
+  b->device_bytes = info.global_mem_size;
   if (queue) {
     fcl_queue_retain(queue);
     b->queue = queue;
@@ -177,7 +179,7 @@ fcl_status fcl_allocator_create_svm(fcl_context *context, fcl_allocator **out) {
   bool fine = true;
   for (cl_uint i = 0; i < context->num_devices; ++i) {
     fcl_device_info d;
-    FCL_TRY(fcl_device_get_info(context->devices[i], &d));
+    FCL_TRY(fcl_device_get_info(fcl_context_device(context, i), &d));
     if (!(d.svm_capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                        "shared virtual memory is not supported by this device ('%s', %s)", d.name,

@@ -14,12 +14,23 @@
 
 typedef struct fcl__backend fcl__backend;
 
+/* A platform and a device: the backend's native handles; made once, never freed. */
+struct fcl_platform {
+  const fcl__backend *backend;
+  void *native;
+};
+struct fcl_device {
+  const fcl__backend *backend;
+  void *native;
+  fcl_platform *platform;
+};
+
 /* A queue: the backend's native queue (an OpenCL command queue, a CUDA stream) and its device. */
 struct fcl_queue {
   const fcl__backend *backend;
   atomic_int refs;
   void *native;
-  cl_device_id device;
+  fcl_device *device;
   unsigned flags; /* FCL_QUEUE_* it was made with */
 };
 
@@ -27,7 +38,7 @@ struct fcl__backend {
   const char *name; /* "opencl" */
   /* Queues. create fills q->native (and nothing else) for device, flags already validated;
    * destroy releases the native queue. finish blocks the host (the caller counts the sync). */
-  fcl_status (*queue_create)(const fcl_context *context, cl_device_id device, unsigned flags,
+  fcl_status (*queue_create)(const fcl_context *context, const fcl_device *device, unsigned flags,
                              fcl_queue *q);
   void (*queue_destroy)(fcl_queue *q);
   fcl_status (*queue_flush)(fcl_queue *q);
@@ -41,7 +52,7 @@ struct fcl__backend {
 const fcl__backend *fcl__context_backend(const fcl_context *context);
 
 /* A queue object around a native queue of backend (refs 1). */
-fcl_status fcl__queue_new(const fcl__backend *backend, cl_device_id device, unsigned flags,
+fcl_status fcl__queue_new(const fcl__backend *backend, fcl_device *device, unsigned flags,
                           fcl_queue **out);
 
 extern const fcl__backend fcl__opencl_backend;

@@ -24,7 +24,7 @@ static bool is_amd_gpu(const fcl_device_info *d) {
 }
 
 /* Preferred work-group multiple of a trivial kernel: the SIMD width for GPUs we know nothing of. */
-static fcl_status probe_simd(cl_device_id device, unsigned *out) {
+static fcl_status probe_simd(fcl_device *device, unsigned *out) {
   static const char *src =
       "__kernel void fcl_probe(__global float *x) { x[get_global_id(0)] = 0; }";
   fcl_context *ctx = NULL;
@@ -48,8 +48,8 @@ static fcl_status simd_size(const fcl_device_info *d, size_t type_size, unsigned
   if (is_nvidia(d)) {
     *out = 32;
     if (fcl_device_has_extension(d, "cl_nv_device_attribute_query") &&
-        clGetDeviceInfo(d->id, FCL_CL_DEVICE_WARP_SIZE_NV, sizeof value, &value, NULL) ==
-            CL_SUCCESS &&
+        clGetDeviceInfo(fcl__device_cl(d->id), FCL_CL_DEVICE_WARP_SIZE_NV, sizeof value, &value,
+                        NULL) == CL_SUCCESS &&
         value)
       *out = value;
     return FCL_OK;
@@ -57,8 +57,8 @@ static fcl_status simd_size(const fcl_device_info *d, size_t type_size, unsigned
   if (is_amd_gpu(d)) {
     *out = 64;
     if (fcl_device_has_extension(d, "cl_amd_device_attribute_query") &&
-        clGetDeviceInfo(d->id, FCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof value, &value, NULL) ==
-            CL_SUCCESS &&
+        clGetDeviceInfo(fcl__device_cl(d->id), FCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof value,
+                        &value, NULL) == CL_SUCCESS &&
         value)
       *out = value;
     return FCL_OK;
@@ -72,7 +72,7 @@ static fcl_status simd_size(const fcl_device_info *d, size_t type_size, unsigned
   return probe_simd(d->id, out);
 }
 
-fcl_status fcl_device_simd_group_size(cl_device_id device, size_t type_size, unsigned *out) {
+fcl_status fcl_device_simd_group_size(const fcl_device *device, size_t type_size, unsigned *out) {
   FCL_CHECK_NULL(device, 1);
   FCL_CHECK_ARG(type_size == 1 || type_size == 2 || type_size == 4 || type_size == 8, 2,
                 "type_size", "must be 1, 2, 4 or 8");
@@ -82,7 +82,7 @@ fcl_status fcl_device_simd_group_size(cl_device_id device, size_t type_size, uns
   return simd_size(&d, type_size, out);
 }
 
-fcl_status fcl_device_characterize(cl_device_id device, fcl_device_characterization *out) {
+fcl_status fcl_device_characterize(const fcl_device *device, fcl_device_characterization *out) {
   FCL_CHECK_NULL(device, 1);
   FCL_CHECK_NULL(out, 2);
   memset(out, 0, sizeof *out);
@@ -92,15 +92,15 @@ fcl_status fcl_device_characterize(cl_device_id device, fcl_device_characterizat
   out->nv_compute_capability_major = out->nv_compute_capability_minor = -1;
   if (is_nvidia(&d) && fcl_device_has_extension(&d, "cl_nv_device_attribute_query")) {
     cl_uint major = 0, minor = 0;
-    if (clGetDeviceInfo(device, FCL_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major,
-                        NULL) == CL_SUCCESS &&
-        clGetDeviceInfo(device, FCL_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor,
-                        NULL) == CL_SUCCESS) {
+    if (clGetDeviceInfo(fcl__device_cl(device), FCL_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
+                        sizeof major, &major, NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(fcl__device_cl(device), FCL_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV,
+                        sizeof minor, &minor, NULL) == CL_SUCCESS) {
       out->nv_compute_capability_major = (int)major;
       out->nv_compute_capability_minor = (int)minor;
     }
   }
-  bool banked = d.local_mem_type == CL_LOCAL;
+  bool banked = d.local_mem_dedicated;
   bool old_nv = is_nvidia(&d) && out->nv_compute_capability_major >= 0 &&
                 out->nv_compute_capability_major < 2;
   out->local_mem_bank_count = !banked ? 0 : old_nv ? 16 : 32;

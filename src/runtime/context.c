@@ -45,27 +45,34 @@ static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
   return FCL_OK;
 }
 
-fcl_status fcl_context_create(cl_uint num_devices, const cl_device_id *devices, fcl_context **out) {
+fcl_status fcl_context_create(unsigned num_devices, fcl_device *const *devices, fcl_context **out) {
   FCL_CHECK_ARG(num_devices > 0, 1, "num_devices", "must be > 0");
   FCL_CHECK_NULL(devices, 2);
   FCL_CHECK_NULL(out, 3);
   *out = NULL;
+  cl_device_id *native = malloc(num_devices * sizeof *native);
+  if (!native) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list");
+  for (unsigned i = 0; i < num_devices; ++i) native[i] = fcl__device_cl(devices[i]);
   cl_int err;
-  cl_context cl = clCreateContext(NULL, num_devices, devices, context_notify, NULL, &err);
+  cl_context cl = clCreateContext(NULL, num_devices, native, context_notify, NULL, &err);
+  free(native);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clCreateContext over %u device(s)", num_devices);
   fcl_status st = wrap_cl(cl, out);
   if (st != FCL_OK) clReleaseContext(cl);
   return st;
 }
 
-fcl_status fcl_context_create_from_type(cl_platform_id platform, cl_device_type type,
+fcl_status fcl_context_create_from_type(const fcl_platform *platform, fcl_device_type type,
                                         fcl_context **out) {
   FCL_CHECK_NULL(platform, 1);
   FCL_CHECK_NULL(out, 3);
   *out = NULL;
-  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                   (cl_context_properties)fcl__platform_cl(platform), 0};
   cl_int err;
-  cl_context cl = clCreateContextFromType(props, type, context_notify, NULL, &err);
+  cl_context cl = clCreateContextFromType(
+      props, type == FCL_DEVICE_ALL ? CL_DEVICE_TYPE_ALL : (cl_device_type)type, context_notify,
+      NULL, &err);
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "clCreateContextFromType(%s)", fcl_device_type_name(type));
   fcl_status st = wrap_cl(cl, out);
@@ -115,11 +122,11 @@ void fcl_context_release(fcl_context **context) {
 }
 
 cl_context fcl_context_cl(const fcl_context *context) { return context ? context->cl : NULL; }
-cl_uint fcl_context_num_devices(const fcl_context *context) {
+unsigned fcl_context_num_devices(const fcl_context *context) {
   return context ? context->num_devices : 0;
 }
-cl_device_id fcl_context_device(const fcl_context *context, cl_uint index) {
-  return (context && index < context->num_devices) ? context->devices[index] : NULL;
+fcl_device *fcl_context_device(const fcl_context *context, unsigned index) {
+  return (context && index < context->num_devices) ? fcl__device_of(context->devices[index]) : NULL;
 }
 
 int fcl__context_device_index(const fcl_context *context, cl_device_id device) {

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "flowcl/runtime.h"
+#include "runtime_impl.h"
 
-fcl_status fcl_platform_count(cl_uint *count) {
+fcl_status fcl_platform_count(unsigned *count) {
   FCL_CHECK_NULL(count, 1);
   cl_int err = clGetPlatformIDs(0, NULL, count);
   if (err == -1001) { /* CL_PLATFORM_NOT_FOUND_KHR (cl_ext.h): an ICD loader with no vendors */
@@ -17,7 +17,7 @@ fcl_status fcl_platform_count(cl_uint *count) {
   return FCL_OK;
 }
 
-fcl_status fcl_platform_get(cl_uint index, cl_platform_id *platform) {
+fcl_status fcl_platform_get(unsigned index, fcl_platform **platform) {
   FCL_CHECK_NULL(platform, 2);
   cl_uint n = 0;
   FCL_TRY(fcl_platform_count(&n));
@@ -26,9 +26,11 @@ fcl_status fcl_platform_get(cl_uint index, cl_platform_id *platform) {
   cl_platform_id *ids = malloc(n * sizeof *ids);
   if (!ids) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "platform list of %u entries", n);
   cl_int err = clGetPlatformIDs(n, ids, NULL);
-  *platform = ids[index];
+  cl_platform_id native = ids[index];
   free(ids);
   FCL_CL_TRY(err, "clGetPlatformIDs");
+  if (!(*platform = fcl__platform_of(native)))
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "platform object");
   return FCL_OK;
 }
 
@@ -48,11 +50,12 @@ static void platform_string(cl_platform_id p, cl_platform_info what, char *buf, 
   free(tmp);
 }
 
-fcl_status fcl_platform_get_info(cl_platform_id platform, fcl_platform_info *info) {
-  FCL_CHECK_NULL(platform, 1);
+fcl_status fcl_platform_get_info(const fcl_platform *fplatform, fcl_platform_info *info) {
+  FCL_CHECK_NULL(fplatform, 1);
   FCL_CHECK_NULL(info, 2);
   memset(info, 0, sizeof *info);
-  info->id = platform;
+  cl_platform_id platform = fcl__platform_cl(fplatform);
+  info->id = fcl__platform_of(platform);
   FCL_CL_TRY(clGetPlatformInfo(platform, CL_PLATFORM_NAME, 0, NULL, NULL), "clGetPlatformInfo");
   platform_string(platform, CL_PLATFORM_NAME, info->name, sizeof info->name);
   platform_string(platform, CL_PLATFORM_VENDOR, info->vendor, sizeof info->vendor);
@@ -67,9 +70,11 @@ fcl_status fcl_platform_get_info(cl_platform_id platform, fcl_platform_info *inf
   return FCL_OK;
 }
 
-fcl_status fcl_platform_get_device(cl_platform_id platform, cl_uint index, cl_device_id *device) {
-  FCL_CHECK_NULL(platform, 1);
+fcl_status fcl_platform_get_device(const fcl_platform *fplatform, unsigned index,
+                                   fcl_device **device) {
+  FCL_CHECK_NULL(fplatform, 1);
   FCL_CHECK_NULL(device, 3);
+  cl_platform_id platform = fcl__platform_cl(fplatform);
   cl_uint n = 0;
   cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
   if (err != CL_DEVICE_NOT_FOUND) FCL_CL_TRY(err, "clGetDeviceIDs");
@@ -79,9 +84,10 @@ fcl_status fcl_platform_get_device(cl_platform_id platform, cl_uint index, cl_de
   cl_device_id *ids = malloc(n * sizeof *ids);
   if (!ids) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list of %u entries", n);
   err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
-  *device = ids[index];
+  cl_device_id native = ids[index];
   free(ids);
   FCL_CL_TRY(err, "clGetDeviceIDs");
+  if (!(*device = fcl__device_of(native))) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device object");
   return FCL_OK;
 }
 
@@ -114,14 +120,16 @@ static bool device_bool(cl_device_id d, cl_device_info what) {
   return b == CL_TRUE;
 }
 
-fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
-  FCL_CHECK_NULL(device, 1);
+fcl_status fcl_device_get_info(const fcl_device *fdevice, fcl_device_info *info) {
+  FCL_CHECK_NULL(fdevice, 1);
   FCL_CHECK_NULL(info, 2);
   memset(info, 0, sizeof *info);
-  info->id = device;
-  FCL_CL_TRY(
-      clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof info->platform, &info->platform, NULL),
-      "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+  cl_device_id device = fcl__device_cl(fdevice);
+  info->id = fcl__device_of(device);
+  cl_platform_id platform = NULL;
+  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL),
+             "clGetDeviceInfo(CL_DEVICE_PLATFORM)");
+  info->platform = fcl__platform_of(platform);
   device_string(device, CL_DEVICE_NAME, info->name, sizeof info->name);
   device_string(device, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
   device_string(device, CL_DEVICE_VERSION, info->version, sizeof info->version);
@@ -138,7 +146,9 @@ fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
     info->version_major = 1;
     info->version_minor = 0;
   }
-  device_value(device, CL_DEVICE_TYPE, &info->type, sizeof info->type);
+  cl_device_type type = 0;
+  device_value(device, CL_DEVICE_TYPE, &type, sizeof type);
+  info->type = (fcl_device_type)type;
   device_value(device, CL_DEVICE_VENDOR_ID, &info->vendor_id, sizeof info->vendor_id);
   info->available = device_bool(device, CL_DEVICE_AVAILABLE);
   info->compiler_available = device_bool(device, CL_DEVICE_COMPILER_AVAILABLE);
@@ -157,8 +167,9 @@ fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
   device_value(device, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, &info->global_mem_cacheline_size,
                sizeof(cl_uint));
   device_value(device, CL_DEVICE_LOCAL_MEM_SIZE, &info->local_mem_size, sizeof(cl_ulong));
-  device_value(device, CL_DEVICE_LOCAL_MEM_TYPE, &info->local_mem_type,
-               sizeof info->local_mem_type);
+  cl_device_local_mem_type local_mem = CL_GLOBAL;
+  device_value(device, CL_DEVICE_LOCAL_MEM_TYPE, &local_mem, sizeof local_mem);
+  info->local_mem_dedicated = local_mem == CL_LOCAL;
   device_value(device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, &info->max_constant_buffer_size,
                sizeof(cl_ulong));
   device_value(device, CL_DEVICE_MAX_CONSTANT_ARGS, &info->max_constant_args, sizeof(cl_uint));
@@ -189,10 +200,10 @@ fcl_status fcl_device_get_info(cl_device_id device, fcl_device_info *info) {
     device_value(device, preferred[i], &info->preferred_vector_width[i], sizeof(cl_uint));
     device_value(device, native[i], &info->native_vector_width[i], sizeof(cl_uint));
   }
-  device_value(device, CL_DEVICE_QUEUE_PROPERTIES, &info->queue_properties,
-               sizeof info->queue_properties);
-  info->queue_out_of_order = info->queue_properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
-  info->queue_profiling = info->queue_properties & CL_QUEUE_PROFILING_ENABLE;
+  cl_command_queue_properties queues = 0;
+  device_value(device, CL_DEVICE_QUEUE_PROPERTIES, &queues, sizeof queues);
+  info->queue_out_of_order = queues & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  info->queue_profiling = queues & CL_QUEUE_PROFILING_ENABLE;
   device_value(device, CL_DEVICE_PROFILING_TIMER_RESOLUTION, &info->profiling_timer_resolution_ns,
                sizeof(size_t));
   info->image_support = device_bool(device, CL_DEVICE_IMAGE_SUPPORT);
@@ -233,10 +244,10 @@ bool fcl_device_has_extension(const fcl_device_info *info, const char *ext) {
   return false;
 }
 
-const char *fcl_device_type_name(cl_device_type type) {
-  if (type & CL_DEVICE_TYPE_GPU) return "GPU";
-  if (type & CL_DEVICE_TYPE_CPU) return "CPU";
-  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "ACCELERATOR";
-  if (type & CL_DEVICE_TYPE_CUSTOM) return "CUSTOM";
+const char *fcl_device_type_name(fcl_device_type type) {
+  if (type & FCL_DEVICE_GPU) return "GPU";
+  if (type & FCL_DEVICE_CPU) return "CPU";
+  if (type & FCL_DEVICE_ACCELERATOR) return "ACCELERATOR";
+  if (type & FCL_DEVICE_CUSTOM) return "CUSTOM";
   return "DEFAULT";
 }

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "check.h"
-#include "flowcl/runtime.h"
+#include "runtime_impl.h"
 
 fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count) {
   FCL_CHECK_NULL(entries, 1);
@@ -47,8 +47,14 @@ fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count) {
     list = grown;
     err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nd, ids, NULL);
     if (err != CL_SUCCESS) st = FCL_CL_ERROR(err, "clGetDeviceIDs on platform %u", p);
-    for (cl_uint d = 0; d < nd && st == FCL_OK; ++d)
-      list[n++] = (fcl_device_entry){p, d, platforms[p], ids[d]};
+    fcl_platform *platform = fcl__platform_of(platforms[p]);
+    for (cl_uint d = 0; d < nd && st == FCL_OK; ++d) {
+      fcl_device *device = fcl__device_of(ids[d]);
+      if (!platform || !device)
+        st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device object");
+      else
+        list[n++] = (fcl_device_entry){p, d, platform, device};
+    }
     free(ids);
   }
   free(platforms);
@@ -150,9 +156,8 @@ static fcl_status select_from(const fcl_device_entry *list, size_t n, const char
 
 static fcl_status select_default(const fcl_device_entry *list, size_t n, fcl_device_entry *out) {
   for (size_t i = 0; i < n; ++i) {
-    cl_device_type type = 0;
-    clGetDeviceInfo(list[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    if (type & CL_DEVICE_TYPE_GPU) {
+    fcl_device_info info;
+    if (fcl_device_get_info(list[i].device, &info) == FCL_OK && (info.type & FCL_DEVICE_GPU)) {
       *out = list[i];
       return FCL_OK;
     }
@@ -199,9 +204,9 @@ static fcl_status select_nth_gpu(const fcl_device_entry *all, size_t n, int inde
   for (size_t i = 0; i < n; ++i) {
     fcl_device_info info;
     if (fcl_device_get_info(all[i].device, &info) != FCL_OK) continue;
-    if (info.type & CL_DEVICE_TYPE_GPU)
+    if (info.type & FCL_DEVICE_GPU)
       gpus++;
-    else if ((info.type & CL_DEVICE_TYPE_CPU) && first_cpu == SIZE_MAX)
+    else if ((info.type & FCL_DEVICE_CPU) && first_cpu == SIZE_MAX)
       first_cpu = i;
   }
   if (gpus) {
@@ -209,7 +214,7 @@ static fcl_status select_nth_gpu(const fcl_device_entry *all, size_t n, int inde
     size_t seen = 0;
     for (size_t i = 0; i < n; ++i) {
       fcl_device_info info;
-      if (fcl_device_get_info(all[i].device, &info) != FCL_OK || !(info.type & CL_DEVICE_TYPE_GPU))
+      if (fcl_device_get_info(all[i].device, &info) != FCL_OK || !(info.type & FCL_DEVICE_GPU))
         continue;
       if (seen++ == want) {
         *out = all[i];

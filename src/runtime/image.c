@@ -98,7 +98,7 @@ const char *fcl_image_format_name(cl_image_format format, char *buf, size_t size
 static fcl_status need_images(const fcl_context *ctx) {
   for (cl_uint i = 0; i < ctx->num_devices; ++i) {
     fcl_device_info info;
-    FCL_TRY(fcl_device_get_info(ctx->devices[i], &info));
+    FCL_TRY(fcl_device_get_info(fcl_context_device(ctx, i), &info));
     if (!info.image_support)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "images: device '%s' has no image support",
                        info.name);
@@ -153,7 +153,7 @@ static fcl_status check_format(fcl_context *ctx, cl_mem_flags flags, int dim,
 static fcl_status check_limits(const fcl_context *ctx, int dim, const size_t *shape) {
   for (cl_uint i = 0; i < ctx->num_devices; ++i) {
     fcl_device_info info;
-    FCL_TRY(fcl_device_get_info(ctx->devices[i], &info));
+    FCL_TRY(fcl_device_get_info(fcl_context_device(ctx, i), &info));
     const size_t *max = dim == 2 ? info.image2d_max_size : info.image3d_max_size;
     for (int a = 0; a < dim; ++a)
       if (shape[a] < 1 || shape[a] > max[a])

@@ -297,11 +297,12 @@ fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t by
   return FCL_OK;
 }
 
-fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, cl_device_id device,
+fcl_status fcl_kernel_get_work_group_info(const fcl_kernel *kernel, const fcl_device *fdevice,
                                           fcl_kernel_work_group_info *info) {
   FCL_CHECK_NULL(kernel, 1);
-  FCL_CHECK_NULL(device, 2);
+  FCL_CHECK_NULL(fdevice, 2);
   FCL_CHECK_NULL(info, 3);
+  cl_device_id device = fcl__device_cl(fdevice);
   memset(info, 0, sizeof *info);
   cl_kernel k = kernel->cl;
   FCL_CL_TRY(clGetKernelWorkGroupInfo(k, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size_t),

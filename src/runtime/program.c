@@ -73,8 +73,8 @@ fcl_status fcl_program_create_builtin(fcl_context *context, const char *file_nam
   return fcl_program_create_source(context, source, origin, out);
 }
 
-fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices,
-                                       const cl_device_id *devices, const size_t *sizes,
+fcl_status fcl_program_create_binaries(fcl_context *context, unsigned num_devices,
+                                       fcl_device *const *devices, const size_t *sizes,
                                        const unsigned char *const *binaries, fcl_program **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_ARG(num_devices > 0, 2, "num_devices", "must be > 0");
@@ -84,7 +84,7 @@ fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices
   FCL_CHECK_NULL(out, 6);
   *out = NULL;
   for (cl_uint i = 0; i < num_devices; ++i) {
-    if (fcl__context_device_index(context, devices[i]) < 0)
+    if (fcl__context_device_index(context, fcl__device_cl(devices[i])) < 0)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                        "argument 3 (devices): entry %u is not a device "
                        "of the context",
@@ -97,10 +97,15 @@ fcl_status fcl_program_create_binaries(fcl_context *context, cl_uint num_devices
   }
   fcl_program *p;
   FCL_TRY(fcl__program_new(context, NULL, "<binaries>", &p));
-  cl_int err;
+  cl_int err = CL_OUT_OF_HOST_MEMORY;
   cl_int *status = calloc(num_devices, sizeof *status);
-  p->cl = clCreateProgramWithBinary(context->cl, num_devices, devices, sizes,
-                                    (const unsigned char **)binaries, status, &err);
+  cl_device_id *native = malloc(num_devices * sizeof *native);
+  if (native) {
+    for (unsigned i = 0; i < num_devices; ++i) native[i] = fcl__device_cl(devices[i]);
+    p->cl = clCreateProgramWithBinary(context->cl, num_devices, native, sizes,
+                                      (const unsigned char **)binaries, status, &err);
+  }
+  free(native);
   if (err != CL_SUCCESS) {
     cl_int first = status ? status[0] : 0;
     free(status);
@@ -122,7 +127,7 @@ fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t si
   *out = NULL;
   for (cl_uint i = 0; i < context->num_devices; ++i) {
     fcl_device_info info;
-    FCL_TRY(fcl_device_get_info(context->devices[i], &info));
+    FCL_TRY(fcl_device_get_info(fcl_context_device(context, i), &info));
     if (!info.il_version[0])
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                        "SPIR-V / IL programs are not supported by this device ('%s', %s)",
@@ -308,7 +313,8 @@ static void store_in_cache(fcl_program *p, char (*keys)[65]) {
   for (cl_uint i = 0; i < p->context->num_devices; ++i) {
     const unsigned char *bin;
     size_t size;
-    if (fcl_program_binary(p, p->context->devices[i], &bin, &size) != FCL_OK || size == 0) {
+    if (fcl_program_binary(p, fcl_context_device(p->context, i), &bin, &size) != FCL_OK ||
+        size == 0) {
       fcl_clear_error();
       continue;
     }
@@ -449,30 +455,30 @@ const char *fcl_program_options(const fcl_program *program) {
 }
 bool fcl_program_from_cache(const fcl_program *program) { return program && program->from_cache; }
 
-fcl_status fcl_program_build_status(const fcl_program *program, cl_device_id device,
+fcl_status fcl_program_build_status(const fcl_program *program, const fcl_device *device,
                                     cl_build_status *status) {
   FCL_CHECK_NULL(program, 1);
   FCL_CHECK_NULL(device, 2);
   FCL_CHECK_NULL(status, 3);
-  FCL_CL_TRY(clGetProgramBuildInfo(program->cl, device, CL_PROGRAM_BUILD_STATUS, sizeof *status,
-                                   status, NULL),
+  FCL_CL_TRY(clGetProgramBuildInfo(program->cl, fcl__device_cl(device), CL_PROGRAM_BUILD_STATUS,
+                                   sizeof *status, status, NULL),
              "clGetProgramBuildInfo(CL_PROGRAM_BUILD_STATUS)");
   return FCL_OK;
 }
 
-const char *fcl_program_build_log(const fcl_program *program, cl_device_id device) {
+const char *fcl_program_build_log(const fcl_program *program, const fcl_device *device) {
   if (!program) return "";
-  int i = fcl__context_device_index(program->context, device);
+  int i = fcl__context_device_index(program->context, fcl__device_cl(device));
   return (i >= 0 && program->logs[i]) ? program->logs[i] : "";
 }
 
-fcl_status fcl_program_binary(fcl_program *program, cl_device_id device,
+fcl_status fcl_program_binary(fcl_program *program, const fcl_device *device,
                               const unsigned char **binary, size_t *size) {
   FCL_CHECK_NULL(program, 1);
   FCL_CHECK_NULL(binary, 3);
   FCL_CHECK_NULL(size, 4);
   fcl_program *p = program;
-  int idx = fcl__context_device_index(p->context, device);
+  int idx = fcl__context_device_index(p->context, fcl__device_cl(device));
   if (idx < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of "
                                                "the program's context");

@@ -34,7 +34,7 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, 
     while (n && p[n - 1] == ' ') --n;
     for (cl_uint d = 0; n && d < context->num_devices; ++d) {
       fcl_device_info info;
-      FCL_TRY(fcl_device_get_info(context->devices[d], &info));
+      FCL_TRY(fcl_device_get_info(fcl_context_device(context, d), &info));
       if (!listed(info.built_in_kernels, p, n))
         return FCL_ERROR(FCL_ERR_NOT_FOUND,
                          "built-in kernel '%.*s' is not one of device '%s' "
@@ -99,8 +99,8 @@ fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, siz
   return st;
 }
 
-fcl_status fcl_platform_unload_compiler(cl_platform_id platform) {
+fcl_status fcl_platform_unload_compiler(const fcl_platform *platform) {
   FCL_CHECK_NULL(platform, 1);
-  FCL_CL_TRY(clUnloadPlatformCompiler(platform), "clUnloadPlatformCompiler");
+  FCL_CL_TRY(clUnloadPlatformCompiler(fcl__platform_cl(platform)), "clUnloadPlatformCompiler");
   return FCL_OK;
 }

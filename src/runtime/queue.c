@@ -5,7 +5,7 @@
 #include "check.h"
 #include "runtime_impl.h"
 
-fcl_status fcl__queue_new(const fcl__backend *backend, cl_device_id device, unsigned flags,
+fcl_status fcl__queue_new(const fcl__backend *backend, fcl_device *device, unsigned flags,
                           fcl_queue **out) {
   fcl_queue *q = calloc(1, sizeof *q);
   if (!q) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "queue object");
@@ -17,20 +17,21 @@ fcl_status fcl__queue_new(const fcl__backend *backend, cl_device_id device, unsi
   return FCL_OK;
 }
 
-fcl_status fcl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
+fcl_status fcl_queue_create(const fcl_context *context, const fcl_device *device, unsigned flags,
                             fcl_queue **queue) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 4);
   FCL_CHECK_ARG((flags & ~(unsigned)(FCL_QUEUE_OUT_OF_ORDER | FCL_QUEUE_PROFILING)) == 0, 3,
                 "flags", "only FCL_QUEUE_OUT_OF_ORDER and FCL_QUEUE_PROFILING are defined");
   *queue = NULL;
-  if (!device) device = context->devices[0];
-  if (fcl__context_device_index(context, device) < 0)
+  fcl_device *dev = device ? fcl__device_of(fcl__device_cl(device))
+                           : fcl_context_device(context, 0);
+  if (fcl__context_device_index(context, fcl__device_cl(dev)) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
   const fcl__backend *backend = fcl__context_backend(context);
   fcl_queue *q;
-  FCL_TRY(fcl__queue_new(backend, device, flags, &q));
-  fcl_status st = backend->queue_create(context, device, flags, q);
+  FCL_TRY(fcl__queue_new(backend, dev, flags, &q));
+  fcl_status st = backend->queue_create(context, dev, flags, q);
   if (st != FCL_OK) {
     free(q);
     return st;
@@ -53,7 +54,7 @@ void fcl_queue_release(fcl_queue **queue) {
   free(q);
 }
 
-fcl_status fcl_queue_device(const fcl_queue *queue, cl_device_id *device) {
+fcl_status fcl_queue_device(const fcl_queue *queue, fcl_device **device) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(device, 2);
   *device = queue->device;

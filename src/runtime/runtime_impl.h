@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "backend.h"
 #include "flowcl/runtime.h"
 
 typedef struct fcl__memo_entry fcl__memo_entry;
@@ -115,6 +116,17 @@ bool fcl__binary_complete(const unsigned char *binary, size_t size, const char *
 
 /* Index of a device in the context, or -1. */
 int fcl__context_device_index(const fcl_context *context, cl_device_id device);
+
+/* The flowcl platform / device of an OpenCL one, made on first sight (opencl/device.c; NULL for
+ * NULL or out of memory), and the OpenCL device of a flowcl one. */
+fcl_platform *fcl__platform_of(cl_platform_id native);
+fcl_device *fcl__device_of(cl_device_id native);
+static inline cl_device_id fcl__device_cl(const fcl_device *device) {
+  return device ? (cl_device_id)device->native : NULL;
+}
+static inline cl_platform_id fcl__platform_cl(const fcl_platform *platform) {
+  return platform ? (cl_platform_id)platform->native : NULL;
+}
 
 /* Size in bytes of an OpenCL C by-value type name ("float4" -> 16), 0 when unknown. */
 size_t fcl__cl_type_size(const char *type_name);

@@ -28,7 +28,7 @@ fcl_status fcl_sampler_create(fcl_context *ctx, const fcl_sampler_desc *d, cl_sa
   }
   for (cl_uint i = 0; i < ctx->num_devices; ++i) {
     fcl_device_info info;
-    FCL_TRY(fcl_device_get_info(ctx->devices[i], &info));
+    FCL_TRY(fcl_device_get_info(fcl_context_device(ctx, i), &info));
     if (!info.image_support)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "samplers: device '%s' has no image support",
                        info.name);

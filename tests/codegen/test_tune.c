@@ -131,7 +131,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
   opt.effort = FCL_TUNE_AUTO;
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(device->device, &info));
-  const bool cpu = info.type & CL_DEVICE_TYPE_CPU;
+  const bool cpu = info.type & FCL_DEVICE_CPU;
   CHECK_OK(fcl_tune(kb, 3, axes, apply, NULL, env.ctx, device->device, &opt, &r, NULL));
   CHECKF(r.effort == (cpu ? FCL_TUNE_ESTIMATE : FCL_TUNE_MEASURE), "auto on a %s: %s",
          cpu ? "CPU" : "GPU", fcl_tune_effort_name(r.effort));

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flowcl/opencl.h"
 
 int fcl_test_failures;
 
@@ -42,10 +43,10 @@ bool fcl_test_close(double got, double expected, double rtol_eps, double atol,
   return fabs(got - expected) <= tol;
 }
 
-const char *fcl_test_device_name(cl_device_id device) {
+const char *fcl_test_device_name(fcl_device *device) {
   static _Thread_local char name[256];
   name[0] = '\0';
-  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, NULL);
+  clGetDeviceInfo(fcl_device_cl(device), CL_DEVICE_NAME, sizeof name, name, NULL);
   return name;
 }
 

@@ -61,7 +61,7 @@ bool fcl_test_close(double got, double expected, double rtol_eps, double atol,
 typedef void (*fcl_test_device_fn)(const fcl_device_entry *device, void *user);
 int fcl_test_run_on_devices(fcl_test_device_fn fn, void *user);
 /* Name of a device for messages. */
-const char *fcl_test_device_name(cl_device_id device);
+const char *fcl_test_device_name(fcl_device *device);
 /* A fresh temporary directory (mkdtemp under TMPDIR), malloc'd path. */
 char *fcl_test_temp_dir(const char *tag);
 /* rm -r of a directory made by fcl_test_temp_dir. */

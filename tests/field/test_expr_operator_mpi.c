@@ -42,7 +42,7 @@ static void check_report_line(const char *report, const char *name) {
 }
 
 static void run(env *e) {
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_queue *q = NULL;
   CHECK_OK(fcl_queue_device(e->q, &dev));
   CHECK_OK(fcl_queue_create(e->ctx, dev, FCL_QUEUE_PROFILING, &q));

@@ -534,8 +534,7 @@ static void errors(env *e) {
   CHECK_OK(fcl_device_list(&all, &ndev));
   for (size_t i = 0; i < ndev; ++i) {
     fcl_device_info info;
-    if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU))
-      gpus++;
+    if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & FCL_DEVICE_GPU)) gpus++;
   }
   free(all);
   /* before any topology: the same choice */
@@ -545,7 +544,7 @@ static void errors(env *e) {
   CHECK(early.device == mine.device);
   fcl_device_info mi;
   CHECK_OK(fcl_device_get_info(mine.device, &mi));
-  CHECKF(gpus ? (mi.type & CL_DEVICE_TYPE_GPU) != 0 : (mi.type & CL_DEVICE_TYPE_CPU) != 0,
+  CHECKF(gpus ? (mi.type & FCL_DEVICE_GPU) != 0 : (mi.type & FCL_DEVICE_CPU) != 0,
          "rank %d was given %s with %zu GPU(s) present", rank_, mi.name, gpus);
   /* FLOWCL_DEVICE is the default spec (it was ignored here once) */
   const char *was = getenv("FLOWCL_DEVICE");

@@ -63,9 +63,9 @@ int main(void) {
   size_t n = 0, gpus = 0;
   if (fcl_device_list(&list, &n) != FCL_OK) return FCL_TEST_SKIP;
   for (size_t i = 0; i < n; ++i) {
-    cl_device_type type = 0;
-    clGetDeviceInfo(list[i].device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    if (!(type & CL_DEVICE_TYPE_GPU)) continue;
+    fcl_device_info info;
+    if (fcl_device_get_info(list[i].device, &info) != FCL_OK || !(info.type & FCL_DEVICE_GPU))
+      continue;
     ++gpus;
     int before = fcl_test_failures;
     check_gpu(&list[i]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void scale(__global float *y, const float a) { y[get_global_id(0)] *= a; }\n";

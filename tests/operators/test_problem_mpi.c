@@ -589,7 +589,7 @@ out:
  * untimed step; neither node gets the whole), and the calls of the timed steps only. How the
  * shares split is not checked: on an oversubscribed CPU one kernel can take most of the time. */
 static void check_node_timing(env *e) {
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_queue *q = NULL;
   CHECK_OK(fcl_queue_device(e->q, &dev));
   CHECK_OK(fcl_queue_create(e->ctx, dev, FCL_QUEUE_PROFILING, &q));

@@ -148,7 +148,7 @@ static void leak_logged(void) {
   fcl_allocator_release(&a);
 }
 
-static void immediate_waits_counted(fcl_context *ctx, cl_device_id device) {
+static void immediate_waits_counted(fcl_context *ctx, fcl_device *device) {
   fcl_queue *q = NULL;
   fcl_allocator *a = NULL;
   CHECK_OK(fcl_queue_create(ctx, device, 0, &q));

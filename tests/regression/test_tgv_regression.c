@@ -56,7 +56,7 @@ static void test_options(fcl_test_mpi_env *e, fcl_dtype dtype, double dt_max, do
   o->output_dir = dir;
   o->quiet = true;
   o->plot = false;
-  cl_device_id dev;
+  fcl_device *dev;
   fcl_device_info info;
   CHECK_OK(fcl_queue_device(e->q, &dev));
   CHECK_OK(fcl_device_get_info(dev, &info));

@@ -16,7 +16,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
         (fcl_device_has_extension(&d, "cl_khr_fp64") || d.double_fp_config != 0 ||
          fcl_device_has_extension(&d, "cl_amd_fp64")));
   CHECK(fcl_test_contains(c.fast_inaccurate_options, "-cl-fast-relaxed-math"));
-  if (d.type & CL_DEVICE_TYPE_CPU) {
+  if (d.type & FCL_DEVICE_CPU) {
     unsigned lanes8 = 0;
     CHECK(c.simd_group_size == d.native_vector_width[4]); /* float lanes */
     CHECK_OK(fcl_device_simd_group_size(e->device, 8, &lanes8));
@@ -29,7 +29,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK(c.nv_compute_capability_major == -1);
   }
   /* dedicated local memory has banks (a power of two); global-backed local memory has none */
-  if (d.local_mem_type == CL_LOCAL)
+  if (d.local_mem_dedicated)
     CHECK(c.local_mem_bank_count > 0 &&
           (c.local_mem_bank_count & (c.local_mem_bank_count - 1)) == 0);
   else

@@ -162,7 +162,7 @@ static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, c
 /* runtime.h, fcl_kernel_capture: "a program without source or an image, sampler or queue
  * argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written (FCL_ERR_IO)". */
 static void capture_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_mem b,
-                             cl_device_id device) {
+                             fcl_device *device) {
   char *dir = fcl_test_temp_dir("checks-fire");
   if (!dir) return;
   char path[1024], nowhere[1024];
@@ -246,7 +246,7 @@ static fcl_status refuse(void *user, fcl_kbuilder *kb, const int64_t *choice) {
  * fcl_launcher_param, "i out of range: FCL_ERR_INVALID_ARGUMENT"; image.h: "Sizes beyond the
  * device's image limits are an error naming the limit"; tune.h: fcl_tune "Fails when no choice
  * gives a valid variant, with the reason of the default's failure". */
-static void other_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_device_id device) {
+static void other_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, fcl_device *device) {
   fcl_launcher *host = NULL, *kl = NULL;
   CHECK_OK(fcl_launcher_create_host("host", nothing, NULL, &host));
   CHECK_STATUS(fcl_launcher_set_work_size_fn(host, sizes, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
@@ -333,7 +333,7 @@ typedef struct {
   cl_mem b;
 } kit;
 
-static bool kit_open(cl_device_id device, kit *t) {
+static bool kit_open(fcl_device *device, kit *t) {
   *t = (kit){0};
   CHECK_OK(fcl_context_create(1, &device, &t->ctx));
   if (!t->ctx) return false;

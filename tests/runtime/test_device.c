@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;
@@ -13,10 +14,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   cl_uint cu = 0;
   size_t wg = 0;
   cl_ulong mem = 0;
-  clGetDeviceInfo(e->device, CL_DEVICE_NAME, sizeof name, name, NULL);
-  clGetDeviceInfo(e->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
-  clGetDeviceInfo(e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-  clGetDeviceInfo(e->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_NAME, sizeof name, name, NULL);
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
   CHECK(strcmp(d.name, name) == 0);
   CHECK(d.max_compute_units == cu && cu > 0);
   CHECK(d.max_work_group_size == wg && wg > 0);
@@ -27,6 +28,26 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(d.max_mem_alloc_size > 0 && d.max_mem_alloc_size <= d.global_mem_size);
   CHECK(d.available && d.compiler_available);
   CHECK(d.native_kernels == ((d.execution_capabilities & CL_EXEC_NATIVE_KERNEL) != 0));
+  /* flowcl's device and platform against OpenCL's: one object per device, both ways round */
+  cl_device_type type = 0;
+  cl_device_local_mem_type local = CL_GLOBAL;
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_LOCAL_MEM_TYPE, sizeof local, &local, NULL);
+  CHECK(d.type == (fcl_device_type)type && d.type != 0);
+  CHECK(d.local_mem_dedicated == (local == CL_LOCAL));
+  CHECK(d.id == e->device);
+  fcl_device *from = NULL;
+  fcl_platform *pfrom = NULL;
+  CHECK_OK(fcl_device_from_cl(fcl_device_cl(e->device), &from));
+  CHECK(from == e->device);
+  CHECK_OK(fcl_platform_from_cl(fcl_platform_cl(e->platform), &pfrom));
+  CHECK(pfrom == e->platform);
+  cl_platform_id native_platform = NULL;
+  clGetDeviceInfo(fcl_device_cl(e->device), CL_DEVICE_PLATFORM, sizeof native_platform,
+                  &native_platform, NULL);
+  CHECK(fcl_platform_cl(e->platform) == native_platform);
+  CHECK_STATUS(fcl_device_from_cl(NULL, &from), FCL_ERR_INVALID_ARGUMENT, "argument 1 (native)");
+  CHECK(fcl_device_cl(NULL) == NULL && fcl_platform_cl(NULL) == NULL);
   /* Extension matching is by whole word. */
   if (fcl_device_has_extension(&d, "cl_khr_fp64"))
     CHECK(!fcl_device_has_extension(&d, "cl_khr_fp"));
@@ -36,7 +57,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_platform_info p;
   CHECK_OK(fcl_platform_get_info(e->platform, &p));
   CHECK(p.name[0] && p.num_devices > e->device_index);
-  cl_device_id again;
+  fcl_device *again;
   CHECK_OK(fcl_platform_get_device(e->platform, e->device_index, &again));
   CHECK(again == e->device);
   CHECK_STATUS(fcl_platform_get_device(e->platform, 1000, &again), FCL_ERR_NOT_FOUND, "1000");
@@ -86,7 +107,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_OK(fcl_device_list(&all, &count));
     for (size_t i = 0; i < count; ++i) {
       fcl_device_info info;
-      if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & CL_DEVICE_TYPE_GPU) &&
+      if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & FCL_DEVICE_GPU) &&
           gpus < 64)
         gpu[gpus++] = all[i];
     }
@@ -95,9 +116,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
       CHECK_OK(fcl_device_select_nth(NULL, index, &s));
       fcl_device_info si;
       CHECK_OK(fcl_device_get_info(s.device, &si));
-      CHECKF(
-          gpus ? s.device == gpu[(size_t)index % gpus].device : (si.type & CL_DEVICE_TYPE_CPU) != 0,
-          "node-local index %d: %s (%zu GPUs)", index, si.name, gpus);
+      CHECKF(gpus ? s.device == gpu[(size_t)index % gpus].device : (si.type & FCL_DEVICE_CPU) != 0,
+             "node-local index %d: %s (%zu GPUs)", index, si.name, gpus);
     }
     snprintf(spec, sizeof spec, "%u:%u", e->platform_index, e->device_index);
     CHECK_OK(fcl_device_select_nth(spec, 7, &s));

@@ -15,7 +15,7 @@ static void capture(fcl_log_level level, const char *message, void *user) {
 static void *other_thread(void *arg) {
   (void)arg;
   /* A failure on this thread must not show on the main thread. */
-  cl_platform_id p;
+  fcl_platform *p;
   fcl_platform_get(1000000, &p);
   return (void *)(fcl_last_status() == FCL_ERR_NOT_FOUND ? (void *)1 : NULL);
 }

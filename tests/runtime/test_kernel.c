@@ -27,7 +27,7 @@ static const char *source =
 /* Device-side enqueue: a parent kernel enqueues a child on the on-device queue it is given, and
  * the child writes 7. A device without on-device queues (PoCL's CPU device, NVIDIA's OpenCL):
  * NOT_SUPPORTED naming it, which is what is checked there. */
-static void check_device_queue(fcl_context *ctx, fcl_queue *q, cl_device_id device,
+static void check_device_queue(fcl_context *ctx, fcl_queue *q, fcl_device *device,
                                const char *name) {
   fcl_queue *dq = NULL;
   fcl_status st = fcl_queue_create_on_device(ctx, device, 0, true, &dq);

@@ -33,7 +33,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_context *ctx = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   if (!ctx) return;
-  cl_device_id dev = e->device;
+  fcl_device *dev = e->device;
 
   /* Source build, options recorded, FLOWCL_BUILD_OPTIONS appended. */
   const char *src = "__kernel void k(__global int *out) { out[0] = VALUE * 2; }\n";

@@ -47,7 +47,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_context_release(&extra);
   CHECK(fcl_context_cl(ctx) != NULL);
   fcl_context *by_type = NULL;
-  CHECK_OK(fcl_context_create_from_type(e->platform, CL_DEVICE_TYPE_ALL, &by_type));
+  CHECK_OK(fcl_context_create_from_type(e->platform, FCL_DEVICE_ALL, &by_type));
   CHECK(fcl_context_num_devices(by_type) >= 1);
   fcl_context_release(&by_type);
   CHECK_STATUS(fcl_context_create(0, &e->device, &extra), FCL_ERR_INVALID_ARGUMENT,
@@ -68,9 +68,28 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_STATUS(fcl_queue_create(ctx, e->device, FCL_QUEUE_OUT_OF_ORDER, &ooo),
                  FCL_ERR_NOT_SUPPORTED, "out-of-order");
   }
-  cl_device_id qd = NULL;
+  fcl_device *qd = NULL;
   CHECK_OK(fcl_queue_device(q, &qd));
   CHECK(qd == e->device);
+  /* a wrapped OpenCL queue: the same queue, its flags read back, retained by the object */
+  fcl_queue *qwrapped = NULL, *again = NULL;
+  CHECK_OK(fcl_queue_wrap(ctx, fcl_queue_cl(q), &qwrapped));
+  CHECK(fcl_queue_cl(qwrapped) == fcl_queue_cl(q));
+  CHECK(fcl_queue_flags(qwrapped) == FCL_QUEUE_PROFILING);
+  cl_uint refs = 0;
+  clGetCommandQueueInfo(fcl_queue_cl(q), CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+  CHECK(refs == 2);
+  CHECK_OK(fcl_queue_device(qwrapped, &qd));
+  CHECK(qd == e->device);
+  fcl_queue_release(&qwrapped);
+  CHECK(qwrapped == NULL);
+  clGetCommandQueueInfo(fcl_queue_cl(q), CL_QUEUE_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+  CHECK(refs == 1);
+  again = fcl_queue_retain(q);
+  CHECK(again == q);
+  fcl_queue_release(&again);
+  CHECK(again == NULL && fcl_queue_cl(q) != NULL);
+  CHECK_STATUS(fcl_queue_wrap(ctx, NULL, &qwrapped), FCL_ERR_INVALID_ARGUMENT, "argument 2");
 
   /* A user event holds back a marker until it is completed. */
   cl_event gate = NULL, marker = NULL, barrier = NULL;

@@ -4,8 +4,8 @@
 
 #include "../backend.h"
 
-fcl_status fcl__opencl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
-                                    fcl_queue *q);
+fcl_status fcl__opencl_queue_create(const fcl_context *context, const fcl_device *device,
+                                    unsigned flags, fcl_queue *q);
 void fcl__opencl_queue_destroy(fcl_queue *q);
 fcl_status fcl__opencl_queue_flush(fcl_queue *q);
 fcl_status fcl__opencl_queue_finish(fcl_queue *q);

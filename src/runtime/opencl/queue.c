@@ -23,8 +23,9 @@ static int device_major_version(cl_device_id device) {
   return major;
 }
 
-fcl_status fcl__opencl_queue_create(const fcl_context *context, cl_device_id device, unsigned flags,
-                                    fcl_queue *q) {
+fcl_status fcl__opencl_queue_create(const fcl_context *context, const fcl_device *fdevice,
+                                    unsigned flags, fcl_queue *q) {
+  cl_device_id device = fcl__device_cl(fdevice);
   cl_command_queue_properties supported = 0, wanted = 0;
   FCL_CL_TRY(
       clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL),
@@ -99,7 +100,7 @@ fcl_status fcl_queue_wrap(const fcl_context *context, cl_command_queue native, f
   unsigned flags = ((props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? FCL_QUEUE_OUT_OF_ORDER : 0) |
                    ((props & CL_QUEUE_PROFILING_ENABLE) ? FCL_QUEUE_PROFILING : 0);
   fcl_queue *q;
-  FCL_TRY(fcl__queue_new(&fcl__opencl_backend, device, flags, &q));
+  FCL_TRY(fcl__queue_new(&fcl__opencl_backend, fcl__device_of(device), flags, &q));
   FCL_CL_TRY(clRetainCommandQueue(native), "clRetainCommandQueue");
   q->native = native;
   *queue = q;
@@ -119,12 +120,12 @@ static bool device_queues(cl_device_id device) {
   return (caps & CL_DEVICE_QUEUE_SUPPORTED) != 0;
 }
 
-fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id device, cl_uint size,
-                                      bool make_default, fcl_queue **queue) {
+fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_device *fdevice,
+                                      cl_uint size, bool make_default, fcl_queue **queue) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 5);
   *queue = NULL;
-  if (!device) device = context->devices[0];
+  cl_device_id device = fdevice ? fcl__device_cl(fdevice) : context->devices[0];
   if (fcl__context_device_index(context, device) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
   char name[256] = "";
@@ -149,7 +150,7 @@ fcl_status fcl_queue_create_on_device(const fcl_context *context, cl_device_id d
   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, flags, CL_QUEUE_SIZE, size ? size : preferred,
                                  0};
   fcl_queue *q;
-  FCL_TRY(fcl__queue_new(&fcl__opencl_backend, device, FCL_QUEUE_OUT_OF_ORDER, &q));
+  FCL_TRY(fcl__queue_new(&fcl__opencl_backend, fcl__device_of(device), FCL_QUEUE_OUT_OF_ORDER, &q));
   cl_int err;
   q->native = clCreateCommandQueueWithProperties(context->cl, device, props, &err);
   if (err != CL_SUCCESS) {
@@ -169,12 +170,12 @@ fcl_status fcl_queue_enqueue_native(fcl_queue *queue, fcl_native_fn fn, const vo
   FCL_CHECK_ARG(args_size == 0 || args, 3, "args", "must not be NULL when args_size > 0");
   FCL_CHECK_ARG(queue->backend == &fcl__opencl_backend, 1, "queue", "not an OpenCL queue");
   cl_device_exec_capabilities caps = 0;
-  FCL_CL_TRY(
-      clGetDeviceInfo(queue->device, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof caps, &caps, NULL),
-      "clGetDeviceInfo(CL_DEVICE_EXECUTION_CAPABILITIES)");
+  FCL_CL_TRY(clGetDeviceInfo(fcl__device_cl(queue->device), CL_DEVICE_EXECUTION_CAPABILITIES,
+                             sizeof caps, &caps, NULL),
+             "clGetDeviceInfo(CL_DEVICE_EXECUTION_CAPABILITIES)");
   if (!(caps & CL_EXEC_NATIVE_KERNEL)) {
     char name[256] = "";
-    device_name(queue->device, name, sizeof name);
+    device_name(fcl__device_cl(queue->device), name, sizeof name);
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "native kernels (host callbacks as commands) are not supported by this "
                      "device ('%s'); use an event callback or a host step instead",
