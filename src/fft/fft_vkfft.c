@@ -18,7 +18,7 @@
 #include "flowcl/opencl.h"
 
 typedef struct {
-  fcl_device *device;
+  cl_device_id device; /* the device as VkFFT takes it */
   cl_context context;
   fcl_queue *queue;
   cl_command_queue cl_queue; /* the queue as VkFFT takes it */
@@ -290,7 +290,9 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   s->queue = fft->queue;
   s->cl_queue = fcl_queue_cl(fft->queue);
   s->context = fcl_context_cl(fft->context);
-  FCL_TRY(fcl_queue_device(fft->queue, &s->device));
+  fcl_device *device;
+  FCL_TRY(fcl_queue_device(fft->queue, &device));
+  s->device = fcl_device_cl(device);
   const fcl_topology *t = fft->topo;
   const int dim = fft->dim;
   const size_t *p = fft->padded;

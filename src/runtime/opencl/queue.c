@@ -120,25 +120,25 @@ static bool device_queues(cl_device_id device) {
   return (caps & CL_DEVICE_QUEUE_SUPPORTED) != 0;
 }
 
-fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_device *fdevice,
+fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_device *device,
                                       cl_uint size, bool make_default, fcl_queue **queue) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 5);
   *queue = NULL;
-  cl_device_id device = fdevice ? fcl__device_cl(fdevice) : context->devices[0];
-  if (fcl__context_device_index(context, device) < 0)
+  cl_device_id dev = device ? fcl__device_cl(device) : context->devices[0];
+  if (fcl__context_device_index(context, dev) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
   char name[256] = "";
-  device_name(device, name, sizeof name);
-  if (!device_queues(device))
+  device_name(dev, name, sizeof name);
+  if (!device_queues(dev))
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "device '%s' has no on-device queues (device-side enqueue: OpenCL 2.x, or "
                      "CL_DEVICE_QUEUE_SUPPORTED in CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES)",
                      name);
   cl_uint max = 0, preferred = 0;
-  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof max, &max, NULL),
+  FCL_CL_TRY(clGetDeviceInfo(dev, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof max, &max, NULL),
              "clGetDeviceInfo(CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE)");
-  FCL_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof preferred,
+  FCL_CL_TRY(clGetDeviceInfo(dev, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof preferred,
                              &preferred, NULL),
              "clGetDeviceInfo(CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE)");
   if (size > max)
@@ -150,9 +150,9 @@ fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_devi
   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, flags, CL_QUEUE_SIZE, size ? size : preferred,
                                  0};
   fcl_queue *q;
-  FCL_TRY(fcl__queue_new(&fcl__opencl_backend, fcl__device_of(device), FCL_QUEUE_OUT_OF_ORDER, &q));
+  FCL_TRY(fcl__queue_new(&fcl__opencl_backend, fcl__device_of(dev), FCL_QUEUE_OUT_OF_ORDER, &q));
   cl_int err;
-  q->native = clCreateCommandQueueWithProperties(context->cl, device, props, &err);
+  q->native = clCreateCommandQueueWithProperties(context->cl, dev, props, &err);
   if (err != CL_SUCCESS) {
     free(q);
     return FCL_CL_ERROR(err, "clCreateCommandQueueWithProperties(on device '%s', %u bytes)", name,
