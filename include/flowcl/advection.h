@@ -145,7 +145,8 @@ typedef struct fcl_advection fcl_advection;
 /** Plan the advection of nfields fields (every component of each) by velocity (dim components),
  * all on one topology, precision and queue. Every axis must be periodic; an axis split over
  * ranks needs ghosts of at least fcl_advection_ghosts_needed on it. Generates, builds and
- * tunes the kernels. The fields must outlive the operator. Not collective (the tuner runs per
+ * tunes the kernels; the segments' halo buffers, where lines are cut, come from the velocity's
+ * pool (fcl_field_pool). The fields must outlive the operator. Not collective (the tuner runs per
  * rank); fails on every rank alike for the same input. Destroy *out with
  * fcl_advection_destroy. */
 fcl_status fcl_advection_create(fcl_field *velocity, int nfields, fcl_field *const *fields,

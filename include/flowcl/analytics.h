@@ -40,7 +40,8 @@ typedef struct fcl_analytics fcl_analytics;
 
 /** Diagnostics of velocity u (dim components) and vorticity w (3 components in 3D, 1 in 2D;
  * NULL: none, and the vorticity quantities are errors), on one topology, precision and queue;
- * one scalar work field from pool. The fields must outlive the object. Destroy *out with
+ * one scalar work field, and on GPUs the one-pass kernel's partials, from pool. The fields must
+ * outlive the object. Destroy *out with
  * fcl_analytics_destroy. */
 fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl_analytics **out);
 void fcl_analytics_destroy(fcl_analytics **an); /**< accepts NULL */

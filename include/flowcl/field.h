@@ -135,6 +135,9 @@ fcl_dtype fcl_field_dtype(const fcl_field *field);
 /** The field's topology (not owned by the field). */
 fcl_topology *fcl_field_topology(const fcl_field *field);
 fcl_context *fcl_field_context(const fcl_field *field); /**< not retained for the caller */
+/** The pool given to fcl_field_create (retained by the field; not for the caller): operators on
+ * the field take their work buffers from it. */
+fcl_pool *fcl_field_pool(const fcl_field *field);
 /** The field's queue (retained by the field; not for the caller). */
 fcl_queue *fcl_field_queue(const fcl_field *field);
 /** Padded local shape {px, py, pz} (n + 2 origin per axis) and the buffer of a component (owned by the field; NULL for

@@ -574,8 +574,12 @@ fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device,
 
 /** Process-wide, since the start, thread safe; for tests and benchmarks that check what a code
  * path costs. Programs built: fcl_program_build calls that succeeded, compiled or served from
- * the binary cache (either way a program object made ready to run). */
+ * the binary cache (either way a program object made ready to run), and the FFT library's
+ * programs made ready through the cache. */
 uint64_t fcl_count_programs_built(void);
+/** Programs compiled from source: those of the builds above that the binary cache did not serve
+ * (a miss, or the cache off). A second run with a warm cache compiles none. */
+uint64_t fcl_count_programs_compiled(void);
 /** Host syncs: waits of the host for the device that flowcl made, fcl_queue_finish and
  * fcl_events_wait (flowcl's layers make every blocking wait of their work through them; the
  * waits of destroy functions and of cleanups after a failure are not counted). A wait for an

@@ -238,14 +238,9 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
     const size_t size = fcl_dtype_size(spec.dtype);
     const double bytes = (1.0 + 2.0 * spec.ncomp) * points * (double)size;
     fcl_status st = FCL_OK;
-    for (int c = first; halo && c < first + spec.ncomp && st == FCL_OK; ++c) {
-      cl_int err;
-      adv->halo[axis][c] = clCreateBuffer(fcl_context_cl(fcl_field_context(u)), CL_MEM_READ_WRITE,
-                                          halo_elements * size, NULL, &err);
-      if (err != CL_SUCCESS)
-        st = FCL_CL_ERROR(err, "advection along %c: %zu bytes of segment halos", "xyz"[axis],
-                          halo_elements * size);
-    }
+    for (int c = first; halo && c < first + spec.ncomp && st == FCL_OK; ++c)
+      st = fcl_array_create(fcl_field_pool(u), fcl_field_queue(u), spec.dtype, 1, &halo_elements,
+                            &adv->halo[axis][c]);
     if (halo && st == FCL_OK)
       st = fcl_launcher_set_bytes_per_launch(halo, 2 * halo_elements * spec.ncomp * size);
     if (halo && st == FCL_OK) st = fcl_launcher_list_push(adv->dir[axis], halo);
@@ -263,7 +258,7 @@ static fcl_status plan_axis(fcl_advection *adv, int axis) {
   for (int c = 0; c < adv->ncomp; ++c) {
     snprintf(name, sizeof name, "h%d", c);
     if (adv->halo[axis][c])
-      FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, adv->halo[axis][c]));
+      FCL_TRY(fcl_param_set_buffer(adv->params[axis], name, fcl_array_buffer(adv->halo[axis][c])));
   }
   return bind_fields(adv, axis);
 }
@@ -322,8 +317,7 @@ void fcl_advection_destroy(fcl_advection **adv) {
   for (int a = 0; a < 3; ++a) {
     fcl_param_set_destroy(&(*adv)->params[a]);
     fcl_launcher_destroy(&(*adv)->dir[a]);
-    for (int c = 0; c < FCL__ADV_MAX_COMPS; ++c)
-      if ((*adv)->halo[a][c]) clReleaseMemObject((*adv)->halo[a][c]);
+    for (int c = 0; c < FCL__ADV_MAX_COMPS; ++c) fcl_array_destroy(&(*adv)->halo[a][c]);
   }
   for (int k = 0; k < FCL_CFL_MAX_LAG; ++k) fcl_reduction_destroy(&(*adv)->pending[k].umax);
   free((*adv)->fields);

@@ -97,7 +97,7 @@ struct fcl_advection {
   int64_t last;           /* the index of the last step a deferred check started for */
   int64_t calls;          /* split steps taken */
   bool problem_refreshes; /* as a problem's operator: the problem keeps the velocity's ghosts */
-  cl_mem halo[3][FCL__ADV_MAX_COMPS]; /* per axis cut in segments: the halos of component c */
+  fcl_array *halo[3][FCL__ADV_MAX_COMPS]; /* per axis cut in segments: component c's halos */
 };
 
 #endif

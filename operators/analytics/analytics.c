@@ -14,7 +14,7 @@
 enum { DIAG_ENERGY, DIAG_ENSTROPHY, DIAG_UMAX, DIAG_VORTICITY, DIAG_GRAD, DIAG_DIV, NDIAG };
 
 struct fcl_analytics {
-  fcl_field *u, *w, *work;
+  fcl_field *u, *w, *work; /* work: from the pool given at creation, which the one pass uses too */
   fcl_fd *grad_norm, *divergence, *vorticity_norm;
   /* On a GPU, the dt measure with the gradient and the diagnostics with a vorticity run one
    * kernel over the fields (one_pass.h); otherwise reductions of u and of the work field, one
@@ -154,7 +154,7 @@ fcl_status fcl_analytics_compute(fcl_analytics *an, unsigned what, fcl_diagnosti
   if (an->one_pass && an->w &&
       (what & (FCL_DIAG_GRAD_U | FCL_DIAG_DIVERGENCE | FCL_DIAG_MAX_VORTICITY))) {
     fcl_diagnostics all = {0};
-    if (!an->all) FCL_TRY(fcl__one_pass_create(an->u, an->w, &an->all));
+    if (!an->all) FCL_TRY(fcl__one_pass_create(an->u, an->w, fcl_field_pool(an->work), &an->all));
     FCL_TRY(fcl__one_pass_measure(an->all, &all));
     if (what & FCL_DIAG_ENERGY) d->energy = all.energy;
     if (what & FCL_DIAG_ENSTROPHY) d->enstrophy = all.enstrophy;
@@ -190,7 +190,7 @@ fcl_status fcl_analytics_dt_inputs(fcl_analytics *an, bool with_gradient, fcl_dt
   FCL_CHECK_NULL(in, 3);
   fcl_diagnostics d = {0};
   if (with_gradient && an->one_pass) {
-    if (!an->dt) FCL_TRY(fcl__one_pass_create(an->u, NULL, &an->dt));
+    if (!an->dt) FCL_TRY(fcl__one_pass_create(an->u, NULL, fcl_field_pool(an->work), &an->dt));
     FCL_TRY(fcl__one_pass_measure(an->dt, &d));
   } else {
     /* every reduction enqueued before the one wait, for the last of them (the queue runs in

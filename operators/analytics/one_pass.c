@@ -19,8 +19,8 @@ struct fcl__one_pass {
   fcl_field *u, *w;
   fcl_program *program;
   fcl_launcher *launcher;
-  cl_mem bound[6]; /* u's then w's buffers as the kernel's first arguments (fcl_field_swap) */
-  cl_mem partial;
+  cl_mem bound[6];    /* u's then w's buffers as the kernel's first arguments (fcl_field_swap) */
+  fcl_array *partial; /* per work-group partials, from the analytics' pool */
   void *host;
   size_t groups, itemsize; /* partials in the field's precision */
   int dim, nmax, nstats;   /* the maxima first, then the sums (with w) */
@@ -31,7 +31,7 @@ void fcl__one_pass_destroy(fcl__one_pass **s) {
   if (!s || !*s) return;
   fcl_launcher_destroy(&(*s)->launcher);
   fcl_program_release(&(*s)->program);
-  if ((*s)->partial) clReleaseMemObject((*s)->partial);
+  fcl_array_destroy(&(*s)->partial);
   free((*s)->host);
   free(*s);
   *s = NULL;
@@ -47,7 +47,7 @@ static void buffers(const fcl__one_pass *s, cl_mem out[6]) {
   }
 }
 
-static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
+static fcl_status launcher(fcl__one_pass *s, fcl_pool *pool, const fcl_device_info *info) {
   fcl_field *u = s->u;
   const fcl_topology *t = fcl_field_topology(u);
   const fcl_domain *d = fcl_topology_domain(t);
@@ -70,12 +70,11 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
   if (shares < 1) shares = 1;
   s->groups = tiles[0] * tiles[1] * shares;
   s->itemsize = info->double_fp_config ? sizeof(double) : sizeof(float);
-  const size_t bytes = s->groups * (size_t)s->nstats * s->itemsize;
-  cl_int err;
-  s->partial = clCreateBuffer(fcl_context_cl(fcl_field_context(u)), CL_MEM_READ_WRITE, bytes, NULL,
-                              &err);
-  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "analytics of '%s': partials", fcl_field_name(u));
-  if (!(s->host = malloc(bytes)))
+  const size_t count = s->groups * (size_t)s->nstats;
+  FCL_TRY(fcl_array_create(pool, fcl_field_queue(u),
+                           info->double_fp_config ? FCL_FLOAT64 : FCL_FLOAT32, 1, &count,
+                           &s->partial));
+  if (!(s->host = malloc(count * s->itemsize)))
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s': partials", fcl_field_name(u));
   fcl_arg args[28];
   int k = 0;
@@ -101,7 +100,7 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
     args[k] = f64 ? fcl_arg_f64((cl_uint)k, c1) : fcl_arg_f32((cl_uint)k, (float)c1), ++k;
     args[k] = f64 ? fcl_arg_f64((cl_uint)k, c2) : fcl_arg_f32((cl_uint)k, (float)c2), ++k;
   }
-  args[k] = fcl_arg_buffer((cl_uint)k, s->partial), ++k;
+  args[k] = fcl_arg_buffer((cl_uint)k, fcl_array_buffer(s->partial)), ++k;
   size_t points = 1;
   for (int a = 0; a < s->dim; ++a) points *= (size_t)n[a];
   fcl_launch_config cfg = {
@@ -116,7 +115,7 @@ static fcl_status launcher(fcl__one_pass *s, const fcl_device_info *info) {
                                     &s->launcher);
 }
 
-fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out) {
+fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl__one_pass **out) {
   *out = NULL;
   const fcl_topology *t = fcl_field_topology(u);
   const fcl_domain *d = fcl_topology_domain(t);
@@ -143,7 +142,7 @@ fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out)
     s->cell *= fcl_domain_spacing(d, a);
     s->volume *= d->length[a];
   }
-  fcl_status st = launcher(s, &info);
+  fcl_status st = launcher(s, pool, &info);
   if (st != FCL_OK) {
     fcl__one_pass_destroy(&s);
     return st;
@@ -163,11 +162,8 @@ fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   }
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
   const int nq = s->nstats;
-  cl_event read;
-  cl_int err = clEnqueueReadBuffer(fcl_queue_cl(q), s->partial, CL_FALSE, 0,
-                                   s->groups * (size_t)nq * s->itemsize, s->host, 0, NULL, &read);
-  if (err != CL_SUCCESS)
-    return FCL_CL_ERROR(err, "analytics of '%s': read the partials", fcl_field_name(s->u));
+  cl_event read; /* waited for through fcl_events_wait: the wait counts as a host sync */
+  FCL_TRY(fcl_array_read(s->partial, q, FCL_NON_BLOCKING, s->host, 0, NULL, &read));
   fcl_status st = fcl_events_wait(1, &read);
   clReleaseEvent(read);
   FCL_TRY(st);

@@ -11,8 +11,9 @@
 typedef struct fcl__one_pass fcl__one_pass;
 
 /* For u (as many components as the domain's dimensions, 2 ghosts per axis) and w (NULL: the
- * dt measure's maxima only; else 3 components in 3D, 1 in 2D, on u's topology and precision). */
-fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl__one_pass **out);
+ * dt measure's maxima only; else 3 components in 3D, 1 in 2D, on u's topology and precision);
+ * the partials' buffer from pool. */
+fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl__one_pass **out);
 /* Exchange u's ghosts, run the kernel, wait for its partials: d->umax (0 past the dimension),
  * d->max_grad_u and, with w, d->energy, d->enstrophy, d->max_vorticity and d->divergence as
  * fcl_analytics_compute defines them. Collective. */

@@ -4,16 +4,24 @@
  * a device work array, then transposes (fft_transpose.c) and c2c plans along the axes they make
  * whole: slabs, one transpose and the last axis; pencils, the row transpose and y, the column
  * transpose and z. In 3D, z may be flowcl's own pass (fft_columns.c): on one rank VkFFT's
- * plans then leave it out, on several it replaces the c2c plan of the last axis. VkFFT's kernels are cached by flowcl's program cache (fft_vkfft_cache.h). */
+ * plans then leave it out, on several it replaces the c2c plan of the last axis. VkFFT's
+ * kernels go through flowcl's program binary cache (below). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "opencl/cached_program.h"
 #include "check.h"
 #include "fft_columns_impl.h"
 #include "fft_impl.h"
 
-#include "fft_vkfft_cache.h" /* before vkFFT.h: its program builds go through the cache */
-#define VKFFT_BACKEND 3      /* OpenCL */
+/* VkFFT (1.2.26) creates and builds every kernel with these two OpenCL calls and offers no
+ * other hook: its own binary save/load (saveApplicationToString) writes OpenCL binaries with
+ * sprintf("%s") and reads them back two bytes short, so a binary holding a zero byte (PoCL's)
+ * does not survive. In this file only they go to the runtime's cached builds. */
+#define clCreateProgramWithSource(context, count, strings, lengths, err)                           \
+  fcl__cached_program_create(context, count, strings, lengths, "vkfft", err)
+#define clBuildProgram fcl__cached_program_build
+#define VKFFT_BACKEND 3 /* OpenCL */
 #include <vkFFT.h>
 #include "flowcl/opencl.h"
 

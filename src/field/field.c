@@ -50,6 +50,7 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue 
   f->context = fcl_context_retain(context);
   f->queue = queue;
   fcl_queue_retain(queue);
+  f->pool = fcl_pool_retain(pool);
   f->ncomp = ncomp;
   f->dtype = dtype;
   f->itemsize = fcl_dtype_size(dtype);
@@ -85,6 +86,7 @@ void fcl_field_destroy(fcl_field **field) {
   fcl__reduce_state_free(f->reduce);
   fcl__transpose_cache_free(f);
   for (int c = 0; c < 3; ++c) fcl_array_destroy(&f->comp[c]);
+  fcl_pool_release(&f->pool);
   fcl_program_release(&f->program);
   fcl_queue_release(&f->queue);
   fcl_context_release(&f->context);
@@ -129,6 +131,7 @@ int fcl_field_ncomp(const fcl_field *f) { return f ? f->ncomp : 0; }
 fcl_dtype fcl_field_dtype(const fcl_field *f) { return f ? f->dtype : FCL_FLOAT32; }
 fcl_topology *fcl_field_topology(const fcl_field *f) { return f ? f->topo : NULL; }
 fcl_context *fcl_field_context(const fcl_field *f) { return f ? f->context : NULL; }
+fcl_pool *fcl_field_pool(const fcl_field *f) { return f ? f->pool : NULL; }
 fcl_queue *fcl_field_queue(const fcl_field *f) { return f ? f->queue : NULL; }
 const size_t *fcl_field_padded_shape(const fcl_field *f) { return f ? f->padded : NULL; }
 cl_mem fcl_field_buffer(const fcl_field *f, int comp) {

@@ -26,6 +26,7 @@ struct fcl_field {
   fcl_topology *topo;
   fcl_context *context;
   fcl_queue *queue;
+  fcl_pool *pool; /* the storage's at creation; operators' work buffers too */
   int ncomp;
   fcl_dtype dtype;
   size_t itemsize;

@@ -366,7 +366,10 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   if (st == FCL_OK && cache) store_in_cache(p, keys);
   fcl__cache_unlock(lock);
   free(keys);
-  if (st == FCL_OK) fcl__count_program_built();
+  if (st == FCL_OK) {
+    fcl__count_program_built();
+    fcl__count_program_compiled();
+  }
   return st;
 }
 

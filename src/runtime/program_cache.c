@@ -8,10 +8,9 @@
  * (flock), so that processes building one program wait for the first and load its entry:
  * PoCL 3.1 crashes when it serializes a program (CL_PROGRAM_BINARIES) while another process
  * rewrites the same program in PoCL's own cache, and the ranks compile it once, not N times.
- * (VkFFT's programs are created and built in two calls: there the lock covers the load, and the
- * build with its store, separately; the ranks may then each compile them.) A directory of another user, or one
- * others may write to, is not used (code is loaded from it). Warnings about the directory come
- * once per run. */
+ * The same holds for the programs of libraries that build their own (cached_program.c). A
+ * directory of another user, or one others may write to, is not used (code is loaded from it).
+ * Warnings about the directory come once per run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

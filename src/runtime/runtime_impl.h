@@ -140,8 +140,9 @@ extern const char fcl__prelude_opencl[];
 fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
                             fcl_program **out);
 
-/* counters.c: one more program built, one more host wait (fcl_count_*). */
+/* counters.c: one more program built, compiled from source, one more host wait (fcl_count_*). */
 void fcl__count_program_built(void);
+void fcl__count_program_compiled(void);
 void fcl__count_host_sync(void);
 
 #endif

@@ -384,7 +384,7 @@ static void check_errors(env *e) {
 }
 
 /* VkFFT's kernels go to flowcl's program cache: planning adds entries once, and a second plan
- * built from them transforms correctly (round trip). */
+ * loads them (compiles nothing) and transforms correctly (round trip). */
 static void check_vkfft_cache(env *e) {
   if (!fcl_fft_backend_available(FCL_FFT_VKFFT)) return;
   const char *was = getenv("FLOWCL_CACHE_DIR");
@@ -402,11 +402,14 @@ static void check_vkfft_cache(env *e) {
   float *a = malloc(local * sizeof *a), *b = malloc(local * sizeof *b);
   CHECK_OK(fcl_field_read(f, 0, false, a));
   int counts[3];
+  uint64_t compiled[2];
   for (int round = 0; round < 2; ++round) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (round == 0) counts[0] = fcl_test_count_files(e->dir, ".clbin");
     fcl_fft *fft = NULL;
+    const uint64_t before = fcl_count_programs_compiled();
     CHECK_OK(fcl_fft_create(f, FCL_FFT_VKFFT, 1, e->pool, &fft));
+    compiled[round] = fcl_count_programs_compiled() - before;
     MPI_Barrier(MPI_COMM_WORLD);
     counts[round + 1] = fcl_test_count_files(e->dir, ".clbin");
     if (!fft) break;
@@ -424,6 +427,8 @@ static void check_vkfft_cache(env *e) {
          counts[0], counts[1]);
   CHECKF(counts[2] == counts[1], "a second VkFFT plan compiled again (%d -> %d entries)", counts[1],
          counts[2]);
+  CHECKF(compiled[1] == 0, "a second VkFFT plan compiled %llu programs (the first %llu)",
+         (unsigned long long)compiled[1], (unsigned long long)compiled[0]);
   free(a);
   free(b);
   fcl_field_destroy(&f);

@@ -496,7 +496,7 @@ static void check_dt_inputs(env *e, fcl_dtype dtype, int dim) {
   fcl__one_pass *one = NULL;
   fcl_diagnostics op = {0};
   if (u) spoil_ghosts(u);
-  if (u) CHECK_OK(fcl__one_pass_create(u, NULL, &one));
+  if (u) CHECK_OK(fcl__one_pass_create(u, NULL, fcl_field_pool(u), &one));
   if (one) CHECK_OK(fcl__one_pass_measure(one, &op));
   fcl__one_pass_destroy(&one);
   const double grad = op.max_grad_u, *umax = op.umax;
@@ -596,7 +596,7 @@ static void check_one_pass_diagnostics(env *e, fcl_dtype dtype, int dim, bool bo
   if (u && w) ref = reference_diagnostics(e, u, w);
   fcl__one_pass *op = NULL;
   if (u && w) spoil_ghosts(u);
-  if (u && w) CHECK_OK(fcl__one_pass_create(u, w, &op));
+  if (u && w) CHECK_OK(fcl__one_pass_create(u, w, fcl_field_pool(u), &op));
   if (op) CHECK_OK(fcl__one_pass_measure(op, &one));
   fcl__one_pass_destroy(&op);
   const double eps = dtype == FCL_FLOAT64 ? 1e-12 : 4e-6;
