@@ -5,7 +5,6 @@
 
 #include "flowcl/error.h"
 #include "flowcl/runtime.h"
-#include "flowcl/image.h"
 #include "flowcl/pool.h"
 #include "flowcl/array.h"
 #include "flowcl/launch.h"

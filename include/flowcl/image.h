@@ -1,6 +1,6 @@
 /** @file
- * flowcl runtime layer: images, samplers and memory objects (src/runtime/image.c, sampler.c,
- * mem_object.c).
+ * OpenCL only (part of the interop that flowcl/opencl.h includes): images, samplers and
+ * memory-object queries (src/runtime/opencl/image.c, sampler.c, mem_object.c).
  *
  * Images are OpenCL 1.2 image objects of 2 or 3 dimensions over a format (channel order and
  * channel type, cl_image_format). Shapes, origins and regions count pixels, x fastest: {width,
@@ -13,7 +13,7 @@
  * Samplers say how a kernel reads an image with read_imagef(image, sampler, coord): normalized
  * or pixel coordinates, what lies outside (addressing), nearest or linear filtering. Images and
  * samplers are kernel arguments through fcl_kernel_set_arg_image / fcl_kernel_set_arg_sampler
- * (flowcl/runtime.h), checked against the kernel's declared argument type. */
+ * (flowcl/opencl.h), checked against the kernel's declared argument type. */
 #ifndef FLOWCL_IMAGE_H
 #define FLOWCL_IMAGE_H
 

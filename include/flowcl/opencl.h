@@ -1,6 +1,8 @@
 /** @file
  * OpenCL interop: native handles in and out of flowcl's objects, and the features only OpenCL
- * has (on-device queues, native kernels).
+ * has: on-device queues, native kernels, built-in kernels, SPIR-V, separate compilation and
+ * linking, kernel capture as a plain OpenCL program, and (flowcl/image.h, included here)
+ * images, samplers and memory-object queries.
  *
  * Code that includes this header works with OpenCL alone; the rest of flowcl's API is the same
  * on every backend. A handle taken out (fcl_queue_cl) stays owned by its flowcl object: retain it
@@ -9,6 +11,7 @@
 #ifndef FLOWCL_OPENCL_H
 #define FLOWCL_OPENCL_H
 
+#include "flowcl/image.h"
 #include "flowcl/runtime.h"
 
 #ifdef __cplusplus
@@ -57,6 +60,52 @@ typedef void (*fcl_native_fn)(void *args);
 fcl_status fcl_queue_enqueue_native(fcl_queue *queue, fcl_native_fn fn, const void *args,
                                     size_t args_size, cl_uint num_wait, const cl_event *wait,
                                     cl_event *event);
+
+/* ---- programs: built-in kernels, SPIR-V, separate compilation and linking ---- */
+
+/** A program of built-in kernels of the context's devices: names separated by ';' as
+ * CL_DEVICE_BUILT_IN_KERNELS lists them (fcl_device_info.built_in_kernels; PoCL has
+ * "pocl.add.i8"). A name that a device does not list is FCL_ERR_NOT_FOUND naming it and what
+ * the device has. Ready for fcl_kernel_create at once (fcl_program_build does nothing). */
+fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, fcl_program **out);
+/** A program from bytes that are SPIR-V when they start with its magic number (0x07230203, in
+ * either byte order: fcl_program_create_il), else OpenCL C source of size bytes. */
+fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, size_t size,
+                                    const char *origin, fcl_program **out);
+/** Let the platform free its compiler's resources (a hint: later builds still work). */
+fcl_status fcl_platform_unload_compiler(const fcl_platform *platform);
+
+/** A program from SPIR-V (OpenCL 2.1+ or cl_khr_il_program); FCL_ERR_NOT_SUPPORTED naming the
+ * device when a device of the context accepts no IL. */
+fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t size,
+                                 fcl_program **out);
+
+/** Compile only (clCompileProgram), with embedded headers: header_names[i] is the include name
+ * of the source program headers[i]. */
+fcl_status fcl_program_compile(fcl_program *program, const char *options, cl_uint num_headers,
+                               fcl_program *const *headers, const char *const *header_names);
+/** Link compiled programs into a new executable program. */
+fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
+                            fcl_program *const *programs, const char *options, fcl_program **out);
+
+/** An image (flowcl/image.h: fcl_image_mem) for an image2d_t / image3d_t argument, and a sampler
+ * for a sampler_t one; another declared type is FCL_ERR_INVALID_ARGUMENT naming it. @{ */
+fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image);
+fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler);
+/** @} */
+
+/** Instead of launching, write to path a self-contained C program that rebuilds this kernel from
+ * its source and options, recreates every argument (buffer contents are read now, blocking, from
+ * queue) and runs this one launch with plain OpenCL. Built with `cc file.c -lOpenCL`, it runs on
+ * the device chosen by its first argument ("platform:device" indices, default 0:0) and writes
+ * every buffer argument after the launch to the file named by its second argument (default
+ * "capture.out"), in argument order. The file is written to a temporary name and renamed.
+ * Errors: an argument not set (FCL_ERR_INVALID_STATE), a program without source or an image,
+ * sampler or queue argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written
+ * (FCL_ERR_IO). */
+fcl_status fcl_kernel_capture(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
+                              const size_t *global, const size_t *local, const size_t *offset,
+                              unsigned flags, const char *path);
 
 #ifdef __cplusplus
 }

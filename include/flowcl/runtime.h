@@ -342,25 +342,10 @@ fcl_status fcl_program_create_source(fcl_context *context, const char *source, c
 /** A program from a source of flowcl's kernels/ folder embedded at build time ("selfcheck.cl"). */
 fcl_status fcl_program_create_builtin(fcl_context *context, const char *file_name,
                                       fcl_program **out);
-/** A program of built-in kernels of the context's devices: names separated by ';' as
- * CL_DEVICE_BUILT_IN_KERNELS lists them (fcl_device_info.built_in_kernels; PoCL has
- * "pocl.add.i8"). A name that a device does not list is FCL_ERR_NOT_FOUND naming it and what
- * the device has. Ready for fcl_kernel_create at once (fcl_program_build does nothing). */
-fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, fcl_program **out);
-/** A program from bytes that are SPIR-V when they start with its magic number (0x07230203, in
- * either byte order: fcl_program_create_il), else OpenCL C source of size bytes. */
-fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, size_t size,
-                                    const char *origin, fcl_program **out);
-/** Let the platform free its compiler's resources (a hint: later builds still work). */
-fcl_status fcl_platform_unload_compiler(const fcl_platform *platform);
 /** A program from one binary per device (devices of the context). */
 fcl_status fcl_program_create_binaries(fcl_context *context, unsigned num_devices,
                                        fcl_device *const *devices, const size_t *sizes,
                                        const unsigned char *const *binaries, fcl_program **out);
-/** A program from SPIR-V (OpenCL 2.1+ or cl_khr_il_program); FCL_ERR_NOT_SUPPORTED naming the
- * device when a device of the context accepts no IL. */
-fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t size,
-                                 fcl_program **out);
 
 /** Build for every device of the context. The options are followed by FLOWCL_BUILD_OPTIONS.
  * Source programs go through the binary cache (FLOWCL_CACHE_DIR, default
@@ -368,13 +353,6 @@ fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t si
  * the warnings the original build printed. A failed build returns FCL_ERR_BUILD_FAILED with the
  * build log, the options and the source origin in the message. */
 fcl_status fcl_program_build(fcl_program *program, const char *options);
-/** Compile only (clCompileProgram), with embedded headers: header_names[i] is the include name
- * of the source program headers[i]. */
-fcl_status fcl_program_compile(fcl_program *program, const char *options, cl_uint num_headers,
-                               fcl_program *const *headers, const char *const *header_names);
-/** Link compiled programs into a new executable program. */
-fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
-                            fcl_program *const *programs, const char *options, fcl_program **out);
 
 /** Add a reference (the caller then releases it too); returns program. Accepts NULL. */
 fcl_program *fcl_program_retain(fcl_program *program);
@@ -479,11 +457,6 @@ fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double valu
 /** A buffer (or sub-buffer) for a __global / __constant pointer argument; NULL passes a NULL
  * pointer. */
 fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem buffer);
-/** An image (flowcl/image.h: fcl_image_mem) for an image2d_t / image3d_t argument, and a sampler
- * for a sampler_t one; another declared type is FCL_ERR_INVALID_ARGUMENT naming it. @{ */
-fcl_status fcl_kernel_set_arg_image(fcl_kernel *kernel, cl_uint index, cl_mem image);
-fcl_status fcl_kernel_set_arg_sampler(fcl_kernel *kernel, cl_uint index, cl_sampler sampler);
-/** @} */
 /** bytes of local memory for a __local pointer argument. */
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
 
@@ -517,19 +490,6 @@ fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work
 /** Enqueue a single work-item launch. */
 fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, cl_uint num_wait,
                                    const cl_event *wait, cl_event *event);
-
-/** Instead of launching, write to path a self-contained C program that rebuilds this kernel from
- * its source and options, recreates every argument (buffer contents are read now, blocking, from
- * queue) and runs this one launch with plain OpenCL. Built with `cc file.c -lOpenCL`, it runs on
- * the device chosen by its first argument ("platform:device" indices, default 0:0) and writes
- * every buffer argument after the launch to the file named by its second argument (default
- * "capture.out"), in argument order. The file is written to a temporary name and renamed.
- * Errors: an argument not set (FCL_ERR_INVALID_STATE), a program without source or an image,
- * sampler or queue argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written
- * (FCL_ERR_IO). */
-fcl_status fcl_kernel_capture(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
-                              const size_t *global, const size_t *local, const size_t *offset,
-                              unsigned flags, const char *path);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Device characterization                                                                     */

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "backend.h"
+#include "flowcl/opencl.h"
 #include "flowcl/runtime.h"
 
 typedef struct fcl__memo_entry fcl__memo_entry;

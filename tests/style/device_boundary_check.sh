@@ -1,21 +1,22 @@
 #!/bin/sh
 # The device boundary (docs/design.md): above the runtime (the other layers, apps and examples)
 # no code names an OpenCL queue, and the raw OpenCL calls and cl_ types that remain there and in
-# the runtime's files outside its OpenCL backend (src/runtime/opencl/, include/flowcl/opencl.h)
-# do not grow past the ceilings below, which each step of the move lowers until they are 0.
+# the runtime's files outside its OpenCL backend (src/runtime/opencl/; include/flowcl/opencl.h
+# and the image.h it includes) do not grow past the ceilings below, which each step of the move
+# lowers until they are 0.
 # Comments and string literals are not code: they are skipped. Tests and benchmarks may keep raw
 # OpenCL baselines. The ceilings were counted at the step that set them (--counts lists each
 # file's calls and types). Usage: device_boundary_check.sh SOURCE_DIR [--counts]
 src=${1:?usage: device_boundary_check.sh SOURCE_DIR [--counts]}
 # raw OpenCL calls (clName(...)) and uses of cl_ types, above the runtime and in it (its public
-# headers runtime.h and image.h counted with it)
+# header runtime.h counted with it)
 max_calls_above=149
 max_types_above=398
-max_calls_runtime=115
-max_types_runtime=380
+max_calls_runtime=81
+max_types_runtime=293
 cd "$src" || exit 1
 files=$(git ls-files 'src/*' 'operators/*' 'apps/*' 'examples/*' 'include/*' 2>/dev/null |
-  grep -E '\.(c|h|inc)$' | grep -vE '^src/runtime/opencl/|^include/flowcl/opencl\.h$')
+  grep -E '\.(c|h|inc)$' | grep -vE '^src/runtime/opencl/|^include/flowcl/(opencl|image)\.h$')
 if [ -z "$files" ]; then
   echo "device boundary: $src is not a git checkout: skipped"
   exit 77
@@ -26,7 +27,7 @@ bad=0
 calls_above=0 types_above=0 calls_runtime=0 types_runtime=0
 for f in $files; do
   code=$(perl -e "$strip" "$f")
-  case $f in src/runtime/* | include/flowcl/runtime.h | include/flowcl/image.h) where=runtime ;; *) where=above ;; esac
+  case $f in src/runtime/* | include/flowcl/runtime.h) where=runtime ;; *) where=above ;; esac
   q=$(printf '%s\n' "$code" | grep -cE '\bcl_command_queue\b')
   # VkFFT's OpenCL build takes OpenCL handles: the FFT layer's glue to it is OpenCL by nature
   # until VkFFT's plans move behind the backend table

@@ -1,7 +1,7 @@
 /* Samplers: created from a description, and their description read back. */
-#include "check.h"
+#include "../check.h"
 #include "flowcl/image.h"
-#include "runtime_impl.h"
+#include "../runtime_impl.h"
 
 fcl_status fcl_sampler_create(fcl_context *ctx, const fcl_sampler_desc *d, cl_sampler *out) {
   FCL_CHECK_NULL(ctx, 1);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "runtime_impl.h"
+#include "../check.h"
+#include "../runtime_impl.h"
 
 /* Whether name is one of the ';'-separated entries of list. */
 static bool listed(const char *list, const char *name, size_t len) {

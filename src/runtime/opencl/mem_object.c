@@ -1,9 +1,9 @@
 /* Memory objects of any kind: what they are, and destructor callbacks. */
 #include <stdlib.h>
 
-#include "check.h"
+#include "../check.h"
 #include "flowcl/image.h"
-#include "runtime_impl.h"
+#include "../runtime_impl.h"
 
 fcl_status fcl_mem_get_info(cl_mem mem, fcl_mem_info *out) {
   FCL_CHECK_NULL(mem, 1);

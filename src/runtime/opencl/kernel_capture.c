@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../check.h"
 #include "flowcl/opencl.h"
 #include "flowcl/version.h"
-#include "runtime_impl.h"
+#include "../runtime_impl.h"
 
 static void write_c_string(FILE *f, const char *s) {
   fputs("  \"", f);

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../check.h"
 #include "flowcl/opencl.h"
 #include "flowcl/image.h"
-#include "runtime_impl.h"
+#include "../runtime_impl.h"
 
 struct fcl_image {
   cl_mem mem;
