@@ -199,7 +199,6 @@ fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, con
 const char *fcl__alltoall_transport(const fcl__alltoall *x);
 void fcl__alltoall_destroy(fcl__alltoall **x);
 
-
 enum {
   FCL__P2P_MAX_MESSAGES = 4, /* per group */
   FCL__P2P_TAGS = 16         /* callers' tags are below; the transports' own ride above */
@@ -240,8 +239,7 @@ fcl_status fcl__p2p_create(fcl_context *context, cl_command_queue queue, MPI_Com
                            size_t bytes, fcl__transport kind, fcl__p2p **out);
 /* A group of n messages (owned by p), made together with the peers it names, which make their
  * groups with this rank in the same order; tags below FCL__P2P_TAGS. */
-fcl_status fcl__p2p_group_create(fcl__p2p *p, int n, const fcl__message *msg,
-                                 fcl__p2p_group **out);
+fcl_status fcl__p2p_group_create(fcl__p2p *p, int n, const fcl__message *msg, fcl__p2p_group **out);
 /* A host launcher running a step of the group; *out NULL where the transport has none. */
 fcl_status fcl__p2p_launcher(fcl__p2p_group *g, fcl__p2p_step step, const char *name,
                              fcl_launcher **out);

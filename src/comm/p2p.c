@@ -62,13 +62,12 @@ static fcl_status check_message(const fcl__p2p *p, const fcl__message *m) {
     return FCL_ERROR(FCL_ERR_INTERNAL, "point-to-point: tag %d (0 to %d)", m->tag,
                      FCL__P2P_TAGS - 1);
   if (m->bytes > INT_MAX)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "point-to-point: a message of %zu bytes (MPI counts "
-                                            "stop at INT_MAX)",
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "point-to-point: a message of %zu bytes (MPI counts stop at INT_MAX)",
                      m->bytes);
   if (m->at > p->bytes || m->bytes > p->bytes - m->at)
-    return FCL_ERROR(FCL_ERR_INTERNAL,
-                     "point-to-point: %zu bytes at %zu of a staging of %zu bytes", m->bytes, m->at,
-                     p->bytes);
+    return FCL_ERROR(FCL_ERR_INTERNAL, "point-to-point: %zu bytes at %zu of a staging of %zu bytes",
+                     m->bytes, m->at, p->bytes);
   return FCL_OK;
 }
 

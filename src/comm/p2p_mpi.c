@@ -53,6 +53,7 @@ static fcl_status mpi_complete(void *user, cl_command_queue queue) {
   return FCL_OK;
 }
 
-const fcl__p2p_ops fcl__p2p_mpi = {
-    mpi_setup, mpi_connect, {[FCL__P2P_POST] = mpi_post, [FCL__P2P_COMPLETE] = mpi_complete},
-    mpi_destroy};
+const fcl__p2p_ops fcl__p2p_mpi = {mpi_setup,
+                                   mpi_connect,
+                                   {[FCL__P2P_POST] = mpi_post, [FCL__P2P_COMPLETE] = mpi_complete},
+                                   mpi_destroy};

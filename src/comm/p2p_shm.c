@@ -34,8 +34,9 @@ static fcl_status shm_connect(fcl__p2p_group *g) {
     const fcl__message *m = &g->msg[i];
     at[i] = m->at;
     int tag = m->tag + TAG_OFFSET;
-    FCL_MPI_TRY(m->send ? MPI_Isend(&at[i], 1, MPI_UNSIGNED_LONG_LONG, m->peer, tag, p->comm, &req[i])
-                        : MPI_Irecv(&at[i], 1, MPI_UNSIGNED_LONG_LONG, m->peer, tag, p->comm, &req[i]),
+    FCL_MPI_TRY(m->send
+                    ? MPI_Isend(&at[i], 1, MPI_UNSIGNED_LONG_LONG, m->peer, tag, p->comm, &req[i])
+                    : MPI_Irecv(&at[i], 1, MPI_UNSIGNED_LONG_LONG, m->peer, tag, p->comm, &req[i]),
                 "point-to-point: staging offsets");
   }
   FCL_MPI_TRY(MPI_Waitall(g->n, req, MPI_STATUSES_IGNORE), "point-to-point: staging offsets");
@@ -53,7 +54,8 @@ static fcl_status shm_reuse(void *user, cl_command_queue queue) {
   fcl__p2p_group *g = user;
   if (!g->done_pending) return FCL_OK;
   g->done_pending = false;
-  FCL_MPI_TRY(MPI_Waitall(g->n, g->done, MPI_STATUSES_IGNORE), "point-to-point: MPI_Waitall (read)");
+  FCL_MPI_TRY(MPI_Waitall(g->n, g->done, MPI_STATUSES_IGNORE),
+              "point-to-point: MPI_Waitall (read)");
   return FCL_OK;
 }
 

@@ -21,14 +21,13 @@ struct fcl__shm_stage {
   int size;
   size_t segment;
   fcl_array **wrap; /* per rank */
-  char **base;  /* per rank */
+  char **base;      /* per rank */
 };
 
 void fcl__shm_stage_destroy(fcl__shm_stage **sp) {
   if (!sp || !*sp) return;
   fcl__shm_stage *s = *sp;
-  for (int q = 0; s->wrap && q < s->size; ++q)
-    fcl_array_destroy(&s->wrap[q]);
+  for (int q = 0; s->wrap && q < s->size; ++q) fcl_array_destroy(&s->wrap[q]);
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
   free(s->wrap);
   free(s->base);

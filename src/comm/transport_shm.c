@@ -68,8 +68,8 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   FCL_MPI_TRY(MPI_Allreduce(&most, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x->comm),
               "staged transport: staging size");
   s->need = (size_t)all;
-  FCL_TRY(fcl__shm_stage_create(x->context, x->queue, x->comm, s->need * (size_t)x->batch,
-                                &s->stage));
+  FCL_TRY(
+      fcl__shm_stage_create(x->context, x->queue, x->comm, s->need * (size_t)x->batch, &s->stage));
   cl_device_id dev;
   FCL_TRY(fcl_queue_device(x->queue, &dev));
   FCL_TRY(fcl_queue_create(x->context, dev, 0, &s->upload)); /* host-to-device copies */

@@ -18,7 +18,7 @@ struct fcl_topology {
 /* Rows a reduction work-group takes at a time (kernels/field.cl reduce_stats, REDUCE_ROWS). */
 enum { FCL__REDUCE_ROWS = 8 };
 
-/* One face message of the ghost exchange plan (see ghosts.c). */
+/* A ghost exchange plan (ghosts.c). */
 typedef struct fcl__ghost_plan fcl__ghost_plan;
 
 struct fcl_field {

@@ -102,7 +102,7 @@ static size_t take_stage(fcl__ghost_plan *p, size_t bytes) {
 typedef struct {
   int64_t send_start, recv_start;
   int peer, send_tag, recv_tag;
-} mpi_face;
+} remote_face;
 
 /* The transport's host step of an axis's group into list, where it has one. */
 static fcl_status push_step(fcl__p2p_group *group, fcl__p2p_step step, const char *kind, int a,
@@ -125,7 +125,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   const bool self = t->procs[a] == 1 && t->domain.bc[a][0] == FCL_BC_PERIODIC;
   int64_t origin[3], ext[3], src_origin[3], dummy[3];
   char what[64];
-  mpi_face faces[2];
+  remote_face faces[2];
   int nfaces = 0;
   for (int side = 0; side < 2; ++side) {
     /* forward: the slab next to this face goes out, the ghost of this face comes in;
@@ -159,7 +159,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
                          p->accumulate));
       }
     } else {
-      faces[nfaces++] = (mpi_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
+      faces[nfaces++] = (remote_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
                                    peer, 2 * a + side, 2 * a + 1 - side};
     }
   }

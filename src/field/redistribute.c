@@ -68,10 +68,12 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "redistribute: '%s' and '%s' differ in precision",
                      src->name, dst->name);
   if (src->context != dst->context)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "redistribute: '%s' and '%s' are not on one context", src->name, dst->name);
-  FCL_TRY(fcl__field_check_comp(src, src_comp, 2));
-  FCL_TRY(fcl__field_check_comp(dst, dst_comp, 4));
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "redistribute: '%s' and '%s' are not on one context",
+                     src->name, dst->name);
+  FCL_CHECK_ARG(src_comp >= 0 && src_comp < src->ncomp, 2, "src_comp",
+                "not a component of the source field");
+  FCL_CHECK_ARG(dst_comp >= 0 && dst_comp < dst->ncomp, 4, "dst_comp",
+                "not a component of the destination field");
   fcl__transport kind;
   FCL_TRY(fcl__transport_from_env(&kind));
   /* the exchange runs on dst's queue: src's writes on its own queue must be done */
@@ -79,8 +81,8 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
   const int size = ts->size, me = ts->rank;
   box3 mine_src = rank_box(ts, me), mine_dst = rank_box(td, me);
   fcl__block *send = calloc((size_t)size, sizeof *send), *recv = calloc((size_t)size, sizeof *recv);
-  fcl_status st =
-      send && recv ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "redistribute '%s'", src->name);
+  fcl_status st = send && recv ? FCL_OK
+                               : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "redistribute '%s'", src->name);
   for (int q = 0; st == FCL_OK && q < size; ++q) {
     send[q] = padded_block(src, mine_src, intersect(mine_src, rank_box(td, q)));
     recv[q] = padded_block(dst, mine_dst, intersect(rank_box(ts, q), mine_dst));
