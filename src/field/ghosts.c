@@ -160,7 +160,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       }
     } else {
       faces[nfaces++] = (remote_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
-                                   peer, 2 * a + side, 2 * a + 1 - side};
+                                      peer, 2 * a + side, 2 * a + 1 - side};
     }
   }
   if (!nfaces) return FCL_OK;
