@@ -234,7 +234,8 @@ struct fcl__p2p {
   void *state;
 };
 
-/* Collective over comm: staging of bytes on the transport kind chooses. */
+/* Collective over comm: staging of bytes on the transport kind chooses (queue: the caller's,
+ * which must outlive p; the staging's copies go on it). */
 fcl_status fcl__p2p_create(fcl_context *context, cl_command_queue queue, MPI_Comm comm,
                            size_t bytes, fcl__transport kind, fcl__p2p **out);
 /* A group of n messages (owned by p), made together with the peers it names, which make their
