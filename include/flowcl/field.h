@@ -280,7 +280,9 @@ fcl_status fcl_field_transpose(const fcl_field *src, int src_comp, const int *pe
                                int dst_comp);
 
 /** Copy a component between two fields of one domain on different topologies of the same
- * communicator (e.g. blocks to pencils) with MPI_Alltoallv, interiors only. Collective. */
+ * communicator and context (e.g. blocks to pencils), interiors only, device to device through an
+ * all-to-all on the transport FLOWCL_TRANSPORT chooses; returns once dst is written.
+ * Collective. */
 fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field *dst, int dst_comp);
 
 #ifdef __cplusplus

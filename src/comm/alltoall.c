@@ -1,43 +1,14 @@
-/* The all-to-all of device blocks: checks, transport choice (FLOWCL_TRANSPORT), dispatch. */
+/* The all-to-all of device blocks: checks, the transport (transport.c), dispatch. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "comm_impl.h"
 
-const char *fcl__transport_name(fcl__transport t) {
-  switch (t) {
-    case FCL__TRANSPORT_AUTO: return "auto";
-    case FCL__TRANSPORT_STAGED: return "staged";
-    case FCL__TRANSPORT_MPI: return "mpi";
-  }
-  return "?";
-}
-
-fcl_status fcl__transport_from_env(fcl__transport *out) {
-  const char *v = getenv("FLOWCL_TRANSPORT");
-  *out = FCL__TRANSPORT_AUTO;
-  if (!v || !*v) return FCL_OK;
-  for (int t = FCL__TRANSPORT_AUTO; t <= FCL__TRANSPORT_MPI; ++t)
-    if (strcmp(v, fcl__transport_name((fcl__transport)t)) == 0) {
-      *out = (fcl__transport)t;
-      return FCL_OK;
-    }
-  if (strcmp(v, "device") == 0)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
-                     "FLOWCL_TRANSPORT=device: no device-direct transport "
-                     "is built (the OpenCL drivers here offer no peer copy or importable "
-                     "memory); use auto, staged or mpi");
-  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                   "FLOWCL_TRANSPORT='%s': unknown transport (auto, "
-                   "staged, mpi)",
-                   v);
-}
-
 void fcl__alltoall_destroy(fcl__alltoall **xp) {
   if (!xp || !*xp) return;
   fcl__alltoall *x = *xp;
-  if (x->ops && x->ops->destroy) x->ops->destroy(x);
+  if (x->ops) x->ops->alltoall->destroy(x);
   if (x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
   free(x->send);
   free(x->recv);
@@ -89,6 +60,18 @@ static fcl_status layout(fcl__alltoall *x, const fcl__block *send, const fcl__bl
   return FCL_OK;
 }
 
+/* One transport's set-up of plan x; on failure nothing of it is left. */
+static fcl_status try_transport(void *object, const fcl__transport_ops *t) {
+  fcl__alltoall *x = object;
+  x->ops = t;
+  fcl_status st = t->alltoall->setup(x);
+  if (st != FCL_OK) {
+    t->alltoall->destroy(x);
+    x->ops = NULL;
+  }
+  return st;
+}
+
 fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t unit,
                                 const fcl__block *send, const fcl__block *recv, int batch,
                                 fcl__transport kind, fcl__alltoall **out) {
@@ -108,24 +91,7 @@ fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm
   if (rc == MPI_SUCCESS) rc = MPI_Comm_size(x->comm, &x->size);
   if (rc != MPI_SUCCESS) st = fcl__mpi_error(rc, "all-to-all plan: communicator");
   if (st == FCL_OK) st = layout(x, send, recv);
-  if (st == FCL_OK && kind != FCL__TRANSPORT_MPI) {
-    x->ops = &fcl__transport_staged;
-    st = x->ops->setup(x);
-    if (st != FCL_OK) {
-      x->ops->destroy(x);
-      x->ops = NULL;
-      /* auto falls back to plain MPI; staged asked by name reports why it cannot run */
-      if (st == FCL_ERR_NOT_SUPPORTED && kind == FCL__TRANSPORT_AUTO) {
-        fcl_log(FCL_LOG_INFO, "transport: staged unavailable (%s); using mpi", fcl_last_error());
-        fcl_clear_error();
-        st = FCL_OK;
-      }
-    }
-  }
-  if (st == FCL_OK && !x->ops) {
-    x->ops = &fcl__transport_mpi;
-    st = x->ops->setup(x);
-  }
+  if (st == FCL_OK) st = fcl__transport_select(kind, "all-to-all", try_transport, x);
   if (st != FCL_OK) {
     fcl__alltoall_destroy(&x);
     return st;
@@ -135,7 +101,7 @@ fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm
 }
 
 fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
-  return x->ops->run(x, 1, &a, &b, forward);
+  return x->ops->alltoall->run(x, 1, &a, &b, forward);
 }
 
 fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b,
@@ -143,7 +109,7 @@ fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, con
   if (n < 1 || n > x->batch)
     return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: %d buffer pairs, the plan takes 1 to %d", n,
                      x->batch);
-  return x->ops->run(x, n, a, b, forward);
+  return x->ops->alltoall->run(x, n, a, b, forward);
 }
 
 const char *fcl__alltoall_transport(const fcl__alltoall *x) { return x->ops->name; }

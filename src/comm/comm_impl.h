@@ -1,23 +1,27 @@
 /* The comm layer (src/comm): moving device data between MPI ranks. Below src/field; knows
  * OpenCL buffers and MPI communicators, nothing of fields.
  *
- * One exchange, the all-to-all of device blocks (alltoall.c), runs on a transport chosen from a
- * table of backends, one file each:
- *   staged  transport_shm.c  ranks of one node: each rank reads its outgoing blocks from the
- *                            device into its segment of an MPI-3 shared-memory window that the
- *                            OpenCL driver pins (wrapped by CL_MEM_USE_HOST_PTR buffers), and
- *                            its peers write them straight from there into their devices: no
- *                            host memcpy, no MPI copy of the data;
- *   mpi     transport_mpi.c  any ranks: pinned host staging and MPI_Alltoallv (the reference).
- * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|staged|mpi chooses;
- * auto takes staged where every rank of the communicator shares one node and the driver accepts
- * the window, mpi otherwise. */
+ * Two exchanges run on one table of transports (transport.c), one transport a pair of files:
+ *   the all-to-all of device blocks (alltoall.c: FFT transposes, field redistribution) and
+ *   point-to-point messages through host staging (p2p.c: ghost faces).
+ *   staged  transport_shm.c, p2p_shm.c  ranks of one node: each rank reads its outgoing data
+ *                            from the device into its segment of an MPI-3 shared-memory window
+ *                            that the OpenCL driver pins (wrapped by CL_MEM_USE_HOST_PTR
+ *                            buffers), and its peers write it straight from there into their
+ *                            devices: no host memcpy, no MPI copy of the data;
+ *   mpi     transport_mpi.c, p2p_mpi.c  any ranks: pinned host staging (the pool's host-pinned
+ *                            allocator, pinned.c) and MPI messages (the reference).
+ * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|staged|mpi chooses
+ * for both exchanges; auto takes staged where every rank of the communicator shares one node
+ * and the driver accepts the window, mpi otherwise. */
 #ifndef FLOWCL_COMM_IMPL_H
 #define FLOWCL_COMM_IMPL_H
 
 #include <mpi.h>
 #include <stdbool.h>
 
+#include "flowcl/array.h"
+#include "flowcl/launch.h"
 #include "flowcl/runtime.h"
 
 /* MPI failure -> FCL_ERR_MPI with MPI's own message. */
@@ -70,14 +74,27 @@ fcl_status fcl__block_write(fcl_queue *queue, cl_mem buf, const fcl__block *b, c
 typedef struct fcl__shm_stage fcl__shm_stage;
 /* Collective: bytes per rank (the largest asked by any rank is given to all);
  * FCL_ERR_NOT_SUPPORTED on every rank when the ranks span nodes or the driver refuses. */
-fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes,
-                                 fcl__shm_stage **out);
+fcl_status fcl__shm_stage_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm,
+                                 size_t bytes, fcl__shm_stage **out);
 void fcl__shm_stage_destroy(fcl__shm_stage **stage);
 /* Rank's segment in this process's address space: the device reads into the own segment and
  * writes from the peers' (clEnqueueReadBuffer/WriteBuffer on these pointers, pinned). */
 char *fcl__shm_stage_host(const fcl__shm_stage *stage, int rank);
 /* MPI_Win_sync of the window: between host stores or loads and the messages that order them. */
 fcl_status fcl__shm_stage_sync(fcl__shm_stage *stage);
+
+/* Pinned host staging (pinned.c): a buffer of the pool's host-pinned allocator, mapped for its
+ * lifetime. */
+typedef struct {
+  fcl_allocator *allocator;
+  fcl_allocation memory;
+  fcl_array *view; /* over memory, for the map */
+  char *host;
+} fcl__pinned;
+fcl_status fcl__pinned_create(fcl_context *context, fcl_queue *queue, size_t bytes,
+                              fcl__pinned *out);
+/* Unmaps (waiting for the queue) and frees; a zeroed fcl__pinned is left alone. */
+void fcl__pinned_destroy(fcl__pinned *pinned);
 
 typedef enum { FCL__TRANSPORT_AUTO, FCL__TRANSPORT_STAGED, FCL__TRANSPORT_MPI } fcl__transport;
 
@@ -93,14 +110,66 @@ const char *fcl__transport_name(fcl__transport t);
  * pipeline, one synchronization for all of them. */
 typedef struct fcl__alltoall fcl__alltoall;
 
+/* Point-to-point messages between ranks of a communicator through host staging (ghost faces):
+ * the caller copies a send's bytes from the device into the staging the transport gives
+ * (fcl__p2p_group.host), and a receive's bytes from there into the device, around the
+ * transport's host steps. Messages travel in groups, each posted and completed at once. */
+typedef struct fcl__p2p fcl__p2p;
+typedef struct fcl__p2p_group fcl__p2p_group;
+
+/* The host steps of a group, in the order a caller runs them:
+ *   REUSE     before the device writes into the group's send staging;
+ *   POST      after those writes were enqueued (a transport that needs them done waits);
+ *   COMPLETE  when the received bytes are needed: after it, the device may read them;
+ *   RELEASE   after the reads from the receive staging were enqueued.
+ * A transport that has nothing to do at a step leaves it NULL. */
+typedef enum {
+  FCL__P2P_REUSE,
+  FCL__P2P_POST,
+  FCL__P2P_COMPLETE,
+  FCL__P2P_RELEASE,
+  FCL__P2P_STEPS
+} fcl__p2p_step;
+
+/* A transport's all-to-all. */
 typedef struct {
-  const char *name;
   /* Collective. FCL_ERR_NOT_SUPPORTED (on every rank alike) when it cannot run here. */
   fcl_status (*setup)(fcl__alltoall *x);
   /* n (<= batch) pairs a[i], b[i] */
   fcl_status (*run)(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward);
   void (*destroy)(fcl__alltoall *x);
+} fcl__alltoall_ops;
+
+/* A transport's point-to-point messages. */
+typedef struct {
+  /* Collective: staging of p->bytes. FCL_ERR_NOT_SUPPORTED (on every rank alike) when it
+   * cannot run here. */
+  fcl_status (*setup)(fcl__p2p *p);
+  /* Plan time, with the group's peers only: sets g->host. */
+  fcl_status (*connect)(fcl__p2p_group *g);
+  /* The host steps (fcl_host_fn: the group, the caller's queue); NULL: nothing to do. */
+  fcl_host_fn step[FCL__P2P_STEPS];
+  void (*destroy)(fcl__p2p *p);
+} fcl__p2p_ops;
+
+/* The transport table: each transport's exchanges. */
+typedef struct {
+  const char *name;
+  const fcl__alltoall_ops *alltoall;
+  const fcl__p2p_ops *p2p;
 } fcl__transport_ops;
+
+extern const fcl__transport_ops fcl__transport_mpi;
+extern const fcl__transport_ops fcl__transport_staged;
+extern const fcl__alltoall_ops fcl__alltoall_mpi, fcl__alltoall_staged;
+extern const fcl__p2p_ops fcl__p2p_mpi, fcl__p2p_staged;
+
+/* Sets up object on the transport kind asks for: try_ sets it up on one transport (on failure
+ * leaving nothing behind); AUTO tries staged, then mpi where staged is FCL_ERR_NOT_SUPPORTED
+ * (logged at info level with what). Collective where try_ is. */
+typedef fcl_status (*fcl__transport_try)(void *object, const fcl__transport_ops *transport);
+fcl_status fcl__transport_select(fcl__transport kind, const char *what, fcl__transport_try try_,
+                                 void *object);
 
 struct fcl__alltoall {
   const fcl__transport_ops *ops;
@@ -116,9 +185,6 @@ struct fcl__alltoall {
   void *state;
 };
 
-extern const fcl__transport_ops fcl__transport_mpi;
-extern const fcl__transport_ops fcl__transport_staged;
-
 /* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
  * transport's shared staging holds that many); kind AUTO tries staged, then mpi. */
 fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t unit,
@@ -131,5 +197,54 @@ fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, con
                                    bool forward);
 const char *fcl__alltoall_transport(const fcl__alltoall *x);
 void fcl__alltoall_destroy(fcl__alltoall **x);
+
+enum {
+  FCL__P2P_MAX_MESSAGES = 4, /* per group */
+  FCL__P2P_TAGS = 16         /* callers' tags are below; the transports' own ride above */
+};
+
+/* One message of a group: bytes with one peer, at an offset of this rank's staging. */
+typedef struct {
+  int peer, tag;
+  bool send;
+  size_t bytes, at;
+} fcl__message;
+
+struct fcl__p2p_group {
+  fcl__p2p *p2p;
+  int n;
+  fcl__message msg[FCL__P2P_MAX_MESSAGES];
+  /* where message i's bytes are: a send's to be filled, a receive's to be read (connect) */
+  char *host[FCL__P2P_MAX_MESSAGES];
+  MPI_Request req[FCL__P2P_MAX_MESSAGES];  /* the transport's, for the exchange in flight */
+  MPI_Request done[FCL__P2P_MAX_MESSAGES]; /* the transport's, completed after an exchange */
+  bool done_pending;                       /* done's requests are waited for on destroy */
+  fcl__p2p_group *next;
+};
+
+struct fcl__p2p {
+  const fcl__transport_ops *ops;
+  fcl_context *context;
+  fcl_queue *queue;
+  MPI_Comm comm; /* the caller's (its tags too), not duplicated */
+  int rank, size;
+  size_t bytes; /* staging of this rank */
+  fcl__p2p_group *groups;
+  void *state;
+};
+
+/* Collective over comm: staging of bytes on the transport kind chooses (queue: the caller's,
+ * which must outlive p; the staging's copies go on it). */
+fcl_status fcl__p2p_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t bytes,
+                           fcl__transport kind, fcl__p2p **out);
+/* A group of n messages (owned by p), made together with the peers it names, which make their
+ * groups with this rank in the same order; tags below FCL__P2P_TAGS. */
+fcl_status fcl__p2p_group_create(fcl__p2p *p, int n, const fcl__message *msg, fcl__p2p_group **out);
+/* A host launcher running a step of the group; *out NULL where the transport has none. */
+fcl_status fcl__p2p_launcher(fcl__p2p_group *g, fcl__p2p_step step, const char *name,
+                             fcl_launcher **out);
+const char *fcl__p2p_transport(const fcl__p2p *p);
+/* Waits for the transport's pending requests; the caller's queue must be idle. */
+void fcl__p2p_destroy(fcl__p2p **p);
 
 #endif

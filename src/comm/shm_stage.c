@@ -1,6 +1,6 @@
 /* Host staging that the ranks of one node share: each rank's segment of an MPI-3 shared-memory
- * window, wrapped for every rank by its OpenCL driver (CL_MEM_USE_HOST_PTR) so that the driver
- * pins it: a device read into a segment, or a write from one, by plain pointer
+ * window, wrapped for every rank by an array over host memory used in place (fcl_array_from_host:
+ * CL_MEM_USE_HOST_PTR) so that the driver pins it: a device read into a segment, or a write from one, by plain pointer
  * (clEnqueueReadBuffer/WriteBuffer) then runs at the PCIe link's speed (NVIDIA's OpenCL, two
  * ranks on two H100 of one host copying at once: 52.3 GB/s device->host and 51.8 host->device per
  * rank, against 54.3 / 52.2 for mapped CL_MEM_ALLOC_HOST_PTR memory), and a peer reads what a rank
@@ -20,15 +20,14 @@ struct fcl__shm_stage {
   MPI_Win win;
   int size;
   size_t segment;
-  cl_mem *wrap; /* per rank */
-  char **base;  /* per rank */
+  fcl_array **wrap; /* per rank */
+  char **base;      /* per rank */
 };
 
 void fcl__shm_stage_destroy(fcl__shm_stage **sp) {
   if (!sp || !*sp) return;
   fcl__shm_stage *s = *sp;
-  for (int q = 0; s->wrap && q < s->size; ++q)
-    if (s->wrap[q]) clReleaseMemObject(s->wrap[q]);
+  for (int q = 0; s->wrap && q < s->size; ++q) fcl_array_destroy(&s->wrap[q]);
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
   free(s->wrap);
   free(s->base);
@@ -63,7 +62,8 @@ static fcl_status check_backing(size_t node_bytes) {
                    node_bytes >> 20, avail >> 20, dir);
 }
 
-static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, size_t bytes) {
+static fcl_status create(fcl__shm_stage *s, fcl_context *context, fcl_queue *queue, MPI_Comm comm,
+                         size_t bytes) {
   MPI_Comm node;
   FCL_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
               "shared staging: MPI_Comm_split_type");
@@ -104,24 +104,21 @@ static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, s
       break;
     }
     s->base[q] = base;
-    cl_int err;
-    s->wrap[q] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, s->segment, base,
-                                &err);
-    if (err != CL_SUCCESS)
-      st = FCL_CL_ERROR(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR) over %zu bytes of the window",
-                        s->segment);
+    fcl_host_array_options in_place = {.copy = false, .readable = true, .writable = true};
+    st = fcl_array_from_host(context, queue, FCL_UINT8, 1, &s->segment, base, in_place,
+                             &s->wrap[q]);
   }
   return agree(comm, st, "wrapping the window");
 }
 
-fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes,
-                                 fcl__shm_stage **out) {
+fcl_status fcl__shm_stage_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm,
+                                 size_t bytes, fcl__shm_stage **out) {
   *out = NULL;
   fcl__shm_stage *s = calloc(1, sizeof *s);
   if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "shared staging");
   s->win = MPI_WIN_NULL;
   MPI_Comm_size(comm, &s->size);
-  fcl_status st = create(s, context, comm, bytes);
+  fcl_status st = create(s, context, queue, comm, bytes);
   if (st != FCL_OK) {
     fcl__shm_stage_destroy(&s);
     return st;

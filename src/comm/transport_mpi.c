@@ -1,5 +1,5 @@
-/* The mpi transport: blocks leave the device into pinned host staging, cross with
- * MPI_Alltoallv, and land from the other staging buffer. Works between any ranks; on one node it
+/* The mpi transport's all-to-all: blocks leave the device into pinned host staging (pinned.c),
+ * cross with MPI_Alltoallv, and land from the other staging buffer. Works between any ranks; on one node it
  * pays MPI's shared-memory copies. The reference for the other transports. */
 #include <limits.h>
 #include <stdlib.h>
@@ -10,21 +10,14 @@
 
 typedef struct {
   MPI_Datatype unit;
-  cl_mem stage[2]; /* [0]: packed send-side blocks, [1]: packed recv-side blocks */
-  char *host[2];
+  fcl__pinned stage[2]; /* [0]: packed send-side blocks, [1]: packed recv-side blocks */
   int *counts; /* 4 x P: send counts, send displacements, recv counts, recv displacements */
 } mpi_state;
 
 static void mpi_destroy(fcl__alltoall *x) {
   mpi_state *s = x->state;
   if (!s) return;
-  for (int i = 0; i < 2; ++i)
-    if (s->stage[i]) {
-      if (s->host[i])
-        clEnqueueUnmapMemObject(fcl_queue_cl(x->queue), s->stage[i], s->host[i], 0, NULL, NULL);
-      clFinish(fcl_queue_cl(x->queue));
-      clReleaseMemObject(s->stage[i]);
-    }
+  for (int i = 0; i < 2; ++i) fcl__pinned_destroy(&s->stage[i]);
   if (s->unit != MPI_DATATYPE_NULL) MPI_Type_free(&s->unit);
   free(s->counts);
   free(s);
@@ -55,17 +48,8 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
     s->counts[3 * P + q] = (int)rd;
   }
   size_t bytes[2] = {x->send_total, x->recv_total};
-  for (int i = 0; i < 2; ++i) {
-    if (!bytes[i]) continue;
-    cl_int err;
-    s->stage[i] = clCreateBuffer(fcl_context_cl(x->context),
-                                 CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i], NULL, &err);
-    if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
-      s->host[i] = clEnqueueMapBuffer(fcl_queue_cl(x->queue), s->stage[i], CL_TRUE,
-                                      CL_MAP_READ | CL_MAP_WRITE, 0, bytes[i], 0, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-      return FCL_CL_ERROR(err, "mpi transport: %zu bytes of pinned staging", bytes[i]);
-  }
+  for (int i = 0; i < 2; ++i)
+    if (bytes[i]) FCL_TRY(fcl__pinned_create(x->context, x->queue, bytes[i], &s->stage[i]));
   return FCL_OK;
 }
 
@@ -79,7 +63,7 @@ static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward
   const size_t *out_at = forward ? x->send_at : x->recv_at,
                *in_at = forward ? x->recv_at : x->send_at;
   cl_mem from = forward ? a : b, to = forward ? b : a;
-  char *out_host = s->host[forward ? 0 : 1], *in_host = s->host[forward ? 1 : 0];
+  char *out_host = s->stage[forward ? 0 : 1].host, *in_host = s->stage[forward ? 1 : 0].host;
   int *out_count = s->counts + (forward ? 0 : 2 * P), *out_displ = out_count + P;
   int *in_count = s->counts + (forward ? 2 * P : 0), *in_displ = in_count + P;
   for (int q = 0; q < P; ++q)
@@ -101,4 +85,4 @@ static fcl_status mpi_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem
   return FCL_OK;
 }
 
-const fcl__transport_ops fcl__transport_mpi = {"mpi", mpi_setup, mpi_run, mpi_destroy};
+const fcl__alltoall_ops fcl__alltoall_mpi = {mpi_setup, mpi_run, mpi_destroy};

@@ -1,4 +1,4 @@
-/* The staged transport for ranks of one node, on shared staging (shm_stage.c). The blocks
+/* The staged transport's all-to-all for ranks of one node, on shared staging (shm_stage.c). The blocks
  * travel in K chunks, pipelined: every chunk's way from the device into this rank's segment is
  * enqueued at once (the caller's queue, never idle while the host turns chunks around); as each
  * one reaches host memory it is announced, and the peers' same chunk comes from their segments
@@ -69,8 +69,8 @@ static fcl_status shm_setup(fcl__alltoall *x) {
   FCL_MPI_TRY(MPI_Allreduce(&most, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, x->comm),
               "staged transport: staging size");
   s->need = (size_t)all;
-  FCL_TRY(fcl__shm_stage_create(fcl_context_cl(x->context), x->comm, s->need * (size_t)x->batch,
-                                &s->stage));
+  FCL_TRY(
+      fcl__shm_stage_create(x->context, x->queue, x->comm, s->need * (size_t)x->batch, &s->stage));
   fcl_device *dev;
   FCL_TRY(fcl_queue_device(x->queue, &dev));
   FCL_TRY(fcl_queue_create(x->context, dev, 0, &s->upload)); /* host-to-device copies */
@@ -148,9 +148,7 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
     fcl__block part = fcl__block_part(&out[q], lo, hi);
     FCL_TRY(fcl__block_read(x->queue, from, &part, mine + out_at[q] + lo));
   }
-  FCL_CL_TRY(clEnqueueMarkerWithWaitList(fcl_queue_cl(x->queue), 0, NULL, &s->landed[g]),
-             "staged transport: marker after a chunk");
-  return FCL_OK;
+  return fcl_queue_marker(x->queue, 0, NULL, &s->landed[g]);
 }
 
 /* Once pipeline chunk g is in host memory: tell every peer. */
@@ -186,9 +184,7 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
     size_t lo, hi;
     chunk(fcl__block_bytes(&in[q]), grain[q], j, s->chunks, &lo, &hi);
     if (q == x->rank || hi == lo) continue;
-    if (after)
-      FCL_CL_TRY(clEnqueueBarrierWithWaitList(fcl_queue_cl(s->upload), 1, &after, NULL),
-                 "staged transport: order the upload queue");
+    if (after) FCL_TRY(fcl_queue_barrier(s->upload, 1, &after, NULL));
     after = NULL;
     fcl__block part = fcl__block_part(&in[q], lo, hi);
     const char *theirs = fcl__shm_stage_host(s->stage, q) + (size_t)i * s->need;
@@ -209,8 +205,7 @@ static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem
   const cl_mem *from = forward ? a : b, *to = forward ? b : a;
   /* the upload queue starts after the caller's earlier work on `to` */
   cl_event start = NULL;
-  FCL_CL_TRY(clEnqueueMarkerWithWaitList(fcl_queue_cl(x->queue), 0, NULL, &start),
-             "staged transport: marker");
+  FCL_TRY(fcl_queue_marker(x->queue, 0, NULL, &start));
   fcl_status st = FCL_OK;
   for (int i = 0; st == FCL_OK && i < n; ++i)
     st = fcl__block_copy(x->queue, from[i], &out[me], to[i], &in[me]);
@@ -241,4 +236,4 @@ static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem
   return FCL_OK;
 }
 
-const fcl__transport_ops fcl__transport_staged = {"staged", shm_setup, shm_run, shm_destroy};
+const fcl__alltoall_ops fcl__alltoall_staged = {shm_setup, shm_run, shm_destroy};

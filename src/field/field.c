@@ -64,9 +64,9 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue 
       st = fcl_array_fill(f->comp[c], queue, &zero, 0, NULL, NULL);
     }
   }
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, false, false, &f->ghosts);
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, false, true, &f->local);
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, true, false, &f->accumulate);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, pool, false, false, &f->ghosts);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, pool, false, true, &f->local);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, pool, true, false, &f->accumulate);
   if (st == FCL_OK) st = fcl_queue_finish(queue);
   if (st != FCL_OK) {
     fcl_field_destroy(&f);

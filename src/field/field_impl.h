@@ -18,7 +18,7 @@ struct fcl_topology {
 /* Rows a reduction work-group takes at a time (kernels/field.cl reduce_stats, REDUCE_ROWS). */
 enum { FCL__REDUCE_ROWS = 8 };
 
-/* One face message of the ghost exchange plan (see ghosts.c). */
+/* A ghost exchange plan (ghosts.c). */
 typedef struct fcl__ghost_plan fcl__ghost_plan;
 
 struct fcl_field {
@@ -47,8 +47,9 @@ fcl_status fcl__field_check_comp(const fcl_field *field, int comp, int pos);
 static inline size_t fcl__field_count(const int64_t *n) { return (size_t)(n[0] * n[1] * n[2]); }
 
 /* The plan of every ghost (accumulate false, local false), of the ghosts this rank fills alone
- * (local: the axes not split across ranks), or of the accumulation (accumulate true). */
-fcl_status fcl__ghost_plan_create(fcl_field *field, bool accumulate, bool local,
+ * (local: the axes not split across ranks), or of the accumulation (accumulate true); its
+ * device staging from pool. */
+fcl_status fcl__ghost_plan_create(fcl_field *field, fcl_pool *pool, bool accumulate, bool local,
                                   fcl__ghost_plan **out);
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
 /* Whether the plan's exchange was begun and not ended. */

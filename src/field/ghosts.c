@@ -1,16 +1,13 @@
 /* Ghost exchange plans: built once per field as two list launchers (begin, end) of device box
- * operations (kernels/field.cl box_axpy), copies to and from host staging, and host steps that
- * post and complete the messages; three per field: every ghost, the ghosts a rank fills alone
- * (no message), and the accumulation. A face that is one run of memory (the last split axis's)
- * goes between the field and host memory as it is, others are packed on the device. Two
- * transports (FLOWCL_TRANSPORT): on one node, staged (the comm layer's shared staging: a face is
- * read from the device into the sender's window segment and written from there into the
- * receiver's device; messages carry no data, only "ready" and "read"); otherwise mpi (pinned
- * staging, MPI_Isend/Irecv of the data). The leading axes that are periodic on this rank fill
- * their ghosts by wrapping, edges and corners included (ghosts_wrap: one launch per axis and up
- * to three components on a GPU, per axis and component on a CPU); a plan that wraps every axis,
- * on an in-order queue, has no host step and returns without waiting. Calling them allocates
- * nothing. */
+ * operations (kernels/field.cl box_axpy), copies to and from host staging, and the host steps
+ * of the comm layer's point-to-point messages (p2p.c: one group per axis, on the transport
+ * FLOWCL_TRANSPORT chooses for every exchange); three per field: every ghost, the ghosts a rank
+ * fills alone (no message), and the accumulation. A face that is one run of memory (the last
+ * split axis's) goes between the field and host staging as it is, others are packed on the
+ * device. The leading axes that are periodic on this rank fill their ghosts by wrapping, edges
+ * and corners included (ghosts_wrap: one launch per axis and up to three components on a GPU,
+ * per axis and component on a CPU); a plan that wraps every axis, on an in-order queue, has no
+ * host step and returns without waiting. Calling them allocates nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,41 +16,15 @@
 #include "field_impl.h"
 #include "flowcl/opencl.h"
 
-enum { MAX_MSG = 4 };
-
-typedef struct {
-  void *buf;
-  int bytes, peer, tag;
-  bool send;
-  size_t at;      /* offset in this rank's staging */
-  size_t peer_at; /* staged, received: offset of the data in the peer's segment */
-} message;
-
-enum { TAG_DONE = 16, TAG_OFFSET = 32 };
-
-typedef struct fcl__ghost_plan fcl__ghost_plan;
-
-typedef struct {
-  fcl__ghost_plan *plan;
-  MPI_Comm comm;
-  message msg[MAX_MSG];
-  MPI_Request req[MAX_MSG];
-  MPI_Request done[MAX_MSG]; /* staged: "read" messages of the last exchange */
-  bool done_pending;
-  int nmsg;
-} axis_messages;
-
 struct fcl__ghost_plan {
   fcl_field *f;
   bool accumulate;
   fcl_launcher *begin, *end;
-  cl_mem device_stage, host_stage;
-  void *host;
-  fcl__shm_stage *shm; /* staged transport; NULL: mpi */
+  fcl_array *device_stage; /* packed faces on the device, from the field's pool */
+  fcl__p2p *p2p;           /* the messages across ranks; NULL: none */
   size_t stage_bytes, stage_used;
-  axis_messages axes[3]; /* per axis */
-  bool device_only;      /* no host step: the queue's order is enough */
-  bool begun;            /* begun and not yet ended */
+  bool device_only; /* no host step: the queue's order is enough */
+  bool begun;       /* begun and not yet ended */
 };
 
 /* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
@@ -98,106 +69,6 @@ static fcl_status push_box(fcl__ghost_plan *p, fcl_launcher *list, const char *w
   return fcl_launcher_list_push(list, l);
 }
 
-/* Host steps of the mpi transport: post every message of an axis / complete them. */
-static fcl_status post(void *user, fcl_queue *queue) {
-  (void)queue;
-  axis_messages *m = user;
-  for (int i = 0; i < m->nmsg; ++i) { /* receives first */
-    message *x = &m->msg[i];
-    int rc = x->send ? MPI_SUCCESS
-                     : MPI_Irecv(x->buf, x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i]);
-    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Irecv");
-  }
-  for (int i = 0; i < m->nmsg; ++i) {
-    message *x = &m->msg[i];
-    int rc = !x->send ? MPI_SUCCESS
-                      : MPI_Isend(x->buf, x->bytes, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i]);
-    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Isend");
-  }
-  return FCL_OK;
-}
-
-static fcl_status complete(void *user, fcl_queue *queue) {
-  (void)queue;
-  axis_messages *m = user;
-  int rc = MPI_Waitall(m->nmsg, m->req, MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Waitall");
-  return FCL_OK;
-}
-
-/* Host steps of the staged transport. Before a face is copied into this rank's segment: the
- * peers have read what the last exchange left there. */
-static fcl_status staged_reuse(void *user, fcl_queue *queue) {
-  (void)queue;
-  axis_messages *m = user;
-  if (!m->done_pending) return FCL_OK;
-  m->done_pending = false;
-  int rc = MPI_Waitall(m->nmsg, m->done, MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: MPI_Waitall (read)");
-  return FCL_OK;
-}
-
-/* The faces are in the segment: make them visible, tell the peers, listen for theirs. */
-static fcl_status staged_post(void *user, fcl_queue *queue) {
-  axis_messages *m = user;
-  fcl__ghost_plan *p = m->plan;
-  bool sends = false;
-  for (int i = 0; i < m->nmsg; ++i) sends = sends || m->msg[i].send;
-  if (sends) { /* one wait for every face in host memory */
-    FCL_TRY(fcl_queue_finish(queue));
-    FCL_TRY(fcl__shm_stage_sync(p->shm));
-  }
-  for (int i = 0; i < m->nmsg; ++i) {
-    message *x = &m->msg[i];
-    int rc = x->send ? MPI_Isend(NULL, 0, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i])
-                     : MPI_Irecv(NULL, 0, MPI_BYTE, x->peer, x->tag, m->comm, &m->req[i]);
-    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: ready message");
-  }
-  return FCL_OK;
-}
-
-/* The peers' faces are ready: the driver must read them from host memory. */
-static fcl_status staged_complete(void *user, fcl_queue *queue) {
-  axis_messages *m = user;
-  FCL_TRY(complete(user, queue));
-  return fcl__shm_stage_sync(m->plan->shm);
-}
-
-/* The faces were copied out of the peers' segments: tell them; listen for the same of ours. */
-static fcl_status staged_release(void *user, fcl_queue *queue) {
-  axis_messages *m = user;
-  FCL_TRY(fcl_queue_finish(queue)); /* the copies out of the shared staging */
-  for (int i = 0; i < m->nmsg; ++i) {
-    message *x = &m->msg[i];
-    int tag = x->tag + TAG_DONE;
-    int rc = x->send ? MPI_Irecv(NULL, 0, MPI_BYTE, x->peer, tag, m->comm, &m->done[i])
-                     : MPI_Isend(NULL, 0, MPI_BYTE, x->peer, tag, m->comm, &m->done[i]);
-    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: read message");
-  }
-  m->done_pending = true;
-  return FCL_OK;
-}
-
-/* Staged: where each peer keeps, in its segment, the face it sends here (plan time; the peers
- * of an axis build it in the same order). */
-static fcl_status exchange_offsets(axis_messages *m) {
-  MPI_Request req[MAX_MSG];
-  unsigned long long at[MAX_MSG];
-  for (int i = 0; i < m->nmsg; ++i) {
-    message *x = &m->msg[i];
-    at[i] = x->at;
-    int tag = x->tag + TAG_OFFSET;
-    int rc = x->send ? MPI_Isend(&at[i], 1, MPI_UNSIGNED_LONG_LONG, x->peer, tag, m->comm, &req[i])
-                     : MPI_Irecv(&at[i], 1, MPI_UNSIGNED_LONG_LONG, x->peer, tag, m->comm, &req[i]);
-    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: staging offsets");
-  }
-  int rc = MPI_Waitall(m->nmsg, req, MPI_STATUSES_IGNORE);
-  if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "ghost exchange: staging offsets");
-  for (int i = 0; i < m->nmsg; ++i)
-    if (!m->msg[i].send) m->msg[i].peer_at = (size_t)at[i];
-  return FCL_OK;
-}
-
 /* The box of axis a's exchange: along the other axes, full padded extent for the axes before
  * a (their ghosts are already filled, which carries edges and corners; the padding beyond the
  * ghosts goes along, so that a face of the last axis stays one run of memory) and the interior
@@ -227,12 +98,23 @@ static size_t take_stage(fcl__ghost_plan *p, size_t bytes) {
   return at;
 }
 
-/* Steps of one face through MPI: pack the sent slab into device staging, copy it to pinned
- * host memory; receive into pinned memory, copy up, unpack (or add) into the field. */
+/* A face that crosses ranks: the sent slab is packed into device staging (unless it is one run
+ * of memory) and copied to host staging; the received one copied up and unpacked (or added). */
 typedef struct {
   int64_t send_start, recv_start;
   int peer, send_tag, recv_tag;
-} mpi_face;
+} remote_face;
+
+/* The transport's host step of an axis's group into list, where it has one. */
+static fcl_status push_step(fcl__p2p_group *group, fcl__p2p_step step, const char *kind, int a,
+                            fcl_launcher *list) {
+  static const char *const names[FCL__P2P_STEPS] = {"reuse", "post", "wait", "release"};
+  char what[64];
+  snprintf(what, sizeof what, "%s.%s.%c", kind, names[step], "xyz"[a]);
+  fcl_launcher *l = NULL;
+  FCL_TRY(fcl__p2p_launcher(group, step, what, &l));
+  return l ? fcl_launcher_list_push(list, l) : FCL_OK;
+}
 
 /* Every component's steps of axis a; across ranks, one message per face carries all the
  * components (packed one after the other). */
@@ -244,7 +126,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   const bool self = t->procs[a] == 1 && t->domain.bc[a][0] == FCL_BC_PERIODIC;
   int64_t origin[3], ext[3], src_origin[3], dummy[3];
   char what[64];
-  mpi_face faces[2];
+  remote_face faces[2];
   int nfaces = 0;
   for (int side = 0; side < 2; ++side) {
     /* forward: the slab next to this face goes out, the ghost of this face comes in;
@@ -278,21 +160,27 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
                          p->accumulate));
       }
     } else {
-      faces[nfaces++] = (mpi_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
-                                   peer, 2 * a + side, 2 * a + 1 - side};
+      faces[nfaces++] = (remote_face){p->accumulate ? ghost : inner, p->accumulate ? inner : ghost,
+                                      peer, 2 * a + side, 2 * a + 1 - side};
     }
   }
-  axis_messages *m = &p->axes[a];
-  m->plan = p;
-  m->comm = t->comm;
-  m->nmsg = 0;
-  const char *kind = p->accumulate ? "accumulate" : "ghosts";
-  fcl_launcher *l = NULL;
-  if (nfaces && p->shm) {
-    snprintf(what, sizeof what, "%s.reuse.%c", kind, "xyz"[a]);
-    FCL_TRY(fcl_launcher_create_host(what, staged_reuse, m, &l));
-    FCL_TRY(fcl_launcher_list_push(pre, l));
+  if (!nfaces) return FCL_OK;
+  /* one message each way per face, every component in it: the group of this axis */
+  face_box(f, a, 0, g, origin, ext);
+  const size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
+  fcl__message msg[4];
+  for (int i = 0; i < nfaces; ++i) {
+    msg[2 * i] = (fcl__message){faces[i].peer, faces[i].send_tag, true, bytes,
+                                take_stage(p, bytes)};
+    msg[2 * i + 1] = (fcl__message){faces[i].peer, faces[i].recv_tag, false, bytes,
+                                    take_stage(p, bytes)};
   }
+  fcl__p2p_group *group = NULL;
+  FCL_TRY(fcl__p2p_group_create(p->p2p, 2 * nfaces, msg, &group));
+  const char *kind = p->accumulate ? "accumulate" : "ghosts";
+  cl_mem stage_buf = fcl_array_buffer(p->device_stage);
+  fcl_launcher *l = NULL;
+  FCL_TRY(push_step(group, FCL__P2P_REUSE, kind, a, pre));
   /* faces that are runs of memory (the last split axis's) go between the field and host
    * memory as they are; others are packed into device staging and unpacked from it */
   bool runs = true;
@@ -303,13 +191,11 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     face_box(f, a, faces[i].recv_start, g, origin, ext);
     runs = runs && box_contiguous(f, origin, ext, &first);
   }
-  size_t recv_at[2];
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
     face_box(f, a, faces[i].send_start, g, origin, ext);
     box_contiguous(f, origin, ext, &first);
-    size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
-    size_t at = take_stage(p, bytes);
-    char *host = p->shm ? fcl__shm_stage_host(p->shm, t->rank) + at : (char *)p->host + at;
+    const size_t at = msg[2 * i].at;
+    char *host = group->host[2 * i];
     snprintf(what, sizeof what, "%s.pack.%c%d", kind, "xyz"[a], i);
     for (int c = 0; c < nc; ++c) {
       if (runs) {
@@ -318,42 +204,25 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
         FCL_TRY(fcl_launcher_list_push(pre, l));
         continue;
       }
-      box stage = {p->device_stage,
+      box stage = {stage_buf,
                    (long)((at + (size_t)c * one) / f->itemsize),
                    {1, (long)ext[0], (long)(ext[0] * ext[1])}};
       FCL_TRY(push_box(p, pre, what, stage, padded_box(f, fcl_field_buffer(f, c), origin), ext, 1.0,
                        false));
     }
     if (!runs) {
-      FCL_TRY(fcl_launcher_create_copy_d2h(what, p->device_stage, at, host, bytes, &l));
+      FCL_TRY(fcl_launcher_create_copy_d2h(what, stage_buf, at, host, bytes, &l));
       FCL_TRY(fcl_launcher_list_push(pre, l));
     }
-    m->msg[m->nmsg++] = (message){host, (int)bytes, faces[i].peer, faces[i].send_tag, true, at, 0};
-    recv_at[i] = take_stage(p, bytes);
-    m->msg[m->nmsg++] = (message){p->host ? (char *)p->host + recv_at[i] : NULL,
-                                  (int)bytes,
-                                  faces[i].peer,
-                                  faces[i].recv_tag,
-                                  false,
-                                  recv_at[i],
-                                  0};
   }
-  if (!nfaces) return FCL_OK;
-  if (p->shm) FCL_TRY(exchange_offsets(m));
-  snprintf(what, sizeof what, "%s.post.%c", kind, "xyz"[a]);
-  FCL_TRY(fcl_launcher_create_host(what, p->shm ? staged_post : post, m, &l));
-  FCL_TRY(fcl_launcher_list_push(pre, l));
-  snprintf(what, sizeof what, "%s.wait.%c", kind, "xyz"[a]);
-  FCL_TRY(fcl_launcher_create_host(what, p->shm ? staged_complete : complete, m, &l));
-  FCL_TRY(fcl_launcher_list_push(postl, l));
+  FCL_TRY(push_step(group, FCL__P2P_POST, kind, a, pre));
+  FCL_TRY(push_step(group, FCL__P2P_COMPLETE, kind, a, postl));
   for (int i = 0; i < nfaces; ++i) { /* copy up and unpack */
     face_box(f, a, faces[i].recv_start, g, origin, ext);
     box_contiguous(f, origin, ext, &first);
-    size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
+    const size_t at = msg[2 * i + 1].at;
+    const char *host = group->host[2 * i + 1];
     snprintf(what, sizeof what, "%s.unpack.%c%d", kind, "xyz"[a], i);
-    const message *r = &m->msg[2 * i + 1];
-    const char *host = p->shm ? fcl__shm_stage_host(p->shm, r->peer) + r->peer_at
-                              : (const char *)r->buf;
     if (runs && !p->accumulate) { /* straight into the ghosts */
       for (int c = 0; c < nc; ++c) {
         FCL_TRY(fcl_launcher_create_copy_h2d(what, host + (size_t)c * one, fcl_field_buffer(f, c),
@@ -362,22 +231,17 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       }
       continue;
     }
-    FCL_TRY(fcl_launcher_create_copy_h2d(what, host, p->device_stage, recv_at[i], bytes, &l));
+    FCL_TRY(fcl_launcher_create_copy_h2d(what, host, stage_buf, at, bytes, &l));
     FCL_TRY(fcl_launcher_list_push(postl, l));
     for (int c = 0; c < nc; ++c) {
-      box stage = {p->device_stage,
-                   (long)((recv_at[i] + (size_t)c * one) / f->itemsize),
+      box stage = {stage_buf,
+                   (long)((at + (size_t)c * one) / f->itemsize),
                    {1, (long)ext[0], (long)(ext[0] * ext[1])}};
       FCL_TRY(push_box(p, postl, what, padded_box(f, fcl_field_buffer(f, c), origin), stage, ext,
                        1.0, p->accumulate));
     }
   }
-  if (p->shm) {
-    snprintf(what, sizeof what, "%s.release.%c", kind, "xyz"[a]);
-    FCL_TRY(fcl_launcher_create_host(what, staged_release, m, &l));
-    FCL_TRY(fcl_launcher_list_push(postl, l));
-  }
-  return FCL_OK;
+  return push_step(group, FCL__P2P_RELEASE, kind, a, postl);
 }
 
 /* The number of leading axes whose forward ghosts ghosts_wrap fills: periodic, held whole by
@@ -479,7 +343,7 @@ static size_t stage_size(const fcl_field *f) {
   return total * (size_t)f->ncomp;
 }
 
-fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
+fcl_status fcl__ghost_plan_create(fcl_field *f, fcl_pool *pool, bool accumulate, bool local,
                                   fcl__ghost_plan **out) {
   *out = NULL;
   fcl__ghost_plan *p = calloc(1, sizeof *p);
@@ -489,27 +353,11 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
   p->stage_bytes = local ? 0 : stage_size(f);
   fcl__transport kind;
   fcl_status st = fcl__transport_from_env(&kind);
-  cl_int err = CL_SUCCESS;
-  cl_context ctx = fcl_context_cl(f->context);
-  if (st == FCL_OK && !local && f->topo->size > 1 && kind != FCL__TRANSPORT_MPI) {
-    st = fcl__shm_stage_create(ctx, f->topo->comm, p->stage_bytes, &p->shm);
-    if (st == FCL_ERR_NOT_SUPPORTED && kind == FCL__TRANSPORT_AUTO) {
-      fcl_log(FCL_LOG_INFO, "field '%s': ghosts over mpi (%s)", f->name, fcl_last_error());
-      fcl_clear_error();
-      st = FCL_OK;
-    }
-  }
-  if (st == FCL_OK && p->stage_bytes) {
-    p->device_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE, p->stage_bytes, NULL, &err);
-    if (err == CL_SUCCESS && !p->shm)
-      p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, p->stage_bytes,
-                                     NULL, &err);
-    if (err == CL_SUCCESS && !p->shm) /* mapped for the plan's lifetime: pinned host memory */
-      p->host = clEnqueueMapBuffer(fcl_queue_cl(f->queue), p->host_stage, CL_TRUE,
-                                   CL_MAP_READ | CL_MAP_WRITE, 0, p->stage_bytes, 0, NULL, NULL,
-                                   &err);
-    if (err != CL_SUCCESS)
-      st = FCL_CL_ERROR(err, "field '%s': %zu bytes of ghost staging", f->name, p->stage_bytes);
+  if (st == FCL_OK && p->stage_bytes && f->topo->size > 1) { /* messages across ranks */
+    size_t bytes = p->stage_bytes;
+    st = fcl_array_create(pool, f->queue, FCL_UINT8, 1, &bytes, &p->device_stage);
+    if (st == FCL_OK)
+      st = fcl__p2p_create(f->context, f->queue, f->topo->comm, bytes, kind, &p->p2p);
   }
   char name[160];
   const char *kind_name = accumulate ? "accumulate" : local ? "ghosts_local" : "ghosts";
@@ -549,20 +397,10 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   if (!plan || !*plan) return;
   fcl__ghost_plan *p = *plan;
-  for (int i = 0; i < 3; ++i) /* staged: the last exchange's "read" messages */
-    if (p->axes[i].done_pending) MPI_Waitall(p->axes[i].nmsg, p->axes[i].done, MPI_STATUSES_IGNORE);
   fcl_launcher_destroy(&p->begin);
   fcl_launcher_destroy(&p->end);
-  if (p->host) {
-    clEnqueueUnmapMemObject(fcl_queue_cl(p->f->queue), p->host_stage, p->host, 0, NULL, NULL);
-    clFinish(fcl_queue_cl(p->f->queue));
-  }
-  if (p->host_stage) clReleaseMemObject(p->host_stage);
-  if (p->device_stage) clReleaseMemObject(p->device_stage);
-  if (p->shm) {
-    clFinish(fcl_queue_cl(p->f->queue));
-    fcl__shm_stage_destroy(&p->shm);
-  }
+  fcl__p2p_destroy(&p->p2p);
+  fcl_array_destroy(&p->device_stage);
   free(p);
   *plan = NULL;
 }

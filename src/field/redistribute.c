@@ -1,5 +1,8 @@
 /* Redistribution of a field component between two topologies of one domain and communicator
- * (blocks to pencils, ...): interiors staged on the host, boxes intersected, MPI_Alltoallv. */
+ * (blocks to pencils, ...): the boxes intersected, and the comm layer's all-to-all of device
+ * blocks (on the transport FLOWCL_TRANSPORT chooses) moves them between the padded storages,
+ * this rank's own part on the device. Planned at each call: redistribution is not in a time
+ * loop. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,21 +40,17 @@ static box3 intersect(box3 x, box3 y) {
 
 static size_t volume(box3 b) { return (size_t)(b.n[0] * b.n[1] * b.n[2]); }
 
-/* Copy box b between a packed local array of box `local` and a packed block. */
-static void copy_box(char *local, box3 lb, char *block, box3 b, size_t item, bool to_block) {
-  size_t at = 0;
-  for (int64_t k = 0; k < b.n[2]; ++k)
-    for (int64_t j = 0; j < b.n[1]; ++j) {
-      size_t row = (size_t)(((b.lo[2] + k - lb.lo[2]) * lb.n[1] + (b.lo[1] + j - lb.lo[1])) *
-                                lb.n[0] +
-                            (b.lo[0] - lb.lo[0]));
-      size_t bytes = (size_t)b.n[0] * item;
-      if (to_block)
-        memcpy(block + at, local + row * item, bytes);
-      else
-        memcpy(local + row * item, block + at, bytes);
-      at += bytes;
-    }
+/* Box b (inside box `mine`, held by this rank) of field f's padded storage as a block. */
+static fcl__block padded_block(const fcl_field *f, box3 mine, box3 b) {
+  if (!volume(b)) return fcl__block_range(0, 0);
+  const int *o = f->topo->origin;
+  const size_t row = f->padded[0] * f->itemsize, slice = row * f->padded[1];
+  size_t at[3];
+  for (int a = 0; a < 3; ++a) at[a] = (size_t)(b.lo[a] - mine.lo[a] + o[a]);
+  return (fcl__block){at[0] * f->itemsize + at[1] * row + at[2] * slice,
+                      {(size_t)b.n[0] * f->itemsize, (size_t)b.n[1], (size_t)b.n[2]},
+                      row,
+                      slice};
 }
 
 fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field *dst,
@@ -68,46 +67,35 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
   if (src->dtype != dst->dtype)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "redistribute: '%s' and '%s' differ in precision",
                      src->name, dst->name);
+  if (src->context != dst->context)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "redistribute: '%s' and '%s' are not on one context",
+                     src->name, dst->name);
+  FCL_CHECK_ARG(src_comp >= 0 && src_comp < src->ncomp, 2, "src_comp",
+                "not a component of the source field");
+  FCL_CHECK_ARG(dst_comp >= 0 && dst_comp < dst->ncomp, 4, "dst_comp",
+                "not a component of the destination field");
+  fcl__transport kind;
+  FCL_TRY(fcl__transport_from_env(&kind));
+  /* the exchange runs on dst's queue: src's writes on its own queue must be done */
+  if (src->queue != dst->queue) FCL_TRY(fcl_queue_finish(src->queue));
   const int size = ts->size, me = ts->rank;
-  const size_t item = src->itemsize;
   box3 mine_src = rank_box(ts, me), mine_dst = rank_box(td, me);
-  int *counts = calloc(4 * (size_t)size, sizeof *counts);
-  char *in = malloc(volume(mine_src) * item), *out = malloc(volume(mine_dst) * item);
-  char *sendbuf = malloc(volume(mine_src) * item + 1),
-       *recvbuf = malloc(volume(mine_dst) * item + 1);
-  fcl_status st = counts && in && out && sendbuf && recvbuf
-                      ? FCL_OK
-                      : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "redistribute '%s'", src->name);
-  int *scount = counts, *sdispl = counts + size, *rcount = counts + 2 * size,
-      *rdispl = counts + 3 * size;
-  if (st == FCL_OK) st = fcl_field_read(src, src_comp, false, in);
-  if (st == FCL_OK) {
-    size_t s = 0, r = 0;
-    for (int q = 0; q < size; ++q) {
-      box3 out_box = intersect(mine_src, rank_box(td, q)),
-           in_box = intersect(rank_box(ts, q), mine_dst);
-      sdispl[q] = (int)s;
-      scount[q] = (int)(volume(out_box) * item);
-      copy_box(in, mine_src, sendbuf + s, out_box, item, true);
-      s += (size_t)scount[q];
-      rdispl[q] = (int)r;
-      rcount[q] = (int)(volume(in_box) * item);
-      r += (size_t)rcount[q];
-    }
-    int rc = MPI_Alltoallv(sendbuf, scount, sdispl, MPI_BYTE, recvbuf, rcount, rdispl, MPI_BYTE,
-                           td->comm);
-    if (rc != MPI_SUCCESS) st = fcl__mpi_error(rc, "redistribute: MPI_Alltoallv");
+  fcl__block *send = calloc((size_t)size, sizeof *send), *recv = calloc((size_t)size, sizeof *recv);
+  fcl_status st = send && recv ? FCL_OK
+                               : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "redistribute '%s'", src->name);
+  for (int q = 0; st == FCL_OK && q < size; ++q) {
+    send[q] = padded_block(src, mine_src, intersect(mine_src, rank_box(td, q)));
+    recv[q] = padded_block(dst, mine_dst, intersect(rank_box(ts, q), mine_dst));
   }
-  if (st == FCL_OK) {
-    for (int q = 0; q < size; ++q)
-      copy_box(out, mine_dst, recvbuf + rdispl[q], intersect(rank_box(ts, q), mine_dst), item,
-               false);
-    st = fcl_field_write(dst, dst_comp, false, out);
-  }
-  free(counts);
-  free(in);
-  free(out);
-  free(sendbuf);
-  free(recvbuf);
+  fcl__alltoall *x = NULL;
+  if (st == FCL_OK)
+    st = fcl__alltoall_create(dst->context, dst->queue, td->comm, src->itemsize, send, recv, 1,
+                              kind, &x);
+  if (st == FCL_OK)
+    st = fcl__alltoall_run(x, fcl_field_buffer(src, src_comp), fcl_field_buffer(dst, dst_comp),
+                           true);
+  fcl__alltoall_destroy(&x);
+  free(send);
+  free(recv);
   return st;
 }

@@ -2,8 +2,10 @@
  * interior exactly (every axis, edge and corner; periodic, Dirichlet and Neumann walls; uneven
  * splits; slabs and blocks), accumulation adds exactly what a direct mapping of every ghost to
  * its owner predicts, transposes and redistributions are exact permutations, reductions equal a
- * serial computation over the global grid. Expected values are computed here from the
- * documented rules (splitting, mirroring), independently of the library's plans. */
+ * serial computation over the global grid. The exchanges across ranks (ghosts, accumulation,
+ * redistribution) run on each transport (FLOWCL_TRANSPORT mpi and staged). Expected values are
+ * computed here from the documented rules (splitting, mirroring), independently of the library's
+ * plans. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #define PI 3.14159265358979323846
 
 static int rank_, size_;
+static const char *transport_ = "auto"; /* FLOWCL_TRANSPORT of the exchanges */
 
 /* A value unique to a global point, exact in float for the grids used (< 2^24). */
 static double code(const int64_t *g) { return (double)(g[0] + 40 * g[1] + 1600 * g[2]); }
@@ -98,9 +101,9 @@ static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs
         }
   }
   CHECKF(!wrong,
-         "%s (%s, rank %d of %d, procs %dx%dx%d): %zu wrong ghost/interior values; "
+         "%s (%s, %s transport, rank %d of %d, procs %dx%dx%d): %zu wrong ghost/interior values; "
          "first at padded index %zu: %g, expected %g",
-         label, fcl_dtype_cl_name(dt), rank_, size_, fcl_topology_procs(t)[0],
+         label, fcl_dtype_cl_name(dt), transport_, rank_, size_, fcl_topology_procs(t)[0],
          fcl_topology_procs(t)[1], fcl_topology_procs(t)[2], wrong, first, got0, want0);
   free(host);
   fcl_field_destroy(&f);
@@ -172,9 +175,9 @@ static void accumulate_case(env *e, const char *label, fcl_domain d, const int *
   for (size_t i = 0; i < (size_t)(n[0] * n[1] * n[2]); ++i)
     if (at(interior, dt, i) != want[i] && wrong++ == 0) first = i;
   CHECKF(!wrong,
-         "%s (%s, rank %d of %d): %zu accumulated values wrong; first at %zu: %g, "
+         "%s (%s, %s transport, rank %d of %d): %zu accumulated values wrong; first at %zu: %g, "
          "expected %g",
-         label, fcl_dtype_cl_name(dt), rank_, size_, wrong, first,
+         label, fcl_dtype_cl_name(dt), transport_, rank_, size_, wrong, first,
          wrong ? at(interior, dt, first) : 0, wrong ? want[first] : 0);
   free(interior);
   free(want);
@@ -465,8 +468,8 @@ static void redistribute_case(env *e, fcl_dtype dt) {
           int64_t g[3] = {o[0] + i, o[1] + j, o[2] + k};
           if (at(host, dt, (size_t)((k * n[1] + j) * n[0] + i)) != code(g)) wrong++;
         }
-    CHECKF(!wrong, "redistribute to %s (%s, rank %d of %d): %zu wrong values",
-           w ? "blocks again" : "slabs", fcl_dtype_cl_name(dt), rank_, size_, wrong);
+    CHECKF(!wrong, "redistribute to %s (%s, %s transport, rank %d of %d): %zu wrong values",
+           w ? "blocks again" : "slabs", fcl_dtype_cl_name(dt), transport_, rank_, size_, wrong);
     free(host);
   }
   fcl_field_destroy(&a);
@@ -581,31 +584,38 @@ static void run_all(env *e) {
     fcl_dtype dt = types[ti];
     fcl_domain d = fcl_domain_periodic(3, 0, 1.0);
     d.resolution[0] = 13, d.resolution[1] = 11, d.resolution[2] = 9;
-    ghost_case(e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);
-    ghost_case(e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt);
-    fcl_domain w = d;
-    w.bc[1][0] = w.bc[1][1] = FCL_BC_DIRICHLET;
-    w.bc[2][0] = w.bc[2][1] = FCL_BC_NEUMANN;
-    w.bc[0][0] = FCL_BC_NEUMANN, w.bc[0][1] = FCL_BC_DIRICHLET;
-    ghost_case(e, "walls", w, NULL, (int[]){1, 2, 1}, dt);
-    ghost_case(e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt);
-    fcl_domain d2 = fcl_domain_periodic(2, 0, 1.0);
-    d2.resolution[0] = 10, d2.resolution[1] = 15;
-    d2.bc[1][0] = d2.bc[1][1] = FCL_BC_NEUMANN;
-    ghost_case(e, "2D", d2, NULL, (int[]){2, 3}, dt);
-    fcl_domain d1 = fcl_domain_periodic(1, 23, 1.0);
-    ghost_case(e, "1D periodic", d1, NULL, (int[]){3}, dt);
-    d1.bc[0][0] = FCL_BC_DIRICHLET, d1.bc[0][1] = FCL_BC_NEUMANN;
-    ghost_case(e, "1D walls", d1, NULL, (int[]){2}, dt);
-    accumulate_case(e, "accumulate 1D walls", d1, (int[]){2}, dt);
-    accumulate_case(e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
-    accumulate_case(e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
+    static const char *const transports[] = {"mpi", "staged"};
+    for (int tr = 0; tr < 2; ++tr) { /* read when a field (its exchange plans) is made */
+      transport_ = transports[tr];
+      setenv("FLOWCL_TRANSPORT", transport_, 1);
+      ghost_case(e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);
+      ghost_case(e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt);
+      fcl_domain w = d;
+      w.bc[1][0] = w.bc[1][1] = FCL_BC_DIRICHLET;
+      w.bc[2][0] = w.bc[2][1] = FCL_BC_NEUMANN;
+      w.bc[0][0] = FCL_BC_NEUMANN, w.bc[0][1] = FCL_BC_DIRICHLET;
+      ghost_case(e, "walls", w, NULL, (int[]){1, 2, 1}, dt);
+      ghost_case(e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt);
+      fcl_domain d2 = fcl_domain_periodic(2, 0, 1.0);
+      d2.resolution[0] = 10, d2.resolution[1] = 15;
+      d2.bc[1][0] = d2.bc[1][1] = FCL_BC_NEUMANN;
+      ghost_case(e, "2D", d2, NULL, (int[]){2, 3}, dt);
+      fcl_domain d1 = fcl_domain_periodic(1, 23, 1.0);
+      ghost_case(e, "1D periodic", d1, NULL, (int[]){3}, dt);
+      d1.bc[0][0] = FCL_BC_DIRICHLET, d1.bc[0][1] = FCL_BC_NEUMANN;
+      ghost_case(e, "1D walls", d1, NULL, (int[]){2}, dt);
+      accumulate_case(e, "accumulate 1D walls", d1, (int[]){2}, dt);
+      accumulate_case(e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
+      accumulate_case(e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
+      redistribute_case(e, dt);
+    }
+    unsetenv("FLOWCL_TRANSPORT");
+    transport_ = "auto";
     reduce_case(e, dt);
     reduction_case(e, dt);
     expr_case(e, dt);
     static const int perms[][3] = {{1, 0, 2}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}};
     for (int p = 0; p < 4; ++p) transpose_case(e, dt, perms[p]);
-    redistribute_case(e, dt);
   }
   ownership();
   errors(e);

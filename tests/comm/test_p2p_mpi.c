@@ -1,0 +1,87 @@
+/* The point-to-point messages of the comm layer on every transport (mpi, staged): a ring, each
+ * rank sending a run of device values to the next and receiving the previous one's, through the
+ * transport's staging and host steps in the order a ghost plan runs them, three exchanges in a
+ * row (the staging reused); the checks of a group's messages. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_impl.h"
+#include "fcl_test_mpi.h"
+#include "flowcl/opencl.h"
+
+enum { N = 1000, ROUNDS = 3 };
+
+static int32_t value(int rank, int round, int i) { return rank * 1000000 + round * 10000 + i; }
+
+/* The step's host launcher into list, where the transport has one. */
+static void push_step(fcl__p2p_group *g, fcl__p2p_step step, fcl_launcher *list) {
+  fcl_launcher *l = NULL;
+  CHECK_OK(fcl__p2p_launcher(g, step, "step", &l));
+  if (l) CHECK_OK(fcl_launcher_list_push(list, l));
+}
+
+static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
+  const int P = e->size, me = e->rank, next = (me + 1) % P, prev = (me + P - 1) % P;
+  const size_t bytes = N * sizeof(int32_t);
+  fcl__p2p *p = NULL;
+  CHECK_OK(fcl__p2p_create(e->ctx, e->q, MPI_COMM_WORLD, 2 * bytes, kind, &p));
+  if (!p) return;
+  CHECKF(strcmp(fcl__p2p_transport(p), expect) == 0, "transport %s: got %s",
+         fcl__transport_name(kind), fcl__p2p_transport(p));
+  if (P == 1) { /* no peer: the staging alone */
+    fcl__p2p_destroy(&p);
+    return;
+  }
+  fcl__message msg[2] = {{next, 3, true, bytes, 0}, {prev, 3, false, bytes, bytes}};
+  fcl__p2p_group *g = NULL;
+  CHECK_OK(fcl__p2p_group_create(p, 2, msg, &g));
+  cl_int err;
+  cl_mem src = clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+  cl_mem dst = clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+  fcl_launcher *pre = NULL, *post = NULL, *l = NULL;
+  CHECK_OK(fcl_launcher_create_list("pre", &pre));
+  CHECK_OK(fcl_launcher_create_list("post", &post));
+  if (g && pre && post) {
+    push_step(g, FCL__P2P_REUSE, pre);
+    CHECK_OK(fcl_launcher_create_copy_d2h("send", src, 0, g->host[0], bytes, &l));
+    CHECK_OK(fcl_launcher_list_push(pre, l));
+    push_step(g, FCL__P2P_POST, pre);
+    push_step(g, FCL__P2P_COMPLETE, post);
+    CHECK_OK(fcl_launcher_create_copy_h2d("receive", g->host[1], dst, 0, bytes, &l));
+    CHECK_OK(fcl_launcher_list_push(post, l));
+    push_step(g, FCL__P2P_RELEASE, post);
+  }
+  int32_t host[N];
+  for (int round = 0; g && pre && post && round < ROUNDS; ++round) {
+    for (int i = 0; i < N; ++i) host[i] = value(me, round, i);
+    clEnqueueWriteBuffer(fcl_queue_cl(e->q), src, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    CHECK_OK(fcl_launcher_call(pre, e->q, NULL, 0, NULL, NULL));
+    CHECK_OK(fcl_launcher_call(post, e->q, NULL, 0, NULL, NULL));
+    clEnqueueReadBuffer(fcl_queue_cl(e->q), dst, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    int wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += host[i] != value(prev, round, i);
+    CHECKF(!wrong, "%s transport, round %d, rank %d of %d: %d of %d values wrong (first %d)",
+           expect, round, me, P, wrong, N, host[0]);
+  }
+  /* a group's messages are checked before any is sent */
+  fcl__message bad = {next, FCL__P2P_TAGS, true, bytes, 0};
+  CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "tag 16");
+  bad = (fcl__message){next, 0, true, bytes, bytes + 1};
+  CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "staging of");
+  bad = (fcl__message){me, 0, true, bytes, 0};
+  CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "peer");
+  clFinish(fcl_queue_cl(e->q));
+  fcl_launcher_destroy(&pre);
+  fcl_launcher_destroy(&post);
+  fcl__p2p_destroy(&p);
+  clReleaseMemObject(src);
+  clReleaseMemObject(dst);
+}
+
+static void run(fcl_test_mpi_env *e) {
+  ring(e, FCL__TRANSPORT_MPI, "mpi");
+  ring(e, FCL__TRANSPORT_STAGED, "staged");
+  ring(e, FCL__TRANSPORT_AUTO, "staged"); /* the ranks of a test share one node */
+}
+
+int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }
