@@ -20,15 +20,15 @@ struct fcl__shm_stage {
   MPI_Win win;
   int size;
   size_t segment;
-  cl_mem *wrap; /* per rank */
-  char **base;  /* per rank */
+  fcl_mem **wrap; /* per rank */
+  char **base;    /* per rank */
 };
 
 void fcl__shm_stage_destroy(fcl__shm_stage **sp) {
   if (!sp || !*sp) return;
   fcl__shm_stage *s = *sp;
   for (int q = 0; s->wrap && q < s->size; ++q)
-    if (s->wrap[q]) clReleaseMemObject(s->wrap[q]);
+    if (s->wrap[q]) fcl_mem_release(&s->wrap[q]);
   if (s->win != MPI_WIN_NULL) MPI_Win_free(&s->win);
   free(s->wrap);
   free(s->base);
@@ -63,7 +63,7 @@ static fcl_status check_backing(size_t node_bytes) {
                    node_bytes >> 20, avail >> 20, dir);
 }
 
-static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, size_t bytes) {
+static fcl_status create(fcl__shm_stage *s, fcl_context *context, MPI_Comm comm, size_t bytes) {
   MPI_Comm node;
   FCL_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
               "shared staging: MPI_Comm_split_type");
@@ -104,17 +104,12 @@ static fcl_status create(fcl__shm_stage *s, cl_context context, MPI_Comm comm, s
       break;
     }
     s->base[q] = base;
-    cl_int err;
-    s->wrap[q] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, s->segment, base,
-                                &err);
-    if (err != CL_SUCCESS)
-      st = FCL_CL_ERROR(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR) over %zu bytes of the window",
-                        s->segment);
+    st = fcl_mem_create(context, FCL_MEM_HOST, s->segment, base, &s->wrap[q]);
   }
   return agree(comm, st, "wrapping the window");
 }
 
-fcl_status fcl__shm_stage_create(cl_context context, MPI_Comm comm, size_t bytes,
+fcl_status fcl__shm_stage_create(fcl_context *context, MPI_Comm comm, size_t bytes,
                                  fcl__shm_stage **out) {
   *out = NULL;
   fcl__shm_stage *s = calloc(1, sizeof *s);

@@ -10,7 +10,7 @@
 
 typedef struct {
   MPI_Datatype unit;
-  cl_mem stage[2]; /* [0]: packed send-side blocks, [1]: packed recv-side blocks */
+  fcl_mem *stage[2]; /* [0]: packed send-side blocks, [1]: packed recv-side blocks */
   char *host[2];
   int *counts; /* 4 x P: send counts, send displacements, recv counts, recv displacements */
 } mpi_state;
@@ -21,9 +21,10 @@ static void mpi_destroy(fcl__alltoall *x) {
   for (int i = 0; i < 2; ++i)
     if (s->stage[i]) {
       if (s->host[i])
-        clEnqueueUnmapMemObject(fcl_queue_cl(x->queue), s->stage[i], s->host[i], 0, NULL, NULL);
+        clEnqueueUnmapMemObject(fcl_queue_cl(x->queue), fcl_mem_cl(s->stage[i]), s->host[i], 0,
+                                NULL, NULL);
       clFinish(fcl_queue_cl(x->queue));
-      clReleaseMemObject(s->stage[i]);
+      fcl_mem_release(&s->stage[i]);
     }
   if (s->unit != MPI_DATATYPE_NULL) MPI_Type_free(&s->unit);
   free(s->counts);
@@ -57,20 +58,18 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
   size_t bytes[2] = {x->send_total, x->recv_total};
   for (int i = 0; i < 2; ++i) {
     if (!bytes[i]) continue;
-    cl_int err;
-    s->stage[i] = clCreateBuffer(fcl_context_cl(x->context),
-                                 CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes[i], NULL, &err);
-    if (err == CL_SUCCESS) /* mapped for the plan's lifetime: pinned host memory */
-      s->host[i] = clEnqueueMapBuffer(fcl_queue_cl(x->queue), s->stage[i], CL_TRUE,
-                                      CL_MAP_READ | CL_MAP_WRITE, 0, bytes[i], 0, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-      return FCL_CL_ERROR(err, "mpi transport: %zu bytes of pinned staging", bytes[i]);
+    /* mapped for the plan's lifetime: pinned host memory */
+    FCL_TRY(fcl_mem_create(x->context, FCL_MEM_PINNED, bytes[i], NULL, &s->stage[i]));
+    void *host = NULL;
+    FCL_TRY(fcl_mem_map(x->queue, s->stage[i], FCL_MAP_READ | FCL_MAP_WRITE, 0, bytes[i], 0, NULL,
+                        &host));
+    s->host[i] = host;
   }
   return FCL_OK;
 }
 
 /* One pair of buffers. */
-static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
+static fcl_status mpi_run_one(fcl__alltoall *x, fcl_mem *a, fcl_mem *b, bool forward) {
   mpi_state *s = x->state;
   const int P = x->size, me = x->rank;
   /* forward: a's send blocks -> b's recv blocks; backward: b's recv blocks -> a's send blocks */
@@ -78,7 +77,7 @@ static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward
                    *in_blocks = forward ? x->recv : x->send;
   const size_t *out_at = forward ? x->send_at : x->recv_at,
                *in_at = forward ? x->recv_at : x->send_at;
-  cl_mem from = forward ? a : b, to = forward ? b : a;
+  fcl_mem *from = forward ? a : b, *to = forward ? b : a;
   char *out_host = s->host[forward ? 0 : 1], *in_host = s->host[forward ? 1 : 0];
   int *out_count = s->counts + (forward ? 0 : 2 * P), *out_displ = out_count + P;
   int *in_count = s->counts + (forward ? 2 * P : 0), *in_displ = in_count + P;
@@ -96,7 +95,8 @@ static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward
 }
 
 /* The reference path: the pairs one after the other. */
-static fcl_status mpi_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward) {
+static fcl_status mpi_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
+                          bool forward) {
   for (int i = 0; i < n; ++i) FCL_TRY(mpi_run_one(x, a[i], b[i], forward));
   return FCL_OK;
 }

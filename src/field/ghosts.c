@@ -47,7 +47,7 @@ struct fcl__ghost_plan {
   fcl_field *f;
   bool accumulate;
   fcl_launcher *begin, *end;
-  cl_mem device_stage, host_stage;
+  fcl_mem *device_stage, *host_stage;
   void *host;
   fcl__shm_stage *shm; /* staged transport; NULL: mpi */
   size_t stage_bytes, stage_used;
@@ -58,11 +58,11 @@ struct fcl__ghost_plan {
 
 /* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
 typedef struct {
-  cl_mem buf;
+  fcl_mem *buf;
   long off, s[3];
 } box;
 
-static box padded_box(const fcl_field *f, cl_mem buf, const int64_t *origin) {
+static box padded_box(const fcl_field *f, fcl_mem *buf, const int64_t *origin) {
   long px = (long)f->padded[0], pxy = px * (long)f->padded[1];
   return (box){buf, origin[0] + origin[1] * px + origin[2] * pxy, {1, px, pxy}};
 }
@@ -259,7 +259,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       face_box(f, a, p->accumulate ? partner : ghost, g, origin, ext);
       face_box(f, a, p->accumulate ? ghost : partner, g, src_origin, dummy);
       for (int c = 0; c < nc; ++c) {
-        cl_mem buf = fcl_field_buffer(f, c);
+        fcl_mem *buf = fcl_field_buffer(f, c);
         FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin), padded_box(f, buf, src_origin),
                          ext, 1.0, p->accumulate));
       }
@@ -270,7 +270,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       face_box(f, a, w + step, g, origin, ext);       /* ghost run, walking away from the wall */
       face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
       for (int c = 0; c < nc; ++c) {
-        cl_mem buf = fcl_field_buffer(f, c);
+        fcl_mem *buf = fcl_field_buffer(f, c);
         box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
         gb.s[a] *= step;
         ib.s[a] *= -step;
@@ -436,7 +436,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
     snprintf(name, sizeof name, "%s.ghosts.wrap.%c", f->name, "xyz"[a]);
     for (int c = 0; c < f->ncomp; c += batch) {
       const int nc = f->ncomp - c < batch ? f->ncomp - c : batch;
-      cl_mem u[3];
+      fcl_mem *u[3];
       for (int i = 0; i < 3; ++i) u[i] = fcl_field_buffer(f, c + (i < nc ? i : 0));
       fcl_launch_config one = cfg;
       one.global[2] *= (size_t)nc;
@@ -489,10 +489,8 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
   p->stage_bytes = local ? 0 : stage_size(f);
   fcl__transport kind;
   fcl_status st = fcl__transport_from_env(&kind);
-  cl_int err = CL_SUCCESS;
-  cl_context ctx = fcl_context_cl(f->context);
   if (st == FCL_OK && !local && f->topo->size > 1 && kind != FCL__TRANSPORT_MPI) {
-    st = fcl__shm_stage_create(ctx, f->topo->comm, p->stage_bytes, &p->shm);
+    st = fcl__shm_stage_create(f->context, f->topo->comm, p->stage_bytes, &p->shm);
     if (st == FCL_ERR_NOT_SUPPORTED && kind == FCL__TRANSPORT_AUTO) {
       fcl_log(FCL_LOG_INFO, "field '%s': ghosts over mpi (%s)", f->name, fcl_last_error());
       fcl_clear_error();
@@ -500,16 +498,12 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, bool accumulate, bool local,
     }
   }
   if (st == FCL_OK && p->stage_bytes) {
-    p->device_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE, p->stage_bytes, NULL, &err);
-    if (err == CL_SUCCESS && !p->shm)
-      p->host_stage = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, p->stage_bytes,
-                                     NULL, &err);
-    if (err == CL_SUCCESS && !p->shm) /* mapped for the plan's lifetime: pinned host memory */
-      p->host = clEnqueueMapBuffer(fcl_queue_cl(f->queue), p->host_stage, CL_TRUE,
-                                   CL_MAP_READ | CL_MAP_WRITE, 0, p->stage_bytes, 0, NULL, NULL,
-                                   &err);
-    if (err != CL_SUCCESS)
-      st = FCL_CL_ERROR(err, "field '%s': %zu bytes of ghost staging", f->name, p->stage_bytes);
+    st = fcl_mem_create(f->context, FCL_MEM_DEVICE, p->stage_bytes, NULL, &p->device_stage);
+    if (st == FCL_OK && !p->shm)
+      st = fcl_mem_create(f->context, FCL_MEM_PINNED, p->stage_bytes, NULL, &p->host_stage);
+    if (st == FCL_OK && !p->shm) /* mapped for the plan's lifetime: pinned host memory */
+      st = fcl_mem_map(f->queue, p->host_stage, FCL_MAP_READ | FCL_MAP_WRITE, 0, p->stage_bytes, 0,
+                       NULL, &p->host);
   }
   char name[160];
   const char *kind_name = accumulate ? "accumulate" : local ? "ghosts_local" : "ghosts";
@@ -554,11 +548,12 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   fcl_launcher_destroy(&p->begin);
   fcl_launcher_destroy(&p->end);
   if (p->host) {
-    clEnqueueUnmapMemObject(fcl_queue_cl(p->f->queue), p->host_stage, p->host, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(fcl_queue_cl(p->f->queue), fcl_mem_cl(p->host_stage), p->host, 0, NULL,
+                            NULL);
     clFinish(fcl_queue_cl(p->f->queue));
   }
-  if (p->host_stage) clReleaseMemObject(p->host_stage);
-  if (p->device_stage) clReleaseMemObject(p->device_stage);
+  if (p->host_stage) fcl_mem_release(&p->host_stage);
+  if (p->device_stage) fcl_mem_release(&p->device_stage);
   if (p->shm) {
     clFinish(fcl_queue_cl(p->f->queue));
     fcl__shm_stage_destroy(&p->shm);
@@ -567,8 +562,8 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   *plan = NULL;
 }
 
-fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, const cl_mem *old,
-                                  const cl_mem *now) {
+fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, fcl_mem *const *old,
+                                  fcl_mem *const *now) {
   FCL_TRY(fcl_launcher_rebind(p->begin, n, old, now));
   return fcl_launcher_rebind(p->end, n, old, now);
 }
