@@ -21,7 +21,7 @@ typedef struct {
   fcl_field *u, *w, *s;
   fcl_fd *grad;
   fcl_analytics *an;
-  cl_mem scratch;
+  fcl_mem *scratch;
   size_t bytes;
   fcl_queue *q;
 } cases;
@@ -42,8 +42,8 @@ static fcl_status run_case(cases *c, int k) {
           c->an,
           FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY | FCL_DIAG_DIVERGENCE, &d);
     default:
-      if (clEnqueueCopyBuffer(fcl_queue_cl(c->q), fcl_field_buffer(c->w, 0), c->scratch, 0, 0,
-                              c->bytes, 0, NULL, NULL) != CL_SUCCESS)
+      if (clEnqueueCopyBuffer(fcl_queue_cl(c->q), fcl_mem_cl(fcl_field_buffer(c->w, 0)),
+                              fcl_mem_cl(c->scratch), 0, 0, c->bytes, 0, NULL, NULL) != CL_SUCCESS)
         return FCL_ERR_OPENCL;
       return fcl_queue_finish(c->q);
   }
@@ -97,8 +97,7 @@ int main(int argc, char **argv) {
     DIE("operators: %s", fcl_last_error());
   const size_t *p = fcl_field_padded_shape(c.w);
   c.bytes = p[0] * p[1] * p[2] * fcl_dtype_size(dtype);
-  cl_int err;
-  c.scratch = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, c.bytes, NULL, &err);
+  if (fcl_mem_create(e.ctx, FCL_MEM_DEVICE, c.bytes, NULL, &c.scratch) != FCL_OK) DIE("buffer");
   if (!c.scratch) DIE("scratch buffer");
   double *ts = calloc((size_t)(NCASE * o.repeats), sizeof *ts), median[NCASE];
   if (!ts) DIE("memory");
@@ -133,7 +132,7 @@ int main(int argc, char **argv) {
     }
   }
   free(ts);
-  clReleaseMemObject(c.scratch);
+  fcl_mem_release(&c.scratch);
   fcl_analytics_destroy(&c.an);
   fcl_fd_destroy(&c.grad);
   fcl_field_destroy(&c.s);

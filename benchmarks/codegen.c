@@ -18,7 +18,7 @@
 typedef struct {
   fcl_context *ctx;
   fcl_queue *q;
-  cl_mem a, b;
+  fcl_mem *a, *b;
   int64_t n;
   size_t bytes;
   int repeats;
@@ -61,8 +61,8 @@ static fcl_status copy_buffer_ns(env *e, double *median) {
   if (!t) return FCL_ERR_OUT_OF_MEMORY;
   for (int r = -1; r < e->repeats; ++r) {
     cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), e->a, e->b, 0, 0, e->bytes, 0, NULL, &ev) !=
-            CL_SUCCESS ||
+    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_mem_cl(e->a), fcl_mem_cl(e->b), 0, 0, e->bytes,
+                            0, NULL, &ev) != CL_SUCCESS ||
         clWaitForEvents(1, &ev) != CL_SUCCESS) {
       free(t);
       return FCL_ERR_OPENCL;
@@ -292,13 +292,14 @@ int main(int argc, char **argv) {
   if (fcl_context_create(1, &dev.device, &e.ctx) != FCL_OK ||
       fcl_queue_create(e.ctx, NULL, FCL_QUEUE_PROFILING, &e.q) != FCL_OK)
     DIE("context");
-  cl_int err;
-  e.a = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, e.bytes, NULL, &err);
-  e.b = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, e.bytes, NULL, &err);
-  if (!e.a || !e.b) DIE("two buffers of %zu bytes", e.bytes);
+  if (fcl_mem_create(e.ctx, FCL_MEM_DEVICE, e.bytes, NULL, &e.a) != FCL_OK ||
+      fcl_mem_create(e.ctx, FCL_MEM_DEVICE, e.bytes, NULL, &e.b) != FCL_OK)
+    DIE("two buffers of %zu bytes", e.bytes);
   float one = 1.0f;
-  clEnqueueFillBuffer(fcl_queue_cl(e.q), e.a, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
-  clEnqueueFillBuffer(fcl_queue_cl(e.q), e.b, &one, sizeof one, 0, e.bytes, 0, NULL, NULL);
+  clEnqueueFillBuffer(fcl_queue_cl(e.q), fcl_mem_cl(e.a), &one, sizeof one, 0, e.bytes, 0, NULL,
+                      NULL);
+  clEnqueueFillBuffer(fcl_queue_cl(e.q), fcl_mem_cl(e.b), &one, sizeof one, 0, e.bytes, 0, NULL,
+                      NULL);
   clFinish(fcl_queue_cl(e.q));
 
   printf("codegen on %s: %lld^3 float, effort %s, median of %d\n", info.name, (long long)e.n,
@@ -374,8 +375,8 @@ int main(int argc, char **argv) {
   }
   fcl_kbuilder_destroy(&st);
   fcl_kbuilder_destroy(&tr);
-  clReleaseMemObject(e.a);
-  clReleaseMemObject(e.b);
+  fcl_mem_release(&e.a);
+  fcl_mem_release(&e.b);
   fcl_queue_release(&e.q);
   fcl_context_release(&e.ctx);
   return 0;

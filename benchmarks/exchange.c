@@ -50,24 +50,24 @@ done:
 }
 
 typedef struct {
-  cl_mem dev;
+  fcl_mem *dev;
   void *pinned;
   bool to_host;
 } copy_arg;
 
 static int pinned_copy(bench *b, void *arg) {
   copy_arg *c = arg;
-  cl_int err = c->to_host ? clEnqueueReadBuffer(fcl_queue_cl(b->e.q), c->dev, CL_TRUE, 0,
-                                                b->out_bytes, c->pinned, 0, NULL, NULL)
-                          : clEnqueueWriteBuffer(fcl_queue_cl(b->e.q), c->dev, CL_TRUE, 0,
-                                                 b->out_bytes, c->pinned, 0, NULL, NULL);
+  cl_int err = c->to_host ? clEnqueueReadBuffer(fcl_queue_cl(b->e.q), fcl_mem_cl(c->dev), CL_TRUE,
+                                                0, b->out_bytes, c->pinned, 0, NULL, NULL)
+                          : clEnqueueWriteBuffer(fcl_queue_cl(b->e.q), fcl_mem_cl(c->dev), CL_TRUE,
+                                                 0, b->out_bytes, c->pinned, 0, NULL, NULL);
   return err != CL_SUCCESS;
 }
 
 /* Half of the outgoing bytes down on the bench's queue while the other half goes up on a second
  * queue: whether the link carries both directions at once. */
 typedef struct {
-  cl_mem down_from, up_to;
+  fcl_mem *down_from, *up_to;
   fcl_queue *up_queue;
   char *pinned;
 } duplex_arg;
@@ -75,10 +75,10 @@ typedef struct {
 static int duplex_copy(bench *b, void *arg) {
   duplex_arg *c = arg;
   size_t half = b->out_bytes / 2;
-  cl_int e1 = clEnqueueReadBuffer(fcl_queue_cl(b->e.q), c->down_from, CL_FALSE, 0, half, c->pinned,
-                                  0, NULL, NULL);
-  cl_int e2 = clEnqueueWriteBuffer(fcl_queue_cl(c->up_queue), c->up_to, CL_FALSE, 0, half,
-                                   c->pinned + half, 0, NULL, NULL);
+  cl_int e1 = clEnqueueReadBuffer(fcl_queue_cl(b->e.q), fcl_mem_cl(c->down_from), CL_FALSE, 0, half,
+                                  c->pinned, 0, NULL, NULL);
+  cl_int e2 = clEnqueueWriteBuffer(fcl_queue_cl(c->up_queue), fcl_mem_cl(c->up_to), CL_FALSE, 0,
+                                   half, c->pinned + half, 0, NULL, NULL);
   cl_int e3 = clFinish(fcl_queue_cl(b->e.q)), e4 = clFinish(fcl_queue_cl(c->up_queue));
   return e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS || e4 != CL_SUCCESS;
 }
@@ -101,7 +101,7 @@ static int sendrecv(bench *b, void *arg) {
 typedef struct {
   fcl__alltoall *x;
   int n;
-  cl_mem a[3], b[3];
+  fcl_mem *a[3], *b[3];
 } a2a_arg;
 
 static int alltoall(bench *b, void *arg) {
@@ -138,20 +138,21 @@ int main(int argc, char **argv) {
   b.bytes = ROW * rows * slices;
   size_t block = b.bytes / (size_t)P;
   b.out_bytes = P > 1 ? block * (size_t)(P - 1) : b.bytes;
-  cl_context ctx = fcl_context_cl(b.e.ctx);
   cl_int err;
-  cl_mem da = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b.bytes, NULL, &err);
-  cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b.bytes, NULL, &err);
-  cl_mem pin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, b.bytes, NULL, &err);
+  fcl_mem *da = NULL;
+  if (fcl_mem_create(b.e.ctx, FCL_MEM_DEVICE, b.bytes, NULL, &da) != FCL_OK) DIE("buffer");
+  fcl_mem *db = NULL;
+  if (fcl_mem_create(b.e.ctx, FCL_MEM_DEVICE, b.bytes, NULL, &db) != FCL_OK) DIE("buffer");
+  fcl_mem *pin = NULL;
+  if (fcl_mem_create(b.e.ctx, FCL_MEM_PINNED, b.bytes, NULL, &pin) != FCL_OK) DIE("buffer");
   char *wrapped = aligned_alloc(1 << 16, (b.bytes + 0xffff) & ~(size_t)0xffff);
-  cl_mem wrap = wrapped ? clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, b.bytes,
-                                         wrapped, &err)
-                        : NULL;
-  if (!da || !db || !pin || !wrap) DIE("%zu bytes of buffers", b.bytes);
+  fcl_mem *wrap = NULL;
+  if (!wrapped || fcl_mem_create(b.e.ctx, FCL_MEM_HOST, b.bytes, wrapped, &wrap) != FCL_OK)
+    DIE("%zu bytes of buffers", b.bytes);
   char zero = 1;
-  clEnqueueFillBuffer(fcl_queue_cl(b.e.q), da, &zero, 1, 0, b.bytes, 0, NULL, NULL);
-  void *host = clEnqueueMapBuffer(fcl_queue_cl(b.e.q), pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                  b.bytes, 0, NULL, NULL, &err);
+  clEnqueueFillBuffer(fcl_queue_cl(b.e.q), fcl_mem_cl(da), &zero, 1, 0, b.bytes, 0, NULL, NULL);
+  void *host = clEnqueueMapBuffer(fcl_queue_cl(b.e.q), fcl_mem_cl(pin), CL_TRUE,
+                                  CL_MAP_READ | CL_MAP_WRITE, 0, b.bytes, 0, NULL, NULL, &err);
   if (!host) DIE("map the pinned buffer");
 
   copy_arg down = {da, host, true}, up = {da, host, false};
@@ -199,8 +200,8 @@ int main(int argc, char **argv) {
   double t_batch = -1;
   a2a_arg x3 = {NULL, 3, {da}, {db}};
   for (int i = 1; i < 3; ++i) {
-    x3.a[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b.bytes, NULL, &err);
-    x3.b[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b.bytes, NULL, &err);
+    if (fcl_mem_create(b.e.ctx, FCL_MEM_DEVICE, b.bytes, NULL, &x3.a[i]) != FCL_OK) DIE("buffer");
+    if (fcl_mem_create(b.e.ctx, FCL_MEM_DEVICE, b.bytes, NULL, &x3.b[i]) != FCL_OK) DIE("buffer");
     if (!x3.a[i] || !x3.b[i]) DIE("%zu bytes of buffers", b.bytes);
   }
   if (t_x[1] > 0 && fcl__alltoall_create(b.e.ctx, b.e.q, MPI_COMM_WORLD, ROW, send, recv, 3,
@@ -209,8 +210,8 @@ int main(int argc, char **argv) {
     fcl__alltoall_destroy(&x3.x);
   }
   for (int i = 1; i < 3; ++i) {
-    clReleaseMemObject(x3.a[i]);
-    clReleaseMemObject(x3.b[i]);
+    fcl_mem_release(&x3.a[i]);
+    fcl_mem_release(&x3.b[i]);
   }
   /* NCCL between the ranks' GPUs, where built: the device-direct figures beside the staged ones */
   nccl_figures nf = {0, 0};
@@ -294,14 +295,14 @@ int main(int argc, char **argv) {
   }
   free(send);
   free(recv);
-  clEnqueueUnmapMemObject(fcl_queue_cl(b.e.q), pin, host, 0, NULL, NULL);
+  clEnqueueUnmapMemObject(fcl_queue_cl(b.e.q), fcl_mem_cl(pin), host, 0, NULL, NULL);
   clFinish(fcl_queue_cl(b.e.q));
-  clReleaseMemObject(pin);
-  clReleaseMemObject(wrap);
+  fcl_mem_release(&pin);
+  fcl_mem_release(&wrap);
   free(wrapped);
   fcl_queue_release(&up_queue);
-  clReleaseMemObject(da);
-  clReleaseMemObject(db);
+  fcl_mem_release(&da);
+  fcl_mem_release(&db);
   field_env_close(&b.e);
   fcl_topology_destroy(&t);
   MPI_Finalize();

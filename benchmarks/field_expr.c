@@ -64,8 +64,8 @@ int main(int argc, char **argv) {
   const uint64_t built1 = fcl_count_programs_built();
   const size_t *p = fcl_field_padded_shape(f);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(dtype);
-  cl_int err;
-  cl_mem scratch = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+  fcl_mem *scratch = NULL;
+  if (fcl_mem_create(e.ctx, FCL_MEM_DEVICE, bytes, NULL, &scratch) != FCL_OK) DIE("buffer");
   if (!scratch) DIE("scratch buffer");
   double *te = calloc((size_t)o.repeats, sizeof *te), *tc = calloc((size_t)o.repeats, sizeof *tc);
   if (!te || !tc) DIE("memory");
@@ -77,8 +77,8 @@ int main(int argc, char **argv) {
       DIE("evaluation");
     const double eval = bench_now() - t0;
     t0 = bench_now();
-    if (clEnqueueCopyBuffer(fcl_queue_cl(e.q), fcl_field_buffer(f, 0), scratch, 0, 0, bytes, 0,
-                            NULL, NULL) != CL_SUCCESS ||
+    if (clEnqueueCopyBuffer(fcl_queue_cl(e.q), fcl_mem_cl(fcl_field_buffer(f, 0)),
+                            fcl_mem_cl(scratch), 0, 0, bytes, 0, NULL, NULL) != CL_SUCCESS ||
         fcl_queue_finish(e.q) != FCL_OK)
       DIE("copy");
     const double copy = bench_now() - t0;
@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
   }
   free(te);
   free(tc);
-  clReleaseMemObject(scratch);
+  fcl_mem_release(&scratch);
   fcl_field_expr_destroy(&x);
   fcl_field_destroy(&f);
   field_env_close(&e);

@@ -24,7 +24,7 @@ static inline fcl_status field_env_open(field_env *e, fcl_topology *t, const cha
   if (st == FCL_OK) st = fcl_device_get_info(dev.device, &e->info);
   if (st == FCL_OK) st = fcl_context_create(1, &dev.device, &e->ctx);
   if (st == FCL_OK) st = fcl_queue_create(e->ctx, dev.device, FCL_QUEUE_PROFILING, &e->q);
-  if (st == FCL_OK) st = fcl_allocator_create_deferred(e->ctx, CL_MEM_READ_WRITE, &e->alloc);
+  if (st == FCL_OK) st = fcl_allocator_create_deferred(e->ctx, FCL_MEM_DEVICE, &e->alloc);
   if (st == FCL_OK) st = fcl_pool_create(e->alloc, NULL, &e->pool);
   return st;
 }
@@ -37,11 +37,13 @@ static inline void field_env_close(field_env *e) {
 }
 
 /* GB/s of copying bytes from a to b (read + write counted), median of repeats. */
-static inline double field_copy_gbs(field_env *e, cl_mem a, cl_mem b, size_t bytes, int repeats) {
+static inline double field_copy_gbs(field_env *e, fcl_mem *a, fcl_mem *b, size_t bytes,
+                                    int repeats) {
   double *t = calloc((size_t)repeats, sizeof *t);
   for (int r = -1; t && r < repeats; ++r) {
     cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), a, b, 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS)
+    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_mem_cl(a), fcl_mem_cl(b), 0, 0, bytes, 0, NULL,
+                            &ev) != CL_SUCCESS)
       break;
     clWaitForEvents(1, &ev);
     fcl_event_times times;

@@ -58,9 +58,9 @@ int main(int argc, char **argv) {
     if (r >= 0) times[r] = slowest;
   }
   double exchange = bench_median(times, o.repeats);
-  cl_int err;
-  cl_mem scratch = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, padded, NULL, &err);
-  if (!scratch) DIE("scratch buffer");
+  fcl_mem *scratch = NULL;
+  if (fcl_mem_create(e.ctx, FCL_MEM_DEVICE, padded, NULL, &scratch) != FCL_OK)
+    DIE("scratch buffer");
   double copy_gbs = field_copy_gbs(&e, fcl_field_buffer(f, 0), scratch, padded, o.repeats);
   double gbs = 2.0 * (double)ghost_bytes / exchange / 1e9;
   /* the time the device needs to move the same bytes at copy bandwidth */
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
       fclose(jf);
     }
   }
-  clReleaseMemObject(scratch);
+  fcl_mem_release(&scratch);
   free(times);
   fcl_field_destroy(&f);
   field_env_close(&e);

@@ -49,9 +49,10 @@ int main(int argc, char **argv) {
       fcl_program_build(prog, NULL) != FCL_OK)
     DIE("build");
   cl_int err;
-  cl_mem y = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, GLOBAL * sizeof(float), NULL,
-                            &err);
-  if (err != CL_SUCCESS) DIE("buffer");
+  fcl_mem *y = NULL;
+  if (fcl_mem_create(ctx, FCL_MEM_DEVICE, GLOBAL * sizeof(float), NULL, &y) != FCL_OK)
+    DIE("buffer");
+  cl_mem native_y = fcl_mem_cl(y); /* for the raw loop */
 
   fcl_launcher *list = NULL;
   if (fcl_launcher_create_list("100 steps", &list) != FCL_OK) DIE("list");
@@ -68,7 +69,7 @@ int main(int argc, char **argv) {
       DIE("launcher %d", i);
     raw[i] = clCreateKernel(fcl_program_cl(prog), "advance", &err);
     if (err != CL_SUCCESS) DIE("clCreateKernel");
-    clSetKernelArg(raw[i], 0, sizeof y, &y);
+    clSetKernelArg(raw[i], 0, sizeof native_y, &native_y);
   }
   fcl_param_set *params = NULL;
   size_t slot_t, slot_k;
@@ -155,7 +156,7 @@ int main(int argc, char **argv) {
   free(t_raw);
   fcl_param_set_destroy(&params);
   fcl_launcher_destroy(&list);
-  clReleaseMemObject(y);
+  fcl_mem_release(&y);
   fcl_queue_release(&q);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);

@@ -32,13 +32,13 @@ int main(int argc, char **argv) {
       fcl_program_build(prog, NULL) != FCL_OK || fcl_kernel_create(prog, "tiny", &k) != FCL_OK)
     DIE("build");
   cl_int err;
-  cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, 64 * sizeof(float), NULL,
-                              &err);
-  if (err != CL_SUCCESS) DIE("buffer: %s", fcl_cl_error_name(err));
+  fcl_mem *buf = NULL;
+  if (fcl_mem_create(ctx, FCL_MEM_DEVICE, 64 * sizeof(float), NULL, &buf) != FCL_OK) DIE("buffer");
   /* The raw loop uses its own cl_kernel so that neither path sees the other's state. */
   cl_kernel raw = clCreateKernel(fcl_program_cl(prog), "tiny", &err);
   if (err != CL_SUCCESS) DIE("clCreateKernel: %s", fcl_cl_error_name(err));
-  clSetKernelArg(raw, 0, sizeof buf, &buf);
+  cl_mem native = fcl_mem_cl(buf);
+  clSetKernelArg(raw, 0, sizeof native, &native);
   if (fcl_kernel_set_arg_buffer(k, 0, buf) != FCL_OK) DIE("set buffer");
   const size_t global = 64;
 
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   free(t_fcl);
   free(t_raw);
   clReleaseKernel(raw);
-  clReleaseMemObject(buf);
+  fcl_mem_release(&buf);
   fcl_queue_release(&q);
   fcl_kernel_destroy(&k);
   fcl_program_release(&prog);

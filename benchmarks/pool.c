@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK) DIE("context");
   fcl_queue *q = NULL;
   if (fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK) DIE("queue");
-  if (fcl_allocator_create_immediate(ctx, q, 0, &alloc) != FCL_OK) DIE("allocator");
+  if (fcl_allocator_create_immediate(ctx, q, FCL_MEM_DEVICE, &alloc) != FCL_OK) DIE("allocator");
   if (fcl_pool_create(alloc, NULL, &pool) != FCL_OK) DIE("pool");
   size_t *sizes = malloc((size_t)n * sizeof *sizes);
   double *t_pool = malloc((size_t)o.repeats * sizeof *t_pool);

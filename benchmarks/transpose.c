@@ -69,9 +69,8 @@ int main(int argc, char **argv) {
     fcl_field_destroy(&dst);
     fcl_topology_destroy(&tp);
   }
-  cl_int err;
-  cl_mem scratch = clCreateBuffer(fcl_context_cl(e.ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
-  if (!scratch) DIE("scratch buffer");
+  fcl_mem *scratch = NULL;
+  if (fcl_mem_create(e.ctx, FCL_MEM_DEVICE, bytes, NULL, &scratch) != FCL_OK) DIE("scratch buffer");
   double copy_gbs = field_copy_gbs(&e, fcl_field_buffer(src, 0), scratch, bytes, o.repeats);
   if (e.rank == 0) {
     printf("transpose on %s: %lld^3 float, %d rank(s) as %dx%dx%d, median of %d batches of %d\n",
@@ -95,7 +94,7 @@ int main(int argc, char **argv) {
       fclose(jf);
     }
   }
-  clReleaseMemObject(scratch);
+  fcl_mem_release(&scratch);
   fcl_field_destroy(&src);
   field_env_close(&e);
   fcl_topology_destroy(&t);

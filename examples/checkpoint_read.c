@@ -145,7 +145,7 @@ static int run(const char *dir) {
   bool ok = false;
   fcl_status st = fcl_context_create(1, &dev.device, &a.ctx);
   if (st == FCL_OK) st = fcl_queue_create(a.ctx, dev.device, 0, &a.q);
-  if (st == FCL_OK) st = fcl_allocator_create_deferred(a.ctx, CL_MEM_READ_WRITE, &a.alloc);
+  if (st == FCL_OK) st = fcl_allocator_create_deferred(a.ctx, FCL_MEM_DEVICE, &a.alloc);
   if (st == FCL_OK) st = fcl_pool_create(a.alloc, NULL, &a.pool);
   if (st == FCL_OK) st = write_one(&a, dir);
   if (st == FCL_OK) st = read_back(&a, dir, &ok);

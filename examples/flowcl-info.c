@@ -60,7 +60,7 @@ static int self_check(const fcl_device_entry *e) {
   fcl_program *prog = NULL;
   fcl_kernel *axpy = NULL, *iota = NULL, *sum = NULL;
   fcl_queue *q = NULL;
-  cl_mem x = NULL, y = NULL, ix = NULL, sums = NULL;
+  fcl_mem *x = NULL, *y = NULL, *ix = NULL, *sums = NULL;
   float *hx = malloc(N * sizeof *hx), *hy = malloc(N * sizeof *hy);
   int *hi = malloc(N * sizeof *hi), *hs = malloc(N / GROUP * sizeof *hs);
   if (!hx || !hy || !hi || !hs) goto done;
@@ -75,16 +75,10 @@ static int self_check(const fcl_device_entry *e) {
   TRY(fcl_kernel_create(prog, "axpy", &axpy));
   TRY(fcl_kernel_create(prog, "iota", &iota));
   TRY(fcl_kernel_create(prog, "group_sum", &sum));
-  cl_int err;
-  cl_context cl = fcl_context_cl(ctx);
-  x = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof(float), hx, &err);
-  y = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * sizeof(float), hy, &err);
-  ix = clCreateBuffer(cl, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err);
-  sums = clCreateBuffer(cl, CL_MEM_READ_WRITE, N / GROUP * sizeof(int), NULL, &err);
-  if (!x || !y || !ix || !sums) {
-    fprintf(stderr, "flowcl-info: buffer creation failed (%s)\n", fcl_cl_error_name(err));
-    goto done;
-  }
+  TRY(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof(float), hx, &x));
+  TRY(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof(float), hy, &y));
+  TRY(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof(int), NULL, &ix));
+  TRY(fcl_mem_create(ctx, FCL_MEM_DEVICE, N / GROUP * sizeof(int), NULL, &sums));
   const size_t n = N, n3[3] = {16, 64, N / 1024}, group = GROUP;
   TRY(fcl_kernel_set_arg_f32(axpy, 0, 0.5f));
   TRY(fcl_kernel_set_arg_buffer(axpy, 1, x));
@@ -98,12 +92,12 @@ static int self_check(const fcl_device_entry *e) {
   TRY(fcl_kernel_set_arg_buffer(sum, 1, sums));
   TRY(fcl_kernel_set_arg_local(sum, 2, GROUP * sizeof(int)));
   TRY(fcl_kernel_enqueue(sum, q, 1, &n, &group, NULL, 0, 0, NULL, NULL));
-  if (clEnqueueReadBuffer(fcl_queue_cl(q), y, CL_TRUE, 0, N * sizeof(float), hy, 0, NULL, NULL) !=
-          CL_SUCCESS ||
-      clEnqueueReadBuffer(fcl_queue_cl(q), ix, CL_TRUE, 0, N * sizeof(int), hi, 0, NULL, NULL) !=
-          CL_SUCCESS ||
-      clEnqueueReadBuffer(fcl_queue_cl(q), sums, CL_TRUE, 0, N / GROUP * sizeof(int), hs, 0, NULL,
-                          NULL) != CL_SUCCESS) {
+  if (clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(y), CL_TRUE, 0, N * sizeof(float), hy, 0,
+                          NULL, NULL) != CL_SUCCESS ||
+      clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(ix), CL_TRUE, 0, N * sizeof(int), hi, 0, NULL,
+                          NULL) != CL_SUCCESS ||
+      clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(sums), CL_TRUE, 0, N / GROUP * sizeof(int),
+                          hs, 0, NULL, NULL) != CL_SUCCESS) {
     fprintf(stderr, "flowcl-info: reading results failed\n");
     goto done;
   }
@@ -122,10 +116,10 @@ static int self_check(const fcl_device_entry *e) {
          fcl_program_origin(prog), failures ? "FAILED" : "passed", failures, 2 * N + N / GROUP,
          fcl_program_from_cache(prog) ? " [program from cache]" : "");
 done:
-  if (x) clReleaseMemObject(x);
-  if (y) clReleaseMemObject(y);
-  if (ix) clReleaseMemObject(ix);
-  if (sums) clReleaseMemObject(sums);
+  if (x) fcl_mem_release(&x);
+  if (y) fcl_mem_release(&y);
+  if (ix) fcl_mem_release(&ix);
+  if (sums) fcl_mem_release(&sums);
   fcl_queue_release(&q);
   fcl_kernel_destroy(&axpy);
   fcl_kernel_destroy(&iota);

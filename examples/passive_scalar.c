@@ -105,7 +105,7 @@ static fcl_status setup(solver *s, int64_t n, double omega0, bool *fp64) {
   if (!*fp64) return FCL_OK;
   TRY(fcl_context_create(1, &dev.device, &s->ctx));
   TRY(fcl_queue_create(s->ctx, dev.device, 0, &s->q));
-  TRY(fcl_allocator_create_deferred(s->ctx, CL_MEM_READ_WRITE, &s->alloc));
+  TRY(fcl_allocator_create_deferred(s->ctx, FCL_MEM_DEVICE, &s->alloc));
   TRY(fcl_pool_create(s->alloc, NULL, &s->pool));
   fcl_advection_options o = fcl_advection_default_options();
   o.cfl_check = FCL_CFL_CHECK_BOUND;

@@ -48,7 +48,7 @@ static fcl_status open_device(sphere *s) {
   TRY(fcl_topology_select_device(s->topo, s->o->device, &dev));
   TRY(fcl_context_create(1, &dev.device, &s->ctx));
   TRY(fcl_queue_create(s->ctx, dev.device, FCL_QUEUE_PROFILING, &s->q));
-  TRY(fcl_allocator_create_deferred(s->ctx, CL_MEM_READ_WRITE, &s->alloc));
+  TRY(fcl_allocator_create_deferred(s->ctx, FCL_MEM_DEVICE, &s->alloc));
   return fcl_pool_create(s->alloc, NULL, &s->pool);
 }
 
@@ -79,8 +79,8 @@ static fcl_status spectral_penalization(void *data, const fcl_step_info *info) {
   const size_t *p = fcl_field_padded_shape(s->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(s->o->dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(fcl_queue_cl(s->q), fcl_field_buffer(s->u, c),
-                            fcl_field_buffer(s->u_old, c), 0, 0, bytes, 0, NULL,
+    if (clEnqueueCopyBuffer(fcl_queue_cl(s->q), fcl_mem_cl(fcl_field_buffer(s->u, c)),
+                            fcl_mem_cl(fcl_field_buffer(s->u_old, c)), 0, 0, bytes, 0, NULL,
                             NULL) != CL_SUCCESS)
       return FCL_ERR_OPENCL;
   TRY(fcl_fd_enqueue(s->penalize_u, info->dt));

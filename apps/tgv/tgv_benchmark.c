@@ -64,8 +64,9 @@ static double copy_gbs(tgv *t) {
   int n = 0;
   for (int r = -1; r < 11; ++r) {
     cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_field_buffer(t->w, 0),
-                            fcl_field_buffer(t->w, 1), 0, 0, bytes, 0, NULL, &ev) != CL_SUCCESS)
+    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_mem_cl(fcl_field_buffer(t->w, 0)),
+                            fcl_mem_cl(fcl_field_buffer(t->w, 1)), 0, 0, bytes, 0, NULL,
+                            &ev) != CL_SUCCESS)
       break;
     clWaitForEvents(1, &ev);
     fcl_event_times times;

@@ -24,7 +24,7 @@ static fcl_status open_device(tgv *t) {
   }
   TRY(fcl_context_create(1, &dev.device, &t->ctx));
   TRY(fcl_queue_create(t->ctx, dev.device, FCL_QUEUE_PROFILING, &t->q));
-  TRY(fcl_allocator_create_deferred(t->ctx, CL_MEM_READ_WRITE, &t->alloc));
+  TRY(fcl_allocator_create_deferred(t->ctx, FCL_MEM_DEVICE, &t->alloc));
   return fcl_pool_create(t->alloc, NULL, &t->pool);
 }
 
@@ -186,8 +186,8 @@ static fcl_status start_history(tgv *t) {
   const size_t *p = fcl_field_padded_shape(t->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_field_buffer(t->u, c),
-                            fcl_field_buffer(t->u_prev, c), 0, 0, bytes, 0, NULL,
+    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_mem_cl(fcl_field_buffer(t->u, c)),
+                            fcl_mem_cl(fcl_field_buffer(t->u_prev, c)), 0, 0, bytes, 0, NULL,
                             NULL) != CL_SUCCESS)
       return FCL_ERR_INTERNAL;
   return FCL_OK;

@@ -34,14 +34,13 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, fcl_queue *queue, fcl_dtyp
                                       const size_t *shape, const void *host, fcl_array **out);
 /** A view over a caller's buffer or sub-buffer (retained): strides NULL means C-contiguous.
  * The extent implied by shape, strides and offset must fit in the buffer. */
-fcl_status fcl_array_wrap_buffer(cl_mem buffer, fcl_queue *queue, fcl_dtype dtype, int ndim,
+fcl_status fcl_array_wrap_buffer(fcl_mem *buffer, fcl_queue *queue, fcl_dtype dtype, int ndim,
                                  const size_t *shape, const size_t *strides, size_t offset,
                                  fcl_array **out);
-/** An array over C-ordered host data of shape[ndim]. copy: the data is
- * copied into a new buffer (CL_MEM_COPY_HOST_PTR), else the buffer uses the host memory itself
- * (CL_MEM_USE_HOST_PTR: it must outlive the array, and the device may cache it until a map or
- * read). readable / writable: what kernels may do with it (CL_MEM_READ_ONLY, _WRITE_ONLY,
- * _READ_WRITE; not neither); a non-writable array is read-only for flowcl's writes too. */
+/** An array over C-ordered host data of shape[ndim]. copy: the data is copied into new device
+ * memory, else the array uses the host memory itself (FCL_MEM_HOST: it must outlive the array,
+ * and the device may cache it until a map or read). readable / writable: what the array is for
+ * (not neither); a non-writable array is read-only for flowcl's writes (fcl_array_readonly). */
 typedef struct {
   /** Whether the data is copied, and what kernels may do with the array (as said above). @{ */
   bool copy, readable, writable;
@@ -75,19 +74,11 @@ size_t fcl_array_offset(const fcl_array *array);         /**< bytes into the buf
 size_t fcl_array_size(const fcl_array *array);           /**< elements */
 size_t fcl_array_nbytes(const fcl_array *array);         /**< size * itemsize */
 /** The buffer of the storage (owned by it); the elements start at fcl_array_offset. */
-cl_mem fcl_array_buffer(const fcl_array *array);
+fcl_mem *fcl_array_buffer(const fcl_array *array);
 /** The array's default queue (retained by the array). */
 fcl_queue *fcl_array_queue(const fcl_array *array);
 /** C-contiguous: strides are those of a packed C-ordered array. */
 bool fcl_array_is_contiguous(const fcl_array *array);
-
-/** Whether a transfer returns only once the host memory may be used again. An enum and not a
- * bool so that a pointer passed in its place (the order before 0.2, host before blocking) does
- * not compile; true and false still convert. */
-typedef enum {
-  FCL_NON_BLOCKING = 0, /**< returns at once; the host memory must stay valid until the event */
-  FCL_BLOCKING = 1      /**< returns once the transfer has completed */
-} fcl_blocking;
 
 /** Host (C-ordered, packed, nbytes) to device and back. FCL_NON_BLOCKING: the host memory must
  * stay valid until event completes. queue NULL: the array's queue. @{ */

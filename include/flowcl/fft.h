@@ -146,7 +146,7 @@ const char *fcl_fft_description(const fcl_fft *fft);
 /** Number of spectral slots. */
 int fcl_fft_nslots(const fcl_fft *fft);
 /** The buffer of a slot (owned by the plan; NULL for a slot out of range). */
-cl_mem fcl_fft_slot(const fcl_fft *fft, int slot);
+fcl_mem *fcl_fft_slot(const fcl_fft *fft, int slot);
 
 #ifdef __cplusplus
 }

@@ -143,7 +143,7 @@ fcl_queue *fcl_field_queue(const fcl_field *field);
 /** Padded local shape {px, py, pz} (n + 2 origin per axis) and the buffer of a component (owned by the field; NULL for
  * a comp out of range). @{ */
 const size_t *fcl_field_padded_shape(const fcl_field *field);
-cl_mem fcl_field_buffer(const fcl_field *field, int comp);
+fcl_mem *fcl_field_buffer(const fcl_field *field, int comp);
 /** @} */
 /** Exchange the values of a and b, ghosts included, by exchanging their buffers (no copy): a
  * time level's history (u_prev <- u before u is overwritten) at no cost. Names stay. They must

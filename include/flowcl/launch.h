@@ -44,7 +44,7 @@ typedef enum {
   FCL_TYPE_U64 = FCL_UINT64,  /**< uint64_t for a ulong */
   FCL_TYPE_F32 = FCL_FLOAT32, /**< float */
   FCL_TYPE_F64 = FCL_FLOAT64, /**< double */
-  FCL_TYPE_BUFFER = 64,       /**< cl_mem for a __global / __constant pointer (NULL allowed) */
+  FCL_TYPE_BUFFER = 64,       /**< an fcl_mem for a __global / __constant pointer (NULL allowed) */
   FCL_TYPE_LOCAL              /**< bytes of __local memory (fixed arguments only) */
 } fcl_value_type;
 
@@ -59,7 +59,7 @@ typedef union {
   uint64_t u64;       /**< FCL_TYPE_U64 */
   float f32;          /**< FCL_TYPE_F32 */
   double f64;         /**< FCL_TYPE_F64 */
-  cl_mem buffer;      /**< FCL_TYPE_BUFFER (not retained) */
+  fcl_mem *buffer;    /**< FCL_TYPE_BUFFER (not retained) */
   size_t local_bytes; /**< FCL_TYPE_LOCAL */
 } fcl_value;
 
@@ -95,7 +95,7 @@ static inline fcl_arg fcl_arg_f64(cl_uint i, double v) {
   fcl_arg a = {i, FCL_TYPE_F64, {.f64 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_buffer(cl_uint i, cl_mem v) {
+static inline fcl_arg fcl_arg_buffer(cl_uint i, fcl_mem *v) {
   fcl_arg a = {i, FCL_TYPE_BUFFER, {.buffer = v}};
   return a;
 }
@@ -207,31 +207,21 @@ fcl_status fcl_launcher_create_host_enqueue(const char *name, fcl_host_fn fn, vo
 
 /** Copy steps: byte counts and offsets (host pointers must outlive the calls). Host to device,
  * device to host, device to device. @{ */
-fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_mem dst,
+fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, fcl_mem *dst,
                                         size_t dst_offset, size_t bytes, fcl_launcher **out);
-fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset, void *dst,
-                                        size_t bytes, fcl_launcher **out);
-fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset, cl_mem dst,
-                                        size_t dst_offset, size_t bytes, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_d2h(const char *name, fcl_mem *src, size_t src_offset,
+                                        void *dst, size_t bytes, fcl_launcher **out);
+fcl_status fcl_launcher_create_copy_d2d(const char *name, fcl_mem *src, size_t src_offset,
+                                        fcl_mem *dst, size_t dst_offset, size_t bytes,
+                                        fcl_launcher **out);
 /** @} */
-/** Rectangular copies (clEnqueue*BufferRect): origins {x bytes, row, slice}, region {x bytes,
- * rows, slices}, pitches in bytes (0: packed). For host sides the origin applies to the
- * pointer with the host pitches. */
-typedef struct {
-  /** Origins of the source and the destination, and the region copied. @{ */
-  size_t src_origin[3], dst_origin[3], region[3];
-  /** @} */
-  /** Row and slice pitches of the source and the destination, bytes (0: packed). @{ */
-  size_t src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch;
-  /** @} */
-} fcl_rect;
 /** Rectangular copy steps of rect (copied): host to device, device to host, device to
  * device. @{ */
-fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, cl_mem dst,
+fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, fcl_mem *dst,
                                              const fcl_rect *rect, fcl_launcher **out);
-fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, cl_mem src, void *dst,
+fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, fcl_mem *src, void *dst,
                                              const fcl_rect *rect, fcl_launcher **out);
-fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, cl_mem src, cl_mem dst,
+fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, fcl_mem *src, fcl_mem *dst,
                                              const fcl_rect *rect, fcl_launcher **out);
 /** @} */
 
@@ -254,8 +244,8 @@ fcl_launcher *fcl_launcher_list_get(const fcl_launcher *list, size_t i);
  * pass, so that swapping two buffers is one call (old {a, b}, now {b, a}). Parameters are given
  * per call and are not touched. What follows fcl_field_swap for the launchers an object built
  * on fcl_field_buffer. */
-fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, const cl_mem *old,
-                               const cl_mem *now);
+fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, fcl_mem *const *old,
+                               fcl_mem *const *now);
 
 /** Destroy a launcher (a list: with its members); accepts NULL; sets *launcher = NULL. */
 void fcl_launcher_destroy(fcl_launcher **launcher);
@@ -312,7 +302,7 @@ fcl_status fcl_param_set_i64(fcl_param_set *set, const char *name, int64_t value
 fcl_status fcl_param_set_u64(fcl_param_set *set, const char *name, uint64_t value);
 fcl_status fcl_param_set_f32(fcl_param_set *set, const char *name, float value);
 fcl_status fcl_param_set_f64(fcl_param_set *set, const char *name, double value);
-fcl_status fcl_param_set_buffer(fcl_param_set *set, const char *name, cl_mem value);
+fcl_status fcl_param_set_buffer(fcl_param_set *set, const char *name, fcl_mem *value);
 /** @} */
 /** Faster path for hot loops: the slot of a name once, then set by slot. @{ */
 fcl_status fcl_param_set_slot(const fcl_param_set *set, const char *name, size_t *slot);

@@ -34,6 +34,14 @@ cl_context fcl_context_cl(const fcl_context *context);
  * the fcl_context is released; the caller's reference is untouched. */
 fcl_status fcl_context_wrap(cl_context context, fcl_context **out);
 
+/** The OpenCL buffer of mem (NULL for NULL or memory of another backend). */
+cl_mem fcl_mem_cl(const fcl_mem *mem);
+/** A flowcl fcl_mem around an OpenCL buffer of context's OpenCL context (retained; the caller's
+ * reference stays the caller's); its kind is read from its flags (CL_MEM_USE_HOST_PTR: host,
+ * CL_MEM_ALLOC_HOST_PTR: pinned). An image or a buffer of another context is
+ * FCL_ERR_INVALID_ARGUMENT. */
+fcl_status fcl_mem_wrap(const fcl_context *context, cl_mem native, fcl_mem **mem);
+
 /** The OpenCL command queue of queue (NULL for NULL or a queue of another backend). */
 cl_command_queue fcl_queue_cl(const fcl_queue *queue);
 /** A flowcl queue around an OpenCL command queue of context's OpenCL context (retained; the

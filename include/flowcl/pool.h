@@ -25,9 +25,9 @@ extern "C" {
 
 /** One piece of memory from an allocator: a buffer, or an SVM pointer (buffer NULL). */
 typedef struct {
-  cl_mem buffer; /**< the buffer (NULL for SVM) */
-  void *svm;     /**< the SVM pointer (NULL for a buffer) */
-  size_t size;   /**< bytes */
+  fcl_mem *buffer; /**< the buffer (NULL for SVM) */
+  void *svm;       /**< the SVM pointer (NULL for a buffer) */
+  size_t size;     /**< bytes */
 } fcl_allocation;
 
 /** Operations of an allocator (SUNDIALS-style ops table). alloc returns FCL_ERR_OUT_OF_MEMORY
@@ -43,18 +43,18 @@ typedef struct {
 /** Makes device memory one way (opaque, reference counted, thread safe). */
 typedef struct fcl_allocator fcl_allocator;
 
-/** Plain clCreateBuffer: the driver may defer the actual allocation to first use, so running out
+/** Memory as fcl_mem_create makes it: the driver may defer the allocation to first use, so running out
  * of memory can surface at a later enqueue. A request that would make this allocator hold more
  * than the device's memory is refused here (FCL_ERR_OUT_OF_MEMORY with the figures): some
- * drivers accept it and fail at first use (PoCL aborts). flags: CL_MEM_* (0 means
- * CL_MEM_READ_WRITE). Release *out with fcl_allocator_release, as every allocator below. */
-fcl_status fcl_allocator_create_deferred(fcl_context *context, cl_mem_flags flags,
+ * drivers accept it and fail at first use (PoCL aborts). kind: FCL_MEM_DEVICE or FCL_MEM_PINNED
+ * (what fcl_mem_create makes). Release *out with fcl_allocator_release, as every allocator below. */
+fcl_status fcl_allocator_create_deferred(fcl_context *context, fcl_mem_kind kind,
                                          fcl_allocator **out);
 /** Buffers made resident at allocation time (a migration enqueued on queue and waited for), so
  * out-of-memory is reported by the allocation. The queue is retained. */
-fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue,
-                                          cl_mem_flags flags, fcl_allocator **out);
-/** Host-pinned staging buffers (CL_MEM_ALLOC_HOST_PTR), for fast mapped transfers. */
+fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue, fcl_mem_kind kind,
+                                          fcl_allocator **out);
+/** Host-pinned staging buffers (FCL_MEM_PINNED), for fast mapped transfers. */
 fcl_status fcl_allocator_create_host_pinned(fcl_context *context, fcl_allocator **out);
 /** Shared virtual memory (clSVMAlloc): fine-grained when every device of the context supports
  * it, else coarse-grained. FCL_ERR_NOT_SUPPORTED naming the device when a device has no SVM. */
@@ -131,7 +131,7 @@ fcl_status fcl_pool_block_bind(fcl_pool_block *block, fcl_queue *queue);
 fcl_queue *fcl_pool_block_bound_queue(const fcl_pool_block *block); /**< NULL: unbound */
 
 /** The block's buffer (owned by the pool). */
-cl_mem fcl_pool_block_buffer(const fcl_pool_block *block); /**< NULL for SVM pools */
+fcl_mem *fcl_pool_block_buffer(const fcl_pool_block *block); /**< NULL for SVM pools */
 /** The block's SVM pointer (owned by the pool). */
 void *fcl_pool_block_svm(const fcl_pool_block *block); /**< NULL for buffer pools */
 /** The block's bytes. */

@@ -2,10 +2,10 @@
  * flowcl runtime layer: platforms, devices, contexts, queues, events, programs (with an on-disk
  * binary cache), kernels with typed arguments, launch capture, device characterization.
  *
- * The runtime works on the caller's OpenCL objects where it can (cl_event, cl_mem): it never
- * takes ownership of them unless a function says so. flowcl's own objects (fcl_context,
- * fcl_queue, fcl_program, fcl_kernel) are opaque; contexts, queues and programs are reference
- * counted. flowcl/opencl.h converts between them and OpenCL's handles.
+ * The runtime works on the caller's OpenCL events where it can (cl_event): it never takes
+ * ownership of them unless a function says so. flowcl's own objects (fcl_context, fcl_queue,
+ * fcl_mem, fcl_program, fcl_kernel) are opaque; contexts, queues, memory and programs are
+ * reference counted. flowcl/opencl.h converts between them and OpenCL's handles.
  *
  * Thread safety: device queries, fcl_context and fcl_program functions are thread safe once the
  * object is built. An fcl_kernel holds argument values (as cl_kernel does) and is NOT thread
@@ -324,6 +324,104 @@ typedef struct {
 fcl_status fcl_event_profile(cl_event event, fcl_event_times *times);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Memory                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Memory that a context's devices read and write (opaque, reference counted): device memory,
+ * page-locked host memory the device reaches, or the caller's host memory used in place. A
+ * kernel gets it through fcl_kernel_set_arg_buffer. Native handles: flowcl/opencl.h. */
+typedef struct fcl_mem fcl_mem;
+
+/** Where an fcl_mem lives. */
+typedef enum {
+  FCL_MEM_DEVICE, /**< device memory */
+  FCL_MEM_PINNED, /**< page-locked host memory the device reaches directly (fcl_mem_map gives its
+                       host address; mapped transfers run at the bus's speed) */
+  FCL_MEM_HOST    /**< the caller's host memory, used in place: it must outlive the object, and
+                       the device may cache it until a map or a read */
+} fcl_mem_kind;
+
+/** Whether a transfer returns only once the host memory may be used again. An enum and not a
+ * bool so that a pointer passed in its place (the order before 0.2, host before blocking) does
+ * not compile; true and false still convert. */
+typedef enum {
+  FCL_NON_BLOCKING = 0, /**< returns at once; the host memory must stay valid until the event */
+  FCL_BLOCKING = 1      /**< returns once the transfer has completed */
+} fcl_blocking;
+
+/** A rectangular transfer (fcl_mem_*_rect, the copy launchers): origins {x bytes, row, slice}, region {x bytes,
+ * rows, slices}, pitches in bytes (0: packed). For host sides the origin applies to the
+ * pointer with the host pitches. */
+typedef struct {
+  /** Origins of the source and the destination, and the region copied. @{ */
+  size_t src_origin[3], dst_origin[3], region[3];
+  /** @} */
+  /** Row and slice pitches of the source and the destination, bytes (0: packed). @{ */
+  size_t src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch;
+  /** @} */
+} fcl_rect;
+
+/** bytes (> 0) of memory of kind for context's devices into *mem (release with
+ * fcl_mem_release). host: FCL_MEM_HOST's memory (required); for the others, initial contents
+ * copied in (NULL: uninitialized). Too much for the device: FCL_ERR_OUT_OF_MEMORY (or
+ * FCL_ERR_INVALID_ARGUMENT over the device's largest allocation) giving the bytes. */
+fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes, void *host,
+                          fcl_mem **mem);
+/** One more reference to mem (returned; NULL stays NULL). */
+fcl_mem *fcl_mem_retain(fcl_mem *mem);
+/** Drop a reference and set *mem to NULL; the last frees the memory once the commands that use
+ * it are done. Accepts NULL and *mem NULL. */
+void fcl_mem_release(fcl_mem **mem);
+/** Bytes of mem (0 for NULL). */
+size_t fcl_mem_size(const fcl_mem *mem);
+/** Where mem lives. */
+fcl_mem_kind fcl_mem_where(const fcl_mem *mem);
+
+/** Transfers, enqueued on queue after the wait list; event (may be NULL) completes with them.
+ * A range past the end of an fcl_mem is FCL_ERR_INVALID_ARGUMENT naming the argument.
+ * FCL_NON_BLOCKING: the host memory must stay valid until the event completes; FCL_BLOCKING
+ * returns once it may be used again (a host sync). @{ */
+fcl_status fcl_mem_write(fcl_queue *queue, fcl_mem *dst, size_t offset, size_t bytes,
+                         const void *host, fcl_blocking blocking, cl_uint num_wait,
+                         const cl_event *wait, cl_event *event);
+fcl_status fcl_mem_read(fcl_queue *queue, const fcl_mem *src, size_t offset, size_t bytes,
+                        void *host, fcl_blocking blocking, cl_uint num_wait, const cl_event *wait,
+                        cl_event *event);
+fcl_status fcl_mem_copy(fcl_queue *queue, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
+                        size_t dst_offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
+                        cl_event *event);
+/** bytes (a multiple of pattern_size: 1, 2, 4, ..., 128) from offset set to the pattern. */
+fcl_status fcl_mem_fill(fcl_queue *queue, fcl_mem *dst, const void *pattern, size_t pattern_size,
+                        size_t offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
+                        cl_event *event);
+/** Rectangular transfers (fcl_rect: for the host side, its origin and pitches apply to host).
+ * @{ */
+fcl_status fcl_mem_write_rect(fcl_queue *queue, fcl_mem *dst, const void *host,
+                              const fcl_rect *rect, fcl_blocking blocking, cl_uint num_wait,
+                              const cl_event *wait, cl_event *event);
+fcl_status fcl_mem_read_rect(fcl_queue *queue, const fcl_mem *src, void *host, const fcl_rect *rect,
+                             fcl_blocking blocking, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event);
+fcl_status fcl_mem_copy_rect(fcl_queue *queue, const fcl_mem *src, fcl_mem *dst,
+                             const fcl_rect *rect, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event);
+/** @} */
+/** @} */
+
+/** Flags of fcl_mem_map. */
+enum {
+  FCL_MAP_READ = 1u << 0, /**< the host reads what the device wrote */
+  FCL_MAP_WRITE = 1u << 1 /**< the host writes what the device will read */
+};
+/** A host address for bytes of mem from offset, after the wait list, waiting for it (a host
+ * sync); the host may use it until fcl_mem_unmap. FCL_MEM_PINNED memory maps without a copy. */
+fcl_status fcl_mem_map(fcl_queue *queue, fcl_mem *mem, unsigned flags, size_t offset, size_t bytes,
+                       cl_uint num_wait, const cl_event *wait, void **host);
+/** Give back a mapped address: the device sees the host's writes after event. */
+fcl_status fcl_mem_unmap(fcl_queue *queue, fcl_mem *mem, void *host, cl_uint num_wait,
+                         const cl_event *wait, cl_event *event);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Programs                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -454,9 +552,8 @@ fcl_status fcl_kernel_set_arg_u64(fcl_kernel *kernel, cl_uint index, uint64_t va
 fcl_status fcl_kernel_set_arg_f32(fcl_kernel *kernel, cl_uint index, float value);
 fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double value);
 /** @} */
-/** A buffer (or sub-buffer) for a __global / __constant pointer argument; NULL passes a NULL
- * pointer. */
-fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem buffer);
+/** Memory for a __global / __constant pointer argument; NULL passes a NULL pointer. */
+fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, const fcl_mem *buffer);
 /** bytes of local memory for a __local pointer argument. */
 fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
 

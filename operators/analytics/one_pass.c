@@ -19,7 +19,7 @@ struct fcl__one_pass {
   fcl_field *u, *w;
   fcl_program *program;
   fcl_launcher *launcher;
-  cl_mem bound[6];    /* u's then w's buffers as the kernel's first arguments (fcl_field_swap) */
+  fcl_mem *bound[6];  /* u's then w's buffers as the kernel's first arguments (fcl_field_swap) */
   fcl_array *partial; /* per work-group partials, from the analytics' pool */
   void *host;
   size_t groups, itemsize; /* partials in the field's precision */
@@ -39,7 +39,7 @@ void fcl__one_pass_destroy(fcl__one_pass **s) {
 
 /* The kernel's six field arguments: u's components, then w's; 2D: u1 stands in for the third,
  * unread; without w, u's buffers stand in for it. */
-static void buffers(const fcl__one_pass *s, cl_mem out[6]) {
+static void buffers(const fcl__one_pass *s, fcl_mem *out[6]) {
   const int nw = s->w ? fcl_field_ncomp(s->w) : 0;
   for (int c = 0; c < 3; ++c) {
     out[c] = fcl_field_buffer(s->u, c < s->dim ? c : s->dim - 1);
@@ -154,7 +154,7 @@ fcl_status fcl__one_pass_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl_
 fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   fcl_queue *const q = fcl_field_queue(s->u);
   FCL_TRY(fcl_field_ghosts_update(s->u));
-  cl_mem now[6];
+  fcl_mem *now[6];
   buffers(s, now);
   if (memcmp(now, s->bound, sizeof now)) { /* a field was swapped */
     FCL_TRY(fcl_launcher_rebind(s->launcher, 6, s->bound, now));

@@ -347,11 +347,11 @@ fcl_status fcl_fd_set_scalar(fcl_fd *op, const char *name, double value) {
 /* Bind the fields' buffers again where fcl_field_swap changed them: the kernels' parameters,
  * and the copies of the list (diffusion's) in one pass. */
 static fcl_status follow_swaps(fcl_fd *op) {
-  cl_mem old[sizeof op->binds / sizeof op->binds[0]], now[sizeof old / sizeof old[0]];
+  fcl_mem *old[sizeof op->binds / sizeof op->binds[0]], *now[sizeof old / sizeof old[0]];
   size_t n = 0;
   for (size_t a = 0; a < op->nbinds; ++a) {
     fcl__fd_bind *b = &op->binds[a];
-    const cl_mem m = fcl_field_buffer(b->field, b->comp);
+    fcl_mem *const m = fcl_field_buffer(b->field, b->comp);
     if (m == b->buffer) continue;
     FCL_TRY(fcl_param_set_buffer(op->params, b->name, m));
     old[n] = b->buffer;

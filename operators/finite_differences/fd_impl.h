@@ -14,7 +14,7 @@ typedef struct {
   char name[32];
   const fcl_field *field; /* the component behind the name */
   int comp;
-  cl_mem buffer; /* its buffer when last bound (fcl_field_swap changes the field's) */
+  fcl_mem *buffer; /* its buffer when last bound (fcl_field_swap changes the field's) */
 } fcl__fd_bind;
 
 struct fcl_fd {

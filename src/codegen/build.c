@@ -7,6 +7,7 @@
 #include "array_impl.h"
 #include "check.h"
 #include "codegen_impl.h"
+#include "flowcl/opencl.h"
 
 static fcl_status sizes(const fcl_kbuilder *kb, const fcl__axes *axes, const int64_t *values,
                         cl_uint *work_dim, size_t global[3], size_t local[3]) {
@@ -44,7 +45,7 @@ fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_v
 typedef struct {
   size_t slot, arg; /* launcher parameter position, kernel argument index */
   size_t itemsize;
-  cl_mem checked; /* the buffer last found large enough (NULL: none yet) */
+  fcl_mem *checked; /* the buffer last found large enough (NULL: none yet) */
 } array_arg;
 
 /* What a built launcher keeps to size its calls. */
@@ -81,13 +82,14 @@ static fcl_status check_buffers(size_state *s, const fcl_value *values) {
                        pooled != s->pooled;
   for (size_t a = 0; a < s->narrays; ++a) {
     array_arg *x = &s->arrays[a];
-    cl_mem b = values[x->slot].buffer;
+    fcl_mem *b = values[x->slot].buffer;
     if (!b || (b == x->checked && !recheck)) continue;
     size_t ndim, shape[FCL_KB_MAX_DIMS], need = x->itemsize, buffer_bytes = 0, have = 0;
     FCL_TRY(fcl_kbuilder_arg_shape(s->kb, x->arg, s->values, &ndim, shape));
     for (size_t d = 0; d < ndim; ++d) need *= shape[d];
-    FCL_CL_TRY(clGetMemObjectInfo(b, CL_MEM_SIZE, sizeof buffer_bytes, &buffer_bytes, NULL),
-               "clGetMemObjectInfo(CL_MEM_SIZE)");
+    FCL_CL_TRY(
+        clGetMemObjectInfo(fcl_mem_cl(b), CL_MEM_SIZE, sizeof buffer_bytes, &buffer_bytes, NULL),
+        "clGetMemObjectInfo(fcl_mem_cl(CL_MEM_SIZE))");
     /* an array's pool block: the array's bytes, not the block's rounded-up size */
     const bool of_array = fcl__array_buffer_bytes(b, &have);
     if (!of_array) have = buffer_bytes;

@@ -54,7 +54,7 @@ typedef struct {
   const fcl_tune_options *opt;
   unsigned repeats;
   size_t nargs;
-  cl_mem buf[MAX_ARGS];
+  fcl_mem *buf[MAX_ARGS];
   unsigned char *pristine[MAX_ARGS];  /* initial contents of written arrays */
   unsigned char *reference[MAX_ARGS]; /* outputs of the first variant that ran */
   size_t bytes[MAX_ARGS];
@@ -122,12 +122,10 @@ static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ct
       else if (part == FCL_FLOAT64)
         ((double *)host)[i] = v;
     }
-    cl_int err;
-    b->buf[a] = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                               b->bytes[a], host, &err);
-    if (err != CL_SUCCESS) {
+    fcl_status st = fcl_mem_create(ctx, FCL_MEM_DEVICE, b->bytes[a], host, &b->buf[a]);
+    if (st != FCL_OK) {
       free(host);
-      return FCL_CL_ERROR(err, "tune: buffer of %zu bytes", b->bytes[a]);
+      return st;
     }
     if (written)
       b->pristine[a] = host;
@@ -139,7 +137,7 @@ static fcl_status bench_open(bench *b, const fcl_kbuilder *base, fcl_context *ct
 
 static void bench_close(bench *b) {
   for (size_t a = 0; a < b->nargs; ++a) {
-    if (b->buf[a]) clReleaseMemObject(b->buf[a]);
+    if (b->buf[a]) fcl_mem_release(&b->buf[a]);
     free(b->pristine[a]);
     free(b->reference[a]);
   }
@@ -202,7 +200,7 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
   if (st == FCL_OK) st = set_params(b, v, ps);
   for (size_t a = 0; st == FCL_OK && a < b->nargs; ++a)
     if (b->pristine[a] &&
-        clEnqueueWriteBuffer(fcl_queue_cl(b->queue), b->buf[a], CL_TRUE, 0, b->bytes[a],
+        clEnqueueWriteBuffer(fcl_queue_cl(b->queue), fcl_mem_cl(b->buf[a]), CL_TRUE, 0, b->bytes[a],
                              b->pristine[a], 0, NULL, NULL) != CL_SUCCESS)
       st = FCL_ERROR(FCL_ERR_OPENCL, "tune: resetting an output");
   if (st == FCL_OK) st = fcl_launcher_call(l, NULL, ps, 0, NULL, NULL);
@@ -212,8 +210,8 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
     unsigned char *out = malloc(b->bytes[a]);
     fcl_dtype t;
     fcl_kbuilder_arg(b->base, a, NULL, NULL, &t, NULL);
-    if (!out || clEnqueueReadBuffer(fcl_queue_cl(b->queue), b->buf[a], CL_TRUE, 0, b->bytes[a], out,
-                                    0, NULL, NULL) != CL_SUCCESS) {
+    if (!out || clEnqueueReadBuffer(fcl_queue_cl(b->queue), fcl_mem_cl(b->buf[a]), CL_TRUE, 0,
+                                    b->bytes[a], out, 0, NULL, NULL) != CL_SUCCESS) {
       free(out);
       st = FCL_ERROR(FCL_ERR_OPENCL, "tune: reading an output");
     } else if (!b->have_reference) {

@@ -100,11 +100,11 @@ fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm
   return FCL_OK;
 }
 
-fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
+fcl_status fcl__alltoall_run(fcl__alltoall *x, fcl_mem *a, fcl_mem *b, bool forward) {
   return x->ops->alltoall->run(x, 1, &a, &b, forward);
 }
 
-fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b,
+fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
                                    bool forward) {
   if (n < 1 || n > x->batch)
     return FCL_ERROR(FCL_ERR_INTERNAL, "all-to-all: %d buffer pairs, the plan takes 1 to %d", n,

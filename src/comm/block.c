@@ -23,7 +23,7 @@ static void origin_of(const fcl__block *b, size_t origin[3]) {
   origin[0] = rest % b->row_pitch;
 }
 
-fcl_status fcl__block_copy(fcl_queue *queue, cl_mem src, const fcl__block *s, cl_mem dst,
+fcl_status fcl__block_copy(fcl_queue *queue, fcl_mem *src, const fcl__block *s, fcl_mem *dst,
                            const fcl__block *d) {
   size_t n = fcl__block_bytes(s);
   if (n == 0) return FCL_OK;
@@ -32,9 +32,9 @@ fcl_status fcl__block_copy(fcl_queue *queue, cl_mem src, const fcl__block *s, cl
     return FCL_ERROR(FCL_ERR_INTERNAL, "block copy: %zu bytes into a block of %zu", n,
                      fcl__block_bytes(d));
   if (fcl__block_contiguous(&ss) && fcl__block_contiguous(&dd)) {
-    FCL_CL_TRY(
-        clEnqueueCopyBuffer(fcl_queue_cl(queue), src, dst, ss.offset, dd.offset, n, 0, NULL, NULL),
-        "block copy of %zu bytes", n);
+    FCL_CL_TRY(clEnqueueCopyBuffer(fcl_queue_cl(queue), fcl_mem_cl(src), fcl_mem_cl(dst), ss.offset,
+                                   dd.offset, n, 0, NULL, NULL),
+               "block copy of %zu bytes", n);
     return FCL_OK;
   }
   if (fcl__block_contiguous(&dd))
@@ -46,44 +46,44 @@ fcl_status fcl__block_copy(fcl_queue *queue, cl_mem src, const fcl__block *s, cl
   size_t so[3], dor[3];
   origin_of(&ss, so);
   origin_of(&dd, dor);
-  FCL_CL_TRY(
-      clEnqueueCopyBufferRect(fcl_queue_cl(queue), src, dst, so, dor, ss.region, ss.row_pitch,
-                              ss.slice_pitch, dd.row_pitch, dd.slice_pitch, 0, NULL, NULL),
-      "block copy of %zu x %zu x %zu bytes", ss.region[0], ss.region[1], ss.region[2]);
+  FCL_CL_TRY(clEnqueueCopyBufferRect(fcl_queue_cl(queue), fcl_mem_cl(src), fcl_mem_cl(dst), so, dor,
+                                     ss.region, ss.row_pitch, ss.slice_pitch, dd.row_pitch,
+                                     dd.slice_pitch, 0, NULL, NULL),
+             "block copy of %zu x %zu x %zu bytes", ss.region[0], ss.region[1], ss.region[2]);
   return FCL_OK;
 }
 
 /* A block to or from packed host memory (not blocking). */
-static fcl_status transfer(fcl_queue *queue, cl_mem buf, const fcl__block *b, void *host,
+static fcl_status transfer(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, void *host,
                            bool to_host) {
   size_t n = fcl__block_bytes(b);
   if (n == 0) return FCL_OK;
   const char *what = to_host ? "read" : "write";
   if (fcl__block_contiguous(b)) {
-    FCL_CL_TRY(to_host ? clEnqueueReadBuffer(fcl_queue_cl(queue), buf, CL_FALSE, b->offset, n, host,
-                                             0, NULL, NULL)
-                       : clEnqueueWriteBuffer(fcl_queue_cl(queue), buf, CL_FALSE, b->offset, n,
-                                              host, 0, NULL, NULL),
+    FCL_CL_TRY(to_host ? clEnqueueReadBuffer(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE,
+                                             b->offset, n, host, 0, NULL, NULL)
+                       : clEnqueueWriteBuffer(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE,
+                                              b->offset, n, host, 0, NULL, NULL),
                "block %s of %zu bytes", what, n);
     return FCL_OK;
   }
   size_t o[3], zero[3] = {0, 0, 0}, hrow = b->region[0], hslice = b->region[0] * b->region[1];
   origin_of(b, o);
-  FCL_CL_TRY(to_host ? clEnqueueReadBufferRect(fcl_queue_cl(queue), buf, CL_FALSE, o, zero,
-                                               b->region, b->row_pitch, b->slice_pitch, hrow,
+  FCL_CL_TRY(to_host ? clEnqueueReadBufferRect(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE, o,
+                                               zero, b->region, b->row_pitch, b->slice_pitch, hrow,
                                                hslice, host, 0, NULL, NULL)
-                     : clEnqueueWriteBufferRect(fcl_queue_cl(queue), buf, CL_FALSE, o, zero,
-                                                b->region, b->row_pitch, b->slice_pitch, hrow,
+                     : clEnqueueWriteBufferRect(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE, o,
+                                                zero, b->region, b->row_pitch, b->slice_pitch, hrow,
                                                 hslice, host, 0, NULL, NULL),
              "block %s of %zu x %zu x %zu bytes", what, b->region[0], b->region[1], b->region[2]);
   return FCL_OK;
 }
 
-fcl_status fcl__block_read(fcl_queue *queue, cl_mem buf, const fcl__block *b, void *host) {
+fcl_status fcl__block_read(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, void *host) {
   return transfer(queue, buf, b, host, true);
 }
 
-fcl_status fcl__block_write(fcl_queue *queue, cl_mem buf, const fcl__block *b, const void *host) {
+fcl_status fcl__block_write(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, const void *host) {
   return transfer(queue, buf, b, (void *)host, false);
 }
 

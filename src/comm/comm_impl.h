@@ -61,11 +61,11 @@ fcl__block fcl__block_part(const fcl__block *b, size_t lo, size_t hi);
 
 /* Enqueue a copy of block s of src into block d of dst (same bytes; where the shapes differ, one
  * of them must be contiguous). */
-fcl_status fcl__block_copy(fcl_queue *queue, cl_mem src, const fcl__block *s, cl_mem dst,
+fcl_status fcl__block_copy(fcl_queue *queue, fcl_mem *src, const fcl__block *s, fcl_mem *dst,
                            const fcl__block *d);
 /* Enqueue a copy of block b of buf to or from packed host memory (not blocking). */
-fcl_status fcl__block_read(fcl_queue *queue, cl_mem buf, const fcl__block *b, void *host);
-fcl_status fcl__block_write(fcl_queue *queue, cl_mem buf, const fcl__block *b, const void *host);
+fcl_status fcl__block_read(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, void *host);
+fcl_status fcl__block_write(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, const void *host);
 
 /* Host staging shared by the ranks of one node (shm_stage.c): each rank's segment of an MPI-3
  * shared-memory window, pinned by the driver for every rank. Ordering is the caller's: a read
@@ -136,7 +136,7 @@ typedef struct {
   /* Collective. FCL_ERR_NOT_SUPPORTED (on every rank alike) when it cannot run here. */
   fcl_status (*setup)(fcl__alltoall *x);
   /* n (<= batch) pairs a[i], b[i] */
-  fcl_status (*run)(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward);
+  fcl_status (*run)(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b, bool forward);
   void (*destroy)(fcl__alltoall *x);
 } fcl__alltoall_ops;
 
@@ -191,9 +191,9 @@ fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm
                                 const fcl__block *send, const fcl__block *recv, int batch,
                                 fcl__transport kind, fcl__alltoall **out);
 /* Collective; returns when a and b may be reused (the queue is finished). */
-fcl_status fcl__alltoall_run(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward);
+fcl_status fcl__alltoall_run(fcl__alltoall *x, fcl_mem *a, fcl_mem *b, bool forward);
 /* The same for n pairs (1 <= n <= batch) in one exchange. */
-fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b,
+fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
                                    bool forward);
 const char *fcl__alltoall_transport(const fcl__alltoall *x);
 void fcl__alltoall_destroy(fcl__alltoall **x);

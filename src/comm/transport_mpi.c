@@ -54,7 +54,7 @@ static fcl_status mpi_setup(fcl__alltoall *x) {
 }
 
 /* One pair of buffers. */
-static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward) {
+static fcl_status mpi_run_one(fcl__alltoall *x, fcl_mem *a, fcl_mem *b, bool forward) {
   mpi_state *s = x->state;
   const int P = x->size, me = x->rank;
   /* forward: a's send blocks -> b's recv blocks; backward: b's recv blocks -> a's send blocks */
@@ -62,7 +62,7 @@ static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward
                    *in_blocks = forward ? x->recv : x->send;
   const size_t *out_at = forward ? x->send_at : x->recv_at,
                *in_at = forward ? x->recv_at : x->send_at;
-  cl_mem from = forward ? a : b, to = forward ? b : a;
+  fcl_mem *from = forward ? a : b, *to = forward ? b : a;
   char *out_host = s->stage[forward ? 0 : 1].host, *in_host = s->stage[forward ? 1 : 0].host;
   int *out_count = s->counts + (forward ? 0 : 2 * P), *out_displ = out_count + P;
   int *in_count = s->counts + (forward ? 2 * P : 0), *in_displ = in_count + P;
@@ -80,7 +80,8 @@ static fcl_status mpi_run_one(fcl__alltoall *x, cl_mem a, cl_mem b, bool forward
 }
 
 /* The reference path: the pairs one after the other. */
-static fcl_status mpi_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward) {
+static fcl_status mpi_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
+                          bool forward) {
   for (int i = 0; i < n; ++i) FCL_TRY(mpi_run_one(x, a[i], b[i], forward));
   return FCL_OK;
 }

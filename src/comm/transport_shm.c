@@ -137,7 +137,7 @@ static void chunk(size_t n, size_t g, int j, int k, size_t *lo, size_t *hi) {
 /* Chunk j of every outgoing block of pair i (from) read into pair i's part of my segment, a
  * marker after them (not waited for): pipeline chunk g = i K + j. */
 static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size_t *out_at,
-                             const size_t *grain, cl_mem from, int i, int j) {
+                             const size_t *grain, fcl_mem *from, int i, int j) {
   shm_state *s = x->state;
   const int g = i * s->chunks + j;
   char *mine = fcl__shm_stage_host(s->stage, x->rank) + (size_t)i * s->need;
@@ -171,7 +171,7 @@ static fcl_status announce_chunk(fcl__alltoall *x, int g) {
 /* Once each peer announced chunk j of pair i: its parts written into the device (to), on the
  * upload queue. */
 static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const size_t *peer_at,
-                                const size_t *grain, cl_mem to, int i, int j, cl_event after) {
+                                const size_t *grain, fcl_mem *to, int i, int j, cl_event after) {
   shm_state *s = x->state;
   const int g = i * s->chunks + j;
   for (int q = 0; q < x->size; ++q) {
@@ -193,7 +193,8 @@ static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const si
   return FCL_OK;
 }
 
-static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem *b, bool forward) {
+static fcl_status shm_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
+                          bool forward) {
   shm_state *s = x->state;
   const int me = x->rank, K = s->chunks;
   const fcl__block *out = forward ? x->send : x->recv, *in = forward ? x->recv : x->send;
@@ -202,7 +203,7 @@ static fcl_status shm_run(fcl__alltoall *x, int n, const cl_mem *a, const cl_mem
   /* grains: my outgoing pairs are (send, recv) forward, (recv, send) backward */
   const size_t *out_grain = forward ? s->grain_send : s->grain_recv;
   const size_t *in_grain = forward ? s->grain_recv : s->grain_send;
-  const cl_mem *from = forward ? a : b, *to = forward ? b : a;
+  fcl_mem *const *from = forward ? a : b, *const *to = forward ? b : a;
   /* the upload queue starts after the caller's earlier work on `to` */
   cl_event start = NULL;
   FCL_TRY(fcl_queue_marker(x->queue, 0, NULL, &start));

@@ -250,7 +250,7 @@ fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slo
   FCL_CHECK_NULL(src, 2);
   FCL_TRY(fcl__field_check_comp(src, comp, 3));
   FCL_TRY(check_use(fft, src, 2, "src", slot, 4));
-  cl_mem buf = fcl_array_buffer(fft->slots[slot]);
+  fcl_mem *buf = fcl_array_buffer(fft->slots[slot]);
   return fft->ops->forward(fft, src, 1, &comp, &buf);
 }
 
@@ -259,7 +259,7 @@ fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
   FCL_CHECK_NULL(dst, 3);
   FCL_TRY(fcl__field_check_comp(dst, comp, 4));
   FCL_TRY(check_use(fft, dst, 3, "dst", slot, 2));
-  cl_mem buf = fcl_array_buffer(fft->slots[slot]);
+  fcl_mem *buf = fcl_array_buffer(fft->slots[slot]);
   return fft->ops->backward(fft, 1, &buf, dst, &comp);
 }
 
@@ -276,7 +276,7 @@ static fcl_status components(fcl_fft *fft, fcl_field *f, int fpos, const char *f
                      spos, slot, f->name, ncomp, fft->nslots);
   for (int c0 = 0; c0 < ncomp; c0 += fft->batch) {
     int comp[FCL__FFT_BATCH], n = ncomp - c0 < fft->batch ? ncomp - c0 : fft->batch;
-    cl_mem buf[FCL__FFT_BATCH];
+    fcl_mem *buf[FCL__FFT_BATCH];
     for (int i = 0; i < n; ++i) {
       comp[i] = c0 + i;
       buf[i] = fcl_array_buffer(fft->slots[slot + c0 + i]);
@@ -317,6 +317,6 @@ fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) {
 bool fcl_fft_distributed(const fcl_fft *fft) { return fft && fft->distributed; }
 const char *fcl_fft_description(const fcl_fft *fft) { return fft ? fft->description : NULL; }
 int fcl_fft_nslots(const fcl_fft *fft) { return fft ? fft->nslots : 0; }
-cl_mem fcl_fft_slot(const fcl_fft *fft, int slot) {
+fcl_mem *fcl_fft_slot(const fcl_fft *fft, int slot) {
   return fft && slot >= 0 && slot < fft->nslots ? fcl_array_buffer(fft->slots[slot]) : NULL;
 }

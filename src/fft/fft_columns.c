@@ -155,7 +155,8 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
   return FCL_OK;
 }
 
-fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, cl_mem data, bool forward) {
+fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, fcl_mem *data,
+                                bool forward) {
   fcl_kernel *k = c->kernel[forward ? 0 : 1];
   FCL_TRY(fcl_kernel_set_arg_buffer(k, 0, data));
   return fcl_kernel_enqueue(k, queue, 2, c->global, c->local, NULL, 0, 0, NULL, NULL);

@@ -24,7 +24,7 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
                                    size_t ncols, size_t stride, size_t row_stride,
                                    fcl__fft_columns **out);
 /* Enqueue the forward (sign -1) or backward (+1, unnormalized) pass on data. */
-fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, cl_mem data, bool forward);
+fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, fcl_mem *data, bool forward);
 void fcl__fft_columns_destroy(fcl__fft_columns **c); /* accepts NULL */
 
 /* The program of kernels fcl_fft_columns_forward and _backward (unnormalized, signs -1 and +1)

@@ -15,9 +15,10 @@ enum { FCL__FFT_BATCH = 3 };
 typedef struct {
   /* n (<= the plan's batch) components comp[i] of a field to or from the slots slot[i] */
   fcl_status (*forward)(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
-                        const cl_mem *slot);
-  fcl_status (*backward)(fcl_fft *fft, int n, const cl_mem *slot, fcl_field *dst, const int *comp);
-  fcl_status (*inplace)(fcl_fft *fft, cl_mem slot, bool forward);
+                        fcl_mem *const *slot);
+  fcl_status (*backward)(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_field *dst,
+                         const int *comp);
+  fcl_status (*inplace)(fcl_fft *fft, fcl_mem *slot, bool forward);
   void (*destroy)(void *state);
 } fcl__fft_ops;
 
@@ -77,8 +78,8 @@ fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const in
 void fcl__fft_transpose_destroy(fcl__fft_transpose **t);
 /* n arrays: forward before[i] -> after[i]; backward after[i] -> before[i]. Collective over its
  * comm. */
-fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, int n, const cl_mem *before,
-                                  const cl_mem *after, bool forward);
+fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, int n, fcl_mem *const *before,
+                                  fcl_mem *const *after, bool forward);
 /* Bytes of the array before or after. */
 size_t fcl__fft_transpose_bytes(const fcl__fft_transpose *t, bool after);
 /* Name of the transport it runs on ("staged", "mpi"). */

@@ -92,7 +92,7 @@ fcl_status fcl__fft_transpose_create(const fcl_fft *fft, MPI_Comm comm, const in
   return FCL_OK;
 }
 
-fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, int n, const cl_mem *before,
-                                  const cl_mem *after, bool forward) {
+fcl_status fcl__fft_transpose_run(fcl__fft_transpose *t, int n, fcl_mem *const *before,
+                                  fcl_mem *const *after, bool forward) {
   return fcl__alltoall_run_batch(t->exchange, n, before, after, forward);
 }

@@ -93,24 +93,26 @@ static fcl_status vk_init(VkFFTApplication *app, VkFFTConfiguration c, const cha
 
 /* One VkFFT launch on the plan's queue: buf is VkFFT's buffer, in (or NULL) its input buffer
  * (the field, read on forward and written on backward); dir -1 forward, 1 backward. */
-static fcl_status vk_append(vk_state *s, VkFFTApplication *app, cl_mem in, cl_mem buf, int dir,
+static fcl_status vk_append(vk_state *s, VkFFTApplication *app, fcl_mem *in, fcl_mem *buf, int dir,
                             const char *what) {
   VkFFTLaunchParams lp = {0};
   lp.commandQueue = &s->cl_queue;
-  lp.buffer = &buf;
-  if (in) lp.inputBuffer = &in;
+  cl_mem native = fcl_mem_cl(buf), native_in = fcl_mem_cl(in); /* VkFFT takes OpenCL's */
+  lp.buffer = &native;
+  if (in) lp.inputBuffer = &native_in;
   VkFFTResult r = VkFFTAppend(app, dir, &lp);
   return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, what);
 }
 
-static fcl_status copy(vk_state *s, cl_mem from, cl_mem to, size_t bytes) {
-  FCL_CL_TRY(clEnqueueCopyBuffer(fcl_queue_cl(s->queue), from, to, 0, 0, bytes, 0, NULL, NULL),
+static fcl_status copy(vk_state *s, fcl_mem *from, fcl_mem *to, size_t bytes) {
+  FCL_CL_TRY(clEnqueueCopyBuffer(fcl_queue_cl(s->queue), fcl_mem_cl(from), fcl_mem_cl(to), 0, 0,
+                                 bytes, 0, NULL, NULL),
              "fft: copy of %zu bytes between work arrays", bytes);
   return FCL_OK;
 }
 
 /* The work array of component i between the transposes, or the slot itself. */
-static cl_mem between(const vk_state *s, int i, cl_mem other, cl_mem slot) {
+static fcl_mem *between(const vk_state *s, int i, fcl_mem *other, fcl_mem *slot) {
   if (s->second) return fcl_array_buffer(s->mid[i]);
   return other == slot ? fcl_array_buffer(s->pre[i]) : slot;
 }
@@ -119,8 +121,9 @@ static cl_mem between(const vk_state *s, int i, cl_mem other, cl_mem slot) {
  * from[i] (the r2c's output: a work array, or the slot itself in place) through the transposes
  * and the c2c transforms into slot[i]. Where the first transpose would map the slot onto
  * itself, it goes through the work array and back. */
-static fcl_status distributed_forward(vk_state *s, int n, const cl_mem *from, const cl_mem *slot) {
-  cl_mem x[FCL__FFT_BATCH];
+static fcl_status distributed_forward(vk_state *s, int n, fcl_mem *const *from,
+                                      fcl_mem *const *slot) {
+  fcl_mem *x[FCL__FFT_BATCH];
   for (int i = 0; i < n; ++i) x[i] = between(s, i, from[i], slot[i]);
   FCL_TRY(fcl__fft_transpose_run(s->first, n, from, x, true));
   for (int i = 0; i < n && s->have_middle; ++i)
@@ -136,12 +139,13 @@ static fcl_status distributed_forward(vk_state *s, int n, const cl_mem *from, co
 }
 
 /* The reverse of distributed_forward: slot[i] into to[i], the c2r's input. */
-static fcl_status distributed_backward(vk_state *s, int n, const cl_mem *slot, const cl_mem *to) {
+static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
+                                       fcl_mem *const *to) {
   for (int i = 0; i < n && s->have_last; ++i)
     FCL_TRY(vk_append(s, &s->last, NULL, slot[i], 1, "backward transform of the last axis"));
   for (int i = 0; i < n && s->last_columns; ++i)
     FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], false));
-  cl_mem x[FCL__FFT_BATCH];
+  fcl_mem *x[FCL__FFT_BATCH];
   for (int i = 0; i < n; ++i) x[i] = between(s, i, to[i], slot[i]);
   if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, false));
   for (int i = 0; i < n && !s->second; ++i)
@@ -152,9 +156,9 @@ static fcl_status distributed_backward(vk_state *s, int n, const cl_mem *slot, c
 }
 
 static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
-                             const cl_mem *slot) {
+                             fcl_mem *const *slot) {
   vk_state *s = fft->state;
-  cl_mem work[FCL__FFT_BATCH];
+  fcl_mem *work[FCL__FFT_BATCH];
   for (int i = 0; i < n; ++i) {
     work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
     FCL_TRY(
@@ -164,10 +168,10 @@ static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const in
   return s->first ? distributed_forward(s, n, work, slot) : FCL_OK;
 }
 
-static fcl_status vk_backward(fcl_fft *fft, int n, const cl_mem *slot, fcl_field *dst,
+static fcl_status vk_backward(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_field *dst,
                               const int *comp) {
   vk_state *s = fft->state;
-  cl_mem work[FCL__FFT_BATCH];
+  fcl_mem *work[FCL__FFT_BATCH];
   for (int i = 0; i < n; ++i) work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
   if (s->first) FCL_TRY(distributed_backward(s, n, slot, work));
   for (int i = 0; i < n; ++i) {
@@ -178,7 +182,7 @@ static fcl_status vk_backward(fcl_fft *fft, int n, const cl_mem *slot, fcl_field
   return FCL_OK;
 }
 
-static fcl_status vk_inplace(fcl_fft *fft, cl_mem slot, bool forward) {
+static fcl_status vk_inplace(fcl_fft *fft, fcl_mem *slot, bool forward) {
   vk_state *s = fft->state;
   if (forward) {
     FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
@@ -204,7 +208,7 @@ static void base_config(vk_state *s, const fcl_fft *fft, VkFFTConfiguration *c) 
  * dimension and those after as another (VkFFT cannot omit an axis of one point, so batches of
  * one are left out). No plan for an axis of one point. */
 static fcl_status plan_axis(vk_state *s, const fcl_fft *fft, VkFFTApplication *app, bool *have,
-                            const int64_t e[3], int axis, uint64_t *bytes, cl_mem buf,
+                            const int64_t e[3], int axis, uint64_t *bytes, fcl_mem *buf,
                             const char *what) {
   if (e[axis] == 1) return FCL_OK;
   uint64_t lead = 1, trail = 1;
@@ -220,7 +224,8 @@ static fcl_status plan_axis(vk_state *s, const fcl_fft *fft, VkFFTApplication *a
   c.FFTdim = (uint64_t)d;
   *bytes = lead * trail * (uint64_t)e[axis] * 2 * fft->real_size;
   c.bufferSize = bytes;
-  c.buffer = &buf;
+  cl_mem native = fcl_mem_cl(buf);
+  c.buffer = &native;
   FCL_TRY(vk_init(app, c, what));
   *have = true;
   return FCL_OK;
@@ -234,7 +239,7 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
   int64_t pre[3] = {1, 1, 1};
   for (int a = 0; a < dim; ++a) pre[a] = t->local[a];
   pre[0] = t->domain.resolution[0] / 2 + 1;
-  cl_mem slot = fcl_array_buffer(fft->slots[0]);
+  fcl_mem *slot = fcl_array_buffer(fft->slots[0]);
   fcl_status st = FCL_OK;
   if (!fcl__fft_pencils(t)) {
     FCL_TRY(fcl__fft_transpose_create(fft, t->comm, pre, dim - 2, dim - 1,
@@ -263,7 +268,7 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
     size_t reals = fcl__fft_transpose_bytes(s->first, true) / fft->real_size;
     for (int i = 0; i < fft->batch && s->second; ++i)
       FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->mid[i]));
-    cl_mem buf = s->second ? fcl_array_buffer(s->mid[0]) : slot;
+    fcl_mem *buf = s->second ? fcl_array_buffer(s->mid[0]) : slot;
     FCL_TRY(plan_axis(s, fft, &s->middle, &s->have_middle, mid, 1, &s->middle_bytes, buf,
                       "planning the transform of y"));
   }
@@ -351,11 +356,11 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   c.inputBufferOffset = ((g[2] * p[1] + g[1]) * p[0] + g[0]) * fft->real_size;
   c.inputBufferSize = &s->in_bytes;
   c.bufferSize = &s->out_bytes;
-  cl_int err;
-  cl_mem in_probe = NULL, buf_probe = NULL; /* VkFFT wants buffers at planning; any will do */
-  in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
+  cl_int err; /* VkFFT wants buffers at planning; any will do */
+  cl_mem in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "fft: VkFFT planning buffer");
-  buf_probe = s->pre[0] ? fcl_array_buffer(s->pre[0]) : fcl_array_buffer(fft->slots[0]);
+  cl_mem buf_probe = fcl_mem_cl(s->pre[0] ? fcl_array_buffer(s->pre[0])
+                                          : fcl_array_buffer(fft->slots[0]));
   c.inputBuffer = &in_probe;
   c.buffer = &buf_probe;
   fcl_status st = vk_init(&s->whole, c, "planning the r2c transform");
@@ -373,7 +378,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   /* the spectral strides stay (padded rows); VkFFT takes the real rows of an in-place r2c as
    * twice the complex ones, the padded form of fft.h */
   s->inplace_bytes = fft->slot_bytes;
-  cl_mem slot0 = fcl_array_buffer(fft->slots[0]);
+  cl_mem slot0 = fcl_mem_cl(fcl_array_buffer(fft->slots[0]));
   ip.buffer = &slot0;
   ip.bufferSize = &s->inplace_bytes;
   FCL_TRY(vk_init(&s->inplace, ip, "planning the in-place r2c transform"));

@@ -110,7 +110,7 @@ fcl_status fcl_field_swap(fcl_field *a, fcl_field *b) {
                      "swap of '%s' and '%s': an exchange of '%s' is in flight (begun, not ended)",
                      a->name, b->name, fcl__ghost_plan_begun(a->ghosts) ? a->name : b->name);
   const size_t n = (size_t)a->ncomp;
-  cl_mem old[6], now[6];
+  fcl_mem *old[6], *now[6];
   for (size_t c = 0; c < n; ++c) {
     old[c] = now[n + c] = fcl_field_buffer(a, (int)c);
     old[n + c] = now[c] = fcl_field_buffer(b, (int)c);
@@ -134,7 +134,7 @@ fcl_context *fcl_field_context(const fcl_field *f) { return f ? f->context : NUL
 fcl_pool *fcl_field_pool(const fcl_field *f) { return f ? f->pool : NULL; }
 fcl_queue *fcl_field_queue(const fcl_field *f) { return f ? f->queue : NULL; }
 const size_t *fcl_field_padded_shape(const fcl_field *f) { return f ? f->padded : NULL; }
-cl_mem fcl_field_buffer(const fcl_field *f, int comp) {
+fcl_mem *fcl_field_buffer(const fcl_field *f, int comp) {
   return f && comp >= 0 && comp < f->ncomp ? fcl_array_buffer(f->comp[comp]) : NULL;
 }
 
@@ -178,10 +178,11 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
     return fcl_array_read(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, true);
   cl_event done;
-  FCL_CL_TRY(clEnqueueReadBufferRect(fcl_queue_cl(f->queue), fcl_field_buffer(f, comp), CL_FALSE,
-                                     r.src_origin, r.dst_origin, r.region, r.src_row_pitch,
-                                     r.src_slice_pitch, 0, 0, host, 0, NULL, &done),
-             "field '%s': read the interior of component %d", f->name, comp);
+  FCL_CL_TRY(
+      clEnqueueReadBufferRect(fcl_queue_cl(f->queue), fcl_mem_cl(fcl_field_buffer(f, comp)),
+                              CL_FALSE, r.src_origin, r.dst_origin, r.region, r.src_row_pitch,
+                              r.src_slice_pitch, 0, 0, host, 0, NULL, &done),
+      "field '%s': read the interior of component %d", f->name, comp);
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
   return st;
@@ -195,10 +196,11 @@ fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void 
     return fcl_array_write(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, false);
   cl_event done;
-  FCL_CL_TRY(clEnqueueWriteBufferRect(fcl_queue_cl(f->queue), fcl_field_buffer(f, comp), CL_FALSE,
-                                      r.dst_origin, r.src_origin, r.region, r.dst_row_pitch,
-                                      r.dst_slice_pitch, 0, 0, host, 0, NULL, &done),
-             "field '%s': write the interior of component %d", f->name, comp);
+  FCL_CL_TRY(
+      clEnqueueWriteBufferRect(fcl_queue_cl(f->queue), fcl_mem_cl(fcl_field_buffer(f, comp)),
+                               CL_FALSE, r.dst_origin, r.src_origin, r.region, r.dst_row_pitch,
+                               r.dst_slice_pitch, 0, 0, host, 0, NULL, &done),
+      "field '%s': write the interior of component %d", f->name, comp);
   fcl_status st = fcl_events_wait(1, &done);
   clReleaseEvent(done);
   return st;

@@ -55,8 +55,8 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan);
 /* Whether the plan's exchange was begun and not ended. */
 bool fcl__ghost_plan_begun(const fcl__ghost_plan *plan);
 /* The plan's launchers read and write now[i] where they used old[i] (fcl_field_swap). */
-fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *plan, size_t n, const cl_mem *old,
-                                  const cl_mem *now);
+fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *plan, size_t n, fcl_mem *const *old,
+                                  fcl_mem *const *now);
 void fcl__reduce_state_free(void *state);
 void fcl__transpose_cache_free(fcl_field *field);
 

@@ -29,11 +29,11 @@ struct fcl__ghost_plan {
 
 /* A box in an array: element (i, j, k) of the box at off + i * s[0] + j * s[1] + k * s[2]. */
 typedef struct {
-  cl_mem buf;
+  fcl_mem *buf;
   long off, s[3];
 } box;
 
-static box padded_box(const fcl_field *f, cl_mem buf, const int64_t *origin) {
+static box padded_box(const fcl_field *f, fcl_mem *buf, const int64_t *origin) {
   long px = (long)f->padded[0], pxy = px * (long)f->padded[1];
   return (box){buf, origin[0] + origin[1] * px + origin[2] * pxy, {1, px, pxy}};
 }
@@ -141,7 +141,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       face_box(f, a, p->accumulate ? partner : ghost, g, origin, ext);
       face_box(f, a, p->accumulate ? ghost : partner, g, src_origin, dummy);
       for (int c = 0; c < nc; ++c) {
-        cl_mem buf = fcl_field_buffer(f, c);
+        fcl_mem *buf = fcl_field_buffer(f, c);
         FCL_TRY(push_box(p, pre, what, padded_box(f, buf, origin), padded_box(f, buf, src_origin),
                          ext, 1.0, p->accumulate));
       }
@@ -152,7 +152,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       face_box(f, a, w + step, g, origin, ext);       /* ghost run, walking away from the wall */
       face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
       for (int c = 0; c < nc; ++c) {
-        cl_mem buf = fcl_field_buffer(f, c);
+        fcl_mem *buf = fcl_field_buffer(f, c);
         box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
         gb.s[a] *= step;
         ib.s[a] *= -step;
@@ -178,7 +178,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
   fcl__p2p_group *group = NULL;
   FCL_TRY(fcl__p2p_group_create(p->p2p, 2 * nfaces, msg, &group));
   const char *kind = p->accumulate ? "accumulate" : "ghosts";
-  cl_mem stage_buf = fcl_array_buffer(p->device_stage);
+  fcl_mem *stage_buf = fcl_array_buffer(p->device_stage);
   fcl_launcher *l = NULL;
   FCL_TRY(push_step(group, FCL__P2P_REUSE, kind, a, pre));
   /* faces that are runs of memory (the last split axis's) go between the field and host
@@ -300,7 +300,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
     snprintf(name, sizeof name, "%s.ghosts.wrap.%c", f->name, "xyz"[a]);
     for (int c = 0; c < f->ncomp; c += batch) {
       const int nc = f->ncomp - c < batch ? f->ncomp - c : batch;
-      cl_mem u[3];
+      fcl_mem *u[3];
       for (int i = 0; i < 3; ++i) u[i] = fcl_field_buffer(f, c + (i < nc ? i : 0));
       fcl_launch_config one = cfg;
       one.global[2] *= (size_t)nc;
@@ -405,8 +405,8 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   *plan = NULL;
 }
 
-fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, const cl_mem *old,
-                                  const cl_mem *now) {
+fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, fcl_mem *const *old,
+                                  fcl_mem *const *now) {
   FCL_TRY(fcl_launcher_rebind(p->begin, n, old, now));
   return fcl_launcher_rebind(p->end, n, old, now);
 }

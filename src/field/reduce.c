@@ -19,8 +19,8 @@ enum { WG = 256, GROUPS_PER_CU = 16, NSTAT = 6 };
 typedef struct {
   fcl_field *field;
   fcl_launcher *launcher[3]; /* per component, each into its own partials */
-  cl_mem bound[3];           /* the component's buffer each reads (fcl_field_swap moves them) */
-  cl_mem partial[3];
+  fcl_mem *bound[3];         /* the component's buffer each reads (fcl_field_swap moves them) */
+  fcl_mem *partial[3];
   void *host[3];
   cl_event read[3]; /* the partials' reads in flight (NULL: none) */
   size_t acc_size, groups;
@@ -34,7 +34,7 @@ void fcl__reduce_state_free(void *state) {
   drop(r, 0, 3);
   for (int c = 0; c < 3; ++c) {
     fcl_launcher_destroy(&r->launcher[c]);
-    if (r->partial[c]) clReleaseMemObject(r->partial[c]);
+    if (r->partial[c]) fcl_mem_release(&r->partial[c]);
     free(r->host[c]);
   }
   free(r);
@@ -62,13 +62,8 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   long px = (long)f->padded[0], pxy = px * (long)f->padded[1];
   fcl_status st = FCL_OK;
   for (int c = 0; st == FCL_OK && c < f->ncomp; ++c) {
-    cl_int err;
-    r->partial[c] = clCreateBuffer(fcl_context_cl(f->context), CL_MEM_READ_WRITE, bytes, NULL,
-                                   &err);
-    if (err != CL_SUCCESS) {
-      st = FCL_CL_ERROR(err, "field '%s': reduction buffer", f->name);
-      break;
-    }
+    st = fcl_mem_create(f->context, FCL_MEM_DEVICE, bytes, NULL, &r->partial[c]);
+    if (st != FCL_OK) break;
     if (!(r->host[c] = malloc(bytes))) {
       st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
       break;
@@ -138,14 +133,15 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
                        f->name, c);
   fcl_status st = FCL_OK;
   for (int c = c0; c < c1 && st == FCL_OK; ++c) {
-    const cl_mem now = fcl_field_buffer(f, c); /* the field's buffers since fcl_field_swap */
+    fcl_mem *now = fcl_field_buffer(f, c); /* the field's buffers since fcl_field_swap */
     if (now != r->bound[c]) st = fcl_launcher_rebind(r->launcher[c], 1, &r->bound[c], &now);
     if (st == FCL_OK) r->bound[c] = now;
     if (st == FCL_OK) st = fcl_launcher_call(r->launcher[c], f->queue, NULL, 0, NULL, NULL);
-    cl_int err = st == FCL_OK ? clEnqueueReadBuffer(fcl_queue_cl(f->queue), r->partial[c], CL_FALSE,
-                                                    0, r->groups * NSTAT * r->acc_size, r->host[c],
-                                                    0, NULL, &r->read[c])
-                              : CL_SUCCESS;
+    cl_int err = st == FCL_OK
+                     ? clEnqueueReadBuffer(fcl_queue_cl(f->queue), fcl_mem_cl(r->partial[c]),
+                                           CL_FALSE, 0, r->groups * NSTAT * r->acc_size, r->host[c],
+                                           0, NULL, &r->read[c])
+                     : CL_SUCCESS;
     if (err != CL_SUCCESS) {
       r->read[c] = NULL;
       st = FCL_CL_ERROR(err, "field '%s': read reduction partials", f->name);

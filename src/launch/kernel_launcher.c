@@ -234,7 +234,10 @@ void fcl__kernel_destroy(fcl_launcher *l) {
 /* clSetKernelArg for a parameter only when its value changed. */
 static inline cl_int apply(fcl_launcher *l, fcl__param_arg *p, const fcl_value *v) {
   if (p->has_last && memcmp(&p->last, v, p->size) == 0) return CL_SUCCESS;
-  cl_int err = clSetKernelArg(l->kernel, p->index, p->size, v);
+  cl_mem native = p->type == FCL_TYPE_BUFFER ? fcl_mem_cl(v->buffer) : NULL; /* OpenCL's handle */
+  cl_int err = p->type == FCL_TYPE_BUFFER
+                   ? clSetKernelArg(l->kernel, p->index, sizeof native, &native)
+                   : clSetKernelArg(l->kernel, p->index, p->size, v);
   if (err == CL_SUCCESS) {
     memcpy(&p->last, v, p->size);
     p->has_last = true;

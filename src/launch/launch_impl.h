@@ -35,7 +35,7 @@ typedef struct {
   bool rect;
   const void *src_host;
   void *dst_host;
-  cl_mem src, dst;
+  fcl_mem *src, *dst;
   size_t src_offset, dst_offset, bytes;
   fcl_rect r;
 } fcl__copy;

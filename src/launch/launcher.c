@@ -27,7 +27,7 @@ const char *fcl_value_type_name(fcl_value_type type) {
 
 size_t fcl__value_size(fcl_value_type type) {
   if (scalar(type)) return fcl_dtype_size((fcl_dtype)type);
-  return type == FCL_TYPE_BUFFER ? sizeof(cl_mem) : 0;
+  return type == FCL_TYPE_BUFFER ? sizeof(fcl_mem *) : 0;
 }
 
 bool fcl__value_type_matches(fcl_value_type type, const fcl_kernel_arg_info *arg) {
@@ -316,14 +316,14 @@ fcl_status fcl_launcher_create_host_enqueue(const char *name, fcl_host_fn fn, vo
   return FCL_OK;
 }
 
-static cl_mem rebound(cl_mem m, size_t n, const cl_mem *old, const cl_mem *now) {
+static fcl_mem *rebound(fcl_mem *m, size_t n, fcl_mem *const *old, fcl_mem *const *now) {
   for (size_t i = 0; i < n; ++i)
     if (m == old[i]) return now[i];
   return m;
 }
 
-fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, const cl_mem *old,
-                               const cl_mem *now) {
+fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, fcl_mem *const *old,
+                               fcl_mem *const *now) {
   FCL_CHECK_NULL(launcher, 1);
   FCL_CHECK_ARG(n == 0 || (old && now), 3, "old", "old and now must not be NULL when n > 0");
   fcl_launcher *l = launcher;
@@ -335,9 +335,10 @@ fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, const cl_mem *o
   for (size_t i = 0; i < l->num_fixed; ++i) {
     fcl_arg *a = &l->fixed[i];
     if (a->type != FCL_TYPE_BUFFER) continue;
-    cl_mem m = rebound(a->value.buffer, n, old, now);
+    fcl_mem *m = rebound(a->value.buffer, n, old, now);
     if (m == a->value.buffer) continue;
-    cl_int err = clSetKernelArg(l->kernel, a->index, sizeof m, &m);
+    cl_mem native = fcl_mem_cl(m); /* the kernel is OpenCL's */
+    cl_int err = clSetKernelArg(l->kernel, a->index, sizeof native, &native);
     if (err != CL_SUCCESS)
       return FCL_CL_ERROR(err, "launcher '%s': argument %u", l->name, a->index);
     a->value.buffer = m;

@@ -166,7 +166,7 @@ static fcl_status copy_new(const char *name, fcl__copy c, size_t bytes, fcl_laun
   return FCL_OK;
 }
 
-fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_mem dst,
+fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, fcl_mem *dst,
                                         size_t dst_offset, size_t bytes, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
@@ -177,8 +177,8 @@ fcl_status fcl_launcher_create_copy_h2d(const char *name, const void *src, cl_me
   return copy_new(name, c, bytes, out);
 }
 
-fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src_offset, void *dst,
-                                        size_t bytes, fcl_launcher **out) {
+fcl_status fcl_launcher_create_copy_d2h(const char *name, fcl_mem *src, size_t src_offset,
+                                        void *dst, size_t bytes, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
   FCL_CHECK_ARG(bytes > 0, 5, "bytes", "must be > 0");
@@ -188,8 +188,9 @@ fcl_status fcl_launcher_create_copy_d2h(const char *name, cl_mem src, size_t src
   return copy_new(name, c, bytes, out);
 }
 
-fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src_offset, cl_mem dst,
-                                        size_t dst_offset, size_t bytes, fcl_launcher **out) {
+fcl_status fcl_launcher_create_copy_d2d(const char *name, fcl_mem *src, size_t src_offset,
+                                        fcl_mem *dst, size_t dst_offset, size_t bytes,
+                                        fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
   FCL_CHECK_ARG(bytes > 0, 6, "bytes", "must be > 0");
@@ -205,7 +206,7 @@ fcl_status fcl_launcher_create_copy_d2d(const char *name, cl_mem src, size_t src
 
 static size_t rect_bytes(const fcl_rect *r) { return r->region[0] * r->region[1] * r->region[2]; }
 
-fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, cl_mem dst,
+fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, fcl_mem *dst,
                                              const fcl_rect *rect, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
@@ -215,7 +216,7 @@ fcl_status fcl_launcher_create_copy_rect_h2d(const char *name, const void *src, 
   return copy_new(name, c, rect_bytes(rect), out);
 }
 
-fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, cl_mem src, void *dst,
+fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, fcl_mem *src, void *dst,
                                              const fcl_rect *rect, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
@@ -225,7 +226,7 @@ fcl_status fcl_launcher_create_copy_rect_d2h(const char *name, cl_mem src, void 
   return copy_new(name, c, rect_bytes(rect), out);
 }
 
-fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, cl_mem src, cl_mem dst,
+fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, fcl_mem *src, fcl_mem *dst,
                                              const fcl_rect *rect, fcl_launcher **out) {
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
@@ -250,28 +251,31 @@ fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const
             c->rect ? rect_bytes(r) : c->bytes);
   switch (c->kind) {
     case COPY_H2D:
-      err = c->rect ? clEnqueueWriteBufferRect(fcl_queue_cl(q), c->dst, CL_FALSE, r->dst_origin,
-                                               r->src_origin, r->region, r->dst_row_pitch,
-                                               r->dst_slice_pitch, r->src_row_pitch,
-                                               r->src_slice_pitch, c->src_host, num_wait, wait, evp)
-                    : clEnqueueWriteBuffer(fcl_queue_cl(q), c->dst, CL_FALSE, c->dst_offset,
-                                           c->bytes, c->src_host, num_wait, wait, evp);
+      err = c->rect
+                ? clEnqueueWriteBufferRect(fcl_queue_cl(q), fcl_mem_cl(c->dst), CL_FALSE,
+                                           r->dst_origin, r->src_origin, r->region,
+                                           r->dst_row_pitch, r->dst_slice_pitch, r->src_row_pitch,
+                                           r->src_slice_pitch, c->src_host, num_wait, wait, evp)
+                : clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(c->dst), CL_FALSE, c->dst_offset,
+                                       c->bytes, c->src_host, num_wait, wait, evp);
       break;
     case COPY_D2H:
-      err = c->rect ? clEnqueueReadBufferRect(fcl_queue_cl(q), c->src, CL_FALSE, r->src_origin,
-                                              r->dst_origin, r->region, r->src_row_pitch,
-                                              r->src_slice_pitch, r->dst_row_pitch,
-                                              r->dst_slice_pitch, c->dst_host, num_wait, wait, evp)
-                    : clEnqueueReadBuffer(fcl_queue_cl(q), c->src, CL_FALSE, c->src_offset,
-                                          c->bytes, c->dst_host, num_wait, wait, evp);
+      err = c->rect
+                ? clEnqueueReadBufferRect(fcl_queue_cl(q), fcl_mem_cl(c->src), CL_FALSE,
+                                          r->src_origin, r->dst_origin, r->region, r->src_row_pitch,
+                                          r->src_slice_pitch, r->dst_row_pitch, r->dst_slice_pitch,
+                                          c->dst_host, num_wait, wait, evp)
+                : clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(c->src), CL_FALSE, c->src_offset,
+                                      c->bytes, c->dst_host, num_wait, wait, evp);
       break;
     default:
-      err = c->rect ? clEnqueueCopyBufferRect(fcl_queue_cl(q), c->src, c->dst, r->src_origin,
-                                              r->dst_origin, r->region, r->src_row_pitch,
-                                              r->src_slice_pitch, r->dst_row_pitch,
-                                              r->dst_slice_pitch, num_wait, wait, evp)
-                    : clEnqueueCopyBuffer(fcl_queue_cl(q), c->src, c->dst, c->src_offset,
-                                          c->dst_offset, c->bytes, num_wait, wait, evp);
+      err = c->rect
+                ? clEnqueueCopyBufferRect(fcl_queue_cl(q), fcl_mem_cl(c->src), fcl_mem_cl(c->dst),
+                                          r->src_origin, r->dst_origin, r->region, r->src_row_pitch,
+                                          r->src_slice_pitch, r->dst_row_pitch, r->dst_slice_pitch,
+                                          num_wait, wait, evp)
+                : clEnqueueCopyBuffer(fcl_queue_cl(q), fcl_mem_cl(c->src), fcl_mem_cl(c->dst),
+                                      c->src_offset, c->dst_offset, c->bytes, num_wait, wait, evp);
   }
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "copy launcher '%s' (%zu bytes)", l->name,

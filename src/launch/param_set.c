@@ -108,6 +108,6 @@ fcl_status fcl_param_set_f32(fcl_param_set *s, const char *n, float v) {
 fcl_status fcl_param_set_f64(fcl_param_set *s, const char *n, double v) {
   return set_named(s, n, FCL_TYPE_F64, (fcl_value){.f64 = v});
 }
-fcl_status fcl_param_set_buffer(fcl_param_set *s, const char *n, cl_mem v) {
+fcl_status fcl_param_set_buffer(fcl_param_set *s, const char *n, fcl_mem *v) {
   return set_named(s, n, FCL_TYPE_BUFFER, (fcl_value){.buffer = v});
 }

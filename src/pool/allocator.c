@@ -15,7 +15,7 @@ struct fcl_allocator {
 
 typedef struct {
   fcl_context *context;
-  cl_mem_flags flags;
+  fcl_mem_kind kind;
   fcl_queue *queue; /* immediate allocator only */
   cl_svm_mem_flags svm_flags;
   cl_ulong device_bytes; /* the device's global memory */
@@ -51,16 +51,17 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
                      "and the device memory is %llu bytes",
                      size, live, (unsigned long long)b->device_bytes);
   }
-  cl_int err;
-  cl_mem m = clCreateBuffer(b->context->cl, b->flags, size, NULL, &err);
-  if (err != CL_SUCCESS) {
+  fcl_mem *m = NULL;
+  fcl_status st = fcl_mem_create(b->context, b->kind, size, NULL, &m);
+  if (st != FCL_OK) {
     atomic_fetch_sub(&b->live, size);
-    return buffer_failed(b, err, size);
+    return st;
   }
   if (b->queue) { /* immediate: make the memory exist now */
     cl_event ev = NULL;
-    err = clEnqueueMigrateMemObjects(fcl_queue_cl(b->queue), 1, &m,
-                                     CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
+    cl_mem native = fcl_mem_cl(m);
+    cl_int err = clEnqueueMigrateMemObjects(fcl_queue_cl(b->queue), 1, &native,
+                                            CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
     if (err == CL_SUCCESS && fcl_events_wait(1, &ev) != FCL_OK) /* a counted host sync */
       err = (cl_int)fcl_last_native_error();
     cl_int status = CL_COMPLETE;
@@ -70,7 +71,7 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
     }
     if (err == CL_SUCCESS && status < 0) err = status;
     if (err != CL_SUCCESS) {
-      clReleaseMemObject(m);
+      fcl_mem_release(&m);
       atomic_fetch_sub(&b->live, size);
       if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
         err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
@@ -84,7 +85,7 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
 static void buffer_free(void *impl, fcl_allocation *a) {
   builtin *b = impl;
   if (a->buffer) {
-    clReleaseMemObject(a->buffer);
+    fcl_mem_release(&a->buffer);
     atomic_fetch_sub(&b->live, a->size);
   }
   a->buffer = NULL;
@@ -126,13 +127,13 @@ fcl_status fcl_allocator_create_custom(const fcl_allocator_ops *ops, void *impl,
   return FCL_OK;
 }
 
-static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, fcl_queue *queue,
+static fcl_status create_builtin(fcl_context *context, fcl_mem_kind kind, fcl_queue *queue,
                                  const fcl_allocator_ops *ops, cl_svm_mem_flags svm_flags,
                                  fcl_allocator **out) {
   builtin *b = calloc(1, sizeof *b);
   if (!b) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "allocator state");
   b->context = fcl_context_retain(context);
-  b->flags = flags ? flags : CL_MEM_READ_WRITE;
+  b->kind = kind;
   b->svm_flags = svm_flags;
   atomic_init(&b->live, 0);
   fcl_device_info info = {0};
@@ -150,26 +151,29 @@ static fcl_status create_builtin(fcl_context *context, cl_mem_flags flags, fcl_q
 static const fcl_allocator_ops buffer_ops = {buffer_alloc, buffer_free, builtin_destroy};
 static const fcl_allocator_ops svm_ops = {svm_alloc, svm_free, builtin_destroy};
 
-fcl_status fcl_allocator_create_deferred(fcl_context *context, cl_mem_flags flags,
+fcl_status fcl_allocator_create_deferred(fcl_context *context, fcl_mem_kind kind,
                                          fcl_allocator **out) {
   FCL_CHECK_NULL(context, 1);
+  FCL_CHECK_ARG(kind == FCL_MEM_DEVICE || kind == FCL_MEM_PINNED, 2, "kind",
+                "FCL_MEM_DEVICE or FCL_MEM_PINNED");
   FCL_CHECK_NULL(out, 3);
-  return create_builtin(context, flags, NULL, &buffer_ops, 0, out);
+  return create_builtin(context, kind, NULL, &buffer_ops, 0, out);
 }
 
-fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue,
-                                          cl_mem_flags flags, fcl_allocator **out) {
+fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue, fcl_mem_kind kind,
+                                          fcl_allocator **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 2);
+  FCL_CHECK_ARG(kind == FCL_MEM_DEVICE || kind == FCL_MEM_PINNED, 3, "kind",
+                "FCL_MEM_DEVICE or FCL_MEM_PINNED");
   FCL_CHECK_NULL(out, 4);
-  return create_builtin(context, flags, queue, &buffer_ops, 0, out);
+  return create_builtin(context, kind, queue, &buffer_ops, 0, out);
 }
 
 fcl_status fcl_allocator_create_host_pinned(fcl_context *context, fcl_allocator **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(out, 2);
-  return create_builtin(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, NULL, &buffer_ops, 0,
-                        out);
+  return create_builtin(context, FCL_MEM_PINNED, NULL, &buffer_ops, 0, out);
 }
 
 fcl_status fcl_allocator_create_svm(fcl_context *context, fcl_allocator **out) {
@@ -186,7 +190,7 @@ fcl_status fcl_allocator_create_svm(fcl_context *context, fcl_allocator **out) {
                        d.version);
     fine = fine && (d.svm_capabilities & CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
   }
-  return create_builtin(context, 0, NULL, &svm_ops,
+  return create_builtin(context, FCL_MEM_DEVICE, NULL, &svm_ops,
                         CL_MEM_READ_WRITE | (fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0), out);
 }
 

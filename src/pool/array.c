@@ -83,7 +83,7 @@ static void pooled_unlink(fcl__storage *s) {
   pthread_mutex_unlock(&pooled_lock);
 }
 
-bool fcl__array_buffer_bytes(cl_mem buffer, size_t *bytes) {
+bool fcl__array_buffer_bytes(fcl_mem *buffer, size_t *bytes) {
   pthread_mutex_lock(&pooled_lock);
   const fcl__storage *s = pooled;
   while (s && s->buffer != buffer) s = s->next;
@@ -109,7 +109,7 @@ static void storage_release(fcl__storage *s, fcl_queue *queue) {
     if (done) clReleaseEvent(done);
     fcl_pool_release(&s->pool);
   } else {
-    clReleaseMemObject(s->buffer);
+    fcl_mem_release(&s->buffer);
   }
   free(s);
 }
@@ -157,7 +157,7 @@ fcl_status fcl_array_create_from_host(fcl_pool *pool, fcl_queue *queue, fcl_dtyp
   return st;
 }
 
-fcl_status fcl_array_wrap_buffer(cl_mem buffer, fcl_queue *queue, fcl_dtype dtype, int ndim,
+fcl_status fcl_array_wrap_buffer(fcl_mem *buffer, fcl_queue *queue, fcl_dtype dtype, int ndim,
                                  const size_t *shape, const size_t *strides, size_t offset,
                                  fcl_array **out) {
   FCL_CHECK_NULL(buffer, 1);
@@ -167,8 +167,8 @@ fcl_status fcl_array_wrap_buffer(cl_mem buffer, fcl_queue *queue, fcl_dtype dtyp
   FCL_TRY(check_dtype(dtype, 3));
   FCL_TRY(check_shape(ndim, shape, 4));
   size_t size = 0, itemsize = fcl_dtype_size(dtype), packed[FCL_ARRAY_MAX_DIMS];
-  FCL_CL_TRY(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL),
-             "clGetMemObjectInfo(CL_MEM_SIZE)");
+  FCL_CL_TRY(clGetMemObjectInfo(fcl_mem_cl(buffer), CL_MEM_SIZE, sizeof size, &size, NULL),
+             "clGetMemObjectInfo(fcl_mem_cl(CL_MEM_SIZE))");
   if (!strides) {
     fcl__packed_strides(ndim, shape, itemsize, packed);
     strides = packed;
@@ -182,12 +182,12 @@ fcl_status fcl_array_wrap_buffer(cl_mem buffer, fcl_queue *queue, fcl_dtype dtyp
                      extent, size);
   fcl__storage *s = calloc(1, sizeof *s);
   if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "array storage record");
-  clRetainMemObject(buffer);
+  fcl_mem_retain(buffer);
   s->buffer = buffer;
   s->size = size;
   fcl_status st = new_array(s, queue, dtype, ndim, shape, strides, offset, out);
   if (st != FCL_OK) {
-    clReleaseMemObject(buffer);
+    fcl_mem_release(&buffer);
     free(s);
   }
   return st;
@@ -207,7 +207,7 @@ int fcl_array_ndim(const fcl_array *a) { return a ? a->ndim : 0; }
 const size_t *fcl_array_shape(const fcl_array *a) { return a ? a->shape : NULL; }
 const size_t *fcl_array_strides(const fcl_array *a) { return a ? a->strides : NULL; }
 size_t fcl_array_offset(const fcl_array *a) { return a ? a->offset : 0; }
-cl_mem fcl_array_buffer(const fcl_array *a) { return a ? a->storage->buffer : NULL; }
+fcl_mem *fcl_array_buffer(const fcl_array *a) { return a ? a->storage->buffer : NULL; }
 fcl_queue *fcl_array_queue(const fcl_array *a) { return a ? a->queue : NULL; }
 
 size_t fcl_array_size(const fcl_array *a) {
@@ -319,17 +319,10 @@ fcl_status fcl_array_from_host(fcl_context *context, fcl_queue *queue, fcl_dtype
                                                  "overflows size_t");
     bytes *= shape[i];
   }
-  const cl_mem_flags access = options.readable && options.writable ? CL_MEM_READ_WRITE
-                              : options.readable                   ? CL_MEM_READ_ONLY
-                                                                   : CL_MEM_WRITE_ONLY;
-  cl_int err;
-  cl_mem b = clCreateBuffer(fcl_context_cl(context),
-                            access | (options.copy ? CL_MEM_COPY_HOST_PTR : CL_MEM_USE_HOST_PTR),
-                            bytes, host, &err);
-  FCL_CL_TRY(err, "clCreateBuffer over %zu host bytes (%s)", bytes,
-             options.copy ? "copied" : "used in place");
+  fcl_mem *b = NULL;
+  FCL_TRY(fcl_mem_create(context, options.copy ? FCL_MEM_DEVICE : FCL_MEM_HOST, bytes, host, &b));
   fcl_status st = fcl_array_wrap_buffer(b, queue, dtype, ndim, shape, NULL, 0, out);
-  clReleaseMemObject(b); /* the array holds it */
+  fcl_mem_release(&b); /* the array holds it */
   if (st == FCL_OK) (*out)->readonly = !options.writable;
   return st;
 }

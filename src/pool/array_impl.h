@@ -11,8 +11,8 @@ typedef struct fcl__storage {
   atomic_int refs;
   fcl_pool *pool; /* NULL for a wrapped buffer */
   fcl_pool_block *block;
-  cl_mem buffer; /* the block's buffer, or the wrapped (retained) buffer */
-  size_t size;   /* bytes of the arrays it was created for (a pool block may have more) */
+  fcl_mem *buffer; /* the block's buffer, or the wrapped (retained) buffer */
+  size_t size;     /* bytes of the arrays it was created for (a pool block may have more) */
   struct fcl__storage *prev, *next; /* the live storages over pool blocks */
 } fcl__storage;
 
@@ -30,7 +30,7 @@ struct fcl_array {
 /* Whether buffer is the pool block of a live array's storage, and then the bytes the storage
  * was created with (*bytes): the block may be larger, a pool rounding requests up to its bin,
  * so its CL_MEM_SIZE overstates what a kernel may use of it. */
-bool fcl__array_buffer_bytes(cl_mem buffer, size_t *bytes);
+bool fcl__array_buffer_bytes(fcl_mem *buffer, size_t *bytes);
 /* Counts the storages over pool blocks created and released so far: what fcl__array_buffer_bytes
  * said of a buffer holds while the count is unchanged (a released block's buffer may come back
  * under a smaller array). */

@@ -58,7 +58,7 @@ typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_FILL } op_kind;
 typedef struct {
   op_kind kind;
   fcl_queue *queue;
-  cl_mem a, b; /* a: the device array read/written/filled; b: copy source */
+  fcl_mem *a, *b; /* a: the device array read/written/filled; b: copy source */
   size_t base_a, base_b;
   unsigned char *host; /* read destination / write source */
   const void *pattern;
@@ -85,36 +85,36 @@ static cl_int enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, si
   off_a += o->base_a;
   off_b += o->base_b;
   if (o->kind == OP_FILL)
-    return clEnqueueFillBuffer(fcl_queue_cl(o->queue), o->a, o->pattern, o->pattern_size, off_a,
-                               p->region[0], num_wait, wait, event);
+    return clEnqueueFillBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), o->pattern,
+                               o->pattern_size, off_a, p->region[0], num_wait, wait, event);
   if (p->rect_dims == 1) { /* one run of bytes: a linear command */
     switch (o->kind) {
       case OP_READ:
-        return clEnqueueReadBuffer(fcl_queue_cl(o->queue), o->a, CL_FALSE, off_a, p->region[0],
-                                   o->host + off_b, num_wait, wait, event);
+        return clEnqueueReadBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, off_a,
+                                   p->region[0], o->host + off_b, num_wait, wait, event);
       case OP_WRITE:
-        return clEnqueueWriteBuffer(fcl_queue_cl(o->queue), o->a, CL_FALSE, off_a, p->region[0],
-                                    o->host + off_b, num_wait, wait, event);
+        return clEnqueueWriteBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, off_a,
+                                    p->region[0], o->host + off_b, num_wait, wait, event);
       default:
-        return clEnqueueCopyBuffer(fcl_queue_cl(o->queue), o->b, o->a, off_b, off_a, p->region[0],
-                                   num_wait, wait, event);
+        return clEnqueueCopyBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->b), fcl_mem_cl(o->a),
+                                   off_b, off_a, p->region[0], num_wait, wait, event);
     }
   }
   origin_of(off_a, p->pitch_a, p->rect_dims, oa);
   switch (o->kind) {
     case OP_READ:
-      return clEnqueueReadBufferRect(fcl_queue_cl(o->queue), o->a, CL_FALSE, oa, zero, p->region,
-                                     p->pitch_a[0], p->pitch_a[1], p->pitch_b[0], p->pitch_b[1],
-                                     o->host + off_b, num_wait, wait, event);
+      return clEnqueueReadBufferRect(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, oa, zero,
+                                     p->region, p->pitch_a[0], p->pitch_a[1], p->pitch_b[0],
+                                     p->pitch_b[1], o->host + off_b, num_wait, wait, event);
     case OP_WRITE:
-      return clEnqueueWriteBufferRect(fcl_queue_cl(o->queue), o->a, CL_FALSE, oa, zero, p->region,
-                                      p->pitch_a[0], p->pitch_a[1], p->pitch_b[0], p->pitch_b[1],
-                                      o->host + off_b, num_wait, wait, event);
+      return clEnqueueWriteBufferRect(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, oa, zero,
+                                      p->region, p->pitch_a[0], p->pitch_a[1], p->pitch_b[0],
+                                      p->pitch_b[1], o->host + off_b, num_wait, wait, event);
     default:
       origin_of(off_b, p->pitch_b, p->rect_dims, ob);
-      return clEnqueueCopyBufferRect(fcl_queue_cl(o->queue), o->b, o->a, ob, oa, p->region,
-                                     p->pitch_b[0], p->pitch_b[1], p->pitch_a[0], p->pitch_a[1],
-                                     num_wait, wait, event);
+      return clEnqueueCopyBufferRect(fcl_queue_cl(o->queue), fcl_mem_cl(o->b), fcl_mem_cl(o->a), ob,
+                                     oa, p->region, p->pitch_b[0], p->pitch_b[1], p->pitch_a[0],
+                                     p->pitch_a[1], num_wait, wait, event);
   }
 }
 
@@ -170,10 +170,10 @@ static fcl_status host_transfer(const fcl_array *a, fcl_queue *queue, op_kind ki
   if (fcl_array_is_contiguous(a)) { /* one linear command */
     size_t n = fcl_array_nbytes(a);
     cl_int err = kind == OP_READ
-                     ? clEnqueueReadBuffer(fcl_queue_cl(q), a->storage->buffer, blocking, a->offset,
-                                           n, host, num_wait, wait, event)
-                     : clEnqueueWriteBuffer(fcl_queue_cl(q), a->storage->buffer, blocking,
-                                            a->offset, n, host, num_wait, wait, event);
+                     ? clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(a->storage->buffer),
+                                           blocking, a->offset, n, host, num_wait, wait, event)
+                     : clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(a->storage->buffer),
+                                            blocking, a->offset, n, host, num_wait, wait, event);
     if (err != CL_SUCCESS)
       return FCL_CL_ERROR(err, "array %s of %zu bytes at offset %zu",
                           kind == OP_READ ? "read" : "write", n, a->offset);
@@ -293,14 +293,14 @@ fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, cl_map_flags flags,
   cl_int err;
   cl_event mapped = NULL;
   fcl_queue *q = queue ? queue : array->queue;
-  void *p = clEnqueueMapBuffer(fcl_queue_cl(q), array->storage->buffer, CL_FALSE, flags,
+  void *p = clEnqueueMapBuffer(fcl_queue_cl(q), fcl_mem_cl(array->storage->buffer), CL_FALSE, flags,
                                array->offset, fcl_array_nbytes(array), 0, NULL, &mapped, &err);
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "clEnqueueMapBuffer of %zu bytes", fcl_array_nbytes(array));
   fcl_status st = fcl_events_wait(1, &mapped); /* counted as a host sync */
   clReleaseEvent(mapped);
   if (st != FCL_OK) {
-    clEnqueueUnmapMemObject(fcl_queue_cl(q), array->storage->buffer, p, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(fcl_queue_cl(q), fcl_mem_cl(array->storage->buffer), p, 0, NULL, NULL);
     return st;
   }
   *host = p;
@@ -311,7 +311,7 @@ fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, cl_ev
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
   FCL_CL_TRY(clEnqueueUnmapMemObject(fcl_queue_cl(queue ? queue : array->queue),
-                                     array->storage->buffer, host, 0, NULL, event),
+                                     fcl_mem_cl(array->storage->buffer), host, 0, NULL, event),
              "clEnqueueUnmapMemObject");
   return FCL_OK;
 }
@@ -330,9 +330,10 @@ fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *val
     off += index[i] * array->strides[i];
   }
   cl_event read = NULL;
-  FCL_CL_TRY(clEnqueueReadBuffer(fcl_queue_cl(array->queue), array->storage->buffer, CL_FALSE, off,
-                                 fcl_dtype_size(array->dtype), value, 0, NULL, &read),
-             "reading one element at byte %zu", off);
+  FCL_CL_TRY(
+      clEnqueueReadBuffer(fcl_queue_cl(array->queue), fcl_mem_cl(array->storage->buffer), CL_FALSE,
+                          off, fcl_dtype_size(array->dtype), value, 0, NULL, &read),
+      "reading one element at byte %zu", off);
   fcl_status st = fcl_events_wait(1, &read);
   clReleaseEvent(read);
   return st;

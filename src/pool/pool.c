@@ -220,12 +220,13 @@ static void poison(fcl_pool *p, fcl_pool_block *b) {
   if (!p->debug_queue) return;
   const unsigned char byte = FCL_POOL_POISON_BYTE;
   cl_event ev = NULL;
-  cl_int err = b->mem.buffer ? clEnqueueFillBuffer(fcl_queue_cl(p->debug_queue), b->mem.buffer,
-                                                   &byte, 1, 0, b->mem.size, b->num_fences,
-                                                   b->num_fences ? b->fences : NULL, &ev)
-                             : clEnqueueSVMMemFill(fcl_queue_cl(p->debug_queue), b->mem.svm, &byte,
-                                                   1, b->mem.size, b->num_fences,
-                                                   b->num_fences ? b->fences : NULL, &ev);
+  cl_int err = b->mem.buffer
+                   ? clEnqueueFillBuffer(fcl_queue_cl(p->debug_queue), fcl_mem_cl(b->mem.buffer),
+                                         &byte, 1, 0, b->mem.size, b->num_fences,
+                                         b->num_fences ? b->fences : NULL, &ev)
+                   : clEnqueueSVMMemFill(fcl_queue_cl(p->debug_queue), b->mem.svm, &byte, 1,
+                                         b->mem.size, b->num_fences,
+                                         b->num_fences ? b->fences : NULL, &ev);
   if (err != CL_SUCCESS) {
     fcl_log(FCL_LOG_WARNING, "pool debug: poisoning a %zu-byte block failed: %s", b->mem.size,
             fcl_cl_error_name(err));
@@ -325,7 +326,7 @@ fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint nu
   return FCL_OK;
 }
 
-cl_mem fcl_pool_block_buffer(const fcl_pool_block *block) {
+fcl_mem *fcl_pool_block_buffer(const fcl_pool_block *block) {
   return block ? block->mem.buffer : NULL;
 }
 void *fcl_pool_block_svm(const fcl_pool_block *block) { return block ? block->mem.svm : NULL; }

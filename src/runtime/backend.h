@@ -34,6 +34,15 @@ struct fcl_queue {
   unsigned flags; /* FCL_QUEUE_* it was made with */
 };
 
+/* Memory: the backend's native allocation (an OpenCL buffer, a CUDA device pointer). */
+struct fcl_mem {
+  const fcl__backend *backend;
+  atomic_int refs;
+  void *native;
+  size_t size;
+  fcl_mem_kind kind;
+};
+
 struct fcl__backend {
   const char *name; /* "opencl" */
   /* Queues. create fills q->native (and nothing else) for device, flags already validated;
@@ -46,6 +55,29 @@ struct fcl__backend {
   /* A marker (barrier: also holding back later commands) after the wait list. */
   fcl_status (*queue_marker)(fcl_queue *q, bool barrier, cl_uint num_wait, const cl_event *wait,
                              cl_event *event);
+  /* Memory. create fills m->native (kind, size set; host as fcl_mem_create says); destroy
+   * releases it. The transfers get ranges already checked; a blocking one has been counted as a
+   * host sync. */
+  fcl_status (*mem_create)(fcl_context *context, fcl_mem *m, void *host);
+  void (*mem_destroy)(fcl_mem *m);
+  fcl_status (*mem_write)(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes, const void *host,
+                          bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+  fcl_status (*mem_read)(fcl_queue *q, const fcl_mem *src, size_t offset, size_t bytes, void *host,
+                         bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+  fcl_status (*mem_copy)(fcl_queue *q, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
+                         size_t dst_offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
+                         cl_event *event);
+  fcl_status (*mem_fill)(fcl_queue *q, fcl_mem *dst, const void *pattern, size_t pattern_size,
+                         size_t offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
+                         cl_event *event);
+  /* Rectangles: write (host to dst), read (src to host), copy (src to dst). */
+  fcl_status (*mem_rect)(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
+                         const fcl_rect *rect, bool blocking, cl_uint num_wait,
+                         const cl_event *wait, cl_event *event);
+  fcl_status (*mem_map)(fcl_queue *q, fcl_mem *m, unsigned flags, size_t offset, size_t bytes,
+                        cl_uint num_wait, const cl_event *wait, void **host);
+  fcl_status (*mem_unmap)(fcl_queue *q, fcl_mem *m, void *host, cl_uint num_wait,
+                          const cl_event *wait, cl_event *event);
 };
 
 /* The backend of a context (OpenCL for every context today). */

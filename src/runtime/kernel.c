@@ -230,8 +230,10 @@ fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double valu
   return set_typed(kernel, index, "double", "double", NULL, sizeof value, &value);
 }
 
-fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, cl_mem buffer) {
+fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, const fcl_mem *mem) {
   FCL_CHECK_NULL(kernel, 1);
+  cl_mem buffer = fcl_mem_cl(mem);
+  FCL_CHECK_ARG(buffer || !mem, 3, "mem", "not memory of the kernel's (OpenCL) backend");
   if (index >= kernel->meta->num_args) return bad_index(kernel, index);
   fcl_arg_kind kind = kernel->meta->args[index].kind;
   if (kind != FCL_ARG_GLOBAL && kind != FCL_ARG_CONSTANT && kind != FCL_ARG_UNKNOWN)

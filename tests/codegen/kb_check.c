@@ -64,7 +64,7 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
   fill(&expect, kb, params);
   fcl_param_set *ps = NULL;
   CHECK_OK(fcl_param_set_create(l, &ps));
-  cl_mem bufs[KB_MAX_ARGS] = {0};
+  fcl_mem *bufs[KB_MAX_ARGS] = {0};
   for (size_t a = 0; a < d.nargs; ++a) {
     const char *name;
     bool is_array;
@@ -88,9 +88,7 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
       d.data[a][i] = expect.data[a][i] = t == FCL_FLOAT32 ? (double)((float *)host)[i]
                                                           : d.data[a][i];
     }
-    cl_int err;
-    bufs[a] = clCreateBuffer(fcl_context_cl(env->ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                             (n ? n : 1) * es, host, &err);
+    CHECK_OK(fcl_mem_create(env->ctx, FCL_MEM_DEVICE, (n ? n : 1) * es, host, &bufs[a]));
     free(host);
     CHECK_OK(fcl_param_set_buffer(ps, name, bufs[a]));
   }
@@ -108,7 +106,8 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
     if (!is_array || !written) continue;
     size_t es = fcl_dtype_size(t), n = d.count[a];
     unsigned char *host = malloc((n ? n : 1) * es);
-    clEnqueueReadBuffer(fcl_queue_cl(env->queue), bufs[a], CL_TRUE, 0, n * es, host, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(env->queue), fcl_mem_cl(bufs[a]), CL_TRUE, 0, n * es, host, 0,
+                        NULL, NULL);
     double tol = t == FCL_FLOAT32 ? 1e-5 : 1e-12, scale = 0;
     for (size_t i = 0; i < n; ++i) scale = fmax(scale, fabs(expect.data[a][i]));
     for (size_t i = 0; i < n; ++i) {
@@ -137,7 +136,7 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
     free(src);
   }
   for (size_t a = 0; a < d.nargs; ++a)
-    if (bufs[a]) clReleaseMemObject(bufs[a]);
+    if (bufs[a]) fcl_mem_release(&bufs[a]);
   fcl_param_set_destroy(&ps);
   fcl_launcher_destroy(&l);
   data_free(&d);

@@ -87,7 +87,7 @@ static void check(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *kb, in
   data d = {.nargs = fcl_kbuilder_num_args(kb)}, want;
   fcl_param_set *ps = NULL;
   CHECK_OK(fcl_param_set_create(l, &ps));
-  cl_mem buf[MAX_ARGS] = {0};
+  fcl_mem *buf[MAX_ARGS] = {0};
   unsigned long long seed = 777;
   for (size_t a = 0; a < d.nargs && a < MAX_ARGS; ++a) {
     const char *name;
@@ -102,9 +102,7 @@ static void check(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *kb, in
     size_t bytes = d.count[a] * fcl_dtype_size(d.type[a]);
     void *host = malloc(bytes);
     to_device(d.type[a], d.v[a], d.count[a], host);
-    cl_int err;
-    buf[a] = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                            host, &err);
+    CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, bytes, host, &buf[a]));
     free(host);
     CHECK_OK(fcl_param_set_buffer(ps, name, buf[a]));
   }
@@ -123,7 +121,7 @@ static void check(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *kb, in
     CHECK_OK(fcl_kbuilder_arg(kb, a, NULL, NULL, NULL, &written));
     if (!written) continue;
     void *host = malloc(d.count[a] * fcl_dtype_size(d.type[a]));
-    clEnqueueReadBuffer(fcl_queue_cl(queue), buf[a], CL_TRUE, 0,
+    clEnqueueReadBuffer(fcl_queue_cl(queue), fcl_mem_cl(buf[a]), CL_TRUE, 0,
                         d.count[a] * fcl_dtype_size(d.type[a]), host, 0, NULL, NULL);
     bool single = d.type[a] == FCL_COMPLEX64 || d.type[a] == FCL_FLOAT32;
     for (size_t i = 0; i < d.count[a]; ++i) {
@@ -144,7 +142,7 @@ static void check(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *kb, in
   }
   if (bad > 1) printf("  %s [%s]: %zu wrong values in all\n", fcl_kbuilder_name(kb), variant, bad);
   for (size_t a = 0; a < d.nargs; ++a) {
-    clReleaseMemObject(buf[a]);
+    fcl_mem_release(&buf[a]);
     free(d.v[a]);
     free(want.v[a]);
   }

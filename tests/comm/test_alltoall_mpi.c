@@ -43,13 +43,11 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       for (int i = 0; i < NX; ++i) a[(k * ny + j) * NX + i] = value(me, i, j, k, ny);
   /* two pairs of buffers: the second's values shifted by SHIFT (a batch of two in one run) */
   enum { SHIFT = 500000 };
-  cl_int err;
-  cl_context ctx = fcl_context_cl(e->ctx);
-  cl_mem da[2], db[2];
+  fcl_mem *da[2], *db[2];
   for (int p = 0; p < 2; ++p) {
     for (size_t v = 0; p && v < a_bytes / sizeof *a; ++v) a[v] += SHIFT;
-    da[p] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a_bytes, a, &err);
-    db[p] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, b_bytes, NULL, &err);
+    CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, a_bytes, a, &da[p]));
+    CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, b_bytes, NULL, &db[p]));
   }
   for (size_t v = 0; v < a_bytes / sizeof *a; ++v) a[v] -= SHIFT;
   fcl__alltoall *x = NULL;
@@ -65,7 +63,8 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], true)
                           : fcl__alltoall_run_batch(x, 2, da, db, true));
       for (int p = 0; p < pairs; ++p) {
-        clEnqueueReadBuffer(fcl_queue_cl(e->q), db[p], CL_TRUE, 0, b_bytes, b, 0, NULL, NULL);
+        clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(db[p]), CL_TRUE, 0, b_bytes, b, 0, NULL,
+                            NULL);
         int bad = 0;
         for (int q = 0; q < P; ++q)
           for (int k = 0; k < NZ; ++k)
@@ -79,12 +78,13 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       }
       int32_t zero = -1;
       for (int p = 0; p < pairs; ++p)
-        clEnqueueFillBuffer(fcl_queue_cl(e->q), da[p], &zero, sizeof zero, 0, a_bytes, 0, NULL,
-                            NULL);
+        clEnqueueFillBuffer(fcl_queue_cl(e->q), fcl_mem_cl(da[p]), &zero, sizeof zero, 0, a_bytes,
+                            0, NULL, NULL);
       CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], false)
                           : fcl__alltoall_run_batch(x, 2, da, db, false));
       for (int p = 0; p < pairs; ++p) {
-        clEnqueueReadBuffer(fcl_queue_cl(e->q), da[p], CL_TRUE, 0, a_bytes, back, 0, NULL, NULL);
+        clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(da[p]), CL_TRUE, 0, a_bytes, back, 0,
+                            NULL, NULL);
         for (size_t v = 0; v < a_bytes / sizeof *a; ++v) back[v] -= p * SHIFT;
         CHECKF(memcmp(back, a, a_bytes) == 0,
                "%s backward, pair %d of %d: not the original on "
@@ -96,8 +96,8 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
   }
   fcl__alltoall_destroy(&x);
   for (int p = 0; p < 2; ++p) {
-    clReleaseMemObject(da[p]);
-    clReleaseMemObject(db[p]);
+    fcl_mem_release(&da[p]);
+    fcl_mem_release(&db[p]);
   }
   free(send);
   free(recv);

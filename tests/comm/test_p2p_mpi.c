@@ -35,9 +35,9 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
   fcl__message msg[2] = {{next, 3, true, bytes, 0}, {prev, 3, false, bytes, bytes}};
   fcl__p2p_group *g = NULL;
   CHECK_OK(fcl__p2p_group_create(p, 2, msg, &g));
-  cl_int err;
-  cl_mem src = clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
-  cl_mem dst = clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+  fcl_mem *src = NULL, *dst = NULL;
+  CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, bytes, NULL, &src));
+  CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, bytes, NULL, &dst));
   fcl_launcher *pre = NULL, *post = NULL, *l = NULL;
   CHECK_OK(fcl_launcher_create_list("pre", &pre));
   CHECK_OK(fcl_launcher_create_list("post", &post));
@@ -54,10 +54,12 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
   int32_t host[N];
   for (int round = 0; g && pre && post && round < ROUNDS; ++round) {
     for (int i = 0; i < N; ++i) host[i] = value(me, round, i);
-    clEnqueueWriteBuffer(fcl_queue_cl(e->q), src, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    clEnqueueWriteBuffer(fcl_queue_cl(e->q), fcl_mem_cl(src), CL_TRUE, 0, bytes, host, 0, NULL,
+                         NULL);
     CHECK_OK(fcl_launcher_call(pre, e->q, NULL, 0, NULL, NULL));
     CHECK_OK(fcl_launcher_call(post, e->q, NULL, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(e->q), dst, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(dst), CL_TRUE, 0, bytes, host, 0, NULL,
+                        NULL);
     int wrong = 0;
     for (int i = 0; i < N; ++i) wrong += host[i] != value(prev, round, i);
     CHECKF(!wrong, "%s transport, round %d, rank %d of %d: %d of %d values wrong (first %d)",
@@ -74,8 +76,8 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
   fcl_launcher_destroy(&pre);
   fcl_launcher_destroy(&post);
   fcl__p2p_destroy(&p);
-  clReleaseMemObject(src);
-  clReleaseMemObject(dst);
+  fcl_mem_release(&src);
+  fcl_mem_release(&dst);
 }
 
 static void run(fcl_test_mpi_env *e) {

@@ -18,7 +18,7 @@ static void on_device(const fcl_device_entry *device, void *user) {
   e.fp64 = info.double_fp_config != 0;
   CHECK_OK(fcl_context_create(1, &device->device, &e.ctx));
   CHECK_OK(fcl_queue_create(e.ctx, device->device, 0, &e.q));
-  CHECK_OK(fcl_allocator_create_deferred(e.ctx, CL_MEM_READ_WRITE, &e.alloc));
+  CHECK_OK(fcl_allocator_create_deferred(e.ctx, FCL_MEM_DEVICE, &e.alloc));
   CHECK_OK(fcl_pool_create(e.alloc, NULL, &e.pool));
   if (j->dir_tag && e.rank == 0) {
     char *dir = fcl_test_temp_dir(j->dir_tag);

@@ -61,8 +61,8 @@ static inline double *read_slot(env *e, fcl_fft *fft, int slot, fcl_dtype dt) {
   double *out = malloc((2 * l->count + 1) * sizeof *out);
   void *raw = malloc(l->bytes + 1);
   if (l->bytes)
-    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_fft_slot(fft, slot), CL_TRUE, 0, l->bytes, raw, 0,
-                        NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(fcl_fft_slot(fft, slot)), CL_TRUE, 0,
+                        l->bytes, raw, 0, NULL, NULL);
   for (size_t i = 0; i < l->count; ++i)
     for (size_t p = 0; p < 2; ++p) {
       const size_t at = 2 * (i / row * pitch + i % row) + p;

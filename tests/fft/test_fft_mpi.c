@@ -210,8 +210,9 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
     CHECK(l->padded_reals == prow * rows);
     char *pad = calloc(l->padded_reals + 1, rs), *got = calloc(l->padded_reals + 1, rs);
     for (size_t r = 0; r < rows; ++r) memcpy(pad + r * prow * rs, h1 + r * row * rs, row * rs);
-    cl_mem slot = fcl_fft_slot(fft, 1);
-    clEnqueueWriteBuffer(fcl_queue_cl(e->q), slot, CL_TRUE, 0, slot_bytes, pad, 0, NULL, NULL);
+    fcl_mem *slot = fcl_fft_slot(fft, 1);
+    clEnqueueWriteBuffer(fcl_queue_cl(e->q), fcl_mem_cl(slot), CL_TRUE, 0, slot_bytes, pad, 0, NULL,
+                         NULL);
     CHECK_OK(fcl_fft_forward_inplace(fft, 1));
     double *xi = read_slot(e, fft, 1, dt);
     err = 0;
@@ -220,7 +221,8 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
     CHECKF(err <= tol * fmax(scale, 1), "%s %s: in-place forward differs from out-of-place by %g",
            bn, fcl_dtype_cl_name(dt), err);
     CHECK_OK(fcl_fft_backward_inplace(fft, 1));
-    clEnqueueReadBuffer(fcl_queue_cl(e->q), slot, CL_TRUE, 0, slot_bytes, got, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(slot), CL_TRUE, 0, slot_bytes, got, 0, NULL,
+                        NULL);
     err = 0;
     for (size_t r = 0; r < rows; ++r)
       for (size_t i = 0; i < row; ++i) {

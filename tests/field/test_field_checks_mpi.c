@@ -108,7 +108,7 @@ static void reduction_cancel_and_destroy_wait(env *e, fcl_field *f) {
 static void swap_refused_in_flight(env *e, fcl_field *a, fcl_field *b) {
   for (int side = 0; side < 2; ++side) {
     fcl_field *begun = side ? b : a;
-    const cl_mem a0 = fcl_field_buffer(a, 0), b0 = fcl_field_buffer(b, 0);
+    fcl_mem *const a0 = fcl_field_buffer(a, 0), *const b0 = fcl_field_buffer(b, 0);
     fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 0.2, CL_COMPLETE);
     CHECK_OK(fcl_field_ghosts_begin(begun));
     CHECK_STATUS(fcl_field_swap(a, b), FCL_ERR_INVALID_STATE, "in flight");

@@ -44,7 +44,7 @@ static void set_up(void) {
   must(fcl_topology_select_device(g.topo, NULL, &dev) == FCL_OK, "device");
   must(fcl_context_create(1, &dev.device, &g.ctx) == FCL_OK &&
            fcl_queue_create(g.ctx, dev.device, 0, &g.q) == FCL_OK &&
-           fcl_allocator_create_deferred(g.ctx, CL_MEM_READ_WRITE, &g.alloc) == FCL_OK &&
+           fcl_allocator_create_deferred(g.ctx, FCL_MEM_DEVICE, &g.alloc) == FCL_OK &&
            fcl_pool_create(g.alloc, NULL, &g.pool) == FCL_OK,
        "device environment");
   must(

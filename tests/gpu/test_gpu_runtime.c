@@ -29,9 +29,10 @@ static void check_gpu(const fcl_device_entry *e) {
     x[i] = (float)(i % 4096);
     y[i] = 1.0f;
   }
-  cl_int err;
-  cl_mem bx = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_COPY_HOST_PTR, N * sizeof *x, x, &err);
-  cl_mem by = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_COPY_HOST_PTR, N * sizeof *y, y, &err);
+  fcl_mem *bx = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof *x, x, &bx));
+  fcl_mem *by = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof *y, y, &by));
   CHECK_OK(fcl_kernel_set_arg_f32(k, 0, 0.25f));
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 1, bx));
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 2, by));
@@ -39,7 +40,7 @@ static void check_gpu(const fcl_device_entry *e) {
   size_t g = N, l = 256;
   cl_event ev = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
-  clEnqueueReadBuffer(fcl_queue_cl(q), by, CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(by), CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;
   CHECKF(bad == 0, "%d wrong values", bad);
@@ -48,8 +49,8 @@ static void check_gpu(const fcl_device_entry *e) {
   CHECK(t.end_ns > t.start_ns);
   printf("  axpy over %d floats: %.1f us\n", N, (t.end_ns - t.start_ns) / 1e3);
   clReleaseEvent(ev);
-  clReleaseMemObject(bx);
-  clReleaseMemObject(by);
+  fcl_mem_release(&bx);
+  fcl_mem_release(&by);
   free(x);
   free(y);
   fcl_queue_release(&q);

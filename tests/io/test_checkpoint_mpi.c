@@ -146,8 +146,9 @@ static void steps(env *e, run *r, int count) {
   for (int s = 0; s < count && !fcl_test_failures; ++s) {
     CHECK_OK(fcl_field_ghosts_update(r->u));
     CHECK_OK(fcl_launcher_call(r->update, e->q, r->ps, 0, NULL, NULL));
-    CHECK(clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_field_buffer(r->tmp, 0),
-                              fcl_field_buffer(r->u, 0), 0, 0, bytes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_mem_cl(fcl_field_buffer(r->tmp, 0)),
+                              fcl_mem_cl(fcl_field_buffer(r->u, 0)), 0, 0, bytes, 0, NULL,
+                              NULL) == CL_SUCCESS);
   }
   clFinish(fcl_queue_cl(e->q));
 }

@@ -32,9 +32,9 @@ static fcl_status host_step(void *user, fcl_queue *q) {
 
 /* An enqueuing host step: copies the buffer user[0] into user[1] on the queue. */
 static fcl_status enqueue_copy(void *user, fcl_queue *q) {
-  cl_mem *b = user;
-  return clEnqueueCopyBuffer(fcl_queue_cl(q), b[0], b[1], 0, 0, N * sizeof(float), 0, NULL, NULL) ==
-                 CL_SUCCESS
+  fcl_mem **b = user;
+  return clEnqueueCopyBuffer(fcl_queue_cl(q), fcl_mem_cl(b[0]), fcl_mem_cl(b[1]), 0, 0,
+                             N * sizeof(float), 0, NULL, NULL) == CL_SUCCESS
              ? FCL_OK
              : FCL_ERR_OPENCL;
 }
@@ -58,9 +58,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
   float h[N], seen[N], next[N], final[N], block[3][4];
   for (int i = 0; i < N; ++i) h[i] = (float)i;
   memset(final, 0, sizeof final);
-  cl_int err;
-  cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof h, NULL, &err);
-  cl_mem b2 = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof h, NULL, &err);
+  fcl_mem *b = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof h, NULL, &b));
+  fcl_mem *b2 = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof h, NULL, &b2));
   host_state hs = {seen, next, 0, 0};
   fcl_param_spec pa = {"a", 1, FCL_TYPE_F32};
   fcl_arg on_b = fcl_arg_buffer(0, b);
@@ -153,7 +154,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
    * step waits: one host sync), and its commands still follow the kernel before it. */
   for (int plain = 0; plain < 2; ++plain) {
     fcl_launcher *l2 = NULL, *k2 = NULL, *h2 = NULL;
-    cl_mem pair[2] = {b, b2};
+    fcl_mem *pair[2] = {b, b2};
     CHECK_OK(fcl_launcher_create_list("enqueue", &l2));
     CHECK_OK(fcl_launcher_create_kernel(prog, "scale3", "scale", 1, &on_b, 1, &pa, &cfg, &k2));
     CHECK_OK(fcl_launcher_list_push(l2, k2));
@@ -161,8 +162,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
                    : fcl_launcher_create_host_enqueue("copy", enqueue_copy, pair, &h2));
     CHECK_OK(fcl_launcher_list_push(l2, h2));
     for (int i = 0; i < N; ++i) h[i] = (float)i;
-    CHECK_OK(clEnqueueWriteBuffer(fcl_queue_cl(q), b, CL_TRUE, 0, sizeof h, h, 0, NULL, NULL) ==
-                     CL_SUCCESS
+    CHECK_OK(clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(b), CL_TRUE, 0, sizeof h, h, 0, NULL,
+                                  NULL) == CL_SUCCESS
                  ? FCL_OK
                  : FCL_ERR_OPENCL);
     fcl_param_set *p2 = NULL;
@@ -192,8 +193,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
     }
     CHECKF(plain ? syncs <= 1 : syncs == 0, "%s host step: %llu host syncs in the list",
            plain ? "a plain" : "an enqueuing", (unsigned long long)syncs);
-    CHECK_OK(clEnqueueReadBuffer(fcl_queue_cl(q), b2, CL_TRUE, 0, sizeof final, final, 0, NULL,
-                                 NULL) == CL_SUCCESS
+    CHECK_OK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(b2), CL_TRUE, 0, sizeof final, final,
+                                 0, NULL, NULL) == CL_SUCCESS
                  ? FCL_OK
                  : FCL_ERR_OPENCL);
     bad = 0;
@@ -215,8 +216,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&list);
   CHECK(list == NULL);
-  clReleaseMemObject(b);
-  clReleaseMemObject(b2);
+  fcl_mem_release(&b);
+  fcl_mem_release(&b2);
   fcl_queue_release(&q);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);
@@ -233,11 +234,10 @@ static void check_rects(const fcl_device_entry *d, void *user) {
   if (!q) return;
   float h[N], zero[N] = {0}, back[N];
   for (int i = 0; i < N; ++i) h[i] = (float)i + 0.5f;
-  cl_int err;
-  cl_mem a = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                            sizeof zero, zero, &err);
-  cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                            sizeof zero, zero, &err);
+  fcl_mem *a = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof zero, zero, &a));
+  fcl_mem *b = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof zero, zero, &b));
   const size_t pitch = COLS * sizeof(float);
   fcl_rect in = {.src_origin = {2 * sizeof(float), 1, 0},
                  .region = {4 * sizeof(float), 3, 1},
@@ -267,8 +267,8 @@ static void check_rects(const fcl_device_entry *d, void *user) {
     }
   CHECKF(bad == 0, "rectangular copies: %d of %d values wrong", bad, N);
   fcl_launcher_destroy(&list);
-  clReleaseMemObject(a);
-  clReleaseMemObject(b);
+  fcl_mem_release(&a);
+  fcl_mem_release(&b);
   fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }

@@ -28,8 +28,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_program_create_source(ctx, source, "stats test", &prog));
   CHECK_OK(fcl_program_build(prog, NULL));
   if (!q || !prog) return;
-  cl_int err;
-  cl_mem b = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, N * sizeof(float), NULL, &err);
+  fcl_mem *b = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof(float), NULL, &b));
   fcl_arg args[2] = {fcl_arg_buffer(0, b), fcl_arg_f32(1, 1.0f)};
   fcl_launch_config cfg = {
       .queue = q, .work_dim = 1, .global = {N}, .bytes_per_launch = 2 * N * sizeof(float)};
@@ -93,7 +93,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_launcher_destroy(&list);
   fcl_launcher_destroy(&quiet);
   clReleaseEvent(gate);
-  clReleaseMemObject(b);
+  fcl_mem_release(&b);
   fcl_queue_release(&q);
   fcl_program_release(&prog);
   fcl_context_release(&ctx);

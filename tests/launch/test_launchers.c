@@ -21,18 +21,16 @@ typedef struct {
   fcl_queue *q, *ooo;
 } env;
 
-static cl_mem buffer(env *e, size_t bytes, const void *host) {
-  cl_int err;
-  return clCreateBuffer(fcl_context_cl(e->ctx),
-                        CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes, (void *)host,
-                        &err);
+static fcl_mem *buffer(env *e, size_t bytes, const void *host) {
+  fcl_mem *m = NULL;
+  return fcl_mem_create(e->ctx, FCL_MEM_DEVICE, bytes, (void *)host, &m) == FCL_OK ? m : NULL;
 }
 
 static void kernel_launchers(env *e) {
   enum { N = 1000 };
   float y[N], out[N];
   for (int i = 0; i < N; ++i) y[i] = (float)i;
-  cl_mem by = buffer(e, sizeof y, y);
+  fcl_mem *by = buffer(e, sizeof y, y);
   /* All arguments fixed. */
   fcl_arg args[3] = {fcl_arg_buffer(0, by), fcl_arg_f32(1, 3.0f), fcl_arg_i32(2, N)};
   fcl_launch_config cfg = {.queue = e->q, .work_dim = 1, .global = {1024}};
@@ -48,7 +46,8 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_launcher_as_list(l, "triple list", &list));
   CHECK(fcl_launcher_list_size(list) == 1 && fcl_launcher_list_get(list, 0) == l);
   CHECK_OK(fcl_launcher_call(list, e->q, NULL, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(e->q), by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(by), CL_TRUE, 0, sizeof out, out, 0, NULL,
+                      NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != 9.0f * (float)i;
   CHECKF(bad == 0, "%d wrong after two fixed launches", bad);
@@ -101,7 +100,8 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_param_set_slot(p, "a", &slot));
   CHECK_OK(fcl_param_set_value(p, slot, FCL_TYPE_F32, (fcl_value){.f32 = 4.0f}));
   CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(e->q), by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(by), CL_TRUE, 0, sizeof out, out, 0, NULL,
+                      NULL);
   bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != (i < 500 ? 0.25f : 0.5f) * 4.0f * 9.0f * (float)i;
   CHECKF(bad == 0, "%d wrong after parametrized launches", bad);
@@ -116,7 +116,7 @@ static void kernel_launchers(env *e) {
   fcl_launcher_destroy(&other);
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&l);
-  clReleaseMemObject(by);
+  fcl_mem_release(&by);
 }
 
 static bool three_odd(void *user, size_t i, fcl_value *v) {
@@ -130,7 +130,7 @@ static void iterative(env *e, fcl_queue *q, bool barrier) {
   enum { W = 8, H = 5 };
   int out[H * W], zero = 0;
   memset(out, 0xff, sizeof out);
-  cl_mem bo = buffer(e, sizeof out, out), bc = buffer(e, sizeof zero, &zero);
+  fcl_mem *bo = buffer(e, sizeof out, out), *bc = buffer(e, sizeof zero, &zero);
   fcl_arg args[3] = {fcl_arg_buffer(0, bo), fcl_arg_buffer(1, bc), fcl_arg_i32(4, W)};
   fcl_param_spec ps[2] = {{"i", 2, FCL_TYPE_I32}, {"j", 3, FCL_TYPE_I32}};
   fcl_generator gens[2] = {fcl_generator_range("i", 4, -1, -2), /* 4, 2, 0 */
@@ -151,7 +151,7 @@ static void iterative(env *e, fcl_queue *q, bool barrier) {
     CHECK_OK(fcl_events_wait(1, &ev)); /* on an out-of-order queue: the barrier's event */
     clReleaseEvent(ev);
   }
-  clEnqueueReadBuffer(fcl_queue_cl(q), bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(bo), CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   int bad = 0, order = 0, seen[9] = {0};
   for (int i = 4; i >= 0; i -= 2)
     for (int j = 1; j <= 5; j += 2) {
@@ -176,8 +176,8 @@ static void iterative(env *e, fcl_queue *q, bool barrier) {
   CHECK_STATUS(fcl_launcher_create_iterative(e->prog, "x", "record", 3, args, 2, ps, 1, &zero_step,
                                              true, &cfg, &l),
                FCL_ERR_INVALID_ARGUMENT, "non-zero step");
-  clReleaseMemObject(bo);
-  clReleaseMemObject(bc);
+  fcl_mem_release(&bo);
+  fcl_mem_release(&bc);
 }
 
 static void list_of_values(env *e) {
@@ -185,7 +185,7 @@ static void list_of_values(env *e) {
   enum { W = 4 };
   int out[4 * W], zero = 0;
   memset(out, 0xff, sizeof out);
-  cl_mem bo = buffer(e, sizeof out, out), bc = buffer(e, sizeof zero, &zero);
+  fcl_mem *bo = buffer(e, sizeof out, out), *bc = buffer(e, sizeof zero, &zero);
   fcl_arg args[3] = {fcl_arg_buffer(0, bo), fcl_arg_buffer(1, bc), fcl_arg_i32(4, W)};
   fcl_param_spec ps[2] = {{"i", 2, FCL_TYPE_I32}, {"j", 3, FCL_TYPE_I32}};
   fcl_value js[2] = {{.i32 = 2}, {.i32 = 0}};
@@ -199,12 +199,13 @@ static void list_of_values(env *e) {
   CHECK(fcl_launcher_num_params(l) == 1);
   CHECK_OK(fcl_param_set_i32(p, "i", 3));
   CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(e->q), bo, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(bo), CL_TRUE, 0, sizeof out, out, 0, NULL,
+                      NULL);
   CHECK(out[3 * W + 2] == 0 && out[3 * W + 0] == 1 && out[3 * W + 1] == -1 && out[0] == -1);
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&l);
-  clReleaseMemObject(bo);
-  clReleaseMemObject(bc);
+  fcl_mem_release(&bo);
+  fcl_mem_release(&bc);
 }
 
 /* A generated kernel as an iterative launcher: acc[i] += s for s in 0, 2, 4 (one launch each),
@@ -222,9 +223,8 @@ static void kbuilder_iterative(env *e) {
   CHECK_OK(fcl_kbuilder_build_iterative(kb, e->ctx, NULL, e->q, 1, &g, true, &l));
   enum { N = 50 };
   int host[N] = {0};
-  cl_int err;
-  cl_mem acc = clCreateBuffer(fcl_context_cl(e->ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              sizeof host, host, &err);
+  fcl_mem *acc = NULL;
+  CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, sizeof host, host, &acc));
   fcl_param_set *p = NULL;
   if (l) {
     CHECK(fcl_launcher_num_params(l) == 2); /* n and acc: s is generated */
@@ -232,8 +232,8 @@ static void kbuilder_iterative(env *e) {
     CHECK_OK(fcl_param_set_i32(p, "n", N));
     CHECK_OK(fcl_param_set_buffer(p, "acc", acc));
     CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(fcl_queue_cl(e->q), acc, CL_TRUE, 0, sizeof host, host, 0, NULL,
-                              NULL) == CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(acc), CL_TRUE, 0, sizeof host, host, 0,
+                              NULL, NULL) == CL_SUCCESS);
     int bad = 0;
     for (int i = 0; i < N; ++i) bad += host[i] != 6 * (i + 1);
     CHECKF(!bad, "generated iterative launcher: %d wrong sums", bad);
@@ -246,7 +246,7 @@ static void kbuilder_iterative(env *e) {
                FCL_ERR_INVALID_ARGUMENT, "generator");
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&l);
-  clReleaseMemObject(acc);
+  fcl_mem_release(&acc);
   fcl_kbuilder_destroy(&kb);
 }
 
@@ -267,7 +267,7 @@ static void array_extent(env *e) {
   fcl_allocator *alloc = NULL;
   fcl_pool *pool = NULL;
   fcl_array *big = NULL, *x = NULL;
-  CHECK_OK(fcl_allocator_create_deferred(e->ctx, 0, &alloc));
+  CHECK_OK(fcl_allocator_create_deferred(e->ctx, FCL_MEM_DEVICE, &alloc));
   CHECK_OK(fcl_pool_create(alloc, NULL, &pool));
   CHECK_OK(fcl_array_create(pool, e->q, FCL_FLOAT32, 1, (const size_t[]){NEED}, &big));
   fcl_param_set *p = NULL;
@@ -276,7 +276,7 @@ static void array_extent(env *e) {
     CHECK_OK(fcl_param_set_buffer(p, "x", fcl_array_buffer(big)));
     CHECK_OK(fcl_param_set_i32(p, "n", NEED));
     CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL)); /* fits: checked once */
-    cl_mem block = fcl_array_buffer(big);
+    fcl_mem *block = fcl_array_buffer(big);
     fcl_array_destroy(&big);
     CHECK_OK(fcl_queue_finish(e->q)); /* the block's fence passes: the pool hands it back */
     CHECK_OK(fcl_array_create(pool, e->q, FCL_FLOAT32, 1, (const size_t[]){HAVE}, &x));

@@ -489,7 +489,7 @@ static void poison_ghosts(env *e, fcl_field *f) {
   const float nan32 = NAN;
   for (int c = 0; c < fcl_field_ncomp(f); ++c) {
     CHECK_OK(fcl_field_read(f, c, false, v));
-    CHECKF(clEnqueueFillBuffer(fcl_queue_cl(e->q), fcl_field_buffer(f, c),
+    CHECKF(clEnqueueFillBuffer(fcl_queue_cl(e->q), fcl_mem_cl(fcl_field_buffer(f, c)),
                                item == 8 ? (const void *)&nan64 : (const void *)&nan32, item, 0,
                                p[0] * p[1] * p[2] * item, 0, NULL, NULL) == CL_SUCCESS,
            "fill %s with NaN", fcl_field_name(f));

@@ -12,8 +12,8 @@ static void round_trip(fcl_queue *q, fcl_allocator *a, size_t n) {
   CHECK(m.size == n);
   unsigned char *in = malloc(n), *out = malloc(n);
   for (size_t i = 0; i < n; ++i) in[i] = (unsigned char)(i * 7);
-  clEnqueueWriteBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, 0, n, in, 0, NULL, NULL);
-  clEnqueueReadBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, 0, n, out, 0, NULL, NULL);
+  clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, 0, n, in, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, 0, n, out, 0, NULL, NULL);
   CHECK(memcmp(in, out, n) == 0);
   free(in);
   free(out);
@@ -34,7 +34,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* More than the device's memory, at once or in parts: refused with the figures, though the
    * deferred allocator's driver would accept it lazily (NVIDIA does; PoCL then aborts at first
    * use); the immediate allocator refuses it too. */
-  CHECK_OK(fcl_allocator_create_deferred(ctx, 0, &a));
+  CHECK_OK(fcl_allocator_create_deferred(ctx, FCL_MEM_DEVICE, &a));
   round_trip(q, a, 12345);
   fcl_allocation m;
   size_t too_big = (size_t)d.global_mem_size * 2;
@@ -64,7 +64,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_allocator_release(&a);
   CHECK(a == NULL);
 
-  CHECK_OK(fcl_allocator_create_immediate(ctx, q, CL_MEM_READ_WRITE, &a));
+  CHECK_OK(fcl_allocator_create_immediate(ctx, q, FCL_MEM_DEVICE, &a));
   round_trip(q, a, 1 << 20);
   st = fcl_allocator_alloc(a, too_big, &m);
   CHECKF((st == FCL_ERR_INVALID_ARGUMENT || st == FCL_ERR_OUT_OF_MEMORY) &&
@@ -73,24 +73,25 @@ static void check_device(const fcl_device_entry *e, void *user) {
          fcl_last_error());
   CHECK(m.buffer == NULL && m.svm == NULL);
   fcl_allocator_release(&a);
-  CHECK_STATUS(fcl_allocator_create_immediate(ctx, NULL, 0, &a), FCL_ERR_INVALID_ARGUMENT,
-               "argument 2 (queue)");
+  CHECK_STATUS(fcl_allocator_create_immediate(ctx, NULL, FCL_MEM_DEVICE, &a),
+               FCL_ERR_INVALID_ARGUMENT, "argument 2 (queue)");
 
   /* Host-pinned: mappable staging memory. */
   CHECK_OK(fcl_allocator_create_host_pinned(ctx, &a));
   CHECK_OK(fcl_allocator_alloc(a, 4096, &m));
   cl_mem_flags flags = 0;
-  clGetMemObjectInfo(m.buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
+  clGetMemObjectInfo(fcl_mem_cl(m.buffer), CL_MEM_FLAGS, sizeof flags, &flags, NULL);
   CHECK(flags & CL_MEM_ALLOC_HOST_PTR);
   cl_int err;
-  int *p = clEnqueueMapBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, CL_MAP_WRITE, 0, 4096, 0, NULL,
-                              NULL, &err);
+  int *p = clEnqueueMapBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, CL_MAP_WRITE, 0, 4096,
+                              0, NULL, NULL, &err);
   CHECK(err == CL_SUCCESS && p);
   if (p) {
     for (int i = 0; i < 1024; ++i) p[i] = i * i;
-    clEnqueueUnmapMemObject(fcl_queue_cl(q), m.buffer, p, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(fcl_queue_cl(q), fcl_mem_cl(m.buffer), p, 0, NULL, NULL);
     int back[1024];
-    clEnqueueReadBuffer(fcl_queue_cl(q), m.buffer, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, 0, sizeof back, back, 0,
+                        NULL, NULL);
     CHECK(back[1023] == 1023 * 1023 && back[5] == 25);
   }
   fcl_allocator_free(a, &m);

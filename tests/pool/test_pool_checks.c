@@ -152,7 +152,7 @@ static void immediate_waits_counted(fcl_context *ctx, fcl_device *device) {
   fcl_queue *q = NULL;
   fcl_allocator *a = NULL;
   CHECK_OK(fcl_queue_create(ctx, device, 0, &q));
-  CHECK_OK(fcl_allocator_create_immediate(ctx, q, CL_MEM_READ_WRITE, &a));
+  CHECK_OK(fcl_allocator_create_immediate(ctx, q, FCL_MEM_DEVICE, &a));
   fcl_test_gate *gate = fcl_test_gate_hold(ctx, q, 0.3, CL_COMPLETE);
   if (a && gate) {
     fcl_allocation m = {0};

@@ -23,7 +23,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &qa));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &qb));
-  CHECK_OK(fcl_allocator_create_deferred(ctx, 0, &alloc));
+  CHECK_OK(fcl_allocator_create_deferred(ctx, FCL_MEM_DEVICE, &alloc));
   CHECK_OK(fcl_pool_create(alloc, NULL, &pool));
   CHECK_OK(fcl_program_create_source(ctx, source, "fence test", &prog));
   CHECK_OK(fcl_program_build(prog, NULL));
@@ -57,8 +57,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 2));
   CHECK_OK(fcl_kernel_enqueue(k, qb, 1, &n, NULL, NULL, 0, 0, NULL, NULL));
   int host[N];
-  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_pool_block_buffer(z), CL_TRUE, 0, sizeof host, host, 0,
-                      NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_mem_cl(fcl_pool_block_buffer(z)), CL_TRUE, 0,
+                      sizeof host, host, 0, NULL, NULL);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != 2;
   CHECK(bad == 0);
@@ -112,8 +112,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_queue_finish(qa)); /* the poison fill, enqueued after the write, is done */
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &d2));
   CHECK(d2 == d);
-  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_pool_block_buffer(d2), CL_TRUE, 0, sizeof host, host, 0,
-                      NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_mem_cl(fcl_pool_block_buffer(d2)), CL_TRUE, 0,
+                      sizeof host, host, 0, NULL, NULL);
   float f;
   double g;
   memcpy(&f, host, sizeof f);

@@ -67,7 +67,7 @@ static void on_device(const fcl_device_entry *e, void *user) {
   fcl_allocator *a = NULL;
   fcl_pool *p = NULL;
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
-  CHECK_OK(fcl_allocator_create_deferred(ctx, 0, &a));
+  CHECK_OK(fcl_allocator_create_deferred(ctx, FCL_MEM_DEVICE, &a));
   CHECK_OK(fcl_pool_create(a, NULL, &p));
   if (p) run(p, false);
   fcl_pool_release(&p);

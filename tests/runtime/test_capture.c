@@ -49,12 +49,14 @@ static void check_device(const fcl_device_entry *e, void *user) {
     hy[i] = (float)(N - i);
     hi[i] = i * 3 - 100;
   }
-  cl_int err;
-  cl_context cl = fcl_context_cl(ctx);
-  cl_mem x = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hx, hx, &err);
-  cl_mem y = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hy, hy, &err);
-  cl_mem ints = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hi, hi, &err);
-  cl_mem sums = clCreateBuffer(cl, CL_MEM_READ_WRITE, N / GROUP * sizeof(int), NULL, &err);
+  fcl_mem *x = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof hx, hx, &x));
+  fcl_mem *y = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof hy, hy, &y));
+  fcl_mem *ints = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof hi, hi, &ints));
+  fcl_mem *sums = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N / GROUP * sizeof(int), NULL, &sums));
   CHECK_OK(fcl_kernel_set_arg_f32(axpy, 0, 1.5f));
   CHECK_OK(fcl_kernel_set_arg_buffer(axpy, 1, x));
   CHECK_OK(fcl_kernel_set_arg_buffer(axpy, 2, y));
@@ -76,10 +78,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(
       fcl_kernel_enqueue(sum, q, 1, &groups, &local, NULL, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
   int hs[N / GROUP];
-  clEnqueueReadBuffer(fcl_queue_cl(q), x, CL_TRUE, 0, sizeof hx, hx, 0, NULL, NULL);
-  clEnqueueReadBuffer(fcl_queue_cl(q), y, CL_TRUE, 0, sizeof hy, hy, 0, NULL, NULL);
-  clEnqueueReadBuffer(fcl_queue_cl(q), ints, CL_TRUE, 0, sizeof hi, hi, 0, NULL, NULL);
-  clEnqueueReadBuffer(fcl_queue_cl(q), sums, CL_TRUE, 0, sizeof hs, hs, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(x), CL_TRUE, 0, sizeof hx, hx, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(y), CL_TRUE, 0, sizeof hy, hy, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(ints), CL_TRUE, 0, sizeof hi, hi, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(sums), CL_TRUE, 0, sizeof hs, hs, 0, NULL, NULL);
 
   /* The reproducers, built and run with nothing but the C compiler and OpenCL. */
   const char *names[2] = {c1, c2};
@@ -110,10 +112,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_kernel_destroy(&fresh);
   fcl_test_remove_dir(dir);
   free(dir);
-  clReleaseMemObject(x);
-  clReleaseMemObject(y);
-  clReleaseMemObject(ints);
-  clReleaseMemObject(sums);
+  fcl_mem_release(&x);
+  fcl_mem_release(&y);
+  fcl_mem_release(&ints);
+  fcl_mem_release(&sums);
   fcl_queue_release(&q);
   fcl_kernel_destroy(&axpy);
   fcl_kernel_destroy(&sum);

@@ -31,18 +31,18 @@ static const char *source =
 enum { N = 1024 };
 
 /* Set the buffer's N ints to 7 (blocking). */
-static void reset(fcl_queue *q, cl_mem b) {
+static void reset(fcl_queue *q, fcl_mem *b) {
   int host[N];
   for (int i = 0; i < N; ++i) host[i] = 7;
-  CHECK(clEnqueueWriteBuffer(fcl_queue_cl(q), b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
-        CL_SUCCESS);
+  CHECK(clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(b), CL_TRUE, 0, sizeof host, host, 0, NULL,
+                             NULL) == CL_SUCCESS);
 }
 
 /* The buffer's N ints all equal v. */
-static bool all_equal(fcl_queue *q, cl_mem b, int v) {
+static bool all_equal(fcl_queue *q, fcl_mem *b, int v) {
   int host[N];
-  if (clEnqueueReadBuffer(fcl_queue_cl(q), b, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) !=
-      CL_SUCCESS)
+  if (clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(b), CL_TRUE, 0, sizeof host, host, 0, NULL,
+                          NULL) != CL_SUCCESS)
     return false;
   for (int i = 0; i < N; ++i)
     if (host[i] != v) return false;
@@ -50,7 +50,7 @@ static bool all_equal(fcl_queue *q, cl_mem b, int v) {
 }
 
 /* A write of v into b by the fill kernel on q after the wait list; its event in *ev. */
-static void enqueue_fill(fcl_kernel *k, fcl_queue *q, cl_mem b, int v, cl_uint nw,
+static void enqueue_fill(fcl_kernel *k, fcl_queue *q, fcl_mem *b, int v, cl_uint nw,
                          const cl_event *w, cl_event *ev) {
   size_t n = N;
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, b));
@@ -62,7 +62,7 @@ static void enqueue_fill(fcl_kernel *k, fcl_queue *q, cl_mem b, int v, cl_uint n
 /* runtime.h: "an event that ended in error is reported by index"; "dependent commands do not
  * run". The second of two events fails 0.3 s into the wait. */
 static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, fcl_kernel *k,
-                                               cl_mem b) {
+                                               fcl_mem *b) {
   fcl_queue *held = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
   reset(q, b);
@@ -86,7 +86,7 @@ static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, f
 
 /* runtime.h: "Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED
  * otherwise": a command held back has none yet. */
-static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, cl_mem b) {
+static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, fcl_mem *b) {
   fcl_queue *pq = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &pq));
   fcl_test_gate *gate = fcl_test_gate_hold(ctx, pq, 1.0, CL_COMPLETE);
@@ -108,7 +108,7 @@ static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, cl_mem
  * queue does not order) and whether the gate had opened. */
 typedef struct {
   fcl_queue *reader;
-  cl_mem b;
+  fcl_mem *b;
   fcl_test_gate *gate;
   bool ran, saw_write, saw_open;
 } step_view;
@@ -125,7 +125,7 @@ static fcl_status look(void *user, fcl_queue *q) {
 /* launch.h: "A host step: fn(user, queue) runs on the calling thread once every earlier step
  * of the call has completed". The kernel before it waits for a gate that opens after 0.3 s, or
  * fails: then the call returns the failure and the step does not run. */
-static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_mem b) {
+static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, fcl_mem *b) {
   for (int fails = 0; fails < 2; ++fails) {
     step_view v = {.reader = q, .b = b};
     fcl_queue *lq = NULL; /* the list's queue, fresh: a failed command may taint it */
@@ -161,7 +161,7 @@ static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, c
 
 /* runtime.h, fcl_kernel_capture: "a program without source or an image, sampler or queue
  * argument (FCL_ERR_NOT_SUPPORTED), a file that cannot be written (FCL_ERR_IO)". */
-static void capture_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, cl_mem b,
+static void capture_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, fcl_mem *b,
                              fcl_device *device) {
   char *dir = fcl_test_temp_dir("checks-fire");
   if (!dir) return;
@@ -330,7 +330,7 @@ typedef struct {
   fcl_queue *q;
   fcl_program *prog;
   fcl_kernel *k;
-  cl_mem b;
+  fcl_mem *b;
 } kit;
 
 static bool kit_open(fcl_device *device, kit *t) {
@@ -341,14 +341,12 @@ static bool kit_open(fcl_device *device, kit *t) {
   CHECK_OK(fcl_program_create_source(t->ctx, source, "checks fire", &t->prog));
   CHECK_OK(fcl_program_build(t->prog, NULL));
   CHECK_OK(fcl_kernel_create(t->prog, "fill", &t->k));
-  cl_int err = CL_SUCCESS;
-  t->b = clCreateBuffer(fcl_context_cl(t->ctx), CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err);
-  CHECK(err == CL_SUCCESS);
+  CHECK_OK(fcl_mem_create(t->ctx, FCL_MEM_DEVICE, N * sizeof(int), NULL, &t->b));
   return t->q && t->k && t->b;
 }
 
 static void kit_close(kit *t) {
-  if (t->b) clReleaseMemObject(t->b);
+  if (t->b) fcl_mem_release(&t->b);
   fcl_kernel_destroy(&t->k);
   fcl_program_release(&t->prog);
   fcl_queue_release(&t->q);

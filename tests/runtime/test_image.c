@@ -209,9 +209,9 @@ static void check_device(const fcl_device_entry *d, void *user) {
     at[2 * i] = 0.25f + (float)W * (float)((i * 37) % 64) / 64.0f;
     at[2 * i + 1] = 0.25f + (float)H * (float)((i * 11) % 64) / 64.0f;
   }
-  cl_mem bat = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                              sizeof at, at, &err);
-  cl_mem bout = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+  fcl_mem *bat = NULL, *bout = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof at, at, &bat));
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof out, NULL, &bout));
   if (k && k2 && s) {
     CHECK_OK(fcl_kernel_set_arg_image(k, 0, fcl_image_mem(copy2)));
     CHECK_OK(fcl_kernel_set_arg_sampler(k, 1, s));
@@ -221,8 +221,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
                  "not an image");
     CHECK_STATUS(fcl_kernel_set_arg_sampler(k, 0, s), FCL_ERR_INVALID_ARGUMENT, "not a sampler");
     CHECK_OK(fcl_kernel_enqueue(k, q, 1, (size_t[]){NS}, NULL, NULL, 0, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) ==
-          CL_SUCCESS);
+    CHECK_OK(fcl_mem_read(q, bout, 0, sizeof out, out, FCL_BLOCKING, 0, NULL, NULL));
     /* OpenCL lets devices filter with reduced-precision weights (NVIDIA: 8 fractional bits):
      * a weight error of 1/256 on values up to pixel(3, W, H) */
     const double tol = pixel(3, W, H, 0) / 256.0;
@@ -263,8 +262,8 @@ static void check_device(const fcl_device_entry *d, void *user) {
   }
   fcl_image_release(&vol);
   if (s) clReleaseSampler(s);
-  clReleaseMemObject(bat);
-  clReleaseMemObject(bout);
+  fcl_mem_release(&bat);
+  fcl_mem_release(&bout);
   clReleaseMemObject(buf);
   fcl_kernel_destroy(&k);
   fcl_kernel_destroy(&k2);

@@ -52,10 +52,10 @@ static void check_device_queue(fcl_context *ctx, fcl_queue *q, fcl_device *devic
   CHECK_OK(fcl_program_create_source(ctx, src, "device enqueue", &p));
   CHECK_OK(fcl_program_build(p, "-cl-std=CL2.0"));
   CHECK_OK(fcl_kernel_create(p, "parent", &k));
-  cl_int err, out = 0;
-  cl_mem buf = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              sizeof out, &out, &err);
-  if (k && dq && err == CL_SUCCESS) {
+  cl_int out = 0;
+  fcl_mem *buf = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof out, &out, &buf));
+  if (k && dq && buf) {
     fcl_kernel_arg_info info;
     CHECK_OK(fcl_kernel_get_arg_info(k, 0, &info));
     CHECK(info.kind == FCL_ARG_QUEUE);
@@ -64,10 +64,11 @@ static void check_device_queue(fcl_context *ctx, fcl_queue *q, fcl_device *devic
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 1, buf));
     size_t one = 1;
     CHECK_OK(fcl_kernel_enqueue(k, q, 1, &one, NULL, NULL, 0, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(q), buf, CL_TRUE, 0, sizeof out, &out, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(buf), CL_TRUE, 0, sizeof out, &out, 0, NULL,
+                        NULL);
     CHECKF(out == 7, "the child kernel wrote %d, not 7", out);
   }
-  if (err == CL_SUCCESS) clReleaseMemObject(buf);
+  fcl_mem_release(&buf);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);
   fcl_queue_release(&dq);
@@ -139,13 +140,18 @@ static void check_device(const fcl_device_entry *e, void *user) {
   float host[N];
   for (int i = 0; i < N; ++i) host[i] = (float)i;
   cl_int err;
-  cl_mem y = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                            sizeof host, host, &err);
+  fcl_mem *y = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof host, host, &y));
   cl_uint align_bits = d.mem_base_addr_align ? d.mem_base_addr_align : 1024;
   size_t origin = (align_bits / 8 + sizeof(float) - 1) / sizeof(float) * sizeof(float);
   cl_buffer_region region = {origin, 64 * sizeof(float)};
-  cl_mem sub = clCreateSubBuffer(y, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  cl_mem native_sub = clCreateSubBuffer(fcl_mem_cl(y), CL_MEM_READ_WRITE,
+                                        CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
   CHECK(err == CL_SUCCESS);
+  fcl_mem *sub = NULL; /* a sub-buffer through the interop: the flowcl object holds it */
+  CHECK_OK(fcl_mem_wrap(ctx, native_sub, &sub));
+  CHECK(fcl_mem_size(sub) == 64 * sizeof(float) && fcl_mem_where(sub) == FCL_MEM_DEVICE);
+  clReleaseMemObject(native_sub);
   /* Leave argument 7 unset: the enqueue error names it. */
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, sub));
   CHECK_OK(fcl_kernel_set_arg_f32(k, 1, 2.0f));
@@ -164,8 +170,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   const float v[4] = {10, 0, 0, 40};
   CHECK_OK(fcl_kernel_set_arg(k, 7, sizeof v, v));
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &global, &local, NULL, 0, 0, NULL, NULL));
-  CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), y, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL) ==
-        CL_SUCCESS);
+  CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(y), CL_TRUE, 0, sizeof host, host, 0, NULL,
+                            NULL) == CL_SUCCESS);
   size_t first = origin / sizeof(float);
   int bad = 0;
   for (int i = 0; i < N; ++i) {
@@ -182,15 +188,18 @@ static void check_device(const fcl_device_entry *e, void *user) {
 
   /* NULL buffer argument. */
   int flag = 0;
-  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+  fcl_mem *out = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, 64 * sizeof(int), NULL, &out));
   CHECK_OK(fcl_kernel_set_arg_buffer(n, 0, NULL));
   CHECK_OK(fcl_kernel_set_arg_buffer(n, 1, out));
   CHECK_OK(fcl_kernel_enqueue_task(n, q, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof flag, &flag, 0, NULL,
+                      NULL);
   CHECK(flag == 1);
   CHECK_OK(fcl_kernel_set_arg_buffer(n, 0, out));
   CHECK_OK(fcl_kernel_enqueue_task(n, q, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof flag, &flag, 0, NULL,
+                      NULL);
   CHECK(flag == 2);
 
   /* Work-group information honours reqd_work_group_size. */
@@ -203,11 +212,13 @@ static void check_device(const fcl_device_entry *e, void *user) {
    * offset (OpenCL 1.2, 3.2), so they are 0 and 1. */
   int where[64];
   memset(where, 0xff, sizeof where);
-  clEnqueueWriteBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
+  clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof where, where, 0, NULL,
+                       NULL);
   size_t groups = 2, wl = 16, offset = 16;
   CHECK_OK(fcl_kernel_set_arg_buffer(w, 0, out));
   CHECK_OK(fcl_kernel_enqueue(w, q, 1, &groups, &wl, &offset, FCL_LAUNCH_G_TIMES_L, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof where, where, 0, NULL, NULL);
+  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof where, where, 0, NULL,
+                      NULL);
   bad = 0;
   for (int i = 0; i < 64; ++i)
     bad += where[i] != (i >= 16 && i < 48 ? i * 1000 + (i - 16) / 16 : -1);
@@ -224,9 +235,9 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_STATUS(fcl_kernel_set_arg_queue(n, 0, NULL), FCL_ERR_INVALID_ARGUMENT, "argument 3");
   check_device_queue(ctx, q, e->device, d.name);
 
-  clReleaseMemObject(out);
-  clReleaseMemObject(sub);
-  clReleaseMemObject(y);
+  fcl_mem_release(&out);
+  fcl_mem_release(&sub);
+  fcl_mem_release(&y);
 done:
   fcl_kernel_destroy(&k);
   fcl_kernel_destroy(&n);

@@ -12,18 +12,18 @@ static int run_one(fcl_context *ctx, fcl_program *prog, const char *name) {
   int value = -1;
   fcl_kernel *k = NULL;
   fcl_queue *q = NULL;
-  cl_int err;
-  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
+  fcl_mem *out = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof(int), NULL, &out));
   CHECK_OK(fcl_kernel_create(prog, name, &k));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   if (k && q && out) {
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL,
-                              NULL) == CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0,
+                              NULL, NULL) == CL_SUCCESS);
   }
   fcl_queue_release(&q);
-  if (out) clReleaseMemObject(out);
+  if (out) fcl_mem_release(&out);
   fcl_kernel_destroy(&k);
   return value;
 }
@@ -199,16 +199,18 @@ static void check_device(const fcl_device_entry *e, void *user) {
     enum { N = 100 };
     signed char a[N], b[N], c[N];
     for (int i = 0; i < N; ++i) a[i] = (signed char)(i - 50), b[i] = (signed char)(3 * i % 77);
-    cl_int err;
-    cl_mem ba = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_COPY_HOST_PTR, N, a, &err);
-    cl_mem bb = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_COPY_HOST_PTR, N, b, &err);
-    cl_mem bc = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, N, NULL, &err);
+    fcl_mem *ba = NULL;
+    CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N, a, &ba));
+    fcl_mem *bb = NULL;
+    CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N, b, &bb));
+    fcl_mem *bc = NULL;
+    CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N, NULL, &bc));
     if (bk && q && fcl_kernel_num_args(bk) == 3) {
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 0, ba));
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 1, bb));
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 2, bc));
       CHECK_OK(fcl_kernel_enqueue(bk, q, 1, (size_t[]){N}, NULL, NULL, 0, 0, NULL, NULL));
-      CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), bc, CL_TRUE, 0, N, c, 0, NULL, NULL) ==
+      CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(bc), CL_TRUE, 0, N, c, 0, NULL, NULL) ==
             CL_SUCCESS);
       int wrong = 0;
       for (int i = 0; i < N; ++i) wrong += c[i] != (signed char)(a[i] + b[i]);
@@ -218,9 +220,9 @@ static void check_device(const fcl_device_entry *e, void *user) {
       CHECKF(!bk || fcl_kernel_num_args(bk) == 3, "pocl.add.i8 has %u arguments (3 expected)",
              bk ? fcl_kernel_num_args(bk) : 0);
     }
-    clReleaseMemObject(ba);
-    clReleaseMemObject(bb);
-    clReleaseMemObject(bc);
+    fcl_mem_release(&ba);
+    fcl_mem_release(&bb);
+    fcl_mem_release(&bc);
     fcl_queue_release(&q);
     fcl_kernel_destroy(&bk);
     fcl_program_release(&p);

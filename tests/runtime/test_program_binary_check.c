@@ -55,7 +55,8 @@ static int build_and_run(fcl_context *ctx, bool *from_cache) {
   fcl_kernel *k = NULL;
   fcl_queue *q = NULL;
   int value = -1;
-  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, NULL);
+  fcl_mem *out = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof(int), NULL, &out));
   CHECK_OK(fcl_program_create_source(ctx, src, "binary check test", &p));
   CHECK_OK(fcl_program_build(p, NULL));
   *from_cache = fcl_program_from_cache(p);
@@ -64,10 +65,11 @@ static int build_and_run(fcl_context *ctx, bool *from_cache) {
   if (k && q && out) {
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0, NULL,
+                        NULL);
   }
   fcl_queue_release(&q);
-  if (out) clReleaseMemObject(out);
+  if (out) fcl_mem_release(&out);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);
   return value;

@@ -37,8 +37,8 @@ static int build_and_run(fcl_context *ctx, const char *src, const char *options,
   fcl_kernel *k = NULL;
   fcl_queue *q = NULL;
   int value = -1;
-  cl_int err;
-  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
+  fcl_mem *out = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof(int), NULL, &out));
   CHECK_OK(fcl_program_create_source(ctx, src, "cache test", &p));
   CHECK_OK(fcl_program_build(p, options));
   *from_cache = fcl_program_from_cache(p);
@@ -50,10 +50,11 @@ static int build_and_run(fcl_context *ctx, const char *src, const char *options,
     CHECK(info.kind == FCL_ARG_GLOBAL && strcmp(info.name, "out") == 0);
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0, NULL,
+                        NULL);
   }
   fcl_queue_release(&q);
-  clReleaseMemObject(out);
+  fcl_mem_release(&out);
   fcl_kernel_destroy(&k);
   fcl_program_release(&p);
   return value;

@@ -19,8 +19,8 @@ static void build_all(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_context_create(1, &e->device, &ctx));
   fcl_queue *q = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
-  cl_int err;
-  cl_mem out = clCreateBuffer(fcl_context_cl(ctx), CL_MEM_READ_WRITE, sizeof(int), NULL, &err);
+  fcl_mem *out = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof(int), NULL, &out));
   for (int i = 0; i < PROGRAMS && ctx && q; ++i) {
     char src[256];
     snprintf(src, sizeof src, "__kernel void k(__global int *out) { out[0] = %d; }\n", 1000 + i);
@@ -34,13 +34,14 @@ static void build_all(const fcl_device_entry *e, void *user) {
     if (k) {
       CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
       CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-      clEnqueueReadBuffer(fcl_queue_cl(q), out, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+      clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0,
+                          NULL, NULL);
     }
     CHECKF(value == 1000 + i, "program %d gave %d", i, value);
     fcl_kernel_destroy(&k);
     fcl_program_release(&p);
   }
-  clReleaseMemObject(out);
+  fcl_mem_release(&out);
   fcl_queue_release(&q);
   fcl_context_release(&ctx);
 }

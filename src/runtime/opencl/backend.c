@@ -8,6 +8,15 @@ const fcl__backend fcl__opencl_backend = {
     .queue_flush = fcl__opencl_queue_flush,
     .queue_finish = fcl__opencl_queue_finish,
     .queue_marker = fcl__opencl_queue_marker,
+    .mem_create = fcl__opencl_mem_create,
+    .mem_destroy = fcl__opencl_mem_destroy,
+    .mem_write = fcl__opencl_mem_write,
+    .mem_read = fcl__opencl_mem_read,
+    .mem_copy = fcl__opencl_mem_copy,
+    .mem_fill = fcl__opencl_mem_fill,
+    .mem_rect = fcl__opencl_mem_rect,
+    .mem_map = fcl__opencl_mem_map,
+    .mem_unmap = fcl__opencl_mem_unmap,
 };
 
 const fcl__backend *fcl__context_backend(const fcl_context *context) {
