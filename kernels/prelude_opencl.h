@@ -27,9 +27,14 @@
 /* Every work-item of the group has reached it, and its local-memory writes are visible. */
 #define FCL_BARRIER_LOCAL() barrier(CLK_LOCAL_MEM_FENCE)
 
-/* Vectors: one value per lane (as many as the type has), one value for every lane, and lane i
- * (a hex digit, 0 to f) of a vector. */
-#define FCL_VEC(type, ...) ((type)(__VA_ARGS__))
+/* Vectors: one value per lane (FCL_VECn for an n-lane type: OpenCL C before 2.0 has no variadic
+ * macros), one value for every lane, and lane i (a hex digit, 0 to f) of a vector. */
+#define FCL_VEC2(type, a, b) ((type)(a, b))
+#define FCL_VEC3(type, a, b, c) ((type)(a, b, c))
+#define FCL_VEC4(type, a, b, c, d) ((type)(a, b, c, d))
+#define FCL_VEC8(type, a, b, c, d, e, f, g, h) ((type)(a, b, c, d, e, f, g, h))
+#define FCL_VEC16(type, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p)                            \
+  ((type)(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p))
 #define FCL_SPLAT(type, x) ((type)(x))
 #define FCL_LANE(v, i) ((v).s##i)
 

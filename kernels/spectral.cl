@@ -55,19 +55,19 @@ static wave wave_here(const int o0, const int o1, const int o2, const long off_x
 
 static T norm2(const T *k) { return k[0] * k[0] + k[1] * k[1] + k[2] * k[2]; }
 /* i * a */
-static T2 times_i(T2 a) { return FCL_VEC(T2, -a.y, a.x); }
+static T2 times_i(T2 a) { return FCL_VEC2(T2, -a.y, a.x); }
 
 /* Poisson: lap(psi) = -f, so psi^ = f^ / |k|^2 (zero mean). */
 FCL_KERNEL void spectral_poisson(FCL_GLOBAL T2 *a, LAYOUT_ARGS, const T scale) {
   wave w = WAVE_HERE();
   T k2 = norm2(w.k);
-  a[w.at] = k2 > 0 ? a[w.at] * (scale / k2) : FCL_VEC(T2, 0, 0);
+  a[w.at] = k2 > 0 ? a[w.at] * (scale / k2) : FCL_VEC2(T2, 0, 0);
 }
 
 /* The zero mode of a Biot-Savart velocity: the uniform velocity set for the plan (a free
  * stream), 0 by default (the backward transforms are not normalized: the mode is the mean). */
 #define MEAN_ARGS const T mean_x, const T mean_y, const T mean_z
-static T2 mean_mode(T k2, T2 u, T mean) { return k2 > 0 ? u : FCL_VEC(T2, mean, 0); }
+static T2 mean_mode(T k2, T2 u, T mean) { return k2 > 0 ? u : FCL_VEC2(T2, mean, 0); }
 
 /* Biot-Savart in 3D: u^ = i k x omega^ / |k|^2, in place over the three slots. */
 FCL_KERNEL void spectral_biot_savart3(FCL_GLOBAL T2 *wx, FCL_GLOBAL T2 *wy, FCL_GLOBAL T2 *wz,
@@ -127,8 +127,8 @@ FCL_KERNEL void spectral_project(FCL_GLOBAL T2 *ux, FCL_GLOBAL T2 *uy, FCL_GLOBA
   wave w = WAVE_HERE();
   const T *k = w.kodd;
   T k2 = norm2(k);
-  T2 a = ux[w.at], b = uy[w.at], c = dim == 3 ? uz[w.at] : FCL_VEC(T2, 0, 0);
-  T2 d = k2 > 0 ? (k[0] * a + k[1] * b + k[2] * c) / k2 : FCL_VEC(T2, 0, 0);
+  T2 a = ux[w.at], b = uy[w.at], c = dim == 3 ? uz[w.at] : FCL_VEC2(T2, 0, 0);
+  T2 d = k2 > 0 ? (k[0] * a + k[1] * b + k[2] * c) / k2 : FCL_VEC2(T2, 0, 0);
   ux[w.at] = (a - k[0] * d) * scale;
   uy[w.at] = (b - k[1] * d) * scale;
   if (dim == 3) uz[w.at] = (c - k[2] * d) * scale;

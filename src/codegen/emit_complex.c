@@ -27,7 +27,7 @@ void fcl__emit_print_as(emitter *em, fcl__str *out, const fcl__expr *e, fcl_dtyp
     fcl__emit_print_to(em, out, e);
     fcl__str_printf(out, ")");
   } else {
-    fcl__str_printf(out, "FCL_VEC(%s, (%s)(", cl_type(t), cl_type(fcl__dtype_real_part(t)));
+    fcl__str_printf(out, "FCL_VEC2(%s, (%s)(", cl_type(t), cl_type(fcl__dtype_real_part(t)));
     fcl__emit_print_to(em, out, e);
     fcl__str_printf(out, "), 0)");
   }
@@ -86,7 +86,7 @@ static bool print_function(emitter *em, fcl__str *out, const fcl__expr *e, fcl_d
   const fcl__expr *z = e->nkids ? e->kids[0] : NULL;
   fcl_dtype zt = z ? type_of(em, z) : t;
   if (!strcmp(f, "complex")) {
-    fcl__str_printf(out, "FCL_VEC(%s, ", cl_type(t));
+    fcl__str_printf(out, "FCL_VEC2(%s, ", cl_type(t));
     print_real_as(em, out, e->kids[0], t);
     fcl__str_printf(out, ", ");
     print_real_as(em, out, e->kids[1], t);
@@ -153,21 +153,21 @@ bool fcl__emit_involves_complex(const emitter *em, const fcl__insn *in) {
  * the divisor (Smith's method) so that |b|^2 neither overflows nor underflows needlessly. */
 static const char helper_text[] =
     "static inline R2 P_mul(R2 a, R2 b) {\n"
-    "  return FCL_VEC(R2, a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n"
+    "  return FCL_VEC2(R2, a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);\n"
     "}\n"
     "static inline R2 P_div(R2 a, R2 b) {\n"
     "  if (fabs(b.x) >= fabs(b.y)) {\n"
     "    R r = b.y / b.x, d = b.x + b.y * r;\n"
-    "    return FCL_VEC(R2, (a.x + a.y * r) / d, (a.y - a.x * r) / d);\n"
+    "    return FCL_VEC2(R2, (a.x + a.y * r) / d, (a.y - a.x * r) / d);\n"
     "  }\n"
     "  R r = b.x / b.y, d = b.x * r + b.y;\n"
-    "  return FCL_VEC(R2, (a.x * r + a.y) / d, (a.y * r - a.x) / d);\n"
+    "  return FCL_VEC2(R2, (a.x * r + a.y) / d, (a.y * r - a.x) / d);\n"
     "}\n"
-    "static inline R2 P_conj(R2 a) { return FCL_VEC(R2, a.x, -a.y); }\n"
+    "static inline R2 P_conj(R2 a) { return FCL_VEC2(R2, a.x, -a.y); }\n"
     "static inline R P_abs(R2 a) { return hypot(a.x, a.y); }\n"
     "static inline R2 P_exp(R2 a) {\n"
     "  R m = exp(a.x);\n"
-    "  return FCL_VEC(R2, m * cos(a.y), m * sin(a.y));\n"
+    "  return FCL_VEC2(R2, m * cos(a.y), m * sin(a.y));\n"
     "}\n";
 
 /* helper_text with R2, R and P_ replaced for one precision. */

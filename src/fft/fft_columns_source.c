@@ -64,7 +64,8 @@ static void small_dft(text *t, const char *v, int m, int sign, const char *real,
               q, v, q);
         } else if (2 * j == half) { /* w = sign i */
           put(t,
-              "{%s2 s = %s%d, r = FCL_VEC(%s2, %s%s%d.y, %s%s%d.x); %s%d = s + r; %s%d = s - r;}\n",
+              "{%s2 s = %s%d, r = FCL_VEC2(%s2, %s%s%d.y, %s%s%d.x); %s%d = s + r; %s%d = s - "
+              "r;}\n",
               real, v, p, real, sign < 0 ? "" : "-", v, q, sign < 0 ? "-" : "", v, q, v, p, v, q);
         } else {
           if (eighth > 0 && j % eighth == 0) { /* w on a diagonal: |wr| = |wi| = sqrt(1/2) */
@@ -78,7 +79,7 @@ static void small_dft(text *t, const char *v, int m, int sign, const char *real,
           snprintf(c, sizeof c, f, wr);
           snprintf(sn, sizeof sn, f, wi);
           put(t,
-              "{%s2 s = %s%d, b = %s%d; %s2 r = FCL_VEC(%s2, b.x * %s - b.y * %s, "
+              "{%s2 s = %s%d, b = %s%d; %s2 r = FCL_VEC2(%s2, b.x * %s - b.y * %s, "
               "b.x * %s + b.y * %s); %s%d = s + r; %s%d = s - r;}\n",
               real, v, p, v, q, real, real, c, sn, sn, c, v, p, v, q);
         }
@@ -120,7 +121,7 @@ bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t 
     for (int k = 1; k < n1; ++k)
       put(&t,
           "{%s2 w = tw[(r * %d) %% %d], b = v%d; "
-          "v%d = FCL_VEC(%s2, b.x * w.x - b.y * (%sw.y), b.x * (%sw.y) + b.y * w.x);}\n",
+          "v%d = FCL_VEC2(%s2, b.x * w.x - b.y * (%sw.y), b.x * (%sw.y) + b.y * w.x);}\n",
           real, k, n1 * n2, o1[k], o1[k], real, sign < 0 ? "" : "-", sign < 0 ? "" : "-");
     /* exchange: the real parts, then the imaginary ones; work-item (c, k1 = r + j n2) gathers
      * its n2 values of each of the n1 / n2 rows it transforms */

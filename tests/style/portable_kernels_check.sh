@@ -11,6 +11,7 @@
 #   - __kernel, __global, __local, __constant, __private (and kernel, global, local, constant
 #     as qualifiers in kernel code), __attribute__, reqd_work_group_size;
 #   - barrier(, mem_fence(, work_group_barrier(, CLK_ flags;
+#   - (in the prelude) a variadic macro: OpenCL C before 2.0 has none;
 #   - FCL_LOCAL declaring a pointer (a pointer into local memory is FCL_LOCAL_PTR: another
 #     compiler may place FCL_LOCAL's variable itself in shared memory).
 # Usage:
@@ -38,6 +39,12 @@ else
     \( -name '*.c' -o -name '*.h' -o -name '*.inc' \) -print | LC_ALL=C sort)
   if [ -z "$code" ] || [ -z "$strings" ]; then
     echo "portable_kernels: no sources under $src"
+    exit 1
+  fi
+  # the prelude reaches every program, built with any -cl-std: OpenCL C before 2.0 refuses a
+  # variadic macro (NVIDIA with -cl-std=CL1.2), so none is defined
+  if grep -n '__VA_ARGS__\|\.\.\.)' kernels/prelude_opencl.h; then
+    echo "portable_kernels: kernels/prelude_opencl.h defines a variadic macro (none before OpenCL C 2.0)"
     exit 1
   fi
 fi
