@@ -123,7 +123,7 @@ static fcl_mem *between(const vk_state *s, int i, fcl_mem *other, fcl_mem *slot)
  * itself, it goes through the work array and back. */
 static fcl_status distributed_forward(vk_state *s, int n, fcl_mem *const *from,
                                       fcl_mem *const *slot) {
-  fcl_mem *x[FCL__FFT_BATCH];
+  fcl_mem *x[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) x[i] = between(s, i, from[i], slot[i]);
   FCL_TRY(fcl__fft_transpose_run(s->first, n, from, x, true));
   for (int i = 0; i < n && s->have_middle; ++i)
@@ -145,7 +145,7 @@ static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
     FCL_TRY(vk_append(s, &s->last, NULL, slot[i], 1, "backward transform of the last axis"));
   for (int i = 0; i < n && s->last_columns; ++i)
     FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], false));
-  fcl_mem *x[FCL__FFT_BATCH];
+  fcl_mem *x[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) x[i] = between(s, i, to[i], slot[i]);
   if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, false));
   for (int i = 0; i < n && !s->second; ++i)
