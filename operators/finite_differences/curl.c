@@ -21,6 +21,9 @@ fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **ou
                      "%d-component w; '%s' has %d, '%s' has %d",
                      dim, dim, want, fcl_field_name(u), fcl_field_ncomp(u), fcl_field_name(w),
                      fcl_field_ncomp(w));
+  fcl_fd *op = NULL;
+  FCL_TRY(fcl__fd_new("fd.curl", &op));
+  op->order = order;
   fcl__str text = {0};
   char d1[512], d2[512], lhs[96];
   /* w_c = d_{b} u_{a} - d_{a'} u_{b'}: (component, +axis, +comp, -axis, -comp) */
@@ -38,13 +41,10 @@ fcl_status fcl_fd_curl_create(fcl_field *u, fcl_field *w, int order, fcl_fd **ou
   size_t n = 0;
   for (int c = 0; c < dim; ++c) arrays[n++] = (fcl__fd_array){un[c], u, c};
   for (int c = 0; c < want; ++c) arrays[n++] = (fcl__fd_array){wn[c], w, c};
-  fcl_fd *op = NULL;
-  fcl_status st = fcl__fd_new("fd.curl", &op);
-  if (st == FCL_OK) op->order = order;
   const int64_t *ln = fcl_topology_local_resolution(fcl_field_topology(u));
   const double bytes = (double)(dim + want) * (double)(ln[0] * ln[1] * ln[2]) *
                        (double)fcl_dtype_size(fcl_field_dtype(u));
-  if (st == FCL_OK) st = fcl__fd_use(op, u, order / 2, true, false);
+  fcl_status st = fcl__fd_use(op, u, order / 2, true, false);
   if (st == FCL_OK) st = fcl__fd_use(op, w, 0, false, true);
   if (st == FCL_OK)
     st = fcl__fd_add_kernel(op, dim == 3 ? "fd_curl3" : "fd_curl2", u, n, arrays, &text, bytes);
