@@ -4,6 +4,7 @@
 
 #include "flowcl/advection.h"
 #include "remesh_formulas.h"
+#include "str.h"
 
 enum { FCL__ADV_MAX_COMPS = 64 };
 
@@ -33,19 +34,11 @@ typedef struct {
   int64_t seg; /* points of a line a work-group remeshes (a divisor of n[axis]); 0: whole lines */
 } fcl__adv_kernel_spec;
 
-/* Kernel text: a buffer of FCL__ADV_TEXT bytes; overflow marks text that did not fit. */
-enum { FCL__ADV_TEXT = 1 << 18 };
-typedef struct {
-  char *s;
-  size_t len;
-  bool overflow;
-} fcl__adv_text;
-void fcl__adv_put(fcl__adv_text *t, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* v as a literal of dtype's precision, in buf. */
 const char *fcl__adv_lit(char buf[40], double v, fcl_dtype dtype);
 /* Lambda_{p,r}(x) as an expression of x, piecewise in |x|: only the pieces |x| in [lo, hi] can
  * reach are tested (0 beyond the support). */
-void fcl__adv_weight_expr(fcl__adv_text *t, const fcl__adv_kernel_spec *s, int lo, int hi);
+void fcl__adv_weight_expr(fcl__str *t, const fcl__adv_kernel_spec *s, int lo, int hi);
 
 /* Generate, tune and build the kernel of spec on queue's device (launcher parameters: u,
  * q<c>..., cdt = h / dx). Where it cuts the lines in segments, *halo (else NULL) is the kernel

@@ -28,16 +28,16 @@
 
 /* The element of a padded field array at line coordinate `line` (an expression) of line
  * (`across`, b): subscripts in C order [z, y, x]. */
-static void element(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *across,
+static void element(fcl__str *t, const fcl__adv_kernel_spec *s, const char *across,
                     const char *array, const char *line) {
   const int d = s->axis, a = d == 0 ? 1 : 0;
-  fcl__adv_put(t, "%s[", array);
+  fcl__str_printf(t, "%s[", array);
   for (int x = 2; x >= 0; --x) {
     if (x == d)
-      fcl__adv_put(t, "%s", line);
+      fcl__str_printf(t, "%s", line);
     else
-      fcl__adv_put(t, "%s + %d", x == a ? across : "b", s->origin[x]);
-    fcl__adv_put(t, x ? ", " : "]");
+      fcl__str_printf(t, "%s + %d", x == a ? across : "b", s->origin[x]);
+    fcl__str_printf(t, x ? ", " : "]");
   }
 }
 
@@ -60,17 +60,17 @@ static void line_read(char *buf, size_t size, const fcl__adv_kernel_spec *s, con
 }
 
 /* The rule name(x) := Lambda_{p,r}(x), with only the pieces |x| in [lo, hi] can reach. */
-static void weight_rule(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *name, int lo,
+static void weight_rule(fcl__str *t, const fcl__adv_kernel_spec *s, const char *name, int lo,
                         int hi) {
-  fcl__adv_put(t, "%s(x) := ", name);
+  fcl__str_printf(t, "%s(x) := ", name);
   fcl__adv_weight_expr(t, s, lo, hi);
-  fcl__adv_put(t, "\n");
+  fcl__str_printf(t, "\n");
 }
 
 /* The weight rules: W over the whole support (kernel interpolation), and per offset k of the
  * gather window (x = k - displacement, |displacement| <= C) W<w>, w = hp - 1 - k, with only
  * the pieces |x| in [|k| - C, |k| + C] can reach. */
-static void weight_rules(fcl__adv_text *t, const fcl__adv_kernel_spec *s) {
+static void weight_rules(fcl__str *t, const fcl__adv_kernel_spec *s) {
   const fcl__adv_reach *R = &s->reach;
   weight_rule(t, s, "W", 0, s->formula->support);
   for (int w = 0; w < 2 * R->hp - 1; ++w) {
@@ -83,36 +83,35 @@ static void weight_rules(fcl__adv_text *t, const fcl__adv_kernel_spec *s) {
 
 /* The gather of component line `line` at point i: sum_w line[al, i + 1 + w] * <weight w>,
  * the weights being the temporaries wt<w> (shared: the rules, inline). */
-static void gather(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *line,
+static void gather(fcl__str *t, const fcl__adv_kernel_spec *s, const char *line,
                    bool inline_weights) {
   const int window = 2 * s->reach.hp - 1;
   for (int w = 0; w < window; ++w) {
-    fcl__adv_put(t, "%s%s[al, i + %d] * ", w ? " + " : "", line, 1 + w);
+    fcl__str_printf(t, "%s%s[al, i + %d] * ", w ? " + " : "", line, 1 + w);
     if (inline_weights)
-      fcl__adv_put(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
+      fcl__str_printf(t, "W%d(%d - dl[al, i + %d])", w, s->reach.hp - 1 - w, 1 + w);
     else
-      fcl__adv_put(t, "wt%d", w);
+      fcl__str_printf(t, "wt%d", w);
   }
 }
 
 /* Stage velocity at position y<st> (a temporary): k<st> = interpolation of the velocity line
  * ul (a local array). */
-static void interpolate(fcl__adv_text *t, const fcl__adv_kernel_spec *s, int st, const char *real,
+static void interpolate(fcl__str *t, const fcl__adv_kernel_spec *s, int st, const char *real,
                         const char *ul) {
-  fcl__adv_put(t, "<int> m%d = convert_int(floor(y%d))\n", st, st);
+  fcl__str_printf(t, "<int> m%d = convert_int(floor(y%d))\n", st, st);
   if (s->opt.interp == FCL_INTERP_LINEAR) {
-    fcl__adv_put(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n",
-                 real, st, ul, st, st, st, ul, st, ul, st);
+    fcl__str_printf(t, "<%s> k%d = %s[al, m%d] + (y%d - m%d) * (%s[al, m%d + 1] - %s[al, m%d])\n",
+                    real, st, ul, st, st, st, ul, st, ul, st);
   } else {
     const int s1 = s->formula->support - 1;
-    fcl__adv_put(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n",
-                 real, st, st, ul, st, s1, st, st, st, s1, st);
+    fcl__str_printf(t, "<%s> k%d = sum(t%d, %s[al, m%d - %d + t%d] * W(y%d - (m%d - %d + t%d)))\n",
+                    real, st, st, ul, st, s1, st, st, st, s1, st);
   }
 }
 
 /* Particle r's displacement into dl[al, r]; p0 = r + C + I is its position in ul. */
-static void push(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *real,
-                 const char *ul) {
+static void push(fcl__str *t, const fcl__adv_kernel_spec *s, const char *real, const char *ul) {
   const fcl__adv_reach *R = &s->reach;
   char c[40], m[40], half[40], quarter[40], sixth[40];
   fcl__adv_lit(c, R->cfl, s->dtype);
@@ -121,13 +120,13 @@ static void push(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *re
   fcl__adv_lit(quarter, 0.25, s->dtype);
   fcl__adv_lit(sixth, 1.0 / 6.0, s->dtype);
   const int p0 = R->cfl + R->interp;
-  fcl__adv_put(t, "<%s> k1 = %s[al, r + %d]\n", real, ul, p0);
+  fcl__str_printf(t, "<%s> k1 = %s[al, r + %d]\n", real, ul, p0);
   /* stage position: p0 + clamp(h * combination of earlier stages) */
 #define STAGE(st, combination)                                                                     \
   do {                                                                                             \
-    fcl__adv_put(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                        \
-    fcl__adv_put combination;                                                                      \
-    fcl__adv_put(t, "), %s), %s)\n", m, c);                                                        \
+    fcl__str_printf(t, "<%s> y%d = r + %d + fmin(fmax(cdt * (", real, st, p0);                     \
+    fcl__str_printf combination;                                                                   \
+    fcl__str_printf(t, "), %s), %s)\n", m, c);                                                     \
     interpolate(t, s, st, real, ul);                                                               \
   } while (0)
   const char *result;
@@ -149,7 +148,7 @@ static void push(fcl__adv_text *t, const fcl__adv_kernel_spec *s, const char *re
     default: /* midpoint */ STAGE(2, (t, "%s * k1", half)); result = "k2";
   }
 #undef STAGE
-  fcl__adv_put(t, "dl[al, r] = fmin(fmax(cdt * (%s), %s), %s)  {id=push}\n", result, m, c);
+  fcl__str_printf(t, "dl[al, r] = fmin(fmax(cdt * (%s), %s), %s)  {id=push}\n", result, m, c);
 }
 
 /* The row length of a local array of `tile` lines of len points, padded so that the lines of
@@ -184,8 +183,7 @@ static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **ou
   const int64_t n = s->n[d], seg = segment(s);
   char name[64], shape[96], pos[128], line[160];
   snprintf(name, sizeof name, "advect_%c_halo_s%lld", "xyz"[d], (long long)seg);
-  fcl__adv_text t = {malloc(FCL__ADV_TEXT), 0, false};
-  if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection halo kernel text");
+  fcl__str t = {0};
   fcl_kbuilder *kb = NULL;
   fcl_status st = fcl_kbuilder_create(name, &kb);
   snprintf(shape, sizeof shape, "%zu, %zu, %zu", s->padded[2], s->padded[1], s->padded[0]);
@@ -194,11 +192,11 @@ static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **ou
     st = fcl_kbuilder_add_array(kb, name, s->dtype, shape);
   }
   st = add_halo_arrays(kb, s, st);
-  fcl__adv_put(
+  fcl__str_printf(
       &t, "{ [x, b, sg, k]: 0 <= x < %lld and 0 <= b < %lld and 0 <= sg < %lld and 0 <= k < %d }",
       (long long)s->n[a], (long long)s->n[b], (long long)(n / seg), 2 * hp);
-  if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
-  t.len = 0;
+  if (st == FCL_OK && !t.failed) st = fcl_kbuilder_add_domain(kb, t.s);
+  fcl__str_clear(&t);
   snprintf(pos, sizeof pos, "sg * %lld + k - %d + (k >= %d ? %lld : 0)", (long long)seg, hp, hp,
            (long long)seg);
   if (s->wrap)
@@ -208,11 +206,11 @@ static fcl_status describe_halo(const fcl__adv_kernel_spec *s, fcl_kbuilder **ou
     snprintf(line, sizeof line, "%s + %d", pos, s->origin[d]);
   for (int c = s->first_comp; c < s->first_comp + s->ncomp; ++c) {
     snprintf(name, sizeof name, "q%d", c);
-    fcl__adv_put(&t, "h%d[b, sg * %d + k, x] = ", c, 2 * hp);
+    fcl__str_printf(&t, "h%d[b, sg * %d + k, x] = ", c, 2 * hp);
     element(&t, s, "x", name, line);
-    fcl__adv_put(&t, "\n");
+    fcl__str_printf(&t, "\n");
   }
-  if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection halo kernel text too long");
+  if (t.failed) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection halo kernel text");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "x", 32, "g.0", "l.0");
   if (st == FCL_OK) st = fcl_kbuilder_tag_inames(kb, "b:g.1, k:g.2");
@@ -238,8 +236,7 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
   snprintf(name, sizeof name, "advect_%c_%s_rk%d%s", "xyz"[d],
            fcl_remesh_formula_name(s->opt.formula), s -> opt.rk_order, shared ? "_seq" : "");
   if (nseg > 1) snprintf(name + strlen(name), sizeof name - strlen(name), "_s%lld", (long long)n);
-  fcl__adv_text t = {malloc(FCL__ADV_TEXT), 0, false};
-  if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection kernel text");
+  fcl__str t = {0};
   fcl_kbuilder *kb = NULL;
   fcl_status st = fcl_kbuilder_create(name, &kb);
   snprintf(shape, sizeof shape, "%zu, %zu, %zu", s->padded[2], s->padded[1], s->padded[0]);
@@ -259,33 +256,33 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
     st = fcl_kbuilder_add_temporary(kb, name, s->dtype, FCL_TEMP_LOCAL, shape);
   }
   const int taps = 2 * s->formula->support;
-  fcl__adv_put(&t, "{ [ag, al, b%s]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld",
-               nseg > 1 ? ", sg" : "", (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
-  if (nseg > 1) fcl__adv_put(&t, " and 0 <= sg < %lld", (long long)nseg);
-  fcl__adv_put(&t, " }");
-  if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
-  t.len = 0;
-  fcl__adv_put(&t,
-               "{ [su, r, sq, i]: 0 <= su < %lld and 0 <= r < %lld and 0 <= sq < %lld and "
-               "0 <= i < %lld }",
-               (long long)nu, (long long)np, (long long)np, (long long)n);
-  if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
-  t.len = 0;
-  fcl__adv_put(&t, "{ [t2, t3, t4]: 0 <= t2 < %d and 0 <= t3 < %d and 0 <= t4 < %d }", taps, taps,
-               taps);
-  if (st == FCL_OK && !t.overflow) st = fcl_kbuilder_add_domain(kb, t.s);
-  t.len = 0;
+  fcl__str_printf(&t, "{ [ag, al, b%s]: 0 <= ag < %lld and 0 <= al < %d and 0 <= b < %lld",
+                  nseg > 1 ? ", sg" : "", (long long)(s->n[a] / tile), tile, (long long)s->n[b]);
+  if (nseg > 1) fcl__str_printf(&t, " and 0 <= sg < %lld", (long long)nseg);
+  fcl__str_printf(&t, " }");
+  if (st == FCL_OK && !t.failed) st = fcl_kbuilder_add_domain(kb, t.s);
+  fcl__str_clear(&t);
+  fcl__str_printf(&t,
+                  "{ [su, r, sq, i]: 0 <= su < %lld and 0 <= r < %lld and 0 <= sq < %lld and "
+                  "0 <= i < %lld }",
+                  (long long)nu, (long long)np, (long long)np, (long long)n);
+  if (st == FCL_OK && !t.failed) st = fcl_kbuilder_add_domain(kb, t.s);
+  fcl__str_clear(&t);
+  fcl__str_printf(&t, "{ [t2, t3, t4]: 0 <= t2 < %d and 0 <= t3 < %d and 0 <= t4 < %d }", taps,
+                  taps, taps);
+  if (st == FCL_OK && !t.failed) st = fcl_kbuilder_add_domain(kb, t.s);
+  fcl__str_clear(&t);
   weight_rules(&t, s);
   line_read(pos, sizeof pos, s, "su", R->hu);
-  fcl__adv_put(&t, "%s[al, su] = ", ul);
+  fcl__str_printf(&t, "%s[al, su] = ", ul);
   element(&t, s, across, "u", pos);
-  fcl__adv_put(&t, "  {id=load_u, dep=}\n");
+  fcl__str_printf(&t, "  {id=load_u, dep=}\n");
   push(&t, s, real, ul);
   /* the weights of a point (temporaries): after the loads, so that they share the loop over
    * i with the remeshing that reads them */
   for (int w = 0; !shared && w < window; ++w)
-    fcl__adv_put(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n",
-                 real, w, w, R->hp - 1 - w, 1 + w, w);
+    fcl__str_printf(&t, "<%s> wt%d = W%d(%d - dl[al, i + %d])  {id=weights%d, dep=push:load_q*}\n",
+                    real, w, w, R->hp - 1 - w, 1 + w, w);
   const int first = s->first_comp;
   for (int c = first; c < first + s->ncomp; ++c) {
     char line[16], after[32] = "";
@@ -293,25 +290,26 @@ static fcl_status describe(const fcl__adv_kernel_spec *s, int tile, bool shared,
     if (shared) snprintf(after, sizeof after, c == first ? "push" : "remesh%d", c - 1);
     line_read(pos, sizeof pos, s, "sq", R->hp);
     snprintf(name, sizeof name, "q%d", c);
-    fcl__adv_put(&t, "%s[al, sq] = ", line);
+    fcl__str_printf(&t, "%s[al, sq] = ", line);
     if (nseg > 1) /* a segment's halos: as they were before any segment was written */
-      fcl__adv_put(&t,
-                   "(sq < %d || sq >= %lld) ? h%d[b, sg * %d + (sq < %d ? sq : sq - %lld), %s] : ",
-                   R->hp, (long long)(n + R->hp), c, 2 * R->hp, R->hp, (long long)n, across);
+      fcl__str_printf(
+          &t,
+          "(sq < %d || sq >= %lld) ? h%d[b, sg * %d + (sq < %d ? sq : sq - %lld), %s] : ", R->hp,
+          (long long)(n + R->hp), c, 2 * R->hp, R->hp, (long long)n, across);
     element(&t, s, across, name, pos);
-    fcl__adv_put(&t, "  {id=load_q%d, dep=%s}\n", c,
-                 after); /* shared: after the line's last reader */
+    fcl__str_printf(&t, "  {id=load_q%d, dep=%s}\n", c,
+                    after); /* shared: after the line's last reader */
     if (nseg > 1)
       snprintf(pos, sizeof pos, "sg * %lld + i + %d", (long long)n, s->origin[d]);
     else
       snprintf(pos, sizeof pos, "i + %d", s->origin[d]);
     element(&t, s, across, name, pos);
     /* shared: the weights inline (temporaries would not outlive one component's loop) */
-    fcl__adv_put(&t, " = ");
+    fcl__str_printf(&t, " = ");
     gather(&t, s, line, shared);
-    fcl__adv_put(&t, "  {id=remesh%d, dep=push:load_q%d%s}\n", c, c, shared ? "" : ":weights*");
+    fcl__str_printf(&t, "  {id=remesh%d, dep=push:load_q%d%s}\n", c, c, shared ? "" : ":weights*");
   }
-  if (t.overflow) st = FCL_ERROR(FCL_ERR_INTERNAL, "advection kernel text too long");
+  if (t.failed) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection kernel text");
   if (st == FCL_OK) st = fcl_kbuilder_add_instructions(kb, t.s);
   if (st == FCL_OK) {
     snprintf(name, sizeof name, "ag:g.0, al:l.0, b:g.1, t2:unr, t3:unr, t4:unr%s",

@@ -19,8 +19,8 @@
 
 /* At most 8 components and 128 values in the sliding windows (the default, Lambda_{4,2} with
  * max_cfl 1 and 3 components: 32): longer reaches take the tiles, whose local memory holds
- * them, rather than spill registers or grow the unrolled text past FCL__ADV_TEXT. */
-enum { MAX_WALK_COMPS = 8, MAX_WINDOW = 128, GROUP = 128 };
+ * them, rather than spill registers or grow the unrolled text to MAX_TEXT bytes or more. */
+enum { MAX_WALK_COMPS = 8, MAX_WINDOW = 128, GROUP = 128, MAX_TEXT = 1 << 18 };
 
 typedef struct {
   const fcl__adv_kernel_spec *s;
@@ -35,90 +35,90 @@ typedef struct {
 static int uix(const fcl__adv_reach *R, int r) { return R->cfl + R->interp - 1 + r; }
 
 /* k<st> = the velocity interpolated at offset o<st> from j. */
-static void interpolate(fcl__adv_text *t, const walk *w, int st) {
+static void interpolate(fcl__str *t, const walk *w, int st) {
   const fcl__adv_reach *R = &w->s->reach;
   if (w->s->opt.interp == FCL_INTERP_LINEAR) {
-    fcl__adv_put(t, "    { const int m = (int)floor(o%d); const R f = o%d - m;\n", st, st);
-    fcl__adv_put(t, "      R lo = U%d, hi = U%d;\n", uix(R, -R->cfl), uix(R, -R->cfl + 1));
+    fcl__str_printf(t, "    { const int m = (int)floor(o%d); const R f = o%d - m;\n", st, st);
+    fcl__str_printf(t, "      R lo = U%d, hi = U%d;\n", uix(R, -R->cfl), uix(R, -R->cfl + 1));
     for (int r = -R->cfl + 1; r <= R->cfl; ++r)
-      fcl__adv_put(t, "      lo = m == %d ? U%d : lo; hi = m == %d ? U%d : hi;\n", r, uix(R, r), r,
-                   uix(R, r + 1));
-    fcl__adv_put(t, "      k%d = lo + f * (hi - lo); }\n", st);
+      fcl__str_printf(t, "      lo = m == %d ? U%d : lo; hi = m == %d ? U%d : hi;\n", r, uix(R, r),
+                      r, uix(R, r + 1));
+    fcl__str_printf(t, "      k%d = lo + f * (hi - lo); }\n", st);
   } else { /* every window point, weighted by W (0 beyond the support) */
     const int S = R->support;
-    fcl__adv_put(t, "    k%d = 0;\n", st);
+    fcl__str_printf(t, "    k%d = 0;\n", st);
     for (int r = -R->cfl - S + 1; r <= R->cfl + S; ++r)
-      fcl__adv_put(t, "    k%d += U%d * Wfull(o%d - %d);\n", st, uix(R, r), st, r);
+      fcl__str_printf(t, "    k%d += U%d * Wfull(o%d - %d);\n", st, uix(R, r), st, r);
   }
 }
 
 /* The entering particle j: shift U, u[j + C + I] (uload, NULL: loaded here) entering it, and
  * its displacement into D. */
-static void push(fcl__adv_text *t, const walk *w, const char *uload) {
+static void push(fcl__str *t, const walk *w, const char *uload) {
   const fcl__adv_kernel_spec *s = w->s;
   const fcl__adv_reach *R = &s->reach;
   const int nu = 2 * (R->cfl + R->interp);
-  for (int k = 0; k + 1 < nu; ++k) fcl__adv_put(t, "    U%d = U%d;\n", k, k + 1);
+  for (int k = 0; k + 1 < nu; ++k) fcl__str_printf(t, "    U%d = U%d;\n", k, k + 1);
   if (uload)
-    fcl__adv_put(t, "    U%d = %s;\n", nu - 1, uload);
+    fcl__str_printf(t, "    U%d = %s;\n", nu - 1, uload);
   else
-    fcl__adv_put(t, "    U%d = ul[AT(j + %d) * SD];\n", nu - 1, R->cfl + R->interp);
+    fcl__str_printf(t, "    U%d = ul[AT(j + %d) * SD];\n", nu - 1, R->cfl + R->interp);
   char c[40], m[40], half[40], quarter[40], sixth[40], result[128];
   fcl__adv_lit(c, R->cfl, s->dtype);
   fcl__adv_lit(m, -R->cfl, s->dtype);
   fcl__adv_lit(half, 0.5, s->dtype);
   fcl__adv_lit(quarter, 0.25, s->dtype);
   fcl__adv_lit(sixth, 1.0 / 6.0, s->dtype);
-  fcl__adv_put(t, "    R k1 = U%d, k2, k3, k4, o2, o3, o4;\n", uix(R, 0));
+  fcl__str_printf(t, "    R k1 = U%d, k2, k3, k4, o2, o3, o4;\n", uix(R, 0));
   snprintf(result, sizeof result, "k2");
   switch (s->opt.rk_order) {
     case 3: /* SSP RK3 (Shu-Osher) */
-      fcl__adv_put(t, "    o2 = fmin(fmax(cdt * k1, %s), %s);\n", m, c);
+      fcl__str_printf(t, "    o2 = fmin(fmax(cdt * k1, %s), %s);\n", m, c);
       interpolate(t, w, 2);
-      fcl__adv_put(t, "    o3 = fmin(fmax(cdt * (%s * (k1 + k2)), %s), %s);\n", quarter, m, c);
+      fcl__str_printf(t, "    o3 = fmin(fmax(cdt * (%s * (k1 + k2)), %s), %s);\n", quarter, m, c);
       interpolate(t, w, 3);
       snprintf(result, sizeof result, "%s * (k1 + k2 + 4 * k3)", sixth);
       break;
     case 4:
-      fcl__adv_put(t, "    o2 = fmin(fmax(cdt * (%s * k1), %s), %s);\n", half, m, c);
+      fcl__str_printf(t, "    o2 = fmin(fmax(cdt * (%s * k1), %s), %s);\n", half, m, c);
       interpolate(t, w, 2);
-      fcl__adv_put(t, "    o3 = fmin(fmax(cdt * (%s * k2), %s), %s);\n", half, m, c);
+      fcl__str_printf(t, "    o3 = fmin(fmax(cdt * (%s * k2), %s), %s);\n", half, m, c);
       interpolate(t, w, 3);
-      fcl__adv_put(t, "    o4 = fmin(fmax(cdt * k3, %s), %s);\n", m, c);
+      fcl__str_printf(t, "    o4 = fmin(fmax(cdt * k3, %s), %s);\n", m, c);
       interpolate(t, w, 4);
       snprintf(result, sizeof result, "%s * (k1 + 2 * k2 + 2 * k3 + k4)", sixth);
       break;
     default: /* midpoint */
-      fcl__adv_put(t, "    o2 = fmin(fmax(cdt * (%s * k1), %s), %s);\n", half, m, c);
+      fcl__str_printf(t, "    o2 = fmin(fmax(cdt * (%s * k1), %s), %s);\n", half, m, c);
       interpolate(t, w, 2);
   }
-  fcl__adv_put(t, "    (void)k3; (void)k4; (void)o3; (void)o4;\n");
+  fcl__str_printf(t, "    (void)k3; (void)k4; (void)o3; (void)o4;\n");
   const int win = 2 * R->hp - 1;
-  for (int k = 0; k + 1 < win; ++k) fcl__adv_put(t, "    D%d = D%d;\n", k, k + 1);
-  fcl__adv_put(t, "    D%d = fmin(fmax(cdt * (%s), %s), %s);\n", win - 1, result, m, c);
+  for (int k = 0; k + 1 < win; ++k) fcl__str_printf(t, "    D%d = D%d;\n", k, k + 1);
+  fcl__str_printf(t, "    D%d = fmin(fmax(cdt * (%s), %s), %s);\n", win - 1, result, m, c);
 }
 
 /* Shift the component windows, the entering value of component c being load, a format with
  * one %d for c. */
-static void enter(fcl__adv_text *t, const walk *w, const char *load) {
+static void enter(fcl__str *t, const walk *w, const char *load) {
   const int win = 2 * w->s->reach.hp - 1;
   for (int c = 0; c < w->s->ncomp; ++c) {
-    for (int k = 0; k + 1 < win; ++k) fcl__adv_put(t, "    Q%d_%d = Q%d_%d;\n", c, k, c, k + 1);
-    fcl__adv_put(t, "    Q%d_%d = ", c, win - 1);
-    fcl__adv_put(t, load, c);
-    fcl__adv_put(t, ";\n");
+    for (int k = 0; k + 1 < win; ++k) fcl__str_printf(t, "    Q%d_%d = Q%d_%d;\n", c, k, c, k + 1);
+    fcl__str_printf(t, "    Q%d_%d = ", c, win - 1);
+    fcl__str_printf(t, load, c);
+    fcl__str_printf(t, ";\n");
   }
 }
 
 /* Point P = j - hp + 1 gathers its particles and is written. */
-static void gather(fcl__adv_text *t, const walk *w) {
+static void gather(fcl__str *t, const walk *w) {
   const int hp = w->s->reach.hp, win = 2 * hp - 1;
   for (int k = 0; k < win; ++k)
-    fcl__adv_put(t, "    const R w%d = W%d(%d - D%d);\n", k, k, hp - 1 - k, k);
+    fcl__str_printf(t, "    const R w%d = W%d(%d - D%d);\n", k, k, hp - 1 - k, k);
   for (int c = 0; c < w->s->ncomp; ++c) {
-    fcl__adv_put(t, "    ql%d[(j - %d) * SD] = ", c, hp - 1);
-    for (int k = 0; k < win; ++k) fcl__adv_put(t, "%sQ%d_%d * w%d", k ? " + " : "", c, k, k);
-    fcl__adv_put(t, ";\n");
+    fcl__str_printf(t, "    ql%d[(j - %d) * SD] = ", c, hp - 1);
+    for (int k = 0; k < win; ++k) fcl__str_printf(t, "%sQ%d_%d * w%d", k ? " + " : "", c, k, k);
+    fcl__str_printf(t, ";\n");
   }
 }
 
@@ -128,115 +128,118 @@ static const char *halo_load(char *buf, size_t size, const walk *w, int k) {
   return buf;
 }
 
-static void source(fcl__adv_text *t, const walk *w, const char *name) {
+static void source(fcl__str *t, const walk *w, const char *name) {
   char load[48];
   const fcl__adv_kernel_spec *s = w->s;
   const fcl__adv_reach *R = &s->reach;
   const int hp = R->hp, win = 2 * hp - 1, nu = 2 * (R->cfl + R->interp), nc = s->ncomp;
   const bool f64 = s->dtype == FCL_FLOAT64;
-  if (f64) fcl__adv_put(t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-  fcl__adv_put(t, "#define R %s\n", f64 ? "double" : "float");
+  if (f64) fcl__str_printf(t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  fcl__str_printf(t, "#define R %s\n", f64 ? "double" : "float");
   for (int k = 0; k < win; ++k) {
     const int dist = abs(hp - 1 - k);
-    fcl__adv_put(t, "static inline R W%d(R x) { return ", k);
+    fcl__str_printf(t, "static inline R W%d(R x) { return ", k);
     fcl__adv_weight_expr(t, s, dist > R->cfl ? dist - R->cfl : 0, dist + R->cfl);
-    fcl__adv_put(t, "; }\n");
+    fcl__str_printf(t, "; }\n");
   }
   if (s->opt.interp == FCL_INTERP_KERNEL) {
-    fcl__adv_put(t, "static inline R Wfull(R x) { return ");
+    fcl__str_printf(t, "static inline R Wfull(R x) { return ");
     fcl__adv_weight_expr(t, s, 0, R->support);
-    fcl__adv_put(t, "; }\n");
+    fcl__str_printf(t, "; }\n");
   }
   if (s->wrap) /* positions within [-n, 2n) */
-    fcl__adv_put(t, "#define AT(p) ((p) < 0 ? (p) + %lld : (p) >= %lld ? (p) - %lld : (p))\n",
-                 (long long)w->n, (long long)w->n, (long long)w->n);
+    fcl__str_printf(t, "#define AT(p) ((p) < 0 ? (p) + %lld : (p) >= %lld ? (p) - %lld : (p))\n",
+                    (long long)w->n, (long long)w->n, (long long)w->n);
   else
-    fcl__adv_put(t, "#define AT(p) (p)\n");
-  fcl__adv_put(t, "#define SD %lldL\n", w->stride[w->d]);
-  fcl__adv_put(t, "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\nvoid %s(", GROUP, name);
-  fcl__adv_put(t, "FCL_GLOBAL const R *restrict u");
-  for (int c = 0; c < nc; ++c) fcl__adv_put(t, ", FCL_GLOBAL R *restrict q%d", s->first_comp + c);
-  for (int c = 0; w->halos && c < nc; ++c)
-    fcl__adv_put(t, ", FCL_GLOBAL const R *restrict h%d", s->first_comp + c);
-  fcl__adv_put(t, ", const R cdt) {\n");
-  fcl__adv_put(t, "  const int x = get_global_id(0);\n  if (x >= %lld) return;\n",
-               (long long)s->n[w->a]);
-  fcl__adv_put(t, "  const int b = get_global_id(1), sg = get_global_id(2), s0 = sg * %lld;\n",
-               (long long)w->seg);
-  fcl__adv_put(t, "  const long base = (long)(x + %d) * %lld + (long)(b + %d) * %lld + %dL * SD;\n",
-               s->origin[w->a], w->stride[w->a], s->origin[w->b], w->stride[w->b], s->origin[w->d]);
-  fcl__adv_put(t, "  FCL_GLOBAL const R *ul = u + base;\n");
+    fcl__str_printf(t, "#define AT(p) (p)\n");
+  fcl__str_printf(t, "#define SD %lldL\n", w->stride[w->d]);
+  fcl__str_printf(t, "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\nvoid %s(", GROUP, name);
+  fcl__str_printf(t, "FCL_GLOBAL const R *restrict u");
   for (int c = 0; c < nc; ++c)
-    fcl__adv_put(t, "  FCL_GLOBAL R *ql%d = q%d + base;\n", c, s->first_comp + c);
+    fcl__str_printf(t, ", FCL_GLOBAL R *restrict q%d", s->first_comp + c);
   for (int c = 0; w->halos && c < nc; ++c)
-    fcl__adv_put(t, "  FCL_GLOBAL const R *hl%d = h%d + ((long)b * %lld + sg * %d) * %lld + x;\n",
-                 c, s->first_comp + c, (long long)(w->nseg * 2 * hp), 2 * hp,
-                 (long long)s->n[w->a]);
+    fcl__str_printf(t, ", FCL_GLOBAL const R *restrict h%d", s->first_comp + c);
+  fcl__str_printf(t, ", const R cdt) {\n");
+  fcl__str_printf(t, "  const int x = get_global_id(0);\n  if (x >= %lld) return;\n",
+                  (long long)s->n[w->a]);
+  fcl__str_printf(t, "  const int b = get_global_id(1), sg = get_global_id(2), s0 = sg * %lld;\n",
+                  (long long)w->seg);
+  fcl__str_printf(
+      t, "  const long base = (long)(x + %d) * %lld + (long)(b + %d) * %lld + %dL * SD;\n",
+      s->origin[w->a], w->stride[w->a], s->origin[w->b], w->stride[w->b], s->origin[w->d]);
+  fcl__str_printf(t, "  FCL_GLOBAL const R *ul = u + base;\n");
+  for (int c = 0; c < nc; ++c)
+    fcl__str_printf(t, "  FCL_GLOBAL R *ql%d = q%d + base;\n", c, s->first_comp + c);
+  for (int c = 0; w->halos && c < nc; ++c)
+    fcl__str_printf(
+        t, "  FCL_GLOBAL const R *hl%d = h%d + ((long)b * %lld + sg * %d) * %lld + x;\n", c,
+        s->first_comp + c, (long long)(w->nseg * 2 * hp), 2 * hp, (long long)s->n[w->a]);
   /* the windows; U preloaded for the first particle, j = s0 - hp + 1 */
   for (int k = 0; k < nu; ++k)
-    fcl__adv_put(t, "%s U%d = ul[AT(s0 + %d) * SD]", k ? "," : "  R", k,
-                 -hp + 1 - R->cfl - R->interp + k);
-  fcl__adv_put(t, ";\n  R D0");
-  for (int k = 1; k < win; ++k) fcl__adv_put(t, ", D%d", k);
-  fcl__adv_put(t, ";\n");
+    fcl__str_printf(t, "%s U%d = ul[AT(s0 + %d) * SD]", k ? "," : "  R", k,
+                    -hp + 1 - R->cfl - R->interp + k);
+  fcl__str_printf(t, ";\n  R D0");
+  for (int k = 1; k < win; ++k) fcl__str_printf(t, ", D%d", k);
+  fcl__str_printf(t, ";\n");
   for (int c = 0; c < nc; ++c) {
-    fcl__adv_put(t, "  R Q%d_0", c);
-    for (int k = 1; k < win; ++k) fcl__adv_put(t, ", Q%d_%d", c, k);
-    fcl__adv_put(t, ";\n");
+    fcl__str_printf(t, "  R Q%d_0", c);
+    for (int k = 1; k < win; ++k) fcl__str_printf(t, ", Q%d_%d", c, k);
+    fcl__str_printf(t, ";\n");
   }
   const bool keep_head = s->wrap && !w->halos; /* a whole wrapping line's first values */
   for (int c = 0; keep_head && c < nc; ++c) {
-    fcl__adv_put(t, "  R H%d_0", c);
-    for (int k = 1; k < hp - 1; ++k) fcl__adv_put(t, ", H%d_%d", c, k);
-    fcl__adv_put(t, ";\n");
+    fcl__str_printf(t, "  R H%d_0", c);
+    for (int k = 1; k < hp - 1; ++k) fcl__str_printf(t, ", H%d_%d", c, k);
+    fcl__str_printf(t, ";\n");
   }
   /* the particles before the segment: hp - 1 of them, then its first hp - 1 */
   for (int k = 1; k < hp; ++k) {
-    fcl__adv_put(t, "  { const int j = s0 - %d;\n", hp - k);
+    fcl__str_printf(t, "  { const int j = s0 - %d;\n", hp - k);
     push(t, w, NULL);
     enter(t, w, w->halos ? halo_load(load, sizeof load, w, k) : "ql%d[AT(j) * SD]");
-    fcl__adv_put(t, "  }\n");
+    fcl__str_printf(t, "  }\n");
   }
   for (int k = 0; k < hp - 1; ++k) {
-    fcl__adv_put(t, "  { const int j = s0 + %d;\n", k);
+    fcl__str_printf(t, "  { const int j = s0 + %d;\n", k);
     push(t, w, NULL);
     enter(t, w, "ql%d[j * SD]");
     for (int c = 0; keep_head && c < nc; ++c)
-      fcl__adv_put(t, "    H%d_%d = Q%d_%d;\n", c, k, c, win - 1);
-    fcl__adv_put(t, "  }\n");
+      fcl__str_printf(t, "    H%d_%d = Q%d_%d;\n", c, k, c, win - 1);
+    fcl__str_printf(t, "  }\n");
   }
   /* the walk: the points whose particles are all in the segment's values, in blocks of
    * BLOCK points whose loads are issued together (more loads in flight), then one by one */
-  fcl__adv_put(t, "  int j0 = s0 + %d;\n", hp - 1);
+  fcl__str_printf(t, "  int j0 = s0 + %d;\n", hp - 1);
   const int block = w->block;
   if (block > 1) {
-    fcl__adv_put(t, "  for (; j0 + %d <= s0 + %lld; j0 += %d) {\n", block, (long long)w->seg,
-                 block);
+    fcl__str_printf(t, "  for (; j0 + %d <= s0 + %lld; j0 += %d) {\n", block, (long long)w->seg,
+                    block);
     for (int k = 0; k < block; ++k) {
-      fcl__adv_put(t, "    const R LU%d = ul[AT(j0 + %d) * SD]", k, k + R->cfl + R->interp);
-      for (int c = 0; c < nc; ++c) fcl__adv_put(t, ", LQ%d_%d = ql%d[(j0 + %d) * SD]", c, k, c, k);
-      fcl__adv_put(t, ";\n");
+      fcl__str_printf(t, "    const R LU%d = ul[AT(j0 + %d) * SD]", k, k + R->cfl + R->interp);
+      for (int c = 0; c < nc; ++c)
+        fcl__str_printf(t, ", LQ%d_%d = ql%d[(j0 + %d) * SD]", c, k, c, k);
+      fcl__str_printf(t, ";\n");
     }
     for (int k = 0; k < block; ++k) {
       char uload[16], qload[16];
       snprintf(uload, sizeof uload, "LU%d", k);
       snprintf(qload, sizeof qload, "LQ%%d_%d", k);
-      fcl__adv_put(t, "  { const int j = j0 + %d;\n", k);
+      fcl__str_printf(t, "  { const int j = j0 + %d;\n", k);
       push(t, w, uload);
       enter(t, w, qload);
       gather(t, w);
-      fcl__adv_put(t, "  }\n");
+      fcl__str_printf(t, "  }\n");
     }
-    fcl__adv_put(t, "  }\n");
+    fcl__str_printf(t, "  }\n");
   }
-  fcl__adv_put(t, "  for (int j = j0; j < s0 + %lld; ++j) {\n", (long long)w->seg);
+  fcl__str_printf(t, "  for (int j = j0; j < s0 + %lld; ++j) {\n", (long long)w->seg);
   push(t, w, NULL);
   enter(t, w, "ql%d[j * SD]");
   gather(t, w);
-  fcl__adv_put(t, "  }\n");
+  fcl__str_printf(t, "  }\n");
   /* its last hp - 1 points, whose last particles are past it */
   for (int k = 0; k < hp - 1; ++k) {
-    fcl__adv_put(t, "  { const int j = s0 + %lld;\n", (long long)w->seg + k);
+    fcl__str_printf(t, "  { const int j = s0 + %lld;\n", (long long)w->seg + k);
     push(t, w, NULL);
     if (w->halos) {
       enter(t, w, halo_load(load, sizeof load, w, hp + k));
@@ -247,9 +250,9 @@ static void source(fcl__adv_text *t, const walk *w, const char *name) {
       enter(t, w, "ql%d[j * SD]"); /* the ghosts past the rank's line */
     }
     gather(t, w);
-    fcl__adv_put(t, "  }\n");
+    fcl__str_printf(t, "  }\n");
   }
-  fcl__adv_put(t, "}\n");
+  fcl__str_printf(t, "}\n");
 }
 
 /* The segment length: whole lines (one H200, blocks of 8 points: faster than segments of 128
@@ -296,12 +299,12 @@ fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *co
            fcl_remesh_formula_name(s.opt.formula), s.opt.rk_order);
   if (w.halos)
     snprintf(name + strlen(name), sizeof name - strlen(name), "_s%lld", (long long)w.seg);
-  fcl__adv_text t = {malloc(FCL__ADV_TEXT), 0, false};
-  if (!t.s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection walking kernel text");
+  fcl__str t = {0};
   source(&t, &w, name);
-  if (t.overflow) { /* a reach too long for the text: tiles */
+  if (t.failed || t.len >= MAX_TEXT) { /* MAX_TEXT: a reach too long for the text, tiles */
     free(t.s);
-    return FCL_ERR_NOT_SUPPORTED;
+    return t.failed ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "advection walking kernel text")
+                    : FCL_ERR_NOT_SUPPORTED;
   }
   fcl_program *prog = NULL;
   fcl_status st = fcl_program_create_source(context, t.s, name, &prog);

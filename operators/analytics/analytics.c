@@ -7,6 +7,7 @@
 #include "check.h"
 #include "one_pass.h"
 #include "flowcl/analytics.h"
+#include "str.h"
 
 /* The diagnostics' reductions, one per quantity (those of the work field are started right
  * after the kernel that fills it, before the next one overwrites it: the queue is in order).
@@ -47,17 +48,21 @@ static fcl_status vorticity_norm(fcl_analytics *an) {
   static const char *const names[3] = {"w0", "w1", "w2"};
   const int n = fcl_field_ncomp(an->w);
   fcl_fd_binding b[4] = {{"s", an->work, 0, 0}};
-  char text[512];
-  int len = snprintf(text, sizeof text, "s[k, j, i] = sqrt(");
+  fcl__str text = {0};
+  fcl__str_printf(&text, "s[k, j, i] = sqrt(");
   for (int c = 0; c < n; ++c) {
     b[1 + c] = (fcl_fd_binding){names[c], an->w, c, 0};
-    len += snprintf(text + len, sizeof text - (size_t)len, "%s%s[k, j, i] * %s[k, j, i]",
-                    c ? " + " : "", names[c], names[c]);
+    fcl__str_printf(&text, "%s%s[k, j, i] * %s[k, j, i]", c ? " + " : "", names[c], names[c]);
   }
-  snprintf(text + len, sizeof text - (size_t)len, ")\n");
-  return fcl_fd_kernel_create("analytics.vorticity_norm", 1 + (size_t)n, b, text,
-                              (double)(n + 1) * (double)fcl_dtype_size(fcl_field_dtype(an->w)),
-                              &an->vorticity_norm);
+  fcl__str_printf(&text, ")\n");
+  const fcl_status st =
+      text.failed
+          ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics: the vorticity norm's kernel text")
+          : fcl_fd_kernel_create("analytics.vorticity_norm", 1 + (size_t)n, b, text.s,
+                                 (double)(n + 1) * (double)fcl_dtype_size(fcl_field_dtype(an->w)),
+                                 &an->vorticity_norm);
+  free(text.s);
+  return st;
 }
 
 fcl_status fcl_analytics_create(fcl_field *u, fcl_field *w, fcl_pool *pool, fcl_analytics **out) {

@@ -10,25 +10,7 @@
 #include "check.h"
 #include "fd_impl.h"
 #include "flowcl/codegen.h"
-
-typedef struct {
-  char *buf;
-  size_t len, size;
-} text;
-
-static bool put(text *t, const char *s, size_t n) {
-  if (t->len + n + 1 > t->size) {
-    size_t size = 2 * (t->len + n + 1);
-    char *grown = realloc(t->buf, size);
-    if (!grown) return false;
-    t->buf = grown;
-    t->size = size;
-  }
-  memcpy(t->buf + t->len, s, n);
-  t->len += n;
-  t->buf[t->len] = '\0';
-  return true;
-}
+#include "str.h"
 
 /* One subscript "<iname>", "<iname> + n" or "<iname> - n" into its offset. */
 static bool parse_offset(const char *s, size_t n, char iname, int *offset) {
@@ -68,7 +50,7 @@ static bool plain_store(const char *close) {
 
 /* Rewrite "a[k + dk, j + dj, i + di]" of every bound array a into padded storage indices;
  * reads[i]: binding i is read somewhere (anywhere but as the target of a plain store). */
-static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, text *out,
+static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, fcl__str *out,
                           bool *reads) {
   const char *p = src;
   bool statement_start = true;
@@ -78,14 +60,14 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
         statement_start = true;
       else if (!isspace((unsigned char)*p) && *p != '<' && *p != '>')
         statement_start = false;
-      if (!put(out, p++, 1)) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "custom kernel");
+      fcl__str_printf(out, "%c", *p++);
       continue;
     }
     const bool at_start = statement_start;
     statement_start = false;
     const char *w = p;
     while (isalnum((unsigned char)*p) || *p == '_') ++p;
-    if (!put(out, w, (size_t)(p - w))) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "custom kernel");
+    fcl__str_printf(out, "%.*s", (int)(p - w), w);
     const fcl_fd_binding *a = bound(b, nb, w, (size_t)(p - w));
     const char *q = p;
     while (*q == ' ') ++q;
@@ -95,8 +77,6 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "custom kernel: '%s[' is not closed", a->name);
     const int *g = fcl_topology_origin(fcl_field_topology(a->field)); /* interior point 0 */
     const char *part = q + 1;
-    char idx[160];
-    size_t il = 0;
     for (int d = 0; d < 3; ++d) {
       const char *end = d < 2 ? memchr(part, ',', (size_t)(close - part)) : close;
       int off = 0;
@@ -112,16 +92,14 @@ static fcl_status rewrite(const char *src, const fcl_fd_binding *b, size_t nb, t
                          "custom kernel: '%.*s' reaches %d points "
                          "along axis %d, beyond the %d ghosts binding '%s' declares",
                          (int)(close - w + 1), w, abs(off), axis, a->ghosts, a->name);
-      il += (size_t)snprintf(idx + il, sizeof idx - il, "%s%c + %d", d ? ", " : "[", "kji"[d],
-                             g[axis] + off);
+      fcl__str_printf(out, "%s%c + %d", d ? ", " : "[", "kji"[d], g[axis] + off);
       part = end + 1;
     }
-    il += (size_t)snprintf(idx + il, sizeof idx - il, "]");
+    fcl__str_printf(out, "]");
     if (!(at_start && plain_store(close))) reads[a - b] = true;
-    if (!put(out, idx, il)) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "custom kernel");
     p = close + 1;
   }
-  return FCL_OK;
+  return out->failed ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "custom kernel") : FCL_OK;
 }
 
 static bool identifier(const char *s) {
@@ -256,11 +234,10 @@ fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
   strcpy(op->scalars[op->nscalars++], FCL__FD_T);
   strcpy(op->scalars[op->nscalars++], FCL__FD_STEP);
   for (size_t s = 0; s < nscalars; ++s) strcpy(op->scalars[op->nscalars++], scalars[s]);
-  text t = {0};
+  fcl__str t = {0};
   bool written[16] = {false}, reads[16] = {false};
   fcl_status st = rewrite(instructions, bindings, nbindings, &t, reads);
-  if (st == FCL_OK)
-    st = written_arrays("custom", nbindings, bindings, op, t.buf ? t.buf : "", written);
+  if (st == FCL_OK) st = written_arrays("custom", nbindings, bindings, op, t.s ? t.s : "", written);
   fcl__fd_array arrays[16];
   for (size_t i = 0; i < nbindings && st == FCL_OK; ++i) {
     arrays[i] = (fcl__fd_array){bindings[i].name, bindings[i].field, bindings[i].comp};
@@ -280,10 +257,10 @@ fcl_status fcl_fd_kernel_create_with_scalars(const char *name, size_t nbindings,
     op->dt_param = "dt";
     op->dt_scale = 1;
     const int64_t *n = fcl_topology_local_resolution(fcl_field_topology(bindings[0].field));
-    st = fcl__fd_add_kernel(op, kernel, bindings[0].field, nbindings, arrays, t.buf,
+    st = fcl__fd_add_kernel(op, kernel, bindings[0].field, nbindings, arrays, &t,
                             bytes_per_point * (double)(n[0] * n[1] * n[2]));
   }
-  free(t.buf);
+  free(t.s);
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;
   return st;

@@ -2,9 +2,11 @@
  * ghost exchange (the stencil must not read values already updated). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "fd_impl.h"
+#include "str.h"
 
 fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool *pool,
                                    fcl_fd **out) {
@@ -35,8 +37,8 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
   const size_t *p = fcl_field_padded_shape(f);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(fcl_field_dtype(f));
   static const char *const fn[3] = {"f0", "f1", "f2"}, *const sn[3] = {"s0", "s1", "s2"};
-  char text[8192], lap[1024], lhs[96], rhs[96];
-  size_t len = 0;
+  fcl__str text = {0};
+  char lap[1024], lhs[96], rhs[96];
   fcl__fd_array arrays[6];
   for (int c = 0; c < ncomp && st == FCL_OK; ++c) {
     fcl_launcher *copy = NULL;
@@ -45,24 +47,21 @@ fcl_status fcl_fd_diffusion_create(fcl_field *f, double nu, int order, fcl_pool 
     if (st == FCL_OK) st = fcl_launcher_list_push(op->list, copy);
     fcl__fd_element(lhs, sizeof lhs, fn[c], f, 0, 0, 0);
     fcl__fd_element(rhs, sizeof rhs, sn[c], f, 0, 0, 0);
-    len += (size_t)snprintf(text + len, len < sizeof text ? sizeof text - len : 0,
-                            "%s = %s + nudt * (", lhs, rhs);
+    fcl__str_printf(&text, "%s = %s + nudt * (", lhs, rhs);
     for (int a = 0; a < d->dim; ++a) {
       fcl__fd_second_derivative(lap, sizeof lap, sn[c], f, a, order);
-      len += (size_t)snprintf(text + len, len < sizeof text ? sizeof text - len : 0, "%s%s",
-                              a ? " + " : "", lap);
+      fcl__str_printf(&text, "%s%s", a ? " + " : "", lap);
     }
-    len += (size_t)snprintf(text + len, len < sizeof text ? sizeof text - len : 0, ")\n");
+    fcl__str_printf(&text, ")\n");
     arrays[2 * c] = (fcl__fd_array){fn[c], f, c};
     arrays[2 * c + 1] = (fcl__fd_array){sn[c], op->scratch, c};
   }
-  if (st == FCL_OK && len >= sizeof text)
-    st = FCL_ERROR(FCL_ERR_INTERNAL, "diffusion kernel text too long");
   const int64_t *ln = fcl_topology_local_resolution(t);
   if (st == FCL_OK)
     st = fcl__fd_add_kernel(
-        op, "fd_diffusion", f, 2 * (size_t)ncomp, arrays, text,
+        op, "fd_diffusion", f, 2 * (size_t)ncomp, arrays, &text,
         2.0 * ncomp * (double)(ln[0] * ln[1] * ln[2]) * (double)fcl_dtype_size(fcl_field_dtype(f)));
+  free(text.s);
   if (st != FCL_OK) {
     fcl_fd_destroy(&op);
     return st;

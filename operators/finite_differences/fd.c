@@ -236,7 +236,8 @@ static fcl_status describe(const fcl_fd *op, const char *name, const fcl_field *
 }
 
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
-                              const fcl__fd_array *arrays, const char *text, double bytes) {
+                              const fcl__fd_array *arrays, const fcl__str *text, double bytes) {
+  if (text->failed) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s: the kernel's text", name);
   fcl_queue *q = fcl_field_queue(shape);
   fcl_device *dev;
   fcl_device_info info;
@@ -244,7 +245,7 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
   FCL_TRY(fcl_device_get_info(dev, &info));
   const bool gpu = info.type & FCL_DEVICE_GPU;
   fcl_kbuilder *base = NULL, *best = NULL;
-  fcl_status st = describe(op, name, shape, narrays, arrays, text, &base);
+  fcl_status st = describe(op, name, shape, narrays, arrays, text->s, &base);
   memset(op->grow, 0, sizeof op->grow);
   mapping m = {
       .max_wg = info.max_work_group_size, .gpu = gpu, .narrays = narrays, .arrays = arrays};

@@ -5,6 +5,7 @@
 #include "flowcl/codegen.h"
 #include "flowcl/fd.h"
 #include "flowcl/problem.h"
+#include "str.h"
 
 /* the scalars every custom kernel has besides dt: the step's time and index */
 #define FCL__FD_T "t"
@@ -71,10 +72,11 @@ double fcl__fd_diffusion_max_dt(const fcl_field *f, double nu, int order);
  * u_prev, argument 2, with it too). */
 fcl_status fcl__fd_check_field(const fcl_field *f, int order);
 /* Generate the kernel (arrays over the interior of `shape` grown by op->grow, which it resets;
- * the scalar dt_param if non-NULL and op's scalars; instructions text), tune it, build it, push it onto op->list and bind the
- * arrays; the scalars start at 0. */
+ * the scalar dt_param if non-NULL and op's scalars; instructions text, whose failure is reported
+ * as out of memory), tune it, build it, push it onto op->list and bind the arrays; the scalars
+ * start at 0. */
 fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *shape, size_t narrays,
-                              const fcl__fd_array *arrays, const char *text, double bytes);
+                              const fcl__fd_array *arrays, const fcl__str *text, double bytes);
 /* Push a built kernel onto op->list (which takes it, also on error) and bind its arrays, named
  * as in arrays, with every kernel's before (a name bound before keeps its buffer: the list's
  * kernels share their parameters, one buffer a name); the scalars restart at 0. */

@@ -2,23 +2,19 @@
  * the divergence of a vector field, and the pointwise norm of a vector field's gradient
  * (what the Lagrangian CFL bound needs). One generated kernel each. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "fd_impl.h"
+#include "str.h"
 
 static const char *const in_names[3] = {"f0", "f1", "f2"};
 static const char *const out_names[3] = {"g0", "g1", "g2"};
 
-static size_t append(char *text, size_t len, size_t size, const char *s) {
-  int n = snprintf(text + len, len < size ? size - len : 0, "%s", s);
-  return len + (n > 0 ? (size_t)n : 0);
-}
-
 /* The operator named name reading f (ghosts order / 2) and writing g, from the kernel text. */
 static fcl_status finish(const char *name, const char *kernel, fcl_field *f, int nin, fcl_field *g,
-                         int nout, int order, const char *text, size_t len, size_t size,
-                         const int *in_comps, fcl_fd **out) {
-  if (len >= size) return FCL_ERROR(FCL_ERR_INTERNAL, "%s kernel text too long", name);
+                         int nout, int order, const fcl__str *text, const int *in_comps,
+                         fcl_fd **out) {
   fcl__fd_array arrays[6];
   size_t n = 0;
   for (int c = 0; c < nin; ++c) arrays[n++] = (fcl__fd_array){in_names[c], f, in_comps[c]};
@@ -51,19 +47,18 @@ fcl_status fcl_fd_gradient_create(fcl_field *f, int comp, fcl_field *g, int orde
   if (fcl_field_ncomp(g) != dim)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "gradient: '%s' needs %d components, it has %d",
                      fcl_field_name(g), dim, fcl_field_ncomp(g));
-  char text[4096], d[512], lhs[96];
-  size_t len = 0;
+  fcl__str text = {0};
+  char d[512], lhs[96];
   for (int a = 0; a < dim; ++a) {
     fcl__fd_derivative(d, sizeof d, in_names[0], f, a, order);
     fcl__fd_element(lhs, sizeof lhs, out_names[a], g, 0, 0, 0);
-    len = append(text, len, sizeof text, lhs);
-    len = append(text, len, sizeof text, " = ");
-    len = append(text, len, sizeof text, d);
-    len = append(text, len, sizeof text, "\n");
+    fcl__str_printf(&text, "%s = %s\n", lhs, d);
   }
   const int comps[1] = {comp};
-  return finish("fd.gradient", "fd_gradient", f, 1, g, dim, order, text, len, sizeof text, comps,
-                out);
+  const fcl_status st = finish("fd.gradient", "fd_gradient", f, 1, g, dim, order, &text, comps,
+                               out);
+  free(text.s);
+  return st;
 }
 
 /* f a dim-component vector field, s a scalar: the checks the two reductions share. */
@@ -88,20 +83,20 @@ fcl_status fcl_fd_divergence_create(fcl_field *u, fcl_field *s, int order, fcl_f
   *out = NULL;
   FCL_TRY(check_vector_to_scalar(u, s, order, "divergence"));
   const int dim = fcl_field_ncomp(u);
-  char text[4096], d[512], lhs[96];
-  size_t len = 0;
+  fcl__str text = {0};
+  char d[512], lhs[96];
   fcl__fd_element(lhs, sizeof lhs, out_names[0], s, 0, 0, 0);
-  len = append(text, len, sizeof text, lhs);
-  len = append(text, len, sizeof text, " = ");
+  fcl__str_printf(&text, "%s = ", lhs);
   for (int a = 0; a < dim; ++a) {
     fcl__fd_derivative(d, sizeof d, in_names[a], u, a, order);
-    if (a) len = append(text, len, sizeof text, " + ");
-    len = append(text, len, sizeof text, d);
+    fcl__str_printf(&text, "%s%s", a ? " + " : "", d);
   }
-  len = append(text, len, sizeof text, "\n");
+  fcl__str_printf(&text, "\n");
   const int comps[3] = {0, 1, 2};
-  return finish("fd.divergence", "fd_divergence", u, dim, s, 1, order, text, len, sizeof text,
-                comps, out);
+  const fcl_status st = finish("fd.divergence", "fd_divergence", u, dim, s, 1, order, &text, comps,
+                               out);
+  free(text.s);
+  return st;
 }
 
 fcl_status fcl_fd_gradient_norm_create(fcl_field *u, fcl_field *s, int order, fcl_fd **out) {
@@ -112,24 +107,22 @@ fcl_status fcl_fd_gradient_norm_create(fcl_field *u, fcl_field *s, int order, fc
   FCL_TRY(check_vector_to_scalar(u, s, order, "gradient norm"));
   const int dim = fcl_field_ncomp(u);
   const char *real = fcl_field_dtype(u) == FCL_FLOAT64 ? "double" : "float";
-  char text[8192], d[512], line[640], lhs[96];
-  size_t len = 0;
+  fcl__str text = {0};
+  char d[512], lhs[96];
   for (int c = 0; c < dim; ++c)
     for (int a = 0; a < dim; ++a) {
       fcl__fd_derivative(d, sizeof d, in_names[c], u, a, order);
-      snprintf(line, sizeof line, "<%s> d%d%d = %s\n", real, c, a, d);
-      len = append(text, len, sizeof text, line);
+      fcl__str_printf(&text, "<%s> d%d%d = %s\n", real, c, a, d);
     }
   fcl__fd_element(lhs, sizeof lhs, out_names[0], s, 0, 0, 0);
-  len = append(text, len, sizeof text, lhs);
-  len = append(text, len, sizeof text, " = sqrt(");
+  fcl__str_printf(&text, "%s = sqrt(", lhs);
   for (int c = 0; c < dim; ++c)
-    for (int a = 0; a < dim; ++a) {
-      snprintf(line, sizeof line, "%sd%d%d * d%d%d", c + a ? " + " : "", c, a, c, a);
-      len = append(text, len, sizeof text, line);
-    }
-  len = append(text, len, sizeof text, ")\n");
+    for (int a = 0; a < dim; ++a)
+      fcl__str_printf(&text, "%sd%d%d * d%d%d", c + a ? " + " : "", c, a, c, a);
+  fcl__str_printf(&text, ")\n");
   const int comps[3] = {0, 1, 2};
-  return finish("fd.gradient_norm", "fd_gradient_norm", u, dim, s, 1, order, text, len, sizeof text,
-                comps, out);
+  const fcl_status st = finish("fd.gradient_norm", "fd_gradient_norm", u, dim, s, 1, order, &text,
+                               comps, out);
+  free(text.s);
+  return st;
 }

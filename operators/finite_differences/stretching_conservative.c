@@ -22,11 +22,7 @@
 
 #include "check.h"
 #include "fd_impl.h"
-
-static size_t put(char *text, size_t len, size_t size, const char *s) {
-  int n = snprintf(text + len, len < size ? size - len : 0, "%s", s);
-  return len + (n > 0 ? (size_t)n : 0);
-}
+#include "str.h"
 
 /* d_axis (u_c a_j) with fourth-order centred differences of the product. */
 static void flux_derivative(char *buf, size_t size, int c, char a, int j, const fcl_field *f,
@@ -91,6 +87,51 @@ typedef struct {
   fcl_host_fn between; /* the stage values' ghost fill before a stage that reads ghosts */
 } stage_mode;
 
+/* The instructions of a generated stage kernel (add_stage) into text. */
+static void stage_text(fcl__str *text, const fcl_fd *op, const fcl_field *u, const fcl_field *a,
+                       const fcl_field *base, const fcl_field *out, const char *letters,
+                       double alpha, double beta, double gamma) {
+  const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
+  const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
+  char d[1024], e[96], ca[40], cb[40], cg[40], cn[40];
+  snprintf(ca, sizeof ca, fmt, alpha);
+  snprintf(cb, sizeof cb, fmt, beta);
+  snprintf(cg, sizeof cg, fmt, gamma);
+  snprintf(cn, sizeof cn, fmt, op->nu);
+  /* loads of the point's own values first, so that out may be base or a (in place) */
+  for (int c = 0; c < 3; ++c) {
+    fcl__fd_element(e, sizeof e, "a", a, 0, 0, 0);
+    fcl__str_printf(text, "<%s> va%d = %c%d%s  {dep=}\n", real, c, letters[0], c, e + 1);
+    if (base) fcl__str_printf(text, "<%s> vb%d = %c%d%s  {dep=}\n", real, c, letters[1], c, e + 1);
+  }
+  for (int c = 0; c < 3; ++c) {
+    fcl__str_printf(text, "<%s> fx%d = ", real, c);
+    for (int j = 0; j < 3; ++j) {
+      flux_derivative(d, sizeof d, c, letters[0], j, u, j);
+      fcl__str_printf(text, "%s%s", j ? " + " : "", d);
+    }
+    if (op->nu > 0) { /* + nu lap a_c */
+      char an[8];
+      snprintf(an, sizeof an, "%c%d", letters[0], c);
+      fcl__str_printf(text, " + %s * (", cn);
+      for (int j = 0; j < 3; ++j) {
+        fcl__fd_second_derivative(d, sizeof d, an, a, j, 4);
+        fcl__str_printf(text, "%s%s", j ? " + " : "", d);
+      }
+      fcl__str_printf(text, ")");
+    }
+    fcl__str_printf(text, "  {dep=}\n");
+  }
+  for (int c = 0; c < 3; ++c) {
+    char on[8];
+    snprintf(on, sizeof on, "%c%d", letters[2], c);
+    fcl__fd_element(e, sizeof e, on, out, 0, 0, 0);
+    char bterm[64] = "";
+    if (base) snprintf(bterm, sizeof bterm, "%s * vb%d + ", ca, c);
+    fcl__str_printf(text, "%s = %s%s * va%d + %s * dt * fx%d\n", e, bterm, cb, c, cg, c);
+  }
+}
+
 /* One stage kernel: out = alpha base + beta a + gamma dt F(a) (base NULL when alpha = 0), the
  * plane-tile kernel if m->planes and it applies, else a generated one; after a first stage
  * (fill names the fill of a), the fill of a's ghosts before it unless it reads periodic images.
@@ -99,57 +140,6 @@ typedef struct {
 static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const char *kernel,
                             fcl_field *u, fcl_field *a, fcl_field *base, fcl_field *out,
                             const char *letters, double alpha, double beta, double gamma) {
-  const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
-  const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
-  char text[32768], line[4096], d[1024], e[96], ca[40], cb[40], cg[40], cn[40];
-  snprintf(ca, sizeof ca, fmt, alpha);
-  snprintf(cb, sizeof cb, fmt, beta);
-  snprintf(cg, sizeof cg, fmt, gamma);
-  snprintf(cn, sizeof cn, fmt, op->nu);
-  size_t len = 0;
-  /* loads of the point's own values first, so that out may be base or a (in place) */
-  for (int c = 0; c < 3; ++c) {
-    fcl__fd_element(e, sizeof e, "a", a, 0, 0, 0);
-    snprintf(line, sizeof line, "<%s> va%d = %c%d%s  {dep=}\n", real, c, letters[0], c, e + 1);
-    len = put(text, len, sizeof text, line);
-    if (base) {
-      snprintf(line, sizeof line, "<%s> vb%d = %c%d%s  {dep=}\n", real, c, letters[1], c, e + 1);
-      len = put(text, len, sizeof text, line);
-    }
-  }
-  for (int c = 0; c < 3; ++c) {
-    snprintf(line, sizeof line, "<%s> fx%d = ", real, c);
-    len = put(text, len, sizeof text, line);
-    for (int j = 0; j < 3; ++j) {
-      flux_derivative(d, sizeof d, c, letters[0], j, u, j);
-      if (j) len = put(text, len, sizeof text, " + ");
-      len = put(text, len, sizeof text, d);
-    }
-    if (op->nu > 0) { /* + nu lap a_c */
-      char an[8];
-      snprintf(an, sizeof an, "%c%d", letters[0], c);
-      len = put(text, len, sizeof text, " + ");
-      len = put(text, len, sizeof text, cn);
-      len = put(text, len, sizeof text, " * (");
-      for (int j = 0; j < 3; ++j) {
-        fcl__fd_second_derivative(d, sizeof d, an, a, j, 4);
-        if (j) len = put(text, len, sizeof text, " + ");
-        len = put(text, len, sizeof text, d);
-      }
-      len = put(text, len, sizeof text, ")");
-    }
-    len = put(text, len, sizeof text, "  {dep=}\n");
-  }
-  for (int c = 0; c < 3; ++c) {
-    char on[8];
-    snprintf(on, sizeof on, "%c%d", letters[2], c);
-    fcl__fd_element(e, sizeof e, on, out, 0, 0, 0);
-    char bterm[64] = "";
-    if (base) snprintf(bterm, sizeof bterm, "%s * vb%d + ", ca, c);
-    snprintf(line, sizeof line, "%s = %s%s * va%d + %s * dt * fx%d\n", e, bterm, cb, c, cg, c);
-    len = put(text, len, sizeof text, line);
-  }
-  if (len >= sizeof text) return FCL_ERROR(FCL_ERR_INTERNAL, "stretching kernel text too long");
   /* each field once (out may be base: written through the same name); an extrapolating
    * operator's first stage also reads u_prev (p) and writes u_mid (m), its later stages read
    * their velocity u_mid as m */
@@ -203,7 +193,12 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
                        "%s: the plane-tile kernels do not apply here (a GPU and one rank holding "
                        "every periodic axis)",
                        kernel);
-    return st != FCL_OK ? st : fcl__fd_add_kernel(op, kernel, u, n, arrays, text, bytes);
+    if (st != FCL_OK) return st;
+    fcl__str text = {0};
+    stage_text(&text, op, u, a, base, out, letters, alpha, beta, gamma);
+    st = fcl__fd_add_kernel(op, kernel, u, n, arrays, &text, bytes);
+    free(text.s);
+    return st;
   }
   return fcl__fd_push_kernel(op, k, n, arrays);
 }

@@ -2,10 +2,12 @@
  * that falls from 1 to 0 across the layer (a custom kernel over a profile field). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "fd_impl.h"
 #include "flowcl/penalization.h"
+#include "str.h"
 
 fcl_status fcl_absorbing_layer_create(fcl_field *w, int axis, double start, double end,
                                       fcl_pool *pool, fcl_fd **out) {
@@ -34,17 +36,19 @@ fcl_status fcl_absorbing_layer_create(fcl_field *w, int axis, double start, doub
   fcl_status st = fcl_field_init_expr(profile, 0, expr);
   static const char *const wn[3] = {"w0", "w1", "w2"};
   fcl_fd_binding b[4] = {{"p", profile, 0, 0}};
-  char text[512];
-  size_t len = 0;
+  fcl__str text = {0};
   const int ncomp = fcl_field_ncomp(w);
   for (int c = 0; c < ncomp; ++c) {
     b[1 + c] = (fcl_fd_binding){wn[c], w, c, 0};
-    len += (size_t)snprintf(text + len, sizeof text - len,
-                            "%s[k, j, i] = %s[k, j, i] * p[k, j, i]\n", wn[c], wn[c]);
+    fcl__str_printf(&text, "%s[k, j, i] = %s[k, j, i] * p[k, j, i]\n", wn[c], wn[c]);
   }
   const double bytes = (double)(2 * ncomp + 1) * (double)fcl_dtype_size(fcl_field_dtype(w));
   snprintf(name, sizeof name, "absorbing_layer.%s", fcl_field_name(w));
-  if (st == FCL_OK) st = fcl_fd_kernel_create(name, 1 + (size_t)ncomp, b, text, bytes, out);
+  if (st == FCL_OK && text.failed)
+    st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "absorbing layer of '%s': kernel text",
+                   fcl_field_name(w));
+  if (st == FCL_OK) st = fcl_fd_kernel_create(name, 1 + (size_t)ncomp, b, text.s, bytes, out);
+  free(text.s);
   if (st != FCL_OK) {
     fcl_field_destroy(&profile);
     return st;

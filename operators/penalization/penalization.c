@@ -2,11 +2,13 @@
  * through the velocity (the change of u is a field whose curl is added to w). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "fd_impl.h"
 #include "flowcl/penalization.h"
+#include "str.h"
 
 static const char *const u_names[3] = {"u0", "u1", "u2"};
 static const char *const d_names[3] = {"d0", "d1", "d2"};
@@ -35,30 +37,27 @@ static fcl_status check_args(fcl_field *u, fcl_field *mask, const double *solid_
   return FCL_OK;
 }
 
-/* The implicit update of u's components, as instructions; with_change: the change of each
- * component also goes to d<c>. */
-static void velocity_text(char *text, size_t size, const fcl_field *u, const double *solid_velocity,
-                          double lambda, bool with_change) {
+/* The implicit update of u's components, as instructions, the point indexed by at ("[k, j, i]"
+ * in a custom kernel's text); with_change: the change of each component also goes to d<c>. */
+static void velocity_text(fcl__str *text, const fcl_field *u, const double *solid_velocity,
+                          double lambda, bool with_change, const char *at) {
   const bool f64 = fcl_field_dtype(u) == FCL_FLOAT64;
   const char *real = f64 ? "double" : "float", *fmt = f64 ? "%.17e" : "%.9ef";
   char lam[40];
   snprintf(lam, sizeof lam, fmt, lambda);
-  size_t len = (size_t)snprintf(text, size, "<%s> c = %s * dt * chi[k, j, i]\n", real, lam);
-  for (int c = 0; c < fcl_field_ncomp(u) && len < size; ++c) {
+  fcl__str_printf(text, "<%s> c = %s * dt * chi%s\n", real, lam, at);
+  for (int c = 0; c < fcl_field_ncomp(u); ++c) {
     char us[40];
     snprintf(us, sizeof us, fmt, solid_velocity ? solid_velocity[c] : 0.0);
     const char *n = u_names[c];
     if (with_change)
-      len += (size_t)snprintf(text + len, size - len,
-                              "<%s> old%d = %s[k, j, i]  {dep=}\n"
-                              "<%s> new%d = (old%d + c * %s) / (1 + c)\n"
-                              "%s[k, j, i] = new%d - old%d\n%s[k, j, i] = new%d\n",
-                              real, c, n, real, c, c, us, d_names[c], c, c, n, c);
+      fcl__str_printf(text,
+                      "<%s> old%d = %s%s  {dep=}\n"
+                      "<%s> new%d = (old%d + c * %s) / (1 + c)\n"
+                      "%s%s = new%d - old%d\n%s%s = new%d\n",
+                      real, c, n, at, real, c, c, us, d_names[c], at, c, c, n, at, c);
     else
-      len += (size_t)snprintf(text + len, size - len,
-                              "%s[k, j, i] = (%s[k, j, i] + c * %s) / "
-                              "(1 + c)\n",
-                              n, n, us);
+      fcl__str_printf(text, "%s%s = (%s%s + c * %s) / (1 + c)\n", n, at, n, at, us);
   }
 }
 
@@ -70,12 +69,16 @@ fcl_status fcl_penalization_create(fcl_field *u, fcl_field *mask, const double *
   *out = NULL;
   FCL_TRY(check_args(u, mask, solid_velocity, lambda));
   const int ncomp = fcl_field_ncomp(u);
-  char text[2048];
-  velocity_text(text, sizeof text, u, solid_velocity, lambda, false);
+  fcl__str text = {0};
+  velocity_text(&text, u, solid_velocity, lambda, false, "[k, j, i]");
   fcl_fd_binding b[4] = {{"chi", mask, 0, 0}};
   for (int c = 0; c < ncomp; ++c) b[1 + c] = (fcl_fd_binding){u_names[c], u, c, 0};
   const double bytes = (double)(2 * ncomp + 1) * (double)fcl_dtype_size(fcl_field_dtype(u));
-  return fcl_fd_kernel_create("penalization", 1 + (size_t)ncomp, b, text, bytes, out);
+  const fcl_status st = text.failed ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "penalization kernel text")
+                                    : fcl_fd_kernel_create("penalization", 1 + (size_t)ncomp, b,
+                                                           text.s, bytes, out);
+  free(text.s);
+  return st;
 }
 
 static fcl_status exchange(void *user, fcl_queue *queue) {
@@ -84,18 +87,17 @@ static fcl_status exchange(void *user, fcl_queue *queue) {
 }
 
 /* w += curl(d), differences of order 4, as instructions. */
-static void curl_text(char *text, size_t size, const fcl_field *d, const fcl_field *w) {
+static void curl_text(fcl__str *text, const fcl_field *d, const fcl_field *w) {
   const int dim = fcl_topology_domain(fcl_field_topology(d))->dim;
   static const int terms3[3][4] = {{1, 2, 2, 1}, {2, 0, 0, 2}, {0, 1, 1, 0}};
   static const int terms2[1][4] = {{0, 1, 1, 0}};
   const int(*terms)[4] = dim == 3 ? terms3 : terms2;
-  size_t len = 0;
   char d1[512], d2[512], lhs[96];
-  for (int c = 0; c < fcl_field_ncomp(w) && len < size; ++c) {
+  for (int c = 0; c < fcl_field_ncomp(w); ++c) {
     fcl__fd_derivative(d1, sizeof d1, d_names[terms[c][1]], d, terms[c][0], 4);
     fcl__fd_derivative(d2, sizeof d2, d_names[terms[c][3]], d, terms[c][2], 4);
     fcl__fd_element(lhs, sizeof lhs, w_names[c], w, 0, 0, 0);
-    len += (size_t)snprintf(text + len, size - len, "%s = %s + %s - %s\n", lhs, lhs, d1, d2);
+    fcl__str_printf(text, "%s = %s + %s - %s\n", lhs, lhs, d1, d2);
   }
 }
 
@@ -140,29 +142,19 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
   const int64_t *ln = fcl_topology_local_resolution(t);
   const double points = (double)(ln[0] * ln[1] * ln[2]),
                size = (double)fcl_dtype_size(fcl_field_dtype(u));
-  char text[8192];
   fcl__fd_array arrays[7] = {{"chi", mask, 0}};
   for (int c = 0; c < ncomp; ++c) {
     arrays[1 + c] = (fcl__fd_array){u_names[c], u, c};
     arrays[1 + ncomp + c] = (fcl__fd_array){d_names[c], d, c};
   }
-  velocity_text(text, sizeof text, u, solid_velocity, lambda, true);
-  if (st == FCL_OK) {
-    /* the velocity text indexes the interior point "[k, j, i]": to the padded storage */
-    char padded[8192], el[96];
+  if (st == FCL_OK) { /* a generated kernel: the interior point in the padded storage */
+    char el[96];
     fcl__fd_element(el, sizeof el, "", u, 0, 0, 0);
-    size_t len = 0;
-    for (const char *p = text; *p && len + sizeof el < sizeof padded;) {
-      if (!strncmp(p, "[k, j, i]", 9)) {
-        len += (size_t)snprintf(padded + len, sizeof padded - len, "%s", el);
-        p += 9;
-      } else {
-        padded[len++] = *p++;
-      }
-    }
-    padded[len] = '\0';
+    fcl__str text = {0};
+    velocity_text(&text, u, solid_velocity, lambda, true, el);
     st = fcl__fd_add_kernel(op, "penalization_velocity_change", u, 1 + 2 * (size_t)ncomp, arrays,
-                            padded, (3.0 * ncomp + 1) * points * size);
+                            &text, (3.0 * ncomp + 1) * points * size);
+    free(text.s);
   }
   fcl_launcher *host = NULL;
   if (st == FCL_OK) st = fcl_launcher_create_host_enqueue("ghosts(change)", exchange, d, &host);
@@ -174,9 +166,11 @@ fcl_status fcl_penalization_vorticity_create(fcl_field *u, fcl_field *w, fcl_fie
     fcl__fd_array carrays[6];
     for (int c = 0; c < ncomp; ++c) carrays[c] = (fcl__fd_array){d_names[c], d, c};
     for (int c = 0; c < wcomp; ++c) carrays[ncomp + c] = (fcl__fd_array){w_names[c], w, c};
-    curl_text(text, sizeof text, d, w);
+    fcl__str text = {0};
+    curl_text(&text, d, w);
     st = fcl__fd_add_kernel(op, "penalization_vorticity_curl", u, (size_t)(ncomp + wcomp), carrays,
-                            text, (ncomp + 2.0 * wcomp) * points * size);
+                            &text, (ncomp + 2.0 * wcomp) * points * size);
+    free(text.s);
   }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;

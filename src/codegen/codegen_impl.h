@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "flowcl/codegen.h"
+#include "str.h"
 
 /* ----- expressions (expr.c) ----- */
 typedef enum {
@@ -50,19 +51,6 @@ bool fcl__expr_uses(const fcl__expr *e, const char *name);
 bool fcl__expr_is_float_literal(const fcl__expr *e);
 /* Fold integer constants, drop "+ 0" and "* 1" (index arithmetic only); returns the new root. */
 fcl__expr *fcl__expr_fold(fcl__expr *e);
-
-/* Dynamic string. */
-typedef struct {
-  char *s;
-  size_t len, cap;
-  bool failed;
-} fcl__str;
-void fcl__str_printf(fcl__str *b, const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void fcl__str_indent(fcl__str *b, int depth);
 
 /* Printing: the callback (may be NULL) may print a node itself and return true (variables that
  * are derived inames, fixed parameters, prefetched arrays, vector loads...). */

@@ -57,13 +57,10 @@ static fcl_status build_kernels(const fcl_fft *fft, fcl_device *dev,
                                 const fcl__fft_columns_shape *s, int64_t n, fcl__fft_columns *c,
                                 bool *fits) {
   *fits = false;
-  size_t cap = 1 << 20;
-  char *source = malloc(cap);
-  if (!source || !fcl__fft_columns_source(s, source, cap)) {
-    free(source);
+  char *source = fcl__fft_columns_source(s);
+  if (!source)
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: the column transform's source (%lld points)",
                      (long long)n);
-  }
   fcl_program *prog = NULL;
   char origin[64];
   snprintf(origin, sizeof origin, "fft columns %lld x %d", (long long)n, s->columns);

@@ -27,12 +27,12 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
 fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, fcl_mem *data, bool forward);
 void fcl__fft_columns_destroy(fcl__fft_columns **c); /* accepts NULL */
 
-/* The program of kernels fcl_fft_columns_forward and _backward (unnormalized, signs -1 and +1)
- * into buf; false when cap is too small. Arguments: data (complex), the twiddle table of
+/* The program of kernels fcl_fft_columns_forward and _backward (unnormalized, signs -1 and +1),
+ * malloc'd; NULL when out of memory. Arguments: data (complex), the twiddle table of
  * fcl__fft_columns_twiddles, the strides between the points of a column and between rows (complex
  * values), the columns per row to transform; global size (groups * work-items, rows),
  * groups = ceil(ncols / columns). */
-bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t cap);
+char *fcl__fft_columns_source(const fcl__fft_columns_shape *s);
 /* n = n1 * n2 with n1 = n2 or 2 n2, for powers of two from 4 to 4096; false otherwise. */
 bool fcl__fft_columns_split(int64_t n, int *n1, int *n2);
 /* exp(-2 pi i k / n), k < n: n complex values of float or double. */

@@ -6,30 +6,14 @@
  * The small transforms are written out as straight-line code (radix 2, twiddles as literals),
  * so that every value lives in a register. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fft_columns_impl.h"
+#include "str.h"
 
 static const double pi = 3.14159265358979323846;
-
-typedef struct {
-  char *buf;
-  size_t cap, len;
-  bool full;
-} text;
-
-static void put(text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(t->buf + t->len, t->len < t->cap ? t->cap - t->len : 0, fmt, ap);
-  va_end(ap);
-  if (w < 0 || t->len + (size_t)w >= t->cap)
-    t->full = true;
-  else
-    t->len += (size_t)w;
-}
 
 static int log2i(int n) {
   int l = 0;
@@ -46,7 +30,7 @@ static int reverse_bits(int i, int bits) {
 /* In place on the registers <v>0 .. <v>(m-1) (complex: <v>N.x, .y): their DFT of sign `sign`.
  * Radix 2, decimation in time, the bit reversal done by renaming: value k of the transform ends
  * in register <v>out[k]. */
-static void small_dft(text *t, const char *v, int m, int sign, const char *real, int *out) {
+static void small_dft(fcl__str *t, const char *v, int m, int sign, const char *real, int *out) {
   const int bits = log2i(m);
   /* a[i] names the register holding element i of the current stage */
   int a[64];
@@ -60,13 +44,14 @@ static void small_dft(text *t, const char *v, int m, int sign, const char *real,
         double wr = cos(ang), wi = sin(ang);
         const int eighth = (2 * half) / 8; /* exact multiples of pi / 4 */
         if (j == 0) {
-          put(t, "{%s2 s = %s%d; %s%d = s + %s%d; %s%d = s - %s%d;}\n", real, v, p, v, p, v, q, v,
-              q, v, q);
+          fcl__str_printf(t, "{%s2 s = %s%d; %s%d = s + %s%d; %s%d = s - %s%d;}\n", real, v, p, v,
+                          p, v, q, v, q, v, q);
         } else if (2 * j == half) { /* w = sign i */
-          put(t,
-              "{%s2 s = %s%d, r = FCL_VEC2(%s2, %s%s%d.y, %s%s%d.x); %s%d = s + r; %s%d = s - "
-              "r;}\n",
-              real, v, p, real, sign < 0 ? "" : "-", v, q, sign < 0 ? "-" : "", v, q, v, p, v, q);
+          fcl__str_printf(t,
+                          "{%s2 s = %s%d, r = FCL_VEC2(%s2, %s%s%d.y, %s%s%d.x); %s%d = s + r; "
+                          "%s%d = s - r;}\n",
+                          real, v, p, real, sign < 0 ? "" : "-", v, q, sign < 0 ? "-" : "", v, q, v,
+                          p, v, q);
         } else {
           if (eighth > 0 && j % eighth == 0) { /* w on a diagonal: |wr| = |wi| = sqrt(1/2) */
             const double h = sqrt(0.5);
@@ -78,27 +63,28 @@ static void small_dft(text *t, const char *v, int m, int sign, const char *real,
           char c[32], sn[32];
           snprintf(c, sizeof c, f, wr);
           snprintf(sn, sizeof sn, f, wi);
-          put(t,
-              "{%s2 s = %s%d, b = %s%d; %s2 r = FCL_VEC2(%s2, b.x * %s - b.y * %s, "
-              "b.x * %s + b.y * %s); %s%d = s + r; %s%d = s - r;}\n",
-              real, v, p, v, q, real, real, c, sn, sn, c, v, p, v, q);
+          fcl__str_printf(t,
+                          "{%s2 s = %s%d, b = %s%d; %s2 r = FCL_VEC2(%s2, b.x * %s - b.y * %s, "
+                          "b.x * %s + b.y * %s); %s%d = s + r; %s%d = s - r;}\n",
+                          real, v, p, v, q, real, real, c, sn, sn, c, v, p, v, q);
         }
       }
   }
   for (int k = 0; k < m; ++k) out[k] = a[k];
 }
 
-bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t cap) {
+char *fcl__fft_columns_source(const fcl__fft_columns_shape *s) {
   const char *real = s->dtype_double ? "double" : "float";
   const int n1 = s->n1, n2 = s->n2, C = s->columns, T = C * n2;
   /* exchange layout: [k1][z2][c], rows of k1 padded by C values so that the 32 work-items of
    * a warp hit 32 banks on both sides */
   const int row = n2 * C + C;
-  text t = {buf, cap, 0, false};
-  if (s->dtype_double) put(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  fcl__str t = {0};
+  if (s->dtype_double) fcl__str_printf(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   for (int dir = 0; dir < 2; ++dir) {
     const int sign = dir == 0 ? -1 : 1;
-    put(&t,
+    fcl__str_printf(
+        &t,
         "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\n"
         "void fcl_fft_columns_%s(FCL_GLOBAL %s2 *restrict data,\n"
         "                        const FCL_GLOBAL %s2 *restrict tw, const ulong stride,\n"
@@ -110,51 +96,58 @@ bool fcl__fft_columns_source(const fcl__fft_columns_shape *s, char *buf, size_t 
         "  FCL_GLOBAL %s2 *p = data + (ulong)get_group_id(1) * row + col;\n",
         T, dir == 0 ? "forward" : "backward", real, real, real, n1 * row, C, C, C, real);
     /* pass 1: work-item (c, z2 = r) transforms x[n2 z1 + z2] over z1 */
-    put(&t, "  %s2 ", real);
-    for (int i = 0; i < n1; ++i) put(&t, "v%d%s", i, i + 1 < n1 ? ", " : ";\n");
-    put(&t, "  if (live) {\n");
-    for (int i = 0; i < n1; ++i) put(&t, "    v%d = p[(ulong)(%d + r) * stride];\n", i, n2 * i);
-    put(&t, "  }\n");
+    fcl__str_printf(&t, "  %s2 ", real);
+    for (int i = 0; i < n1; ++i) fcl__str_printf(&t, "v%d%s", i, i + 1 < n1 ? ", " : ";\n");
+    fcl__str_printf(&t, "  if (live) {\n");
+    for (int i = 0; i < n1; ++i)
+      fcl__str_printf(&t, "    v%d = p[(ulong)(%d + r) * stride];\n", i, n2 * i);
+    fcl__str_printf(&t, "  }\n");
     int o1[64], o2[64];
     small_dft(&t, "v", n1, sign, real, o1);
     /* the twiddles W_n^(z2 k1), from the table (conjugated backward) */
     for (int k = 1; k < n1; ++k)
-      put(&t,
+      fcl__str_printf(
+          &t,
           "{%s2 w = tw[(r * %d) %% %d], b = v%d; "
           "v%d = FCL_VEC2(%s2, b.x * w.x - b.y * (%sw.y), b.x * (%sw.y) + b.y * w.x);}\n",
           real, k, n1 * n2, o1[k], o1[k], real, sign < 0 ? "" : "-", sign < 0 ? "" : "-");
     /* exchange: the real parts, then the imaginary ones; work-item (c, k1 = r + j n2) gathers
      * its n2 values of each of the n1 / n2 rows it transforms */
     const int rows = n1 / n2;
-    put(&t, "  %s2 ", real);
-    for (int i = 0; i < n1; ++i) put(&t, "u%d%s", i, i + 1 < n1 ? ", " : ";\n");
+    fcl__str_printf(&t, "  %s2 ", real);
+    for (int i = 0; i < n1; ++i) fcl__str_printf(&t, "u%d%s", i, i + 1 < n1 ? ", " : ";\n");
     for (int part = 0; part < 2; ++part) {
       const char comp = part == 0 ? 'x' : 'y';
-      if (part) put(&t, "  FCL_BARRIER_LOCAL();\n");
+      if (part) fcl__str_printf(&t, "  FCL_BARRIER_LOCAL();\n");
       for (int k = 0; k < n1; ++k)
-        put(&t, "  ex[%d + r * %d + c] = v%d.%c;\n", k * row, C, o1[k], comp);
-      put(&t, "  FCL_BARRIER_LOCAL();\n");
+        fcl__str_printf(&t, "  ex[%d + r * %d + c] = v%d.%c;\n", k * row, C, o1[k], comp);
+      fcl__str_printf(&t, "  FCL_BARRIER_LOCAL();\n");
       for (int j = 0; j < rows; ++j)
         for (int z2 = 0; z2 < n2; ++z2)
-          put(&t, "  u%d.%c = ex[(r + %d) * %d + %d + c];\n", j * n2 + z2, comp, j * n2, row,
-              z2 * C);
+          fcl__str_printf(&t, "  u%d.%c = ex[(r + %d) * %d + %d + c];\n", j * n2 + z2, comp, j * n2,
+                          row, z2 * C);
     }
     /* pass 2: work-item (c, k1) transforms over z2; X[k1 + n1 k2] */
     for (int j = 0; j < rows; ++j) {
       char name[16];
       snprintf(name, sizeof name, "w%d_", j);
-      put(&t, "  {\n  %s2 ", real);
+      fcl__str_printf(&t, "  {\n  %s2 ", real);
       for (int i = 0; i < n2; ++i)
-        put(&t, "w%d_%d = u%d%s", j, i, j * n2 + i, i + 1 < n2 ? ", " : ";\n");
+        fcl__str_printf(&t, "w%d_%d = u%d%s", j, i, j * n2 + i, i + 1 < n2 ? ", " : ";\n");
       small_dft(&t, name, n2, sign, real, o2);
-      put(&t, "  if (live) {\n");
+      fcl__str_printf(&t, "  if (live) {\n");
       for (int k2 = 0; k2 < n2; ++k2)
-        put(&t, "    p[(ulong)(r + %d) * stride] = w%d_%d;\n", j * n2 + n1 * k2, j, o2[k2]);
-      put(&t, "  }\n  }\n");
+        fcl__str_printf(&t, "    p[(ulong)(r + %d) * stride] = w%d_%d;\n", j * n2 + n1 * k2, j,
+                        o2[k2]);
+      fcl__str_printf(&t, "  }\n  }\n");
     }
-    put(&t, "}\n");
+    fcl__str_printf(&t, "}\n");
   }
-  return !t.full;
+  if (t.failed) {
+    free(t.s);
+    return NULL;
+  }
+  return t.s;
 }
 
 bool fcl__fft_columns_split(int64_t n, int *n1, int *n2) {

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "codegen_impl.h" /* fcl__expr_unknown_name */
+#include "str.h"
 #include "field_impl.h"
 
 enum { MAX_NAME = 32 };
@@ -93,7 +94,7 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
                            fcl_kbuilder *kb) {
   const fcl_topology *t = f->topo;
   const char *type = f->dtype == FCL_FLOAT64 ? "double" : "float";
-  char text[1024], o[40], h[40];
+  char text[192], o[40], h[40];
   snprintf(text, sizeof text, "%zu, %zu, %zu", f->padded[2], f->padded[1], f->padded[0]);
   FCL_TRY(fcl_kbuilder_add_array(kb, "u", f->dtype, text));
   for (size_t p = 0; p < e->nparams; ++p)
@@ -103,28 +104,23 @@ static fcl_status describe(const fcl_field *f, const fcl_field_expr *e, const ch
   FCL_TRY(fcl_kbuilder_add_domain(kb, text));
   /* coordinates: origin + (offset + local index) * spacing, 0 beyond the domain's dim */
   static const char *const coord[3] = {"x", "y", "z"}, *const idx[3] = {"i", "j", "k"};
-  size_t len = 0;
+  fcl__str insns = {0};
   for (int a = 0; a < 3; ++a) {
     if (a < t->domain.dim)
-      len += (size_t)snprintf(text + len, sizeof text - len,
-                              "<%s> %s = %s + (%s + %lld) * %s "
-                              "{id=%s}\n",
-                              type, coord[a], lit(o, t->domain.origin[a], f->dtype), idx[a],
-                              (long long)t->offset[a],
-                              lit(h, fcl_domain_spacing(&t->domain, a), f->dtype), coord[a]);
+      fcl__str_printf(&insns, "<%s> %s = %s + (%s + %lld) * %s {id=%s}\n", type, coord[a],
+                      lit(o, t->domain.origin[a], f->dtype), idx[a], (long long)t->offset[a],
+                      lit(h, fcl_domain_spacing(&t->domain, a), f->dtype), coord[a]);
     else
-      len += (size_t)snprintf(text + len, sizeof text - len, "<%s> %s = 0 {id=%s}\n", type,
-                              coord[a], coord[a]);
+      fcl__str_printf(&insns, "<%s> %s = 0 {id=%s}\n", type, coord[a], coord[a]);
   }
-  int n = snprintf(text + len, sizeof text - len,
-                   "u[k + %d, j + %d, i + %d] = %s {id=value, dep=x:y:z}", t->origin[2],
-                   t->origin[1], t->origin[0], expression);
-  if (n < 0 || (size_t)n >= sizeof text - len)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                     "field '%s': expression too long (%zu "
-                     "characters)",
-                     f->name, strlen(expression));
-  FCL_TRY(fcl_kbuilder_add_instructions(kb, text));
+  fcl__str_printf(&insns, "u[k + %d, j + %d, i + %d] = %s {id=value, dep=x:y:z}", t->origin[2],
+                  t->origin[1], t->origin[0], expression);
+  const fcl_status st = insns.failed
+                            ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY,
+                                        "field '%s': the expression's kernel text", f->name)
+                            : fcl_kbuilder_add_instructions(kb, insns.s);
+  free(insns.s);
+  FCL_TRY(st);
   FCL_TRY(fcl_kbuilder_split_iname(kb, "i", 64, "g.0", "l.0"));
   FCL_TRY(fcl_kbuilder_tag_inames(kb, "j:g.1"));
   if (t->local[2] < 2 * PLANES) return fcl_kbuilder_tag_inames(kb, "k:g.2");

@@ -166,19 +166,19 @@ static void dump_generated(const char *dir, const recipe *r) {
 }
 
 static void dump_fft_columns(const char *dir) {
-  static char buf[1 << 20];
   for (int64_t n = 4; n <= 4096; n *= 2)
     for (int dbl = 0; dbl < 2; ++dbl) {
       fcl__fft_columns_shape s = {.columns = 4, .dtype_double = dbl};
       char name[64];
       snprintf(name, sizeof name, "fft_columns_%lld_%s", (long long)n, dbl ? "double" : "float");
-      if (!fcl__fft_columns_split(n, &s.n1, &s.n2) ||
-          !fcl__fft_columns_source(&s, buf, sizeof buf)) {
+      char *source = fcl__fft_columns_split(n, &s.n1, &s.n2) ? fcl__fft_columns_source(&s) : NULL;
+      if (!source) {
         fprintf(stderr, "%s: no source\n", name);
         failures++;
         continue;
       }
-      write_text(dir, name, buf);
+      write_text(dir, name, source);
+      free(source);
     }
 }
 
