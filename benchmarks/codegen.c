@@ -37,16 +37,13 @@ static fcl_status time_launcher(env *e, fcl_launcher *l, const char *in, const c
   double *t = calloc((size_t)e->repeats, sizeof *t);
   if (!t) st = FCL_ERR_OUT_OF_MEMORY;
   for (int r = -1; st == FCL_OK && r < e->repeats; ++r) { /* r = -1: warm-up */
-    cl_event ev = NULL;
+    fcl_event *ev = NULL;
     st = fcl_launcher_call(l, e->q, ps, 0, NULL, &ev);
     if (st == FCL_OK) st = fcl_events_wait(1, &ev);
-    cl_ulong t0 = 0, t1 = 0;
-    if (st == FCL_OK && r >= 0) {
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-      t[r] = (double)(t1 - t0);
-    }
-    if (ev) clReleaseEvent(ev);
+    fcl_event_times times;
+    if (st == FCL_OK && r >= 0 && (st = fcl_event_profile(ev, &times)) == FCL_OK)
+      t[r] = (double)(times.end_ns - times.start_ns);
+    fcl_event_release(&ev);
   }
   if (st == FCL_OK) *median = bench_median(t, e->repeats);
   free(t);

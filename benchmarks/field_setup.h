@@ -41,15 +41,13 @@ static inline double field_copy_gbs(field_env *e, fcl_mem *a, fcl_mem *b, size_t
                                     int repeats) {
   double *t = calloc((size_t)repeats, sizeof *t);
   for (int r = -1; t && r < repeats; ++r) {
-    cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_mem_cl(a), fcl_mem_cl(b), 0, 0, bytes, 0, NULL,
-                            &ev) != CL_SUCCESS)
-      break;
-    clWaitForEvents(1, &ev);
+    fcl_event *ev = NULL;
+    if (fcl_mem_copy(e->q, a, 0, b, 0, bytes, 0, NULL, &ev) != FCL_OK) break;
+    fcl_events_wait(1, &ev);
     fcl_event_times times;
     if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK)
       t[r] = (double)(times.end_ns - times.start_ns);
-    clReleaseEvent(ev);
+    fcl_event_release(&ev);
   }
   double gbs = t ? 2.0 * (double)bytes / bench_median(t, repeats) : 0;
   free(t);

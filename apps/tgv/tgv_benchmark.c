@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "tgv_impl.h"
-#include "flowcl/opencl.h"
 
 static fcl_status time_step(void *user, const fcl_sim_state *s) {
   (void)s;
@@ -63,16 +62,15 @@ static double copy_gbs(tgv *t) {
   double ns[11];
   int n = 0;
   for (int r = -1; r < 11; ++r) {
-    cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_mem_cl(fcl_field_buffer(t->w, 0)),
-                            fcl_mem_cl(fcl_field_buffer(t->w, 1)), 0, 0, bytes, 0, NULL,
-                            &ev) != CL_SUCCESS)
+    fcl_event *ev = NULL;
+    if (fcl_mem_copy(t->q, fcl_field_buffer(t->w, 0), 0, fcl_field_buffer(t->w, 1), 0, bytes, 0,
+                     NULL, &ev) != FCL_OK)
       break;
-    clWaitForEvents(1, &ev);
+    fcl_events_wait(1, &ev);
     fcl_event_times times;
     if (r >= 0 && fcl_event_profile(ev, &times) == FCL_OK)
       ns[n++] = (double)(times.end_ns - times.start_ns);
-    clReleaseEvent(ev);
+    fcl_event_release(&ev);
   }
   if (!n) return 0;
   qsort(ns, (size_t)n, sizeof *ns, compare);

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flowcl/opencl.h"
 
 #define PI 3.14159265358979323846
 
@@ -17,8 +16,8 @@ static fcl_status open_device(tgv *t) {
   fcl_device_entry dev;
   TRY(fcl_topology_select_device(t->topo, t->opt.device, &dev));
   TRY(fcl_device_get_info(dev.device, &t->info));
-  if (t->opt.dtype == FCL_FLOAT64 && !strstr(t->info.extensions, "cl_khr_fp64")) {
-    fprintf(stderr, "flowcl-tgv: --precision double: device '%s' has no cl_khr_fp64\n",
+  if (t->opt.dtype == FCL_FLOAT64 && !t->info.double_fp_config) {
+    fprintf(stderr, "flowcl-tgv: --precision double: device '%s' has no double precision\n",
             t->info.name);
     return FCL_ERR_NOT_SUPPORTED;
   }
@@ -186,10 +185,8 @@ static fcl_status start_history(tgv *t) {
   const size_t *p = fcl_field_padded_shape(t->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(t->opt.dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(fcl_queue_cl(t->q), fcl_mem_cl(fcl_field_buffer(t->u, c)),
-                            fcl_mem_cl(fcl_field_buffer(t->u_prev, c)), 0, 0, bytes, 0, NULL,
-                            NULL) != CL_SUCCESS)
-      return FCL_ERR_INTERNAL;
+    TRY(fcl_mem_copy(t->q, fcl_field_buffer(t->u, c), 0, fcl_field_buffer(t->u_prev, c), 0, bytes,
+                     0, NULL, NULL));
   return FCL_OK;
 }
 

@@ -83,21 +83,22 @@ bool fcl_array_is_contiguous(const fcl_array *array);
 /** Host (C-ordered, packed, nbytes) to device and back. FCL_NON_BLOCKING: the host memory must
  * stay valid until event completes. queue NULL: the array's queue. @{ */
 fcl_status fcl_array_write(fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
-                           const void *host, cl_uint num_wait, const cl_event *wait,
-                           cl_event *event);
+                           const void *host, unsigned num_wait, fcl_event *const *wait,
+                           fcl_event **event);
 fcl_status fcl_array_read(const fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
-                          void *host, cl_uint num_wait, const cl_event *wait, cl_event *event);
+                          void *host, unsigned num_wait, fcl_event *const *wait, fcl_event **event);
 /** @} */
 /** Every element set to *value (itemsize bytes). */
-fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event);
+fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value, unsigned num_wait,
+                          fcl_event *const *wait, fcl_event **event);
 /** dst = src elementwise: same dtype and shape, any strides (rectangular copies). */
-fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event);
-/** Map a contiguous array into host memory (blocking); unmap with fcl_array_unmap. */
-fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, cl_map_flags flags, void **host);
+fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue, unsigned num_wait,
+                          fcl_event *const *wait, fcl_event **event);
+/** Map a contiguous array into host memory (blocking; flags FCL_MAP_READ, FCL_MAP_WRITE or both;
+ * FCL_MAP_WRITE on a read-only view is FCL_ERR_INVALID_ARGUMENT); unmap with fcl_array_unmap. */
+fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, unsigned flags, void **host);
 /** Unmap what fcl_array_map returned (enqueued; queue NULL: the array's; event may be NULL). */
-fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, cl_event *event);
+fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, fcl_event **event);
 /** One element at index[ndim] (blocking read). */
 fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *value);
 

@@ -287,7 +287,7 @@ fcl_status fcl_launcher_param(const fcl_launcher *launcher, size_t i, const char
  * launcher has no parameters. event (may be NULL) receives the event of the last command; an
  * empty list waits for the wait list and returns NULL. */
 fcl_status fcl_launcher_call(fcl_launcher *launcher, fcl_queue *queue, const fcl_param_set *params,
-                             cl_uint num_wait, const cl_event *wait, cl_event *event);
+                             unsigned num_wait, fcl_event *const *wait, fcl_event **event);
 
 /** A value set for the parameters of launcher (for a list: of all its members). Build it once;
  * set values between calls. The set must not outlive the launcher. */

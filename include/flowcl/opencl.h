@@ -34,6 +34,12 @@ cl_context fcl_context_cl(const fcl_context *context);
  * the fcl_context is released; the caller's reference is untouched. */
 fcl_status fcl_context_wrap(cl_context context, fcl_context **out);
 
+/** The OpenCL event of event (NULL for NULL or an event of another backend; owned by event). */
+cl_event fcl_event_cl(const fcl_event *event);
+/** An event around an OpenCL event (retained: the caller's reference stays the caller's), e.g.
+ * for a wait list of flowcl's functions; release it with fcl_event_release. */
+fcl_status fcl_event_wrap(cl_event native, fcl_event **event);
+
 /** The OpenCL buffer of mem (NULL for NULL or memory of another backend). */
 cl_mem fcl_mem_cl(const fcl_mem *mem);
 /** A flowcl fcl_mem around an OpenCL buffer of context's OpenCL context (retained; the caller's
@@ -66,8 +72,21 @@ fcl_status fcl_kernel_set_arg_queue(fcl_kernel *kernel, cl_uint index, fcl_queue
 typedef void (*fcl_native_fn)(void *args);
 /** Enqueue fn on queue as a native kernel after the wait list (fcl_native_fn says how). */
 fcl_status fcl_queue_enqueue_native(fcl_queue *queue, fcl_native_fn fn, const void *args,
-                                    size_t args_size, cl_uint num_wait, const cl_event *wait,
-                                    cl_event *event);
+                                    size_t args_size, unsigned num_wait, fcl_event *const *wait,
+                                    fcl_event **event);
+
+/* ---- shared virtual memory (OpenCL 2.0) ---- */
+
+/** Whether every device of context has coarse-grained SVM buffers (else FCL_ERR_NOT_SUPPORTED
+ * naming the device) and, in *fine_grain, whether every one has fine-grained ones. */
+fcl_status fcl_svm_support(const fcl_context *context, bool *fine_grain);
+/** bytes of SVM (fine-grained when asked) into *ptr; free with fcl_svm_free. */
+fcl_status fcl_svm_alloc(const fcl_context *context, size_t bytes, bool fine_grain, void **ptr);
+/** Free what fcl_svm_alloc returned (accepts NULL). */
+void fcl_svm_free(const fcl_context *context, void *ptr);
+/** Fill bytes of SVM at ptr with a pattern after the wait list. */
+fcl_status fcl_svm_fill(fcl_queue *queue, void *ptr, const void *pattern, size_t pattern_size,
+                        size_t bytes, unsigned num_wait, fcl_event *const *wait, fcl_event **event);
 
 /* ---- programs: built-in kernels, SPIR-V, separate compilation and linking ---- */
 

@@ -119,8 +119,8 @@ fcl_status fcl_pool_alloc(fcl_pool *pool, size_t size, fcl_pool_block **block);
 void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block);
 /** Give a block back that commands may still use: reused only once every event has completed
  * (the events are retained). */
-fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint num_events,
-                               const cl_event *events);
+fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, unsigned num_events,
+                               fcl_event *const *events);
 
 /** Bind an active block to a queue (PyOpenCL's PooledSVM.bind_to_queue): fcl_pool_free then
  * fences it with a marker on that queue, so that the block is reused only after the work

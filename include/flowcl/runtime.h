@@ -2,10 +2,10 @@
  * flowcl runtime layer: platforms, devices, contexts, queues, events, programs (with an on-disk
  * binary cache), kernels with typed arguments, launch capture, device characterization.
  *
- * The runtime works on the caller's OpenCL events where it can (cl_event): it never takes
- * ownership of them unless a function says so. flowcl's own objects (fcl_context, fcl_queue,
- * fcl_mem, fcl_program, fcl_kernel) are opaque; contexts, queues, memory and programs are
- * reference counted. flowcl/opencl.h converts between them and OpenCL's handles.
+ * Its objects (fcl_platform, fcl_device, fcl_context, fcl_queue, fcl_event, fcl_mem,
+ * fcl_program, fcl_kernel) are opaque; contexts, queues, events, memory and programs are
+ * reference counted. A function never takes over the caller's reference unless it says so.
+ * flowcl/opencl.h converts between them and OpenCL's handles.
  *
  * Thread safety: device queries, fcl_context and fcl_program functions are thread safe once the
  * object is built. An fcl_kernel holds argument values (as cl_kernel does) and is NOT thread
@@ -269,6 +269,12 @@ enum {
  * flowcl/opencl.h. */
 typedef struct fcl_queue fcl_queue;
 
+/** A command's event (opaque, reference counted): what an enqueue hands back when asked
+ * (fcl_event **event not NULL; release it with fcl_event_release) and what a wait list holds
+ * (unsigned num_wait, fcl_event *const *wait: the command runs after each of them). Its state
+ * (fcl_event_status), host waits (fcl_events_wait), callbacks and profiling times below. */
+typedef struct fcl_event fcl_event;
+
 /** A queue on device (NULL: the context's first device) with FCL_QUEUE_* flags into *queue;
  * release it with fcl_queue_release. A flag the device does not support is an
  * FCL_ERR_NOT_SUPPORTED error naming it. */
@@ -285,43 +291,61 @@ fcl_status fcl_queue_device(const fcl_queue *queue, fcl_device **device);
 unsigned fcl_queue_flags(const fcl_queue *queue);
 /** Barrier: later commands wait for every earlier one (and for the wait list). event may be
  * NULL. */
-fcl_status fcl_queue_barrier(fcl_queue *queue, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event);
+fcl_status fcl_queue_barrier(fcl_queue *queue, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event);
 /** Marker: event completes when every earlier command (or the wait list) has. */
-fcl_status fcl_queue_marker(fcl_queue *queue, cl_uint num_wait, const cl_event *wait,
-                            cl_event *event);
-/** Submit the queue's commands to the device (clFlush) without waiting. */
+fcl_status fcl_queue_marker(fcl_queue *queue, unsigned num_wait, fcl_event *const *wait,
+                            fcl_event **event);
+/** Submit the queue's commands to the device without waiting. */
 fcl_status fcl_queue_flush(fcl_queue *queue);
-/** Wait on the host until every command of the queue is done (clFinish; a host sync). */
+/** Wait on the host until every command of the queue is done (a host sync). */
 fcl_status fcl_queue_finish(fcl_queue *queue);
 
-/** Host-blocking wait for events; an event that ended in error is reported by index. */
-fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events);
-/** CL_QUEUED, CL_SUBMITTED, CL_RUNNING, CL_COMPLETE, or a negative error code. */
-fcl_status fcl_event_status(cl_event event, cl_int *status);
+/** States of a command (fcl_event_status), in the order a command passes them; a negative
+ * status is the error the command ended in. */
+enum {
+  FCL_EVENT_COMPLETE = 0,  /**< done */
+  FCL_EVENT_RUNNING = 1,   /**< running on the device */
+  FCL_EVENT_SUBMITTED = 2, /**< submitted to the device */
+  FCL_EVENT_QUEUED = 3     /**< in its queue */
+};
+
+/** Host-blocking wait for events; an event that ended in error is reported by index. All events
+ * of one backend. */
+fcl_status fcl_events_wait(unsigned num_events, fcl_event *const *events);
+/** One more reference to event (returned; NULL stays NULL). */
+fcl_event *fcl_event_retain(fcl_event *event);
+/** Drop a reference and set *event to NULL (the command still runs). Accepts NULL and *event
+ * NULL. */
+void fcl_event_release(fcl_event **event);
+/** FCL_EVENT_QUEUED, _SUBMITTED, _RUNNING, _COMPLETE, or a negative error code. */
+fcl_status fcl_event_status(const fcl_event *event, int *status);
 /** "queued", "submitted", "running", "complete", or "error" for negative codes. */
-const char *fcl_event_status_name(cl_int status);
+const char *fcl_event_status_name(int status);
 
-/** Called by fcl_event_on_complete with the event's final status (CL_COMPLETE or a negative
- * error code). */
-typedef void (*fcl_event_callback)(cl_event event, cl_int status, void *user);
-/** Call callback(event, status, user) once the event completes or fails, on a driver thread. */
-fcl_status fcl_event_on_complete(cl_event event, fcl_event_callback callback, void *user);
-/** A user event (caller owns it) in state CL_SUBMITTED until completed or failed. */
-fcl_status fcl_user_event_create(const fcl_context *context, cl_event *event);
-/** Set a user event to CL_COMPLETE: commands waiting for it may run. */
-fcl_status fcl_user_event_complete(cl_event event);
+/** Called by fcl_event_on_complete with the event (valid during the call) and its final status
+ * (FCL_EVENT_COMPLETE or a negative error code). */
+typedef void (*fcl_event_callback)(fcl_event *event, int status, void *user);
+/** Call callback(event, status, user) once the event completes or fails, on a driver thread
+ * (the event is kept alive until then). */
+fcl_status fcl_event_on_complete(fcl_event *event, fcl_event_callback callback, void *user);
+/** A user event (release it with fcl_event_release) in state FCL_EVENT_SUBMITTED until
+ * completed or failed. */
+fcl_status fcl_user_event_create(const fcl_context *context, fcl_event **event);
+/** Set a user event to FCL_EVENT_COMPLETE: commands waiting for it may run. */
+fcl_status fcl_user_event_complete(fcl_event *event);
 /** Put a user event in an error state (negative code): dependent commands do not run. */
-fcl_status fcl_user_event_fail(cl_event event, cl_int error);
+fcl_status fcl_user_event_fail(fcl_event *event, int error);
 
-/** The profiling times of a command (CL_PROFILING_COMMAND_QUEUED, _SUBMIT, _START, _END). */
+/** The profiling times of a command. */
 typedef struct {
   /** Device timer, ns: when the command was queued, submitted, started and ended. @{ */
-  cl_ulong queued_ns, submit_ns, start_ns, end_ns; /**< device timer, ns */
+  uint64_t queued_ns, submit_ns, start_ns, end_ns; /**< device timer, ns */
   /** @} */
 } fcl_event_times;
-/** Profiling times of a completed event of a profiling queue; FCL_ERR_NOT_SUPPORTED otherwise. */
-fcl_status fcl_event_profile(cl_event event, fcl_event_times *times);
+/** Profiling times of a completed event of a profiling queue (FCL_QUEUE_PROFILING);
+ * FCL_ERR_NOT_SUPPORTED otherwise. */
+fcl_status fcl_event_profile(const fcl_event *event, fcl_event_times *times);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Memory                                                                                      */
@@ -382,29 +406,33 @@ fcl_mem_kind fcl_mem_where(const fcl_mem *mem);
  * FCL_NON_BLOCKING: the host memory must stay valid until the event completes; FCL_BLOCKING
  * returns once it may be used again (a host sync). @{ */
 fcl_status fcl_mem_write(fcl_queue *queue, fcl_mem *dst, size_t offset, size_t bytes,
-                         const void *host, fcl_blocking blocking, cl_uint num_wait,
-                         const cl_event *wait, cl_event *event);
+                         const void *host, fcl_blocking blocking, unsigned num_wait,
+                         fcl_event *const *wait, fcl_event **event);
 fcl_status fcl_mem_read(fcl_queue *queue, const fcl_mem *src, size_t offset, size_t bytes,
-                        void *host, fcl_blocking blocking, cl_uint num_wait, const cl_event *wait,
-                        cl_event *event);
+                        void *host, fcl_blocking blocking, unsigned num_wait,
+                        fcl_event *const *wait, fcl_event **event);
 fcl_status fcl_mem_copy(fcl_queue *queue, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
-                        size_t dst_offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
-                        cl_event *event);
+                        size_t dst_offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                        fcl_event **event);
 /** bytes (a multiple of pattern_size: 1, 2, 4, ..., 128) from offset set to the pattern. */
 fcl_status fcl_mem_fill(fcl_queue *queue, fcl_mem *dst, const void *pattern, size_t pattern_size,
-                        size_t offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
-                        cl_event *event);
+                        size_t offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                        fcl_event **event);
+/** Make fresh memory exist on the queue's device now (blocking, a host sync; its contents are
+ * undefined afterwards): a driver that allocates at first use fails here, as
+ * FCL_ERR_OUT_OF_MEMORY giving the bytes, not in a later command. */
+fcl_status fcl_mem_commit(fcl_queue *queue, fcl_mem *mem);
 /** Rectangular transfers (fcl_rect: for the host side, its origin and pitches apply to host).
  * @{ */
 fcl_status fcl_mem_write_rect(fcl_queue *queue, fcl_mem *dst, const void *host,
-                              const fcl_rect *rect, fcl_blocking blocking, cl_uint num_wait,
-                              const cl_event *wait, cl_event *event);
+                              const fcl_rect *rect, fcl_blocking blocking, unsigned num_wait,
+                              fcl_event *const *wait, fcl_event **event);
 fcl_status fcl_mem_read_rect(fcl_queue *queue, const fcl_mem *src, void *host, const fcl_rect *rect,
-                             fcl_blocking blocking, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event);
+                             fcl_blocking blocking, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event);
 fcl_status fcl_mem_copy_rect(fcl_queue *queue, const fcl_mem *src, fcl_mem *dst,
-                             const fcl_rect *rect, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event);
+                             const fcl_rect *rect, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event);
 /** @} */
 /** @} */
 
@@ -416,10 +444,10 @@ enum {
 /** A host address for bytes of mem from offset, after the wait list, waiting for it (a host
  * sync); the host may use it until fcl_mem_unmap. FCL_MEM_PINNED memory maps without a copy. */
 fcl_status fcl_mem_map(fcl_queue *queue, fcl_mem *mem, unsigned flags, size_t offset, size_t bytes,
-                       cl_uint num_wait, const cl_event *wait, void **host);
+                       unsigned num_wait, fcl_event *const *wait, void **host);
 /** Give back a mapped address: the device sees the host's writes after event. */
-fcl_status fcl_mem_unmap(fcl_queue *queue, fcl_mem *mem, void *host, cl_uint num_wait,
-                         const cl_event *wait, cl_event *event);
+fcl_status fcl_mem_unmap(fcl_queue *queue, fcl_mem *mem, void *host, unsigned num_wait,
+                         fcl_event *const *wait, fcl_event **event);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Programs                                                                                    */
@@ -582,11 +610,11 @@ enum {
  * event may be NULL. */
 fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
-                              unsigned flags, cl_uint num_wait, const cl_event *wait,
-                              cl_event *event);
+                              unsigned flags, unsigned num_wait, fcl_event *const *wait,
+                              fcl_event **event);
 /** Enqueue a single work-item launch. */
-fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, cl_uint num_wait,
-                                   const cl_event *wait, cl_event *event);
+fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, unsigned num_wait,
+                                   fcl_event *const *wait, fcl_event **event);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Device characterization                                                                     */

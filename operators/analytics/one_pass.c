@@ -162,10 +162,10 @@ fcl_status fcl__one_pass_measure(fcl__one_pass *s, fcl_diagnostics *d) {
   }
   FCL_TRY(fcl_launcher_call(s->launcher, q, NULL, 0, NULL, NULL));
   const int nq = s->nstats;
-  cl_event read; /* waited for through fcl_events_wait: the wait counts as a host sync */
+  fcl_event *read; /* waited for through fcl_events_wait: the wait counts as a host sync */
   FCL_TRY(fcl_array_read(s->partial, q, FCL_NON_BLOCKING, s->host, 0, NULL, &read));
   fcl_status st = fcl_events_wait(1, &read);
-  clReleaseEvent(read);
+  fcl_event_release(&read);
   FCL_TRY(st);
   double local[8] = {0}, global[8];
   for (size_t g = 0; g < s->groups; ++g)

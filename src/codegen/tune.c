@@ -227,16 +227,13 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
   double times[64];
   unsigned reps = b->repeats < 64 ? b->repeats : 64;
   for (unsigned r = 0; st == FCL_OK && time_it && r < reps; ++r) {
-    cl_event ev = NULL;
+    fcl_event *ev = NULL;
     st = fcl_launcher_call(l, NULL, ps, 0, NULL, &ev);
     if (st == FCL_OK) st = fcl_events_wait(1, &ev);
-    cl_ulong t0 = 0, t1 = 0;
-    if (st == FCL_OK && ev) {
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    }
-    if (ev) clReleaseEvent(ev);
-    times[r] = (double)(t1 - t0);
+    fcl_event_times t = {0};
+    if (st == FCL_OK && ev) st = fcl_event_profile(ev, &t);
+    fcl_event_release(&ev);
+    times[r] = (double)(t.end_ns - t.start_ns);
   }
   if (st == FCL_OK && time_it) {
     for (unsigned i = 1; i < reps; ++i) /* insertion sort: a handful of values */

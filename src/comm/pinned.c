@@ -12,7 +12,7 @@ fcl_status fcl__pinned_create(fcl_context *context, fcl_queue *queue, size_t byt
     st = fcl_array_wrap_buffer(out->memory.buffer, queue, FCL_UINT8, 1, &bytes, NULL, 0,
                                &out->view);
   void *host = NULL;
-  if (st == FCL_OK) st = fcl_array_map(out->view, queue, CL_MAP_READ | CL_MAP_WRITE, &host);
+  if (st == FCL_OK) st = fcl_array_map(out->view, queue, FCL_MAP_READ | FCL_MAP_WRITE, &host);
   out->host = host;
   if (st != FCL_OK) fcl__pinned_destroy(out);
   return st;

@@ -28,7 +28,7 @@ typedef struct {
   size_t *grain_send;   /* chunk grain of the pair (my send[q], q's recv[me]) */
   size_t *grain_recv;   /* chunk grain of the pair (my recv[q], q's send[me]) */
   MPI_Request *req;
-  cl_event *landed; /* per chunk, a marker after its reads into the own segment */
+  fcl_event **landed; /* per chunk, a marker after its reads into the own segment */
 } shm_state;
 
 static void shm_destroy(fcl__alltoall *x) {
@@ -155,7 +155,7 @@ static fcl_status send_chunk(fcl__alltoall *x, const fcl__block *out, const size
 static fcl_status announce_chunk(fcl__alltoall *x, int g) {
   shm_state *s = x->state;
   FCL_TRY(fcl_events_wait(1, &s->landed[g]));
-  clReleaseEvent(s->landed[g]);
+  fcl_event_release(&s->landed[g]);
   s->landed[g] = NULL;
   FCL_TRY(fcl__shm_stage_sync(s->stage));
   int n = 0;
@@ -171,7 +171,7 @@ static fcl_status announce_chunk(fcl__alltoall *x, int g) {
 /* Once each peer announced chunk j of pair i: its parts written into the device (to), on the
  * upload queue. */
 static fcl_status receive_chunk(fcl__alltoall *x, const fcl__block *in, const size_t *peer_at,
-                                const size_t *grain, fcl_mem *to, int i, int j, cl_event after) {
+                                const size_t *grain, fcl_mem *to, int i, int j, fcl_event *after) {
   shm_state *s = x->state;
   const int g = i * s->chunks + j;
   for (int q = 0; q < x->size; ++q) {
@@ -205,7 +205,7 @@ static fcl_status shm_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *c
   const size_t *in_grain = forward ? s->grain_recv : s->grain_send;
   fcl_mem *const *from = forward ? a : b, *const *to = forward ? b : a;
   /* the upload queue starts after the caller's earlier work on `to` */
-  cl_event start = NULL;
+  fcl_event *start = NULL;
   FCL_TRY(fcl_queue_marker(x->queue, 0, NULL, &start));
   fcl_status st = FCL_OK;
   for (int i = 0; st == FCL_OK && i < n; ++i)
@@ -221,10 +221,10 @@ static fcl_status shm_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *c
   }
   for (int g = 0; g < n * K; ++g) /* an error left markers behind */
     if (s->landed[g]) {
-      clReleaseEvent(s->landed[g]);
+      fcl_event_release(&s->landed[g]);
       s->landed[g] = NULL;
     }
-  clReleaseEvent(start);
+  fcl_event_release(&start);
   if (st != FCL_OK) { /* nothing stays in flight on a or b, nor reads the peers' segments */
     clFinish(fcl_queue_cl(x->queue));
     clFinish(fcl_queue_cl(s->upload));

@@ -177,15 +177,8 @@ fcl_status fcl_field_read(const fcl_field *f, int comp, bool with_ghosts, void *
   if (with_ghosts)
     return fcl_array_read(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, true);
-  cl_event done;
-  FCL_CL_TRY(
-      clEnqueueReadBufferRect(fcl_queue_cl(f->queue), fcl_mem_cl(fcl_field_buffer(f, comp)),
-                              CL_FALSE, r.src_origin, r.dst_origin, r.region, r.src_row_pitch,
-                              r.src_slice_pitch, 0, 0, host, 0, NULL, &done),
-      "field '%s': read the interior of component %d", f->name, comp);
-  fcl_status st = fcl_events_wait(1, &done);
-  clReleaseEvent(done);
-  return st;
+  return fcl_mem_read_rect(f->queue, fcl_field_buffer(f, comp), host, &r, FCL_BLOCKING, 0, NULL,
+                           NULL);
 }
 
 fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void *host) {
@@ -195,15 +188,8 @@ fcl_status fcl_field_write(fcl_field *f, int comp, bool with_ghosts, const void 
   if (with_ghosts)
     return fcl_array_write(f->comp[comp], f->queue, FCL_BLOCKING, host, 0, NULL, NULL);
   fcl_rect r = interior_rect(f, false);
-  cl_event done;
-  FCL_CL_TRY(
-      clEnqueueWriteBufferRect(fcl_queue_cl(f->queue), fcl_mem_cl(fcl_field_buffer(f, comp)),
-                               CL_FALSE, r.dst_origin, r.src_origin, r.region, r.dst_row_pitch,
-                               r.dst_slice_pitch, 0, 0, host, 0, NULL, &done),
-      "field '%s': write the interior of component %d", f->name, comp);
-  fcl_status st = fcl_events_wait(1, &done);
-  clReleaseEvent(done);
-  return st;
+  return fcl_mem_write_rect(f->queue, fcl_field_buffer(f, comp), host, &r, FCL_BLOCKING, 0, NULL,
+                            NULL);
 }
 
 fcl_status fcl_field_init(fcl_field *f, fcl_field_init_fn fn, void *user) {

@@ -412,11 +412,11 @@ fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, fcl_mem *const *
 }
 
 static fcl_status run(fcl_launcher *l, fcl_queue *q) {
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   FCL_TRY(fcl_launcher_call(l, q, NULL, 0, NULL, &ev));
   if (!ev) return FCL_OK;
   fcl_status st = fcl_events_wait(1, &ev);
-  clReleaseEvent(ev);
+  fcl_event_release(&ev);
   return st;
 }
 

@@ -22,7 +22,7 @@ typedef struct {
   fcl_mem *bound[3];         /* the component's buffer each reads (fcl_field_swap moves them) */
   fcl_mem *partial[3];
   void *host[3];
-  cl_event read[3]; /* the partials' reads in flight (NULL: none) */
+  fcl_event *read[3]; /* the partials' reads in flight (NULL: none) */
   size_t acc_size, groups;
 } reduce_state;
 
@@ -115,8 +115,8 @@ static fcl_status check_op(fcl_reduce_op op, int pos) {
 static void drop(reduce_state *r, int c0, int c1) {
   for (int c = c0; c < c1; ++c)
     if (r->read[c]) {
-      clWaitForEvents(1, &r->read[c]); /* the read writes host[c] */
-      clReleaseEvent(r->read[c]);
+      fcl_events_wait(1, &r->read[c]); /* the read writes host[c] */
+      fcl_event_release(&r->read[c]);
       r->read[c] = NULL;
     }
 }
@@ -137,18 +137,11 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
     if (now != r->bound[c]) st = fcl_launcher_rebind(r->launcher[c], 1, &r->bound[c], &now);
     if (st == FCL_OK) r->bound[c] = now;
     if (st == FCL_OK) st = fcl_launcher_call(r->launcher[c], f->queue, NULL, 0, NULL, NULL);
-    cl_int err = st == FCL_OK
-                     ? clEnqueueReadBuffer(fcl_queue_cl(f->queue), fcl_mem_cl(r->partial[c]),
-                                           CL_FALSE, 0, r->groups * NSTAT * r->acc_size, r->host[c],
-                                           0, NULL, &r->read[c])
-                     : CL_SUCCESS;
-    if (err != CL_SUCCESS) {
-      r->read[c] = NULL;
-      st = FCL_CL_ERROR(err, "field '%s': read reduction partials", f->name);
-    }
+    if (st == FCL_OK)
+      st = fcl_mem_read(f->queue, r->partial[c], 0, r->groups * NSTAT * r->acc_size, r->host[c],
+                        FCL_NON_BLOCKING, 0, NULL, &r->read[c]);
   }
-  if (st == FCL_OK && clFlush(fcl_queue_cl(f->queue)) != CL_SUCCESS)
-    st = FCL_ERROR(FCL_ERR_OPENCL, "field '%s': clFlush after a reduction", f->name);
+  if (st == FCL_OK) st = fcl_queue_flush(f->queue);
   if (st != FCL_OK) drop(r, c0, c1);
   return st;
 }
@@ -156,16 +149,16 @@ static fcl_status start(reduce_state *r, int c0, int c1) {
 /* Wait for the reads of [c0, c1) (one wait), fold each on the host, one MPI_Allreduce. */
 static fcl_status finish(reduce_state *r, int c0, int c1, fcl_reduce_op op, double *result) {
   fcl_field *f = r->field;
-  cl_event ev[3] = {NULL, NULL, NULL};
+  fcl_event *ev[3] = {NULL, NULL, NULL};
   int n = 0;
   for (int c = c0; c < c1; ++c)
     if (r->read[c]) ev[n++] = r->read[c];
   if (n != c1 - c0)
     return FCL_ERROR(FCL_ERR_INVALID_STATE, "field '%s': no reduction in flight to finish",
                      f->name);
-  fcl_status st = fcl_events_wait((cl_uint)n, ev);
+  fcl_status st = fcl_events_wait((unsigned)n, ev);
   for (int c = c0; c < c1; ++c) {
-    clReleaseEvent(r->read[c]);
+    fcl_event_release(&r->read[c]);
     r->read[c] = NULL;
   }
   FCL_TRY(st);

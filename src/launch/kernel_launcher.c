@@ -107,9 +107,9 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
     }
   free(seen);
   if (st == FCL_OK) {
-    /* The launcher keeps its own retained cl_kernel, whose fixed arguments are now set. */
-    l->kernel = fcl_kernel_cl(k);
-    clRetainKernel(l->kernel);
+    /* The launcher keeps the kernel, whose fixed arguments are now set. */
+    l->kernel = k;
+    k = NULL;
     l->program = fcl_program_retain(program);
     if (config) {
       l->bytes_per_launch = config->bytes_per_launch;
@@ -220,7 +220,7 @@ fcl_status fcl_launcher_create_iterative(fcl_program *program, const char *name,
 }
 
 void fcl__kernel_destroy(fcl_launcher *l) {
-  if (l->kernel) clReleaseKernel(l->kernel);
+  fcl_kernel_destroy(&l->kernel);
   fcl_queue_release(&l->queue);
   fcl_program_release(&l->program);
   free(l->kernel_name);
@@ -231,18 +231,17 @@ void fcl__kernel_destroy(fcl_launcher *l) {
   free(l->size_values);
 }
 
-/* clSetKernelArg for a parameter only when its value changed. */
-static inline cl_int apply(fcl_launcher *l, fcl__param_arg *p, const fcl_value *v) {
-  if (p->has_last && memcmp(&p->last, v, p->size) == 0) return CL_SUCCESS;
-  cl_mem native = p->type == FCL_TYPE_BUFFER ? fcl_mem_cl(v->buffer) : NULL; /* OpenCL's handle */
-  cl_int err = p->type == FCL_TYPE_BUFFER
-                   ? clSetKernelArg(l->kernel, p->index, sizeof native, &native)
-                   : clSetKernelArg(l->kernel, p->index, p->size, v);
-  if (err == CL_SUCCESS) {
+/* Set a parameter's argument only when its value changed. */
+static inline fcl_status apply(fcl_launcher *l, fcl__param_arg *p, const fcl_value *v) {
+  if (p->has_last && memcmp(&p->last, v, p->size) == 0) return FCL_OK;
+  fcl_status st = p->type == FCL_TYPE_BUFFER
+                      ? fcl_kernel_set_arg_buffer(l->kernel, p->index, v->buffer)
+                      : fcl_kernel_set_arg(l->kernel, p->index, p->size, v);
+  if (st == FCL_OK) {
     memcpy(&p->last, v, p->size);
     p->has_last = true;
   }
-  return err;
+  return st;
 }
 
 /* Value number i of a generator (false when exhausted). */
@@ -265,35 +264,33 @@ static bool generate(const fcl__iterated *it, fcl_value_type type, size_t i, fcl
   return true;
 }
 
-static fcl_status launch_failed(const fcl_launcher *l, cl_int err, const char *what) {
-  return fcl__error_set(
-      err == CL_OUT_OF_RESOURCES || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? FCL_ERR_OUT_OF_MEMORY
-                                                                            : FCL_ERR_OPENCL,
-      err, "fcl_launcher_call", __FILE__, __LINE__, "launcher '%s' (kernel '%s'): %s: %s (%d)",
-      l->name, l->kernel_name, what, fcl_cl_error_name(err), err);
+/* The runtime's error of a launch, with the launcher's name in front. */
+static fcl_status launch_failed(const fcl_launcher *l, fcl_status st) {
+  return fcl__error_set(st, fcl_last_native_error(), "fcl_launcher_call", __FILE__, __LINE__,
+                        "launcher '%s': %s", l->name, fcl_last_error());
 }
 
-static fcl_status enqueue(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                          cl_event *event, const fcl_value *values, const size_t *map) {
+static fcl_status enqueue(fcl_launcher *l, fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                          fcl_event **event, const fcl_value *values, const size_t *map) {
   bool profile = fcl_queue_flags(q) & FCL_QUEUE_PROFILING;
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   if (l->trace)
     fcl__trace_launch(l, l->work_dim, l->global, l->has_local ? l->local : NULL, values, map);
-  cl_int err = clEnqueueNDRangeKernel(fcl_queue_cl(q), l->kernel, l->work_dim, NULL, l->global,
-                                      l->has_local ? l->local : NULL, num_wait, wait,
-                                      (event || profile) ? &ev : NULL);
-  if (err != CL_SUCCESS) return launch_failed(l, err, "clEnqueueNDRangeKernel");
+  fcl_status st = fcl_kernel_enqueue(l->kernel, q, l->work_dim, l->global,
+                                     l->has_local ? l->local : NULL, NULL, 0, num_wait, wait,
+                                     (event || profile) ? &ev : NULL);
+  if (st != FCL_OK) return launch_failed(l, st);
   if (profile) fcl__launcher_record(l, q, ev);
   if (event)
     *event = ev;
   else if (ev)
-    clReleaseEvent(ev);
+    fcl_event_release(&ev);
   return FCL_OK;
 }
 
-fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                            const fcl_value *values, const bool *set, const size_t *map,
-                            cl_event *event) {
+fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait,
+                            fcl_event *const *wait, const fcl_value *values, const bool *set,
+                            const size_t *map, fcl_event **event) {
   if (!q) q = l->queue;
   if (!q)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
@@ -334,8 +331,8 @@ fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, con
     if (!set[slot])
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "launcher '%s': parameter '%s' was not set",
                        l->name, l->decls[l->param_args[j].decl].name);
-    cl_int err = apply(l, &l->param_args[j], &values[slot]);
-    if (err != CL_SUCCESS) return launch_failed(l, err, "clSetKernelArg of a parameter");
+    fcl_status st = apply(l, &l->param_args[j], &values[slot]);
+    if (st != FCL_OK) return launch_failed(l, st);
   }
   if (l->kind == L_KERNEL) return enqueue(l, q, num_wait, wait, event, values, map);
 
@@ -350,16 +347,15 @@ fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, con
     if (!generate(&l->iterated[h], l->param_args[l->iterated[h].arg].type, 0, &v))
       return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
   bool out_of_order = fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER;
-  cl_event last = NULL;
+  fcl_event *last = NULL;
   for (bool first = true;; first = false) {
     for (size_t h = 0; h < n; ++h) {
       fcl__iterated *it = &l->iterated[h];
       generate(it, l->param_args[it->arg].type, index[h], &v);
-      cl_int err = apply(l, &l->param_args[it->arg], &v);
-      if (err != CL_SUCCESS)
-        return launch_failed(l, err, "clSetKernelArg of an iterated parameter");
+      fcl_status st = apply(l, &l->param_args[it->arg], &v);
+      if (st != FCL_OK) return launch_failed(l, st);
     }
-    if (last) clReleaseEvent(last);
+    if (last) fcl_event_release(&last);
     last = NULL;
     FCL_TRY(enqueue(l, q, first ? num_wait : 0, first ? wait : NULL, &last, values, map));
     /* advance the odometer */
@@ -372,15 +368,15 @@ fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, con
     if (h == SIZE_MAX) break;
   }
   if (out_of_order) {
-    clReleaseEvent(last);
+    fcl_event_release(&last);
     last = NULL;
     if (!l->barrier) return FCL_OK; /* no event: the caller orders the work itself */
-    cl_int err = clEnqueueBarrierWithWaitList(fcl_queue_cl(q), 0, NULL, event ? &last : NULL);
-    if (err != CL_SUCCESS) return launch_failed(l, err, "barrier after the iterations");
+    fcl_status st = fcl_queue_barrier(q, 0, NULL, event ? &last : NULL);
+    if (st != FCL_OK) return launch_failed(l, st);
   }
   if (event)
     *event = last;
   else if (last)
-    clReleaseEvent(last);
+    fcl_event_release(&last);
   return FCL_OK;
 }

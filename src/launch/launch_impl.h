@@ -12,7 +12,7 @@ typedef struct {
   fcl_value_type type;
 } fcl__param_decl;
 
-/* A kernel argument fed from a parameter, with the value last given to clSetKernelArg. */
+/* A kernel argument fed from a parameter, with the value it was last set to. */
 typedef struct {
   size_t decl; /* position in the launcher's own table; SIZE_MAX when generated (iterated) */
   fcl_value_type type;
@@ -53,7 +53,7 @@ struct fcl_launcher {
   char *name;
   bool trace;
   /* statistics */
-  cl_event *events;
+  fcl_event **events;
   size_t num_events, cap_events;
   fcl_launch_stats stats;
   size_t bytes_per_launch;
@@ -62,7 +62,7 @@ struct fcl_launcher {
   fcl__param_decl *decls;
   /* kernel and iterative */
   fcl_program *program;
-  cl_kernel kernel;
+  fcl_kernel *kernel; /* fixed arguments set */
   char *kernel_name;
   fcl_queue *queue;
   cl_uint work_dim;
@@ -94,20 +94,20 @@ struct fcl_launcher {
 /* Common to every kind (launcher.c). */
 fcl_status fcl__launcher_new(fcl__launcher_kind kind, const char *name, fcl_launcher **out);
 /* Keep event for statistics when queue profiles (retains it). */
-void fcl__launcher_record(fcl_launcher *l, fcl_queue *queue, cl_event event);
+void fcl__launcher_record(fcl_launcher *l, fcl_queue *queue, fcl_event *event);
 /* Add a parameter to a table, or find the same-named one; a type clash is an error. */
 fcl_status fcl__decl_add(fcl_launcher *l, const char *name, fcl_value_type type, size_t *pos);
 
 /* Calls with parameter values already resolved: values[map ? map[j] : j] for own decl j. */
-fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                            const fcl_value *values, const bool *set, const size_t *map,
-                            cl_event *event);
-fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                          cl_event *event);
+fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait,
+                            fcl_event *const *wait, const fcl_value *values, const bool *set,
+                            const size_t *map, fcl_event **event);
+fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                          fcl_event **event);
 void fcl__kernel_destroy(fcl_launcher *l);
 void fcl__list_destroy(fcl_launcher *l);
-fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                          const fcl_value *values, const bool *set, cl_event *event);
+fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                          const fcl_value *values, const bool *set, fcl_event **event);
 
 /* Tracing (trace.c). */
 bool fcl__trace_matches(const char *launcher_name, const char *kernel_name);

@@ -83,19 +83,16 @@ fcl_status fcl__decl_add(fcl_launcher *l, const char *name, fcl_value_type type,
 static void harvest(fcl_launcher *l) {
   size_t kept = 0;
   for (size_t i = 0; i < l->num_events; ++i) {
-    cl_event e = l->events[i];
-    cl_int status = CL_QUEUED;
-    clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
-    if (status > CL_COMPLETE) {
+    fcl_event *e = l->events[i];
+    int status = FCL_EVENT_QUEUED;
+    fcl_event_status(e, &status);
+    if (status > FCL_EVENT_COMPLETE) {
       l->events[kept++] = e;
       continue;
     }
-    cl_ulong start = 0, end = 0;
-    if (status == CL_COMPLETE &&
-        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
-            CL_SUCCESS) {
+    fcl_event_times t;
+    if (status == FCL_EVENT_COMPLETE && fcl_event_profile(e, &t) == FCL_OK) {
+      uint64_t start = t.start_ns, end = t.end_ns;
       double ns = end > start ? (double)(end - start) : 0.0;
       fcl_launch_stats *s = &l->stats;
       s->min_ns = s->launches == 0 || ns < s->min_ns ? ns : s->min_ns;
@@ -104,24 +101,24 @@ static void harvest(fcl_launcher *l) {
       s->launches++;
       s->bytes += (double)l->bytes_per_launch;
     }
-    clReleaseEvent(e);
+    fcl_event_release(&e);
   }
   l->num_events = kept;
 }
 
-void fcl__launcher_record(fcl_launcher *l, fcl_queue *queue, cl_event event) {
+void fcl__launcher_record(fcl_launcher *l, fcl_queue *queue, fcl_event *event) {
   if (!event || !(fcl_queue_flags(queue) & FCL_QUEUE_PROFILING)) return;
   if (l->num_events == l->cap_events) {
     harvest(l); /* make room from completed events before growing */
     if (l->num_events == l->cap_events) {
       size_t cap = l->cap_events ? 2 * l->cap_events : 64;
-      cl_event *grown = realloc(l->events, cap * sizeof *grown);
+      fcl_event **grown = realloc(l->events, cap * sizeof *grown);
       if (!grown) return; /* statistics are best effort; the launch itself went through */
       l->events = grown;
       l->cap_events = cap;
     }
   }
-  clRetainEvent(event);
+  fcl_event_retain(event);
   l->events[l->num_events++] = event;
 }
 
@@ -161,7 +158,7 @@ fcl_status fcl_launcher_statistics(fcl_launcher *launcher, fcl_launch_stats *sta
 
 fcl_status fcl_launcher_reset_statistics(fcl_launcher *launcher) {
   FCL_CHECK_NULL(launcher, 1);
-  for (size_t i = 0; i < launcher->num_events; ++i) clReleaseEvent(launcher->events[i]);
+  for (size_t i = 0; i < launcher->num_events; ++i) fcl_event_release(&launcher->events[i]);
   launcher->num_events = 0;
   memset(&launcher->stats, 0, sizeof launcher->stats);
   for (size_t i = 0; i < launcher->num_steps; ++i)
@@ -264,7 +261,7 @@ fcl_status fcl_launcher_set_work_size_fn(fcl_launcher *launcher, fcl_work_size_f
 }
 
 fcl_status fcl_launcher_call(fcl_launcher *launcher, fcl_queue *queue, const fcl_param_set *params,
-                             cl_uint num_wait, const cl_event *wait, cl_event *event) {
+                             unsigned num_wait, fcl_event *const *wait, fcl_event **event) {
   if (event) *event = NULL;
   if (!launcher) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (launcher): NULL");
   if (num_wait && !wait)
@@ -337,10 +334,7 @@ fcl_status fcl_launcher_rebind(fcl_launcher *launcher, size_t n, fcl_mem *const 
     if (a->type != FCL_TYPE_BUFFER) continue;
     fcl_mem *m = rebound(a->value.buffer, n, old, now);
     if (m == a->value.buffer) continue;
-    cl_mem native = fcl_mem_cl(m); /* the kernel is OpenCL's */
-    cl_int err = clSetKernelArg(l->kernel, a->index, sizeof native, &native);
-    if (err != CL_SUCCESS)
-      return FCL_CL_ERROR(err, "launcher '%s': argument %u", l->name, a->index);
+    FCL_TRY(fcl_kernel_set_arg_buffer(l->kernel, a->index, m));
     a->value.buffer = m;
   }
   return FCL_OK;
@@ -350,7 +344,7 @@ void fcl_launcher_destroy(fcl_launcher **launcher) {
   if (!launcher || !*launcher) return;
   fcl_launcher *l = *launcher;
   *launcher = NULL;
-  for (size_t i = 0; i < l->num_events; ++i) clReleaseEvent(l->events[i]);
+  for (size_t i = 0; i < l->num_events; ++i) fcl_event_release(&l->events[i]);
   free(l->events);
   for (size_t i = 0; i < l->num_decls; ++i) free(l->decls[i].name);
   free(l->decls);

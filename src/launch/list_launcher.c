@@ -98,22 +98,22 @@ void fcl__list_destroy(fcl_launcher *l) {
   free(l->maps);
 }
 
-fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                          const fcl_value *values, const bool *set, cl_event *event) {
+fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                          const fcl_value *values, const bool *set, fcl_event **event) {
   if (l->num_steps == 0) return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
   /* On an in-order queue the queue itself orders the steps: events are only made where they
    * are needed (before a host step, for the caller, for statistics), as a raw loop would. On an
    * out-of-order queue (or with steps on their own queues) each step waits for the previous. */
   bool chain = !q || (fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER);
-  cl_event prev = NULL;
+  fcl_event *prev = NULL;
   fcl_status st = FCL_OK;
   for (size_t i = 0; i < l->num_steps && st == FCL_OK; ++i) {
     fcl_launcher *s = l->steps[i];
     bool last = i + 1 == l->num_steps;
     bool want = chain || (last && event) || (!last && l->steps[i + 1]->kind == L_HOST);
-    cl_uint nw = i == 0 ? num_wait : prev != NULL;
-    const cl_event *w = i == 0 ? wait : (nw ? &prev : NULL);
-    cl_event ev = NULL, *evp = want ? &ev : NULL;
+    unsigned nw = i == 0 ? num_wait : prev != NULL;
+    fcl_event *const *w = i == 0 ? wait : (nw ? &prev : NULL);
+    fcl_event *ev = NULL, **evp = want ? &ev : NULL;
     switch (s->kind) {
       case L_KERNEL:
       case L_ITERATIVE: st = fcl__kernel_call(s, q, nw, w, values, set, l->maps[i], evp); break;
@@ -126,13 +126,10 @@ fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const
         break;
       case L_HOST: /* runs once everything before it in this call is done */
         if (s->host_enqueues && !chain && q) { /* in order after the earlier steps: no wait */
-          if (nw && clEnqueueBarrierWithWaitList(fcl_queue_cl(q), nw, w, NULL) != CL_SUCCESS)
-            st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': barrier before '%s'", l->name, s->name);
+          if (nw) st = fcl_queue_barrier(q, nw, w, NULL);
           if (st == FCL_OK) st = s->host_fn(s->host_user, q);
           /* the step's event: a marker after what fn enqueued */
-          if (st == FCL_OK && evp &&
-              clEnqueueMarkerWithWaitList(fcl_queue_cl(q), 0, NULL, evp) != CL_SUCCESS)
-            st = FCL_ERROR(FCL_ERR_OPENCL, "list '%s': marker after '%s'", l->name, s->name);
+          if (st == FCL_OK && evp) st = fcl_queue_marker(q, 0, NULL, evp);
           break;
         }
         if (nw)
@@ -143,17 +140,17 @@ fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const
         break;
       case L_LIST: st = FCL_ERROR(FCL_ERR_INTERNAL, "nested list in '%s'", l->name); break;
     }
-    if (prev) clReleaseEvent(prev);
+    if (prev) fcl_event_release(&prev);
     prev = ev;
   }
   if (st != FCL_OK) {
-    if (prev) clReleaseEvent(prev);
+    if (prev) fcl_event_release(&prev);
     return st;
   }
   if (event)
     *event = prev;
   else if (prev)
-    clReleaseEvent(prev);
+    fcl_event_release(&prev);
   return FCL_OK;
 }
 
@@ -236,13 +233,13 @@ fcl_status fcl_launcher_create_copy_rect_d2d(const char *name, fcl_mem *src, fcl
   return copy_new(name, c, 2 * rect_bytes(rect), out);
 }
 
-fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const cl_event *wait,
-                          cl_event *event) {
+fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                          fcl_event **event) {
   const fcl__copy *c = &l->copy;
   const fcl_rect *r = &c->r;
   bool profile = fcl_queue_flags(q) & FCL_QUEUE_PROFILING;
-  cl_event ev = NULL, *evp = (event || profile) ? &ev : NULL;
-  cl_int err;
+  fcl_event *ev = NULL, **evp = (event || profile) ? &ev : NULL;
+  fcl_status st;
   if (l->trace)
     fcl_log(FCL_LOG_INFO, "trace: copy '%s' (%s, %zu bytes)", l->name,
             c->kind == COPY_H2D   ? "host->device"
@@ -251,39 +248,31 @@ fcl_status fcl__copy_call(fcl_launcher *l, fcl_queue *q, cl_uint num_wait, const
             c->rect ? rect_bytes(r) : c->bytes);
   switch (c->kind) {
     case COPY_H2D:
-      err = c->rect
-                ? clEnqueueWriteBufferRect(fcl_queue_cl(q), fcl_mem_cl(c->dst), CL_FALSE,
-                                           r->dst_origin, r->src_origin, r->region,
-                                           r->dst_row_pitch, r->dst_slice_pitch, r->src_row_pitch,
-                                           r->src_slice_pitch, c->src_host, num_wait, wait, evp)
-                : clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(c->dst), CL_FALSE, c->dst_offset,
-                                       c->bytes, c->src_host, num_wait, wait, evp);
+      st = c->rect ? fcl_mem_write_rect(q, c->dst, c->src_host, r, FCL_NON_BLOCKING, num_wait, wait,
+                                        evp)
+                   : fcl_mem_write(q, c->dst, c->dst_offset, c->bytes, c->src_host,
+                                   FCL_NON_BLOCKING, num_wait, wait, evp);
       break;
     case COPY_D2H:
-      err = c->rect
-                ? clEnqueueReadBufferRect(fcl_queue_cl(q), fcl_mem_cl(c->src), CL_FALSE,
-                                          r->src_origin, r->dst_origin, r->region, r->src_row_pitch,
-                                          r->src_slice_pitch, r->dst_row_pitch, r->dst_slice_pitch,
-                                          c->dst_host, num_wait, wait, evp)
-                : clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(c->src), CL_FALSE, c->src_offset,
-                                      c->bytes, c->dst_host, num_wait, wait, evp);
+      st = c->rect
+               ? fcl_mem_read_rect(q, c->src, c->dst_host, r, FCL_NON_BLOCKING, num_wait, wait, evp)
+               : fcl_mem_read(q, c->src, c->src_offset, c->bytes, c->dst_host, FCL_NON_BLOCKING,
+                              num_wait, wait, evp);
       break;
     default:
-      err = c->rect
-                ? clEnqueueCopyBufferRect(fcl_queue_cl(q), fcl_mem_cl(c->src), fcl_mem_cl(c->dst),
-                                          r->src_origin, r->dst_origin, r->region, r->src_row_pitch,
-                                          r->src_slice_pitch, r->dst_row_pitch, r->dst_slice_pitch,
-                                          num_wait, wait, evp)
-                : clEnqueueCopyBuffer(fcl_queue_cl(q), fcl_mem_cl(c->src), fcl_mem_cl(c->dst),
-                                      c->src_offset, c->dst_offset, c->bytes, num_wait, wait, evp);
+      st = c->rect ? fcl_mem_copy_rect(q, c->src, c->dst, r, num_wait, wait, evp)
+                   : fcl_mem_copy(q, c->src, c->src_offset, c->dst, c->dst_offset, c->bytes,
+                                  num_wait, wait, evp);
   }
-  if (err != CL_SUCCESS)
-    return FCL_CL_ERROR(err, "copy launcher '%s' (%zu bytes)", l->name,
-                        c->rect ? rect_bytes(r) : c->bytes);
+  if (st != FCL_OK) {
+    return fcl__error_set(st, fcl_last_native_error(), __func__, __FILE__, __LINE__,
+                          "copy launcher '%s' (%zu bytes): %s", l->name,
+                          c->rect ? rect_bytes(r) : c->bytes, fcl_last_error());
+  }
   if (profile) fcl__launcher_record(l, q, ev);
   if (event)
     *event = ev;
   else if (ev)
-    clReleaseEvent(ev);
+    fcl_event_release(&ev);
   return FCL_OK;
 }

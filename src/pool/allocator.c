@@ -16,35 +16,18 @@ struct fcl_allocator {
 typedef struct {
   fcl_context *context;
   fcl_mem_kind kind;
-  fcl_queue *queue; /* immediate allocator only */
-  cl_svm_mem_flags svm_flags;
-  cl_ulong device_bytes; /* the device's global memory */
+  fcl_queue *queue;      /* immediate allocator only */
+  bool svm_fine;         /* SVM allocator: fine-grained buffers */
+  uint64_t device_bytes; /* the device's global memory */
   atomic_size_t live;    /* bytes of this allocator's buffers */
 } builtin;
-
-static fcl_status buffer_failed(const builtin *b, cl_int err, size_t size) {
-  if (err == CL_INVALID_BUFFER_SIZE) {
-    fcl_device_info info = {0};
-    fcl_device_get_info(fcl_context_device(b->context, 0), &info);
-    cl_ulong max = info.max_mem_alloc_size;
-    return fcl__error_set(FCL_ERR_INVALID_ARGUMENT, err, __func__, __FILE__, __LINE__,
-                          "buffer of %zu bytes exceeds the device's largest allocation (%llu "
-                          "bytes): CL_INVALID_BUFFER_SIZE",
-                          size, (unsigned long long)max);
-  }
-  bool oom = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-             err == CL_OUT_OF_HOST_MEMORY;
-  return fcl__error_set(oom ? FCL_ERR_OUT_OF_MEMORY : FCL_ERR_OPENCL, err, __func__, __FILE__,
-                        __LINE__, "buffer of %zu bytes: %s (%d)", size, fcl_cl_error_name(err),
-                        err);
-}
 
 static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
   builtin *b = impl;
   /* Drivers that allocate on first use (PoCL aborts then, NVIDIA faults later) must not be
    * handed more than the device holds: refused here, with the figures. */
   size_t live = atomic_fetch_add(&b->live, size);
-  if (b->device_bytes && (cl_ulong)live + size > b->device_bytes) {
+  if (b->device_bytes && (uint64_t)live + size > b->device_bytes) {
     atomic_fetch_sub(&b->live, size);
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY,
                      "buffer of %zu bytes: this allocator holds %zu bytes "
@@ -57,26 +40,10 @@ static fcl_status buffer_alloc(void *impl, size_t size, fcl_allocation *out) {
     atomic_fetch_sub(&b->live, size);
     return st;
   }
-  if (b->queue) { /* immediate: make the memory exist now */
-    cl_event ev = NULL;
-    cl_mem native = fcl_mem_cl(m);
-    cl_int err = clEnqueueMigrateMemObjects(fcl_queue_cl(b->queue), 1, &native,
-                                            CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
-    if (err == CL_SUCCESS && fcl_events_wait(1, &ev) != FCL_OK) /* a counted host sync */
-      err = (cl_int)fcl_last_native_error();
-    cl_int status = CL_COMPLETE;
-    if (ev) {
-      clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
-      clReleaseEvent(ev);
-    }
-    if (err == CL_SUCCESS && status < 0) err = status;
-    if (err != CL_SUCCESS) {
-      fcl_mem_release(&m);
-      atomic_fetch_sub(&b->live, size);
-      if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-      return buffer_failed(b, err, size);
-    }
+  if (b->queue && (st = fcl_mem_commit(b->queue, m)) != FCL_OK) { /* immediate: exist now */
+    fcl_mem_release(&m);
+    atomic_fetch_sub(&b->live, size);
+    return st;
   }
   *out = (fcl_allocation){m, NULL, size};
   return FCL_OK;
@@ -93,15 +60,15 @@ static void buffer_free(void *impl, fcl_allocation *a) {
 
 static fcl_status svm_alloc(void *impl, size_t size, fcl_allocation *out) {
   builtin *b = impl;
-  void *p = clSVMAlloc(b->context->cl, b->svm_flags, size, 0);
-  if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "clSVMAlloc of %zu bytes returned NULL", size);
+  void *p = NULL;
+  FCL_TRY(fcl_svm_alloc(b->context, size, b->svm_fine, &p));
   *out = (fcl_allocation){NULL, p, size};
   return FCL_OK;
 }
 
 static void svm_free(void *impl, fcl_allocation *a) {
   builtin *b = impl;
-  if (a->svm) clSVMFree(b->context->cl, a->svm);
+  fcl_svm_free(b->context, a->svm);
   a->svm = NULL;
 }
 
@@ -128,13 +95,12 @@ fcl_status fcl_allocator_create_custom(const fcl_allocator_ops *ops, void *impl,
 }
 
 static fcl_status create_builtin(fcl_context *context, fcl_mem_kind kind, fcl_queue *queue,
-                                 const fcl_allocator_ops *ops, cl_svm_mem_flags svm_flags,
-                                 fcl_allocator **out) {
+                                 const fcl_allocator_ops *ops, bool svm_fine, fcl_allocator **out) {
   builtin *b = calloc(1, sizeof *b);
   if (!b) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "allocator state");
   b->context = fcl_context_retain(context);
   b->kind = kind;
-  b->svm_flags = svm_flags;
+  b->svm_fine = svm_fine;
   atomic_init(&b->live, 0);
   fcl_device_info info = {0};
   fcl_device_get_info(fcl_context_device(context, 0), &info);
@@ -157,7 +123,7 @@ fcl_status fcl_allocator_create_deferred(fcl_context *context, fcl_mem_kind kind
   FCL_CHECK_ARG(kind == FCL_MEM_DEVICE || kind == FCL_MEM_PINNED, 2, "kind",
                 "FCL_MEM_DEVICE or FCL_MEM_PINNED");
   FCL_CHECK_NULL(out, 3);
-  return create_builtin(context, kind, NULL, &buffer_ops, 0, out);
+  return create_builtin(context, kind, NULL, &buffer_ops, false, out);
 }
 
 fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue, fcl_mem_kind kind,
@@ -167,31 +133,22 @@ fcl_status fcl_allocator_create_immediate(fcl_context *context, fcl_queue *queue
   FCL_CHECK_ARG(kind == FCL_MEM_DEVICE || kind == FCL_MEM_PINNED, 3, "kind",
                 "FCL_MEM_DEVICE or FCL_MEM_PINNED");
   FCL_CHECK_NULL(out, 4);
-  return create_builtin(context, kind, queue, &buffer_ops, 0, out);
+  return create_builtin(context, kind, queue, &buffer_ops, false, out);
 }
 
 fcl_status fcl_allocator_create_host_pinned(fcl_context *context, fcl_allocator **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(out, 2);
-  return create_builtin(context, FCL_MEM_PINNED, NULL, &buffer_ops, 0, out);
+  return create_builtin(context, FCL_MEM_PINNED, NULL, &buffer_ops, false, out);
 }
 
 fcl_status fcl_allocator_create_svm(fcl_context *context, fcl_allocator **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(out, 2);
   *out = NULL;
-  bool fine = true;
-  for (cl_uint i = 0; i < context->num_devices; ++i) {
-    fcl_device_info d;
-    FCL_TRY(fcl_device_get_info(fcl_context_device(context, i), &d));
-    if (!(d.svm_capabilities & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
-                       "shared virtual memory is not supported by this device ('%s', %s)", d.name,
-                       d.version);
-    fine = fine && (d.svm_capabilities & CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
-  }
-  return create_builtin(context, FCL_MEM_DEVICE, NULL, &svm_ops,
-                        CL_MEM_READ_WRITE | (fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0), out);
+  bool fine = false;
+  FCL_TRY(fcl_svm_support(context, &fine));
+  return create_builtin(context, FCL_MEM_DEVICE, NULL, &svm_ops, fine, out);
 }
 
 fcl_allocator *fcl_allocator_retain(fcl_allocator *allocator) {

@@ -99,14 +99,13 @@ static void storage_release(fcl__storage *s, fcl_queue *queue) {
   if (s->pool) {
     pooled_unlink(s);
     /* Work already enqueued on the array's queue may still use the block: fence it. */
-    cl_event done = NULL;
-    if (clEnqueueMarkerWithWaitList(fcl_queue_cl(queue), 0, NULL, &done) == CL_SUCCESS &&
-        fcl_pool_free_after(s->pool, s->block, 1, &done) == FCL_OK) {
-    } else {
+    fcl_event *done = NULL;
+    if (fcl_queue_marker(queue, 0, NULL, &done) != FCL_OK ||
+        fcl_pool_free_after(s->pool, s->block, 1, &done) != FCL_OK) {
       fcl_queue_finish(queue);
       fcl_pool_free(s->pool, s->block);
     }
-    if (done) clReleaseEvent(done);
+    if (done) fcl_event_release(&done);
     fcl_pool_release(&s->pool);
   } else {
     fcl_mem_release(&s->buffer);

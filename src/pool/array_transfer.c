@@ -79,105 +79,109 @@ static void origin_of(size_t off, const size_t pitch[2], int rect_dims, size_t o
   origin[0] = off;
 }
 
-static cl_int enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, size_t off_b,
-                          cl_uint num_wait, const cl_event *wait, cl_event *event) {
-  size_t oa[3], ob[3], zero[3] = {0, 0, 0};
+static fcl_status enqueue_one(const op_desc *o, const rect_plan *p, size_t off_a, size_t off_b,
+                              unsigned num_wait, fcl_event *const *wait, fcl_event **event) {
   off_a += o->base_a;
   off_b += o->base_b;
   if (o->kind == OP_FILL)
-    return clEnqueueFillBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), o->pattern,
-                               o->pattern_size, off_a, p->region[0], num_wait, wait, event);
+    return fcl_mem_fill(o->queue, o->a, o->pattern, o->pattern_size, off_a, p->region[0], num_wait,
+                        wait, event);
   if (p->rect_dims == 1) { /* one run of bytes: a linear command */
     switch (o->kind) {
       case OP_READ:
-        return clEnqueueReadBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, off_a,
-                                   p->region[0], o->host + off_b, num_wait, wait, event);
+        return fcl_mem_read(o->queue, o->a, off_a, p->region[0], o->host + off_b, FCL_NON_BLOCKING,
+                            num_wait, wait, event);
       case OP_WRITE:
-        return clEnqueueWriteBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, off_a,
-                                    p->region[0], o->host + off_b, num_wait, wait, event);
+        return fcl_mem_write(o->queue, o->a, off_a, p->region[0], o->host + off_b, FCL_NON_BLOCKING,
+                             num_wait, wait, event);
       default:
-        return clEnqueueCopyBuffer(fcl_queue_cl(o->queue), fcl_mem_cl(o->b), fcl_mem_cl(o->a),
-                                   off_b, off_a, p->region[0], num_wait, wait, event);
+        return fcl_mem_copy(o->queue, o->b, off_b, o->a, off_a, p->region[0], num_wait, wait,
+                            event);
     }
   }
+  /* side a is the device array: the source of a read, the destination of a write or copy; side
+   * b the host (origin 0) or the copy's source */
+  size_t oa[3], ob[3] = {0, 0, 0};
   origin_of(off_a, p->pitch_a, p->rect_dims, oa);
+  if (o->kind == OP_COPY) origin_of(off_b, p->pitch_b, p->rect_dims, ob);
+  bool read = o->kind == OP_READ;
+  const size_t *src_o = read ? oa : ob, *dst_o = read ? ob : oa;
+  const size_t *src_p = read ? p->pitch_a : p->pitch_b, *dst_p = read ? p->pitch_b : p->pitch_a;
+  fcl_rect r = {.src_origin = {src_o[0], src_o[1], src_o[2]},
+                .dst_origin = {dst_o[0], dst_o[1], dst_o[2]},
+                .region = {p->region[0], p->region[1], p->region[2]},
+                .src_row_pitch = src_p[0],
+                .src_slice_pitch = src_p[1],
+                .dst_row_pitch = dst_p[0],
+                .dst_slice_pitch = dst_p[1]};
   switch (o->kind) {
     case OP_READ:
-      return clEnqueueReadBufferRect(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, oa, zero,
-                                     p->region, p->pitch_a[0], p->pitch_a[1], p->pitch_b[0],
-                                     p->pitch_b[1], o->host + off_b, num_wait, wait, event);
+      return fcl_mem_read_rect(o->queue, o->a, o->host + off_b, &r, FCL_NON_BLOCKING, num_wait,
+                               wait, event);
     case OP_WRITE:
-      return clEnqueueWriteBufferRect(fcl_queue_cl(o->queue), fcl_mem_cl(o->a), CL_FALSE, oa, zero,
-                                      p->region, p->pitch_a[0], p->pitch_a[1], p->pitch_b[0],
-                                      p->pitch_b[1], o->host + off_b, num_wait, wait, event);
-    default:
-      origin_of(off_b, p->pitch_b, p->rect_dims, ob);
-      return clEnqueueCopyBufferRect(fcl_queue_cl(o->queue), fcl_mem_cl(o->b), fcl_mem_cl(o->a), ob,
-                                     oa, p->region, p->pitch_b[0], p->pitch_b[1], p->pitch_a[0],
-                                     p->pitch_a[1], num_wait, wait, event);
+      return fcl_mem_write_rect(o->queue, o->a, o->host + off_b, &r, FCL_NON_BLOCKING, num_wait,
+                                wait, event);
+    default: return fcl_mem_copy_rect(o->queue, o->b, o->a, &r, num_wait, wait, event);
   }
 }
 
 /* Enqueue every command of the plan; event (if asked) completes when all have. */
-static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, cl_uint num_wait,
-                           const cl_event *wait, cl_event *event, const fcl_array *layout_a,
+static fcl_status run_plan(const op_desc *o, const rect_plan *p, bool blocking, unsigned num_wait,
+                           fcl_event *const *wait, fcl_event **event, const fcl_array *layout_a,
                            const size_t *strides_b) {
   size_t index[FCL_ARRAY_MAX_DIMS] = {0}, count = 1;
   for (int i = 0; i < p->num_loops; ++i) count *= p->loop_shape[i];
-  cl_event last = NULL;
+  fcl_event *last = NULL;
   for (size_t c = 0; c < count; ++c) {
     size_t off_a = 0, off_b = 0;
     for (int i = 0; i < p->num_loops; ++i) {
       off_a += index[i] * p->loop_a[i];
       off_b += index[i] * p->loop_b[i];
     }
-    cl_int err = enqueue_one(o, p, off_a, off_b, num_wait, wait, count == 1 ? &last : NULL);
-    if (err == CL_INVALID_VALUE && c == 0 && p->rect_dims > 1 && layout_a) {
+    fcl_status st = enqueue_one(o, p, off_a, off_b, num_wait, wait, count == 1 ? &last : NULL);
+    if (st != FCL_OK && fcl_last_native_error() == -30 /* CL_INVALID_VALUE */ && c == 0 &&
+        p->rect_dims > 1 && layout_a) {
       /* Some drivers refuse rectangles the specification allows: use one dimension fewer. */
       fcl_log(FCL_LOG_DEBUG,
-              "array %d-D rectangular command refused (CL_INVALID_VALUE); "
-              "retrying with %d-D commands",
-              p->rect_dims, p->rect_dims - 1);
+              "array %d-D rectangular command refused (%s); retrying with %d-D commands",
+              p->rect_dims, fcl_last_error(), p->rect_dims - 1);
       rect_plan smaller;
       make_plan(layout_a->ndim, layout_a->shape, fcl_dtype_size(layout_a->dtype), layout_a->strides,
                 strides_b, p->rect_dims - 1, &smaller);
       return run_plan(o, &smaller, blocking, num_wait, wait, event, layout_a, strides_b);
     }
-    if (err != CL_SUCCESS) {
+    if (st != FCL_OK) {
       static const char *names[] = {"read", "write", "copy", "fill"};
-      return FCL_CL_ERROR(err, "array %s, command %zu of %zu (region %zu x %zu x %zu bytes/rows)",
-                          names[o->kind], c + 1, count, p->region[0], p->region[1], p->region[2]);
+      return fcl__error_set(st, fcl_last_native_error(), __func__, __FILE__, __LINE__,
+                            "array %s, command %zu of %zu (region %zu x %zu x %zu bytes/rows): %s",
+                            names[o->kind], c + 1, count, p->region[0], p->region[1], p->region[2],
+                            fcl_last_error());
     }
     for (int i = p->num_loops - 1; i >= 0 && ++index[i] == p->loop_shape[i]; --i) index[i] = 0;
   }
   if (count > 1) /* a marker with no wait list waits for every earlier command */
-    FCL_CL_TRY(clEnqueueMarkerWithWaitList(fcl_queue_cl(o->queue), 0, NULL, &last),
-               "marker after array %s", "transfer");
+    FCL_TRY(fcl_queue_marker(o->queue, 0, NULL, &last));
   fcl_status st = blocking ? fcl_events_wait(1, &last) : FCL_OK;
   if (event)
     *event = last;
   else
-    clReleaseEvent(last);
+    fcl_event_release(&last);
   return st;
 }
 
 static fcl_status host_transfer(const fcl_array *a, fcl_queue *queue, op_kind kind,
-                                unsigned char *host, bool blocking, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event) {
+                                unsigned char *host, bool blocking, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event) {
   size_t itemsize = fcl_dtype_size(a->dtype), packed[FCL_ARRAY_MAX_DIMS];
   fcl__packed_strides(a->ndim, a->shape, itemsize, packed);
   fcl_queue *q = queue ? queue : a->queue;
   if (fcl_array_is_contiguous(a)) { /* one linear command */
     size_t n = fcl_array_nbytes(a);
-    cl_int err = kind == OP_READ
-                     ? clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(a->storage->buffer),
-                                           blocking, a->offset, n, host, num_wait, wait, event)
-                     : clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(a->storage->buffer),
-                                            blocking, a->offset, n, host, num_wait, wait, event);
-    if (err != CL_SUCCESS)
-      return FCL_CL_ERROR(err, "array %s of %zu bytes at offset %zu",
-                          kind == OP_READ ? "read" : "write", n, a->offset);
-    return FCL_OK;
+    fcl_blocking how = blocking ? FCL_BLOCKING : FCL_NON_BLOCKING;
+    return kind == OP_READ
+               ? fcl_mem_read(q, a->storage->buffer, a->offset, n, host, how, num_wait, wait, event)
+               : fcl_mem_write(q, a->storage->buffer, a->offset, n, host, how, num_wait, wait,
+                               event);
   }
   rect_plan p;
   make_plan(a->ndim, a->shape, itemsize, a->strides, packed, 3, &p);
@@ -203,8 +207,8 @@ static fcl_status check_blocking(fcl_blocking blocking) {
 }
 
 fcl_status fcl_array_write(fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
-                           const void *host, cl_uint num_wait, const cl_event *wait,
-                           cl_event *event) {
+                           const void *host, unsigned num_wait, fcl_event *const *wait,
+                           fcl_event **event) {
   FCL_CHECK_NULL(array, 1);
   FCL_TRY(check_blocking(blocking));
   FCL_CHECK_NULL(host, 4);
@@ -214,7 +218,8 @@ fcl_status fcl_array_write(fcl_array *array, fcl_queue *queue, fcl_blocking bloc
 }
 
 fcl_status fcl_array_read(const fcl_array *array, fcl_queue *queue, fcl_blocking blocking,
-                          void *host, cl_uint num_wait, const cl_event *wait, cl_event *event) {
+                          void *host, unsigned num_wait, fcl_event *const *wait,
+                          fcl_event **event) {
   FCL_CHECK_NULL(array, 1);
   FCL_TRY(check_blocking(blocking));
   FCL_CHECK_NULL(host, 4);
@@ -222,8 +227,8 @@ fcl_status fcl_array_read(const fcl_array *array, fcl_queue *queue, fcl_blocking
                        event);
 }
 
-fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value, unsigned num_wait,
+                          fcl_event *const *wait, fcl_event **event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(value, 3);
   FCL_TRY(writable(array, 1, "array", "fill"));
@@ -248,8 +253,8 @@ fcl_status fcl_array_fill(fcl_array *array, fcl_queue *queue, const void *value,
   return run_plan(&o, &p, false, num_wait, wait, event, NULL, NULL);
 }
 
-fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event) {
+fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue, unsigned num_wait,
+                          fcl_event *const *wait, fcl_event **event) {
   FCL_CHECK_NULL(src, 1);
   FCL_CHECK_NULL(dst, 2);
   FCL_TRY(writable(dst, 2, "dst", "copy into"));
@@ -281,39 +286,23 @@ fcl_status fcl_array_copy(const fcl_array *src, fcl_array *dst, fcl_queue *queue
   return run_plan(&o, &p, false, num_wait, wait, event, dst, src->strides);
 }
 
-fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, cl_map_flags flags, void **host) {
+fcl_status fcl_array_map(fcl_array *array, fcl_queue *queue, unsigned flags, void **host) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 4);
   *host = NULL;
-  if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
-    FCL_TRY(writable(array, 1, "array", "map for writing"));
+  if (flags & FCL_MAP_WRITE) FCL_TRY(writable(array, 1, "array", "map for writing"));
   if (!fcl_array_is_contiguous(array))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (array): only contiguous arrays can be "
                                                "mapped");
-  cl_int err;
-  cl_event mapped = NULL;
-  fcl_queue *q = queue ? queue : array->queue;
-  void *p = clEnqueueMapBuffer(fcl_queue_cl(q), fcl_mem_cl(array->storage->buffer), CL_FALSE, flags,
-                               array->offset, fcl_array_nbytes(array), 0, NULL, &mapped, &err);
-  if (err != CL_SUCCESS)
-    return FCL_CL_ERROR(err, "clEnqueueMapBuffer of %zu bytes", fcl_array_nbytes(array));
-  fcl_status st = fcl_events_wait(1, &mapped); /* counted as a host sync */
-  clReleaseEvent(mapped);
-  if (st != FCL_OK) {
-    clEnqueueUnmapMemObject(fcl_queue_cl(q), fcl_mem_cl(array->storage->buffer), p, 0, NULL, NULL);
-    return st;
-  }
-  *host = p;
-  return FCL_OK;
+  /* a blocking map, counted as a host sync */
+  return fcl_mem_map(queue ? queue : array->queue, array->storage->buffer, flags, array->offset,
+                     fcl_array_nbytes(array), 0, NULL, host);
 }
 
-fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, cl_event *event) {
+fcl_status fcl_array_unmap(fcl_array *array, fcl_queue *queue, void *host, fcl_event **event) {
   FCL_CHECK_NULL(array, 1);
   FCL_CHECK_NULL(host, 3);
-  FCL_CL_TRY(clEnqueueUnmapMemObject(fcl_queue_cl(queue ? queue : array->queue),
-                                     fcl_mem_cl(array->storage->buffer), host, 0, NULL, event),
-             "clEnqueueUnmapMemObject");
-  return FCL_OK;
+  return fcl_mem_unmap(queue ? queue : array->queue, array->storage->buffer, host, 0, NULL, event);
 }
 
 fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *value) {
@@ -329,12 +318,6 @@ fcl_status fcl_array_item(const fcl_array *array, const size_t *index, void *val
                        i, index[i], array->shape[i] - 1);
     off += index[i] * array->strides[i];
   }
-  cl_event read = NULL;
-  FCL_CL_TRY(
-      clEnqueueReadBuffer(fcl_queue_cl(array->queue), fcl_mem_cl(array->storage->buffer), CL_FALSE,
-                          off, fcl_dtype_size(array->dtype), value, 0, NULL, &read),
-      "reading one element at byte %zu", off);
-  fcl_status st = fcl_events_wait(1, &read);
-  clReleaseEvent(read);
-  return st;
+  return fcl_mem_read(array->queue, array->storage->buffer, off, fcl_dtype_size(array->dtype),
+                      value, FCL_BLOCKING, 0, NULL, NULL);
 }

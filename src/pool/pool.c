@@ -16,9 +16,9 @@ struct fcl_pool_block {
   fcl_allocation mem;
   size_t bin;
   fcl_pool_block *next; /* in its bin's stack while held */
-  cl_uint num_fences;
-  cl_event fences_inline[INLINE_FENCES];
-  cl_event *fences; /* fences_inline or heap */
+  unsigned num_fences;
+  fcl_event *fences_inline[INLINE_FENCES];
+  fcl_event **fences; /* fences_inline or heap */
   bool active;
   fcl_queue *bound; /* fcl_pool_block_bind: freeing fences the block with its work */
 };
@@ -84,7 +84,7 @@ fcl_pool *fcl_pool_retain(fcl_pool *pool) {
 }
 
 static void release_fences(fcl_pool_block *b) {
-  for (cl_uint i = 0; i < b->num_fences; ++i) clReleaseEvent(b->fences[i]);
+  for (unsigned i = 0; i < b->num_fences; ++i) fcl_event_release(&b->fences[i]);
   if (b->fences != b->fences_inline) free(b->fences);
   b->fences = b->fences_inline;
   b->num_fences = 0;
@@ -92,10 +92,10 @@ static void release_fences(fcl_pool_block *b) {
 
 /* Whether every fence has completed (or failed: the commands are over either way). */
 static bool ready(fcl_pool_block *b) {
-  for (cl_uint i = 0; i < b->num_fences; ++i) {
-    cl_int s = CL_COMPLETE;
-    clGetEventInfo(b->fences[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
-    if (s > CL_COMPLETE) return false;
+  for (unsigned i = 0; i < b->num_fences; ++i) {
+    int s = FCL_EVENT_COMPLETE;
+    fcl_event_status(b->fences[i], &s);
+    if (s > FCL_EVENT_COMPLETE) return false;
   }
   release_fences(b);
   return true;
@@ -219,20 +219,17 @@ fcl_status fcl_pool_alloc(fcl_pool *pool, size_t size, fcl_pool_block **block) {
 static void poison(fcl_pool *p, fcl_pool_block *b) {
   if (!p->debug_queue) return;
   const unsigned char byte = FCL_POOL_POISON_BYTE;
-  cl_event ev = NULL;
-  cl_int err = b->mem.buffer
-                   ? clEnqueueFillBuffer(fcl_queue_cl(p->debug_queue), fcl_mem_cl(b->mem.buffer),
-                                         &byte, 1, 0, b->mem.size, b->num_fences,
-                                         b->num_fences ? b->fences : NULL, &ev)
-                   : clEnqueueSVMMemFill(fcl_queue_cl(p->debug_queue), b->mem.svm, &byte, 1,
-                                         b->mem.size, b->num_fences,
-                                         b->num_fences ? b->fences : NULL, &ev);
-  if (err != CL_SUCCESS) {
+  fcl_event *ev = NULL;
+  fcl_status st = b->mem.buffer ? fcl_mem_fill(p->debug_queue, b->mem.buffer, &byte, 1, 0,
+                                               b->mem.size, b->num_fences, b->fences, &ev)
+                                : fcl_svm_fill(p->debug_queue, b->mem.svm, &byte, 1, b->mem.size,
+                                               b->num_fences, b->fences, &ev);
+  if (st != FCL_OK) {
     fcl_log(FCL_LOG_WARNING, "pool debug: poisoning a %zu-byte block failed: %s", b->mem.size,
-            fcl_cl_error_name(err));
+            fcl_last_error());
     return;
   }
-  clFlush(fcl_queue_cl(p->debug_queue));
+  fcl_queue_flush(p->debug_queue);
   release_fences(b);
   b->fences_inline[0] = ev;
   b->num_fences = 1;
@@ -281,12 +278,11 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block) {
   }
   if (block->bound) { /* reused once the work enqueued so far on its queue is done */
     fcl_queue *q = block->bound;
-    cl_event done = NULL;
+    fcl_event *done = NULL;
     block->bound = NULL;
-    fcl_status st = clEnqueueMarkerWithWaitList(fcl_queue_cl(q), 0, NULL, &done) == CL_SUCCESS
-                        ? fcl_pool_free_after(pool, block, 1, &done)
-                        : FCL_ERR_OPENCL;
-    if (done) clReleaseEvent(done);
+    fcl_status st = fcl_queue_marker(q, 0, NULL, &done);
+    if (st == FCL_OK) st = fcl_pool_free_after(pool, block, 1, &done);
+    if (done) fcl_event_release(&done);
     if (st != FCL_OK) { /* no fence could be made: wait for the queue instead */
       fcl_queue_finish(q);
       fcl_pool_free(pool, block);
@@ -299,25 +295,17 @@ void fcl_pool_free(fcl_pool *pool, fcl_pool_block *block) {
   pthread_mutex_unlock(&pool->lock);
 }
 
-fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, cl_uint num_events,
-                               const cl_event *events) {
+fcl_status fcl_pool_free_after(fcl_pool *pool, fcl_pool_block *block, unsigned num_events,
+                               fcl_event *const *events) {
   FCL_CHECK_NULL(pool, 1);
   FCL_CHECK_NULL(block, 2);
   FCL_CHECK_ARG(num_events == 0 || events, 4, "events", "must not be NULL when num_events > 0");
   if (!block->active)
     return FCL_ERROR(FCL_ERR_INVALID_STATE, "block %p is not active (freed twice?)", (void *)block);
-  cl_event *fences = block->fences_inline;
+  fcl_event **fences = block->fences_inline;
   if (num_events > INLINE_FENCES && !(fences = malloc(num_events * sizeof *fences)))
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fence list of %u events", num_events);
-  for (cl_uint i = 0; i < num_events; ++i) {
-    cl_int err = clRetainEvent(events[i]);
-    if (err != CL_SUCCESS) {
-      for (cl_uint j = 0; j < i; ++j) clReleaseEvent(fences[j]);
-      if (fences != block->fences_inline) free(fences);
-      return FCL_CL_ERROR(err, "clRetainEvent of fence %u", i);
-    }
-    fences[i] = events[i];
-  }
+  for (unsigned i = 0; i < num_events; ++i) fences[i] = fcl_event_retain(events[i]);
   pthread_mutex_lock(&pool->lock);
   block->fences = fences;
   block->num_fences = num_events;

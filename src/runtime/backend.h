@@ -1,7 +1,7 @@
 /* The device backend table: what the runtime asks of a device API (not installed).
  *
- * Every object of the runtime's public API that belongs to a device API (a queue today; events,
- * memory, programs and kernels as they move behind the boundary) carries the table of the
+ * Every object of the runtime's public API that belongs to a device API (queues, events and
+ * memory today; programs and kernels as they move behind the boundary) carries the table of the
  * backend that made it, and the runtime's public functions check their arguments, count host
  * syncs, then call through it. A backend fills one table (src/runtime/<name>/) and never sees
  * another's objects. docs/extending.md, "Adding a backend", says what each entry must do. */
@@ -34,6 +34,14 @@ struct fcl_queue {
   unsigned flags; /* FCL_QUEUE_* it was made with */
 };
 
+/* An event: the backend's native event (an OpenCL event, a CUDA event with its stream's
+ * record). */
+struct fcl_event {
+  const fcl__backend *backend;
+  atomic_int refs;
+  void *native;
+};
+
 /* Memory: the backend's native allocation (an OpenCL buffer, a CUDA device pointer). */
 struct fcl_mem {
   const fcl__backend *backend;
@@ -53,31 +61,46 @@ struct fcl__backend {
   fcl_status (*queue_flush)(fcl_queue *q);
   fcl_status (*queue_finish)(fcl_queue *q);
   /* A marker (barrier: also holding back later commands) after the wait list. */
-  fcl_status (*queue_marker)(fcl_queue *q, bool barrier, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event);
+  fcl_status (*queue_marker)(fcl_queue *q, bool barrier, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event);
+  /* Events. Every enqueue entry takes flowcl's wait list (already checked: num_wait events, none
+   * NULL, all of this backend) and, when event is not NULL, makes *event (fcl__event_new).
+   * release frees the native event; wait blocks the host (the caller counts the sync) and
+   * reports an event that ended in error by index; status is FCL_EVENT_* or a negative code. */
+  void (*event_release)(fcl_event *e);
+  fcl_status (*events_wait)(unsigned n, fcl_event *const *events);
+  fcl_status (*event_status)(const fcl_event *e, int *status);
+  fcl_status (*event_on_complete)(fcl_event *e, fcl_event_callback callback, void *user);
+  fcl_status (*user_event_create)(const fcl_context *context, fcl_event **event);
+  fcl_status (*user_event_set)(fcl_event *e, int status); /* FCL_EVENT_COMPLETE or < 0 */
+  fcl_status (*event_profile)(const fcl_event *e, fcl_event_times *times);
   /* Memory. create fills m->native (kind, size set; host as fcl_mem_create says); destroy
    * releases it. The transfers get ranges already checked; a blocking one has been counted as a
    * host sync. */
   fcl_status (*mem_create)(fcl_context *context, fcl_mem *m, void *host);
   void (*mem_destroy)(fcl_mem *m);
   fcl_status (*mem_write)(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes, const void *host,
-                          bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+                          bool blocking, unsigned num_wait, fcl_event *const *wait,
+                          fcl_event **event);
   fcl_status (*mem_read)(fcl_queue *q, const fcl_mem *src, size_t offset, size_t bytes, void *host,
-                         bool blocking, cl_uint num_wait, const cl_event *wait, cl_event *event);
+                         bool blocking, unsigned num_wait, fcl_event *const *wait,
+                         fcl_event **event);
   fcl_status (*mem_copy)(fcl_queue *q, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
-                         size_t dst_offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
-                         cl_event *event);
+                         size_t dst_offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                         fcl_event **event);
   fcl_status (*mem_fill)(fcl_queue *q, fcl_mem *dst, const void *pattern, size_t pattern_size,
-                         size_t offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
-                         cl_event *event);
+                         size_t offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                         fcl_event **event);
+  /* Make m exist on q's device now, blocking (contents undefined afterwards). */
+  fcl_status (*mem_commit)(fcl_queue *q, fcl_mem *m);
   /* Rectangles: write (host to dst), read (src to host), copy (src to dst). */
   fcl_status (*mem_rect)(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
-                         const fcl_rect *rect, bool blocking, cl_uint num_wait,
-                         const cl_event *wait, cl_event *event);
+                         const fcl_rect *rect, bool blocking, unsigned num_wait,
+                         fcl_event *const *wait, fcl_event **event);
   fcl_status (*mem_map)(fcl_queue *q, fcl_mem *m, unsigned flags, size_t offset, size_t bytes,
-                        cl_uint num_wait, const cl_event *wait, void **host);
-  fcl_status (*mem_unmap)(fcl_queue *q, fcl_mem *m, void *host, cl_uint num_wait,
-                          const cl_event *wait, cl_event *event);
+                        unsigned num_wait, fcl_event *const *wait, void **host);
+  fcl_status (*mem_unmap)(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
+                          fcl_event *const *wait, fcl_event **event);
 };
 
 /* The backend of a context (OpenCL for every context today). */
@@ -86,6 +109,14 @@ const fcl__backend *fcl__context_backend(const fcl_context *context);
 /* A queue object around a native queue of backend (refs 1). */
 fcl_status fcl__queue_new(const fcl__backend *backend, fcl_device *device, unsigned flags,
                           fcl_queue **out);
+
+/* An event object around a native event of backend (refs 1, taking over native's reference)
+ * into *out; on failure native is released through the backend. */
+fcl_status fcl__event_new(const fcl__backend *backend, void *native, fcl_event **out);
+
+/* num_wait events in wait, none NULL and all of one backend, else an error naming argument
+ * pos, the wait list called name. */
+fcl_status fcl__check_waits(unsigned num_wait, fcl_event *const *wait, int pos, const char *name);
 
 extern const fcl__backend fcl__opencl_backend;
 

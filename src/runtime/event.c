@@ -1,125 +1,113 @@
-/* Events: status, waits, completion callbacks, user events, profiling times. */
+/* Events: references, wait lists, host waits, status, callbacks, user events, profiling times;
+ * arguments checked and host syncs counted here, the work done by the event's backend. */
 #include <stdlib.h>
 
+#include "backend.h"
 #include "check.h"
 #include "runtime_impl.h"
 
-fcl_status fcl_events_wait(cl_uint num_events, const cl_event *events) {
+fcl_status fcl__event_new(const fcl__backend *backend, void *native, fcl_event **out) {
+  fcl_event *e = malloc(sizeof *e);
+  if (!e) {
+    fcl_event tmp = {.backend = backend, .native = native};
+    backend->event_release(&tmp);
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "event object");
+  }
+  e->backend = backend;
+  atomic_init(&e->refs, 1);
+  e->native = native;
+  *out = e;
+  return FCL_OK;
+}
+
+fcl_status fcl__check_waits(unsigned num_wait, fcl_event *const *wait, int pos, const char *name) {
+  if (num_wait == 0) return FCL_OK;
+  if (!wait)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument %d (%s): must not be NULL when its count is %u", pos, name,
+                     num_wait);
+  for (unsigned i = 0; i < num_wait; ++i) {
+    if (!wait[i])
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument %d (%s): event %u of %u is NULL", pos,
+                       name, i, num_wait);
+    if (wait[i]->backend != wait[0]->backend)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument %d (%s): event %u is of backend '%s', event 0 of '%s'", pos, name,
+                       i, wait[i]->backend->name, wait[0]->backend->name);
+  }
+  return FCL_OK;
+}
+
+fcl_event *fcl_event_retain(fcl_event *event) {
+  if (event) atomic_fetch_add(&event->refs, 1);
+  return event;
+}
+
+void fcl_event_release(fcl_event **event) {
+  if (!event || !*event) return;
+  fcl_event *e = *event;
+  *event = NULL;
+  if (atomic_fetch_sub(&e->refs, 1) != 1) return;
+  e->backend->event_release(e);
+  free(e);
+}
+
+fcl_status fcl_events_wait(unsigned num_events, fcl_event *const *events) {
   if (num_events == 0) return FCL_OK;
-  FCL_CHECK_NULL(events, 2);
-  for (cl_uint i = 0; i < num_events; ++i) {
-    cl_int s = CL_QUEUED;
-    clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
-    if (s > CL_COMPLETE) { /* one not done: this wait holds the host */
+  FCL_TRY(fcl__check_waits(num_events, events, 2, "events"));
+  for (unsigned i = 0; i < num_events; ++i) {
+    int s = FCL_EVENT_QUEUED;
+    events[i]->backend->event_status(events[i], &s);
+    if (s > FCL_EVENT_COMPLETE) { /* one not done: this wait holds the host */
       fcl__count_host_sync();
       break;
     }
   }
-  cl_int err = clWaitForEvents(num_events, events);
-  /* Some drivers return CL_SUCCESS for events that ended in error: look at each status. */
-  for (cl_uint i = 0; i < num_events; ++i) {
-    cl_int s = CL_COMPLETE;
-    clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
-    if (s < 0)
-      return fcl__error_set(FCL_ERR_OPENCL, s, __func__, __FILE__, __LINE__,
-                            "event %u of %u ended in error %s (%d)", i, num_events,
-                            fcl_cl_error_name(s), s);
-  }
-  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clWaitForEvents(%u events)", num_events);
-  return FCL_OK;
+  return events[0]->backend->events_wait(num_events, events);
 }
 
-fcl_status fcl_event_status(cl_event event, cl_int *status) {
+fcl_status fcl_event_status(const fcl_event *event, int *status) {
   FCL_CHECK_NULL(event, 1);
   FCL_CHECK_NULL(status, 2);
-  FCL_CL_TRY(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status, NULL),
-             "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
-  return FCL_OK;
+  return event->backend->event_status(event, status);
 }
 
-const char *fcl_event_status_name(cl_int status) {
+const char *fcl_event_status_name(int status) {
   switch (status) {
-    case CL_COMPLETE: return "complete";
-    case CL_RUNNING: return "running";
-    case CL_SUBMITTED: return "submitted";
-    case CL_QUEUED: return "queued";
+    case FCL_EVENT_COMPLETE: return "complete";
+    case FCL_EVENT_RUNNING: return "running";
+    case FCL_EVENT_SUBMITTED: return "submitted";
+    case FCL_EVENT_QUEUED: return "queued";
     default: return "error";
   }
 }
 
-typedef struct {
-  fcl_event_callback fn;
-  void *user;
-} callback_box;
-
-static void CL_CALLBACK event_trampoline(cl_event event, cl_int status, void *data) {
-  callback_box box = *(callback_box *)data;
-  free(data);
-  box.fn(event, status, box.user);
-}
-
-fcl_status fcl_event_on_complete(cl_event event, fcl_event_callback callback, void *user) {
+fcl_status fcl_event_on_complete(fcl_event *event, fcl_event_callback callback, void *user) {
   FCL_CHECK_NULL(event, 1);
   FCL_CHECK_NULL(callback, 2);
-  callback_box *box = malloc(sizeof *box);
-  if (!box) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "event callback record");
-  *box = (callback_box){callback, user};
-  cl_int err = clSetEventCallback(event, CL_COMPLETE, event_trampoline, box);
-  if (err != CL_SUCCESS) {
-    free(box);
-    return FCL_CL_ERROR(err, "clSetEventCallback");
-  }
-  return FCL_OK;
+  return event->backend->event_on_complete(event, callback, user);
 }
 
-fcl_status fcl_user_event_create(const fcl_context *context, cl_event *event) {
+fcl_status fcl_user_event_create(const fcl_context *context, fcl_event **event) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(event, 2);
-  cl_int err;
-  *event = clCreateUserEvent(context->cl, &err);
-  if (err != CL_SUCCESS) {
-    *event = NULL;
-    return FCL_CL_ERROR(err, "clCreateUserEvent");
-  }
-  return FCL_OK;
+  *event = NULL;
+  return fcl__context_backend(context)->user_event_create(context, event);
 }
 
-fcl_status fcl_user_event_complete(cl_event event) {
+fcl_status fcl_user_event_complete(fcl_event *event) {
   FCL_CHECK_NULL(event, 1);
-  FCL_CL_TRY(clSetUserEventStatus(event, CL_COMPLETE), "clSetUserEventStatus(CL_COMPLETE)");
-  return FCL_OK;
+  return event->backend->user_event_set(event, FCL_EVENT_COMPLETE);
 }
 
-fcl_status fcl_user_event_fail(cl_event event, cl_int error) {
+fcl_status fcl_user_event_fail(fcl_event *event, int error) {
   FCL_CHECK_NULL(event, 1);
   FCL_CHECK_ARG(error < 0, 2, "error", "must be a negative error code");
-  FCL_CL_TRY(clSetUserEventStatus(event, error), "clSetUserEventStatus(%d)", error);
-  return FCL_OK;
+  return event->backend->user_event_set(event, error);
 }
 
-fcl_status fcl_event_profile(cl_event event, fcl_event_times *times) {
+fcl_status fcl_event_profile(const fcl_event *event, fcl_event_times *times) {
   FCL_CHECK_NULL(event, 1);
   FCL_CHECK_NULL(times, 2);
-  static const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED,
-                                            CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
-                                            CL_PROFILING_COMMAND_END};
-  cl_ulong *out[4] = {&times->queued_ns, &times->submit_ns, &times->start_ns, &times->end_ns};
-  /* NVIDIA's driver answers the profiling queries of a command not yet run with CL_SUCCESS
-   * (and times that are not yet set): the status decides */
-  cl_int status = CL_QUEUED;
-  FCL_CL_TRY(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-             "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)");
-  if (status != CL_COMPLETE)
-    return fcl__error_set(FCL_ERR_NOT_SUPPORTED, CL_PROFILING_INFO_NOT_AVAILABLE, __func__,
-                          __FILE__, __LINE__,
-                          "no profiling times: the event is not complete (status %d)", status);
-  for (int i = 0; i < 4; ++i) {
-    cl_int err = clGetEventProfilingInfo(event, what[i], sizeof(cl_ulong), out[i], NULL);
-    if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
-      return fcl__error_set(FCL_ERR_NOT_SUPPORTED, err, __func__, __FILE__, __LINE__,
-                            "no profiling times: the event is not complete or its queue was "
-                            "created without FCL_QUEUE_PROFILING");
-    if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clGetEventProfilingInfo");
-  }
-  return FCL_OK;
+  return event->backend->event_profile(event, times);
 }

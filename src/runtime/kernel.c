@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "check.h"
 #include "flowcl/opencl.h"
+#include "opencl/opencl_backend.h"
 #include "runtime_impl.h"
 
 static const char *kind_name(fcl_arg_kind kind) {
@@ -362,14 +363,15 @@ static fcl_status enqueue_failed(const fcl_kernel *k, cl_int err, cl_uint dim, c
 
 fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
-                              unsigned flags, cl_uint num_wait, const cl_event *wait,
-                              cl_event *event) {
+                              unsigned flags, unsigned num_wait, fcl_event *const *wait,
+                              fcl_event **event) {
   if (!kernel || !queue || !global || work_dim - 1u > 2u) {
     FCL_CHECK_NULL(kernel, 1);
     FCL_CHECK_NULL(queue, 2);
     FCL_CHECK_ARG(work_dim >= 1 && work_dim <= 3, 3, "work_dim", "must be 1, 2 or 3");
     FCL_CHECK_NULL(global, 4);
   }
+  if (num_wait) FCL_TRY(fcl__check_waits(num_wait, wait, 9, "wait"));
   size_t scaled[3];
   const size_t *g = global;
   if (flags & FCL_LAUNCH_G_TIMES_L) {
@@ -377,14 +379,16 @@ fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work
     for (cl_uint i = 0; i < work_dim; ++i) scaled[i] = global[i] * local[i];
     g = scaled;
   }
-  cl_int err = clEnqueueNDRangeKernel(queue->native, kernel->cl, work_dim, offset, g, local,
-                                      num_wait, wait, event);
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  cl_int err = fcl__cl_sync_end(&s, clEnqueueNDRangeKernel(queue->native, kernel->cl, work_dim,
+                                                           offset, g, local, s.n, s.list, s.evp));
   if (err != CL_SUCCESS) return enqueue_failed(kernel, err, work_dim, g, local);
   return FCL_OK;
 }
 
-fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, cl_uint num_wait,
-                                   const cl_event *wait, cl_event *event) {
+fcl_status fcl_kernel_enqueue_task(fcl_kernel *kernel, fcl_queue *queue, unsigned num_wait,
+                                   fcl_event *const *wait, fcl_event **event) {
   const size_t one = 1;
   return fcl_kernel_enqueue(kernel, queue, 1, &one, &one, NULL, 0, num_wait, wait, event);
 }

@@ -65,12 +65,12 @@ static fcl_status check_blocking(fcl_blocking blocking, int pos) {
 }
 
 fcl_status fcl_mem_write(fcl_queue *queue, fcl_mem *dst, size_t offset, size_t bytes,
-                         const void *host, fcl_blocking blocking, cl_uint num_wait,
-                         const cl_event *wait, cl_event *event) {
+                         const void *host, fcl_blocking blocking, unsigned num_wait,
+                         fcl_event *const *wait, fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(dst, 2);
   FCL_CHECK_ARG(host || bytes == 0, 5, "host", "must not be NULL");
-  FCL_CHECK_ARG(num_wait == 0 || wait, 8, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 8, "wait"));
   FCL_TRY(check_range(dst, offset, bytes, 3, "offset"));
   FCL_TRY(check_blocking(blocking, 6));
   return dst->backend->mem_write(queue, dst, offset, bytes, host, blocking == FCL_BLOCKING,
@@ -78,12 +78,12 @@ fcl_status fcl_mem_write(fcl_queue *queue, fcl_mem *dst, size_t offset, size_t b
 }
 
 fcl_status fcl_mem_read(fcl_queue *queue, const fcl_mem *src, size_t offset, size_t bytes,
-                        void *host, fcl_blocking blocking, cl_uint num_wait, const cl_event *wait,
-                        cl_event *event) {
+                        void *host, fcl_blocking blocking, unsigned num_wait,
+                        fcl_event *const *wait, fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_ARG(host || bytes == 0, 5, "host", "must not be NULL");
-  FCL_CHECK_ARG(num_wait == 0 || wait, 8, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 8, "wait"));
   FCL_TRY(check_range(src, offset, bytes, 3, "offset"));
   FCL_TRY(check_blocking(blocking, 6));
   return src->backend->mem_read(queue, src, offset, bytes, host, blocking == FCL_BLOCKING, num_wait,
@@ -91,12 +91,12 @@ fcl_status fcl_mem_read(fcl_queue *queue, const fcl_mem *src, size_t offset, siz
 }
 
 fcl_status fcl_mem_copy(fcl_queue *queue, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
-                        size_t dst_offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
-                        cl_event *event) {
+                        size_t dst_offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                        fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 4);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 8, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 8, "wait"));
   FCL_TRY(check_range(src, src_offset, bytes, 3, "src_offset"));
   FCL_TRY(check_range(dst, dst_offset, bytes, 5, "dst_offset"));
   return dst->backend->mem_copy(queue, src, src_offset, dst, dst_offset, bytes, num_wait, wait,
@@ -104,8 +104,8 @@ fcl_status fcl_mem_copy(fcl_queue *queue, const fcl_mem *src, size_t src_offset,
 }
 
 fcl_status fcl_mem_fill(fcl_queue *queue, fcl_mem *dst, const void *pattern, size_t pattern_size,
-                        size_t offset, size_t bytes, cl_uint num_wait, const cl_event *wait,
-                        cl_event *event) {
+                        size_t offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                        fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(dst, 2);
   FCL_CHECK_NULL(pattern, 3);
@@ -113,10 +113,17 @@ fcl_status fcl_mem_fill(fcl_queue *queue, fcl_mem *dst, const void *pattern, siz
                 "pattern_size", "must be a power of two from 1 to 128");
   FCL_CHECK_ARG(bytes % pattern_size == 0 && offset % pattern_size == 0, 6, "bytes",
                 "bytes and offset must be multiples of pattern_size");
-  FCL_CHECK_ARG(num_wait == 0 || wait, 8, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 8, "wait"));
   FCL_TRY(check_range(dst, offset, bytes, 5, "offset"));
   return dst->backend->mem_fill(queue, dst, pattern, pattern_size, offset, bytes, num_wait, wait,
                                 event);
+}
+
+fcl_status fcl_mem_commit(fcl_queue *queue, fcl_mem *mem) {
+  FCL_CHECK_NULL(queue, 1);
+  FCL_CHECK_NULL(mem, 2);
+  fcl__count_host_sync();
+  return mem->backend->mem_commit(queue, mem);
 }
 
 /* The last byte a rectangle reaches past its origin, for a side's pitches (0: packed). */
@@ -145,13 +152,13 @@ static fcl_status check_rect(const fcl_rect *r, const fcl_mem *src, const fcl_me
 }
 
 fcl_status fcl_mem_write_rect(fcl_queue *queue, fcl_mem *dst, const void *host,
-                              const fcl_rect *rect, fcl_blocking blocking, cl_uint num_wait,
-                              const cl_event *wait, cl_event *event) {
+                              const fcl_rect *rect, fcl_blocking blocking, unsigned num_wait,
+                              fcl_event *const *wait, fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(dst, 2);
   FCL_CHECK_NULL(host, 3);
   FCL_CHECK_NULL(rect, 4);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 7, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 7, "wait"));
   FCL_TRY(check_rect(rect, NULL, dst, 4));
   FCL_TRY(check_blocking(blocking, 5));
   return dst->backend->mem_rect(queue, NULL, dst, (void *)host, rect, blocking == FCL_BLOCKING,
@@ -159,13 +166,13 @@ fcl_status fcl_mem_write_rect(fcl_queue *queue, fcl_mem *dst, const void *host,
 }
 
 fcl_status fcl_mem_read_rect(fcl_queue *queue, const fcl_mem *src, void *host, const fcl_rect *rect,
-                             fcl_blocking blocking, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event) {
+                             fcl_blocking blocking, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(host, 3);
   FCL_CHECK_NULL(rect, 4);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 7, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 7, "wait"));
   FCL_TRY(check_rect(rect, src, NULL, 4));
   FCL_TRY(check_blocking(blocking, 5));
   return src->backend->mem_rect(queue, src, NULL, host, rect, blocking == FCL_BLOCKING, num_wait,
@@ -173,24 +180,24 @@ fcl_status fcl_mem_read_rect(fcl_queue *queue, const fcl_mem *src, void *host, c
 }
 
 fcl_status fcl_mem_copy_rect(fcl_queue *queue, const fcl_mem *src, fcl_mem *dst,
-                             const fcl_rect *rect, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event) {
+                             const fcl_rect *rect, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(src, 2);
   FCL_CHECK_NULL(dst, 3);
   FCL_CHECK_NULL(rect, 4);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 6, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 6, "wait"));
   FCL_TRY(check_rect(rect, src, dst, 4));
   return dst->backend->mem_rect(queue, src, dst, NULL, rect, false, num_wait, wait, event);
 }
 
 fcl_status fcl_mem_map(fcl_queue *queue, fcl_mem *mem, unsigned flags, size_t offset, size_t bytes,
-                       cl_uint num_wait, const cl_event *wait, void **host) {
+                       unsigned num_wait, fcl_event *const *wait, void **host) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(mem, 2);
   FCL_CHECK_ARG(flags && !(flags & ~(unsigned)(FCL_MAP_READ | FCL_MAP_WRITE)), 3, "flags",
                 "FCL_MAP_READ, FCL_MAP_WRITE or both");
-  FCL_CHECK_ARG(num_wait == 0 || wait, 7, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 7, "wait"));
   FCL_CHECK_NULL(host, 8);
   *host = NULL;
   FCL_TRY(check_range(mem, offset, bytes, 4, "offset"));
@@ -198,11 +205,11 @@ fcl_status fcl_mem_map(fcl_queue *queue, fcl_mem *mem, unsigned flags, size_t of
   return mem->backend->mem_map(queue, mem, flags, offset, bytes, num_wait, wait, host);
 }
 
-fcl_status fcl_mem_unmap(fcl_queue *queue, fcl_mem *mem, void *host, cl_uint num_wait,
-                         const cl_event *wait, cl_event *event) {
+fcl_status fcl_mem_unmap(fcl_queue *queue, fcl_mem *mem, void *host, unsigned num_wait,
+                         fcl_event *const *wait, fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(mem, 2);
   FCL_CHECK_NULL(host, 3);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 5, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 5, "wait"));
   return mem->backend->mem_unmap(queue, mem, host, num_wait, wait, event);
 }

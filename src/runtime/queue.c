@@ -63,17 +63,17 @@ fcl_status fcl_queue_device(const fcl_queue *queue, fcl_device **device) {
 
 unsigned fcl_queue_flags(const fcl_queue *queue) { return queue ? queue->flags : 0; }
 
-fcl_status fcl_queue_barrier(fcl_queue *queue, cl_uint num_wait, const cl_event *wait,
-                             cl_event *event) {
+fcl_status fcl_queue_barrier(fcl_queue *queue, unsigned num_wait, fcl_event *const *wait,
+                             fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 3, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 3, "wait"));
   return queue->backend->queue_marker(queue, true, num_wait, wait, event);
 }
 
-fcl_status fcl_queue_marker(fcl_queue *queue, cl_uint num_wait, const cl_event *wait,
-                            cl_event *event) {
+fcl_status fcl_queue_marker(fcl_queue *queue, unsigned num_wait, fcl_event *const *wait,
+                            fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
-  FCL_CHECK_ARG(num_wait == 0 || wait, 3, "wait", "must not be NULL when num_wait > 0");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 3, "wait"));
   return queue->backend->queue_marker(queue, false, num_wait, wait, event);
 }
 

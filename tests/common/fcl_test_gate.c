@@ -8,9 +8,9 @@
 #include <time.h>
 
 struct fcl_test_gate {
-  cl_event event;
+  fcl_event *event;
   double seconds;
-  cl_int status;
+  int status;
   atomic_bool opened;
   pthread_t thread;
 };
@@ -20,12 +20,14 @@ static void *open_later(void *arg) {
   struct timespec ts = {(time_t)g->seconds, (long)((g->seconds - floor(g->seconds)) * 1e9)};
   nanosleep(&ts, NULL);
   atomic_store(&g->opened, true);
-  clSetUserEventStatus(g->event, g->status);
+  if (g->status == FCL_EVENT_COMPLETE)
+    fcl_user_event_complete(g->event);
+  else
+    fcl_user_event_fail(g->event, g->status);
   return NULL;
 }
 
-fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double seconds,
-                                  cl_int status) {
+fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double seconds, int status) {
   fcl_test_gate *g = calloc(1, sizeof *g);
   CHECK(g != NULL);
   if (!g) return NULL;
@@ -36,21 +38,21 @@ fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double sec
   if (g->event && queue) CHECK_OK(fcl_queue_barrier(queue, 1, &g->event, NULL));
   if (!g->event || pthread_create(&g->thread, NULL, open_later, g) != 0) {
     CHECKF(false, "%s", "no gate: the user event or its thread could not be made");
-    if (g->event) clReleaseEvent(g->event);
+    if (g->event) fcl_event_release(&g->event);
     free(g);
     return NULL;
   }
   return g;
 }
 
-cl_event fcl_test_gate_event(const fcl_test_gate *gate) { return gate ? gate->event : NULL; }
+fcl_event *fcl_test_gate_event(const fcl_test_gate *gate) { return gate ? gate->event : NULL; }
 
 bool fcl_test_gate_opened(fcl_test_gate *gate) { return gate && atomic_load(&gate->opened); }
 
 void fcl_test_gate_join(fcl_test_gate **gate) {
   if (!gate || !*gate) return;
   pthread_join((*gate)->thread, NULL);
-  clReleaseEvent((*gate)->event);
+  fcl_event_release(&(*gate)->event);
   free(*gate);
   *gate = NULL;
 }

@@ -11,12 +11,11 @@
 typedef struct fcl_test_gate fcl_test_gate;
 
 /* A user event of ctx, behind a barrier on queue (NULL: none, for wait lists only), that a
- * thread sets to status (CL_COMPLETE, or a negative code: a failure) after seconds. NULL when
- * it cannot be made (a test failure is recorded). */
-fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double seconds,
-                                  cl_int status);
+ * thread sets to status (FCL_EVENT_COMPLETE, or a negative code: a failure) after seconds.
+ * NULL when it cannot be made (a test failure is recorded). */
+fcl_test_gate *fcl_test_gate_hold(fcl_context *ctx, fcl_queue *queue, double seconds, int status);
 /* The user event (owned by the gate). */
-cl_event fcl_test_gate_event(const fcl_test_gate *gate);
+fcl_event *fcl_test_gate_event(const fcl_test_gate *gate);
 /* Whether the thread has set the event: true just before it does, so a wait that the event
  * ends sees true, and a call that returns while it is false did not wait for the device. */
 bool fcl_test_gate_opened(fcl_test_gate *gate);

@@ -51,7 +51,7 @@ static void reduction_held(env *e, fcl_field *f) {
   for (int c = 0; c < 2; ++c) CHECK_OK(fcl_field_reduce(f, c, FCL_REDUCE_MAX, &want[c]));
   fcl_reduction *r = NULL;
   CHECK_OK(fcl_reduction_create(f, FCL_REDUCE_MAX, &r));
-  fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 1.0, CL_COMPLETE);
+  fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 1.0, FCL_EVENT_COMPLETE);
   if (!r || !gate) return;
   CHECK_OK(fcl_reduction_start(r));
   const bool done = fcl_reduction_done(r);
@@ -82,7 +82,7 @@ static void reduction_cancel_and_destroy_wait(env *e, fcl_field *f) {
     const char *what = destroy ? "fcl_reduction_destroy" : "fcl_reduction_cancel";
     fcl_reduction *r = NULL;
     CHECK_OK(fcl_reduction_create(f, FCL_REDUCE_SUM, &r));
-    fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 0.3, CL_COMPLETE);
+    fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 0.3, FCL_EVENT_COMPLETE);
     if (!r || !gate) return;
     CHECK_OK(fcl_reduction_start(r));
     if (destroy)
@@ -109,7 +109,7 @@ static void swap_refused_in_flight(env *e, fcl_field *a, fcl_field *b) {
   for (int side = 0; side < 2; ++side) {
     fcl_field *begun = side ? b : a;
     fcl_mem *const a0 = fcl_field_buffer(a, 0), *const b0 = fcl_field_buffer(b, 0);
-    fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 0.2, CL_COMPLETE);
+    fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 0.2, FCL_EVENT_COMPLETE);
     CHECK_OK(fcl_field_ghosts_begin(begun));
     CHECK_STATUS(fcl_field_swap(a, b), FCL_ERR_INVALID_STATE, "in flight");
     CHECK_STATUS(fcl_field_swap(b, a), FCL_ERR_INVALID_STATE, "in flight");
@@ -165,7 +165,7 @@ static void ghosts_do_not_wait(env *e, fcl_field *f) {
   for (int local = e->size > 1; local < 2; ++local) {
     const char *what = local ? "fcl_field_ghosts_update_local" : "fcl_field_ghosts_update";
     CHECK_OK(fcl_field_init(f, init_two, NULL)); /* ghosts 0 */
-    fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 1.0, CL_COMPLETE);
+    fcl_test_gate *gate = fcl_test_gate_hold(e->ctx, e->q, 1.0, FCL_EVENT_COMPLETE);
     const uint64_t s0 = fcl_count_host_syncs();
     CHECK_OK(local ? fcl_field_ghosts_update_local(f) : fcl_field_ghosts_update(f));
     const uint64_t syncs = fcl_count_host_syncs() - s0;

@@ -38,7 +38,7 @@ static void check_gpu(const fcl_device_entry *e) {
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 2, by));
   CHECK_OK(fcl_kernel_set_arg_i32(k, 3, N));
   size_t g = N, l = 256;
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
   clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(by), CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
   int bad = 0;
@@ -48,7 +48,7 @@ static void check_gpu(const fcl_device_entry *e) {
   CHECK_OK(fcl_event_profile(ev, &t));
   CHECK(t.end_ns > t.start_ns);
   printf("  axpy over %d floats: %.1f us\n", N, (t.end_ns - t.start_ns) / 1e3);
-  clReleaseEvent(ev);
+  fcl_event_release(&ev);
   fcl_mem_release(&bx);
   fcl_mem_release(&by);
   free(x);

@@ -111,10 +111,10 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_param_set *p = NULL;
   CHECK_OK(fcl_param_set_create(list, &p));
   CHECK_OK(fcl_param_set_f32(p, "a", 2.0f));
-  cl_event done = NULL;
+  fcl_event *done = NULL;
   CHECK_OK(fcl_launcher_call(list, q, p, 0, NULL, &done));
   CHECK_OK(fcl_events_wait(1, &done));
-  clReleaseEvent(done);
+  fcl_event_release(&done);
   CHECK(hs.calls == 1 && hs.bad == 0);
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += final[i] != (2.0f * (float)i + 1.0f) * 2.0f;
@@ -132,7 +132,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     hs.calls = hs.bad = 0;
     CHECK_OK(fcl_launcher_call(list, ooo, p, 0, NULL, &done));
     CHECK_OK(fcl_events_wait(1, &done));
-    clReleaseEvent(done);
+    fcl_event_release(&done);
     CHECK(hs.calls == 1 && hs.bad == 0);
     bad = 0;
     for (int i = 0; i < N; ++i) bad += final[i] != (2.0f * (float)i + 1.0f) * 2.0f;
@@ -171,32 +171,29 @@ static void check_device(const fcl_device_entry *d, void *user) {
     CHECK_OK(fcl_param_set_f32(p2, "a", 2.0f));
     /* the enqueuing step's list is called behind a closed gate: it must return without waiting
      * (a wait would never end); the plain one waits for the kernel (unless already done) */
-    cl_event gate = NULL;
+    fcl_event *gate = NULL;
     if (!plain) {
       CHECK_OK(fcl_user_event_create(ctx, &gate));
-      CHECK(clEnqueueBarrierWithWaitList(fcl_queue_cl(q), 1, &gate, NULL) == CL_SUCCESS);
+      CHECK_OK(fcl_queue_barrier(q, 1, &gate, NULL));
     }
     const uint64_t s0 = fcl_count_host_syncs();
-    cl_event ldone = NULL; /* as the last step, its event is a marker after its commands */
+    fcl_event *ldone = NULL; /* as the last step, its event is a marker after its commands */
     CHECK_OK(fcl_launcher_call(l2, q, p2, 0, NULL, plain ? NULL : &ldone));
     const uint64_t syncs = fcl_count_host_syncs() - s0;
     fcl_param_set_destroy(&p2);
     if (gate) {
       CHECKF(ldone != NULL, "an enqueuing last step gave no event");
-      cl_int status = CL_COMPLETE;
+      int status = FCL_EVENT_COMPLETE;
       if (ldone) CHECK_OK(fcl_event_status(ldone, &status));
-      CHECKF(status != CL_COMPLETE, "the list's event completed behind a closed gate");
+      CHECKF(status != FCL_EVENT_COMPLETE, "the list's event completed behind a closed gate");
       CHECK_OK(fcl_user_event_complete(gate));
       if (ldone) CHECK_OK(fcl_events_wait(1, &ldone));
-      if (ldone) clReleaseEvent(ldone);
-      clReleaseEvent(gate);
+      if (ldone) fcl_event_release(&ldone);
+      fcl_event_release(&gate);
     }
     CHECKF(plain ? syncs <= 1 : syncs == 0, "%s host step: %llu host syncs in the list",
            plain ? "a plain" : "an enqueuing", (unsigned long long)syncs);
-    CHECK_OK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(b2), CL_TRUE, 0, sizeof final, final,
-                                 0, NULL, NULL) == CL_SUCCESS
-                 ? FCL_OK
-                 : FCL_ERR_OPENCL);
+    CHECK_OK(fcl_mem_read(q, b2, 0, sizeof final, final, FCL_BLOCKING, 0, NULL, NULL));
     bad = 0;
     for (int i = 0; i < N; ++i) bad += final[i] != 2.0f * (float)i;
     CHECKF(bad == 0, "enqueuing host step: %d values copied before the kernel ran", bad);
@@ -205,13 +202,13 @@ static void check_device(const fcl_device_entry *d, void *user) {
 
   /* The empty list waits for the wait list and returns no event. */
   fcl_launcher *empty = NULL;
-  cl_event gate = NULL, ev = (cl_event)1;
+  fcl_event *gate = NULL, *ev = (fcl_event *)1;
   CHECK_OK(fcl_launcher_create_list("empty", &empty));
   CHECK_OK(fcl_user_event_create(ctx, &gate));
   CHECK_OK(fcl_user_event_complete(gate));
   CHECK_OK(fcl_launcher_call(empty, q, NULL, 1, &gate, &ev));
   CHECK(ev == NULL);
-  clReleaseEvent(gate);
+  fcl_event_release(&gate);
   fcl_launcher_destroy(&empty);
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&list);

@@ -42,7 +42,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   unsetenv("FLOWCL_TRACE");
 
   /* A launch held back by a user event: the statistics do not wait for it. */
-  cl_event gate = NULL, held = NULL;
+  fcl_event *gate = NULL, *held = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &gate));
   CHECK_OK(fcl_launcher_call(l, NULL, NULL, 1, &gate, &held));
   fcl_launch_stats s;
@@ -51,7 +51,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_user_event_complete(gate));
   CHECK_OK(fcl_events_wait(1, &held));
   double expect_total = 0, expect_min = 1e300, expect_max = 0;
-  cl_event evs[CALLS];
+  fcl_event *evs[CALLS];
   evs[0] = held;
   for (int i = 1; i < CALLS; ++i) CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &evs[i]));
   CHECK_OK(fcl_launcher_call(quiet, NULL, NULL, 0, NULL, NULL));
@@ -63,7 +63,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
     expect_total += ns;
     expect_min = ns < expect_min ? ns : expect_min;
     expect_max = ns > expect_max ? ns : expect_max;
-    clReleaseEvent(evs[i]);
+    fcl_event_release(&evs[i]);
   }
   CHECK_OK(fcl_launcher_statistics(l, &s));
   CHECK(s.launches == CALLS && s.pending == 0);
@@ -92,7 +92,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK(!fcl_test_contains(traced, "launcher 'other'"));
   fcl_launcher_destroy(&list);
   fcl_launcher_destroy(&quiet);
-  clReleaseEvent(gate);
+  fcl_event_release(&gate);
   fcl_mem_release(&b);
   fcl_queue_release(&q);
   fcl_program_release(&prog);

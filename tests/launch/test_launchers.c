@@ -38,11 +38,11 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_launcher_create_kernel(e->prog, "triple", "scale", 3, args, 0, NULL, &cfg, &l));
   CHECK(fcl_launcher_queue_configured(l) && fcl_launcher_global_size_configured(l));
   CHECK(fcl_launcher_num_params(l) == 0);
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &ev));
   CHECK(ev != NULL);
   CHECK_OK(fcl_events_wait(1, &ev));
-  clReleaseEvent(ev);
+  fcl_event_release(&ev);
   CHECK_OK(fcl_launcher_as_list(l, "triple list", &list));
   CHECK(fcl_launcher_list_size(list) == 1 && fcl_launcher_list_get(list, 0) == l);
   CHECK_OK(fcl_launcher_call(list, e->q, NULL, 0, NULL, NULL));
@@ -140,7 +140,7 @@ static void iterative(env *e, fcl_queue *q, bool barrier) {
   CHECK_OK(fcl_launcher_create_iterative(e->prog, "record", "record", 3, args, 2, ps, 2, gens,
                                          barrier, &cfg, &l));
   CHECK(fcl_launcher_num_params(l) == 0); /* generated parameters are not the caller's */
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   CHECK_OK(fcl_launcher_call(l, NULL, NULL, 0, NULL, &ev));
   bool ooo = fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER;
   if (ooo && !barrier) {
@@ -149,7 +149,7 @@ static void iterative(env *e, fcl_queue *q, bool barrier) {
   } else {
     CHECK(ev != NULL);
     CHECK_OK(fcl_events_wait(1, &ev)); /* on an out-of-order queue: the barrier's event */
-    clReleaseEvent(ev);
+    fcl_event_release(&ev);
   }
   clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(bo), CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
   int bad = 0, order = 0, seen[9] = {0};

@@ -119,7 +119,7 @@ static fcl_status run_problem(env *e, const run_case *rc, char *why, size_t size
                                .checkpoint = rc->checkpoint ? on_checkpoint : NULL,
                                .checkpoint_every = rc->checkpoint,
                                .user = c};
-  fcl_test_gate *gate = rc->held ? fcl_test_gate_hold(e->ctx, e->q, 0.3, CL_COMPLETE) : NULL;
+  fcl_test_gate *gate = rc->held ? fcl_test_gate_hold(e->ctx, e->q, 0.3, FCL_EVENT_COMPLETE) : NULL;
   fcl_status st = fcl_simulation_run(p, &so, NULL);
   snprintf(why, size, "%s", st == FCL_OK ? "" : fcl_last_error());
   fcl_test_gate_join(&gate);

@@ -77,10 +77,10 @@ static void check_view(fcl_pool *pool, fcl_queue *q, int ndim, const size_t *sha
   CHECK(memcmp(got, vals, m * sizeof *got) == 0);
   for (size_t i = 0; i < m; ++i) vals[i] = -(float)i;
   CHECK_OK(fcl_array_write(c, NULL, FCL_BLOCKING, vals, 0, NULL, NULL));
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   CHECK_OK(fcl_array_copy(c, v, NULL, 0, NULL, &ev));
   CHECK_OK(fcl_events_wait(1, &ev));
-  clReleaseEvent(ev);
+  fcl_event_release(&ev);
   for (size_t i = 0; i < m; ++i) ref[source_index(ndim, shape, s, i)] = vals[i];
   CHECK_OK(fcl_array_read(a, NULL, FCL_BLOCKING, got, 0, NULL, NULL));
   bad = 0;
@@ -149,10 +149,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   if (mapped) {
     CHECK(((float *)mapped)[119] == 119.0f);
     ((float *)mapped)[0] = -1.0f;
-    cl_event ev = NULL;
+    fcl_event *ev = NULL;
     CHECK_OK(fcl_array_unmap(r, NULL, mapped, &ev));
     CHECK_OK(fcl_events_wait(1, &ev));
-    clReleaseEvent(ev);
+    fcl_event_release(&ev);
   }
   const size_t origin[3] = {0, 0, 0};
   CHECK_OK(fcl_array_item(a, origin, &x)); /* the views share storage */
@@ -194,10 +194,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* non-blocking: the data is there once the event completes; a value of no fcl_blocking
    * constant (an int converts to the enum silently) is refused */
   memset(iback, 0, sizeof iback);
-  cl_event read = NULL;
+  fcl_event *read = NULL;
   CHECK_OK(fcl_array_read(ia, NULL, FCL_NON_BLOCKING, iback, 0, NULL, &read));
   CHECK_OK(fcl_events_wait(1, &read));
-  if (read) clReleaseEvent(read);
+  if (read) fcl_event_release(&read);
   CHECK(memcmp(ints, iback, sizeof ints) == 0);
   CHECK_STATUS(fcl_array_read(ia, NULL, (fcl_blocking)2, iback, 0, NULL, NULL),
                FCL_ERR_INVALID_ARGUMENT, "argument 3 (blocking): 2 is neither FCL_BLOCKING nor");

@@ -36,8 +36,8 @@ static fcl_allocator *fenced_pool(fcl_context *ctx, fake_device *dev, size_t cap
   CHECK_OK(fcl_pool_create(a, &o, pool));
   fcl_pool_block *x = NULL;
   CHECK_OK(fcl_pool_alloc(*pool, MIB, &x));
-  *gate = fcl_test_gate_hold(ctx, NULL, seconds, CL_COMPLETE);
-  const cl_event g = fcl_test_gate_event(*gate);
+  *gate = fcl_test_gate_hold(ctx, NULL, seconds, FCL_EVENT_COMPLETE);
+  fcl_event *const g = fcl_test_gate_event(*gate);
   if (x && *gate) CHECK_OK(fcl_pool_free_after(*pool, x, 1, &g));
   return a;
 }
@@ -53,7 +53,7 @@ static void free_held_keeps_pending(fcl_context *ctx) {
   CHECKF(stats(p).held_blocks == 1 && atomic_load(&dev.outstanding) == 1,
          "free_held gave back a block whose fence was pending (held %zu, outstanding %d)",
          stats(p).held_blocks, atomic_load(&dev.outstanding));
-  const cl_event g = fcl_test_gate_event(gate);
+  fcl_event *const g = fcl_test_gate_event(gate);
   CHECK_OK(fcl_events_wait(1, &g));
   CHECK_OK(fcl_pool_free_held(p));
   CHECK(stats(p).held_blocks == 0 && atomic_load(&dev.outstanding) == 0);
@@ -101,8 +101,8 @@ static void giving_back_waits(fcl_context *ctx) {
       CHECK_OK(fcl_pool_stop_holding(p));
       fcl_pool_block *x = NULL;
       CHECK_OK(fcl_pool_alloc(p, MIB, &x));
-      gate = fcl_test_gate_hold(ctx, NULL, 0.3, CL_COMPLETE);
-      const cl_event g = fcl_test_gate_event(gate);
+      gate = fcl_test_gate_hold(ctx, NULL, 0.3, FCL_EVENT_COMPLETE);
+      fcl_event *const g = fcl_test_gate_event(gate);
       if (x && gate) CHECK_OK(fcl_pool_free_after(p, x, 1, &g));
     } else {
       a = fenced_pool(ctx, &dev, 0, 0.3, &p, &gate);
@@ -153,7 +153,7 @@ static void immediate_waits_counted(fcl_context *ctx, fcl_device *device) {
   fcl_allocator *a = NULL;
   CHECK_OK(fcl_queue_create(ctx, device, 0, &q));
   CHECK_OK(fcl_allocator_create_immediate(ctx, q, FCL_MEM_DEVICE, &a));
-  fcl_test_gate *gate = fcl_test_gate_hold(ctx, q, 0.3, CL_COMPLETE);
+  fcl_test_gate *gate = fcl_test_gate_hold(ctx, q, 0.3, FCL_EVENT_COMPLETE);
   if (a && gate) {
     fcl_allocation m = {0};
     const uint64_t s0 = fcl_count_host_syncs();

@@ -33,7 +33,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* Queue A: a write into block X that cannot start before the gate opens. */
   fcl_pool_block *x = NULL, *y = NULL, *z = NULL;
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &x));
-  cl_event gate = NULL, wrote = NULL;
+  fcl_event *gate = NULL, *wrote = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &gate));
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, fcl_pool_block_buffer(x)));
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 1));
@@ -62,8 +62,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != 2;
   CHECK(bad == 0);
-  clReleaseEvent(gate);
-  clReleaseEvent(wrote);
+  fcl_event_release(&gate);
+  fcl_event_release(&wrote);
   fcl_pool_free(pool, y);
   fcl_pool_free(pool, z);
   fcl_pool_release(&pool);
@@ -75,7 +75,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &bx));
   CHECK_OK(fcl_pool_block_bind(bx, qa));
   CHECK(fcl_pool_block_bound_queue(bx) == qa);
-  cl_event gate2 = NULL;
+  fcl_event *gate2 = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &gate2));
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, fcl_pool_block_buffer(bx)));
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 1));
@@ -92,7 +92,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_pool_block_bind(bz, NULL)); /* unbound: freed at once */
   fcl_pool_free(pool, bz);
   CHECK_STATUS(fcl_pool_block_bind(bz, qa), FCL_ERR_INVALID_STATE, "not active");
-  clReleaseEvent(gate2);
+  fcl_event_release(&gate2);
   fcl_pool_free(pool, by);
   fcl_pool_release(&pool);
 
@@ -105,7 +105,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &d));
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, fcl_pool_block_buffer(d)));
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 42));
-  cl_event done = NULL;
+  fcl_event *done = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, qb, 1, &n, NULL, NULL, 0, 0, NULL, &done));
   CHECK_OK(fcl_pool_free_after(pool, d, 1, &done)); /* poisoned after the write */
   CHECK_OK(fcl_queue_finish(qb));
@@ -122,7 +122,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != -1; /* 0xFFFFFFFF: never the stale 42 */
   CHECKF(bad == 0, "%d words not poisoned", bad);
-  clReleaseEvent(done);
+  fcl_event_release(&done);
   fcl_pool_free(pool, d2);
   fcl_pool_release(&pool);
 

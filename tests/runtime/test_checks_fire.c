@@ -50,8 +50,8 @@ static bool all_equal(fcl_queue *q, fcl_mem *b, int v) {
 }
 
 /* A write of v into b by the fill kernel on q after the wait list; its event in *ev. */
-static void enqueue_fill(fcl_kernel *k, fcl_queue *q, fcl_mem *b, int v, cl_uint nw,
-                         const cl_event *w, cl_event *ev) {
+static void enqueue_fill(fcl_kernel *k, fcl_queue *q, fcl_mem *b, int v, unsigned nw,
+                         fcl_event *const *w, fcl_event **ev) {
   size_t n = N;
   CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, b));
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, v));
@@ -66,21 +66,21 @@ static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, f
   fcl_queue *held = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
   reset(q, b);
-  cl_event ok = NULL, bad = NULL;
+  fcl_event *ok = NULL, *bad = NULL;
   CHECK_OK(fcl_queue_marker(q, 0, NULL, &ok));
   fcl_test_gate *gate = fcl_test_gate_hold(ctx, NULL, 0.3, -1000);
   if (!gate || !held) return;
-  cl_event g = fcl_test_gate_event(gate);
+  fcl_event *g = fcl_test_gate_event(gate);
   enqueue_fill(k, held, b, 1, 1, &g, &bad);
-  const cl_event both[2] = {ok, bad};
+  fcl_event *const both[2] = {ok, bad};
   CHECK_STATUS(fcl_events_wait(2, both), FCL_ERR_OPENCL, "event 1 of 2 ended in error");
   CHECKF(fcl_test_gate_opened(gate), "%s", "fcl_events_wait returned before the event failed");
   CHECKF(fcl_last_native_error() < 0, "native code %d, expected the event's negative status",
          fcl_last_native_error());
   CHECKF(all_equal(q, b, 7), "%s", "the command behind the failed event wrote its buffer");
   fcl_test_gate_join(&gate);
-  clReleaseEvent(ok);
-  if (bad) clReleaseEvent(bad);
+  fcl_event_release(&ok);
+  if (bad) fcl_event_release(&bad);
   fcl_queue_release(&held);
 }
 
@@ -89,9 +89,9 @@ static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, f
 static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, fcl_mem *b) {
   fcl_queue *pq = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, FCL_QUEUE_PROFILING, &pq));
-  fcl_test_gate *gate = fcl_test_gate_hold(ctx, pq, 1.0, CL_COMPLETE);
+  fcl_test_gate *gate = fcl_test_gate_hold(ctx, pq, 1.0, FCL_EVENT_COMPLETE);
   if (!gate || !pq) return;
-  cl_event ev = NULL;
+  fcl_event *ev = NULL;
   enqueue_fill(k, pq, b, 2, 0, NULL, &ev);
   fcl_event_times t;
   CHECK_STATUS(fcl_event_profile(ev, &t), FCL_ERR_NOT_SUPPORTED, "not complete");
@@ -100,7 +100,7 @@ static void profile_of_a_pending_command(fcl_context *ctx, fcl_kernel *k, fcl_me
   CHECK_OK(fcl_event_profile(ev, &t));
   CHECK(t.queued_ns <= t.submit_ns && t.submit_ns <= t.start_ns && t.start_ns <= t.end_ns);
   fcl_test_gate_join(&gate);
-  clReleaseEvent(ev);
+  fcl_event_release(&ev);
   fcl_queue_release(&pq);
 }
 
@@ -139,9 +139,9 @@ static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, f
     CHECK_OK(fcl_launcher_create_host("look", look, &v, &hl));
     CHECK_OK(fcl_launcher_list_push(list, hl));
     reset(q, b);
-    v.gate = fcl_test_gate_hold(ctx, NULL, 0.3, fails ? -1001 : CL_COMPLETE);
+    v.gate = fcl_test_gate_hold(ctx, NULL, 0.3, fails ? -1001 : FCL_EVENT_COMPLETE);
     if (!v.gate || !list || !lq) return;
-    const cl_event g = fcl_test_gate_event(v.gate);
+    fcl_event *const g = fcl_test_gate_event(v.gate);
     const fcl_status st = fcl_launcher_call(list, lq, NULL, 1, &g, NULL);
     if (fails) {
       CHECK_STATUS(st, FCL_ERR_OPENCL, "ended in error");

@@ -9,9 +9,9 @@
 #include "flowcl/opencl.h"
 
 static atomic_int callback_calls;
-static void on_done(cl_event e, cl_int status, void *user) {
+static void on_done(fcl_event *e, int status, void *user) {
   (void)e;
-  if (status == CL_COMPLETE && user == (void *)&callback_calls)
+  if (status == FCL_EVENT_COMPLETE && user == (void *)&callback_calls)
     atomic_fetch_add(&callback_calls, 1);
 }
 
@@ -92,23 +92,23 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_STATUS(fcl_queue_wrap(ctx, NULL, &qwrapped), FCL_ERR_INVALID_ARGUMENT, "argument 2");
 
   /* A user event holds back a marker until it is completed. */
-  cl_event gate = NULL, marker = NULL, barrier = NULL;
+  fcl_event *gate = NULL, *marker = NULL, *barrier = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &gate));
   CHECK_OK(fcl_queue_marker(q, 1, &gate, &marker));
   CHECK_OK(fcl_event_on_complete(marker, on_done, &callback_calls));
   CHECK_OK(fcl_queue_flush(q));
-  cl_int st = CL_COMPLETE;
+  int st = FCL_EVENT_COMPLETE;
   CHECK_OK(fcl_event_status(marker, &st));
-  CHECK(st > CL_COMPLETE); /* queued, submitted or running: it cannot be complete yet */
+  CHECK(st > FCL_EVENT_COMPLETE); /* queued, submitted or running: it cannot be complete yet */
   CHECK_OK(fcl_event_status(gate, &st));
-  CHECK(st == CL_SUBMITTED);
-  CHECK(strcmp(fcl_event_status_name(CL_SUBMITTED), "submitted") == 0);
+  CHECK(st == FCL_EVENT_SUBMITTED);
+  CHECK(strcmp(fcl_event_status_name(FCL_EVENT_SUBMITTED), "submitted") == 0);
   CHECK(strcmp(fcl_event_status_name(-5), "error") == 0);
   CHECK_OK(fcl_user_event_complete(gate));
   CHECK_OK(fcl_queue_barrier(q, 0, NULL, &barrier));
   CHECK_OK(fcl_events_wait(1, &barrier));
   CHECK_OK(fcl_event_status(marker, &st));
-  CHECK(st == CL_COMPLETE);
+  CHECK(st == FCL_EVENT_COMPLETE);
   CHECK_OK(fcl_queue_finish(q));
   /* Callbacks may run on a driver thread after the status changes: wait for it. */
   for (int i = 0; i < 1000 && atomic_load(&callback_calls) == 0; ++i) {
@@ -121,27 +121,61 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_event_times t;
   CHECK_OK(fcl_event_profile(barrier, &t));
   CHECK(t.queued_ns <= t.submit_ns && t.submit_ns <= t.start_ns && t.start_ns <= t.end_ns);
-  clReleaseEvent(marker);
-  clReleaseEvent(barrier);
-  clReleaseEvent(gate);
+  fcl_event_release(&marker);
+  fcl_event_release(&barrier);
+  fcl_event_release(&gate);
 
   /* A user event put in an error state: waiting on it reports the error and its code. */
-  cl_event bad = NULL;
+  fcl_event *bad = NULL;
   CHECK_OK(fcl_user_event_create(ctx, &bad));
   CHECK_STATUS(fcl_user_event_fail(bad, 5), FCL_ERR_INVALID_ARGUMENT, "negative");
   CHECK_OK(fcl_user_event_fail(bad, -1000));
   CHECK_STATUS(fcl_events_wait(1, &bad), FCL_ERR_OPENCL, "event 0 of 1");
   CHECK(fcl_last_native_error() == -1000);
-  clReleaseEvent(bad);
+  fcl_event_release(&bad);
 
   /* Profiling needs a profiling queue. */
   fcl_queue *plain = NULL;
-  cl_event m2 = NULL;
+  fcl_event *m2 = NULL;
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &plain));
   CHECK_OK(fcl_queue_marker(plain, 0, NULL, &m2));
   CHECK_OK(fcl_queue_finish(plain));
   CHECK_STATUS(fcl_event_profile(m2, &t), FCL_ERR_NOT_SUPPORTED, "FCL_QUEUE_PROFILING");
-  clReleaseEvent(m2);
+  fcl_event_release(&m2);
+
+  /* Events are reference counted: the command's event outlives one release of two. */
+  fcl_event *m3 = NULL;
+  CHECK_OK(fcl_queue_marker(plain, 0, NULL, &m3));
+  fcl_event *also = fcl_event_retain(m3);
+  CHECK(also == m3 && fcl_event_retain(NULL) == NULL);
+  fcl_event_release(&also);
+  CHECK(also == NULL);
+  CHECK_OK(fcl_events_wait(1, &m3));
+  /* OpenCL's event in and out (flowcl/opencl.h): the ewrapped one is the same command. */
+  fcl_event *ewrapped = NULL;
+  CHECK(fcl_event_cl(m3) != NULL && fcl_event_cl(NULL) == NULL);
+  CHECK_OK(fcl_event_wrap(fcl_event_cl(m3), &ewrapped));
+  CHECK(ewrapped != m3 && fcl_event_cl(ewrapped) == fcl_event_cl(m3));
+  CHECK_OK(fcl_event_status(ewrapped, &st));
+  CHECK(st == FCL_EVENT_COMPLETE);
+  fcl_event_release(&ewrapped);
+  CHECK_STATUS(fcl_event_wrap(NULL, &ewrapped), FCL_ERR_INVALID_ARGUMENT, "argument 1");
+  /* A wait list is checked: a NULL event in it is named, not handed to the device. */
+  fcl_event *holes[2] = {m3, NULL};
+  CHECK_STATUS(fcl_queue_marker(plain, 2, holes, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "event 1 of 2 is NULL");
+  CHECK_STATUS(fcl_events_wait(2, holes), FCL_ERR_INVALID_ARGUMENT, "event 1 of 2 is NULL");
+  CHECK_STATUS(fcl_queue_barrier(plain, 1, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+               "must not be NULL");
+  fcl_event_release(&m3);
+  fcl_event_release(&m3); /* NULL is accepted */
+
+  /* Fresh memory made to exist on the device now. */
+  fcl_mem *fresh = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, 1 << 16, NULL, &fresh));
+  CHECK_OK(fcl_mem_commit(plain, fresh));
+  CHECK_STATUS(fcl_mem_commit(plain, NULL), FCL_ERR_INVALID_ARGUMENT, "argument 2");
+  fcl_mem_release(&fresh);
 
   /* Native kernels where the device has them; a clear refusal otherwise. */
   int result = 0;

@@ -8,6 +8,7 @@
 #include "flowcl/opencl.h"
 #include "flowcl/image.h"
 #include "../runtime_impl.h"
+#include "opencl_backend.h"
 
 struct fcl_image {
   cl_mem mem;
@@ -248,12 +249,14 @@ fcl_status fcl_image_read(fcl_image *img, fcl_queue *q, const size_t *origin, co
   FCL_CHECK_NULL(host, 5);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "image read"));
-  cl_event done;
-  FCL_CL_TRY(
-      clEnqueueReadImage(fcl_queue_cl(q), img->mem, CL_FALSE, o, r, 0, 0, host, 0, NULL, &done),
-      "clEnqueueReadImage");
+  fcl_event *done = NULL;
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, 0, NULL, &done));
+  FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueReadImage(fcl_queue_cl(q), img->mem, CL_FALSE, o, r, 0,
+                                                     0, host, 0, NULL, s.evp)),
+             "clEnqueueReadImage");
   fcl_status st = fcl_events_wait(1, &done);
-  clReleaseEvent(done);
+  fcl_event_release(&done);
   return st;
 }
 
@@ -264,12 +267,14 @@ fcl_status fcl_image_write(fcl_image *img, fcl_queue *q, const size_t *origin, c
   FCL_CHECK_NULL(host, 5);
   size_t o[3], r[3];
   FCL_TRY(box(img, origin, region, o, r, "image write"));
-  cl_event done;
-  FCL_CL_TRY(
-      clEnqueueWriteImage(fcl_queue_cl(q), img->mem, CL_FALSE, o, r, 0, 0, host, 0, NULL, &done),
-      "clEnqueueWriteImage");
+  fcl_event *done = NULL;
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, 0, NULL, &done));
+  FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueWriteImage(fcl_queue_cl(q), img->mem, CL_FALSE, o, r, 0,
+                                                      0, host, 0, NULL, s.evp)),
+             "clEnqueueWriteImage");
   fcl_status st = fcl_events_wait(1, &done);
-  clReleaseEvent(done);
+  fcl_event_release(&done);
   return st;
 }
 
@@ -340,12 +345,14 @@ fcl_status fcl_image_map(fcl_image *img, fcl_queue *q, cl_map_flags flags, const
   size_t o[3], r[3], rp = 0, sp = 0;
   FCL_TRY(box(img, origin, region, o, r, "image map"));
   cl_int err;
-  cl_event done;
+  fcl_event *done = NULL;
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, 0, NULL, &done));
   void *p = clEnqueueMapImage(fcl_queue_cl(q), img->mem, CL_FALSE, flags, o, r, &rp, &sp, 0, NULL,
-                              &done, &err);
-  FCL_CL_TRY(err, "clEnqueueMapImage");
+                              s.evp, &err);
+  FCL_CL_TRY(fcl__cl_sync_end(&s, err), "clEnqueueMapImage");
   fcl_status st = fcl_events_wait(1, &done);
-  clReleaseEvent(done);
+  fcl_event_release(&done);
   if (st != FCL_OK) {
     clEnqueueUnmapMemObject(fcl_queue_cl(q), img->mem, p, 0, NULL, NULL);
     return st;

@@ -28,73 +28,112 @@ fcl_status fcl__opencl_mem_create(fcl_context *context, fcl_mem *m, void *host) 
 void fcl__opencl_mem_destroy(fcl_mem *m) { clReleaseMemObject(m->native); }
 
 fcl_status fcl__opencl_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes,
-                                 const void *host, bool blocking, cl_uint num_wait,
-                                 const cl_event *wait, cl_event *event) {
-  FCL_CL_TRY(clEnqueueWriteBuffer(q->native, dst->native, blocking, offset, bytes, host, num_wait,
-                                  wait, event),
+                                 const void *host, bool blocking, unsigned num_wait,
+                                 fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueWriteBuffer(q->native, dst->native, blocking, offset,
+                                                       bytes, host, s.n, s.list, s.evp)),
              "clEnqueueWriteBuffer of %zu bytes", bytes);
   return FCL_OK;
 }
 
 fcl_status fcl__opencl_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, size_t bytes,
-                                void *host, bool blocking, cl_uint num_wait, const cl_event *wait,
-                                cl_event *event) {
-  FCL_CL_TRY(clEnqueueReadBuffer(q->native, src->native, blocking, offset, bytes, host, num_wait,
-                                 wait, event),
+                                void *host, bool blocking, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueReadBuffer(q->native, src->native, blocking, offset,
+                                                      bytes, host, s.n, s.list, s.evp)),
              "clEnqueueReadBuffer of %zu bytes", bytes);
   return FCL_OK;
 }
 
 fcl_status fcl__opencl_mem_copy(fcl_queue *q, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
-                                size_t dst_offset, size_t bytes, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event) {
-  FCL_CL_TRY(clEnqueueCopyBuffer(q->native, src->native, dst->native, src_offset, dst_offset, bytes,
-                                 num_wait, wait, event),
-             "clEnqueueCopyBuffer of %zu bytes", bytes);
+                                size_t dst_offset, size_t bytes, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  FCL_CL_TRY(
+      fcl__cl_sync_end(&s, clEnqueueCopyBuffer(q->native, src->native, dst->native, src_offset,
+                                               dst_offset, bytes, s.n, s.list, s.evp)),
+      "clEnqueueCopyBuffer of %zu bytes", bytes);
   return FCL_OK;
 }
 
 fcl_status fcl__opencl_mem_fill(fcl_queue *q, fcl_mem *dst, const void *pattern,
-                                size_t pattern_size, size_t offset, size_t bytes, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event) {
-  FCL_CL_TRY(clEnqueueFillBuffer(q->native, dst->native, pattern, pattern_size, offset, bytes,
-                                 num_wait, wait, event),
+                                size_t pattern_size, size_t offset, size_t bytes, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueFillBuffer(q->native, dst->native, pattern, pattern_size,
+                                                      offset, bytes, s.n, s.list, s.evp)),
              "clEnqueueFillBuffer of %zu bytes", bytes);
   return FCL_OK;
 }
 
+fcl_status fcl__opencl_mem_commit(fcl_queue *q, fcl_mem *m) {
+  cl_event ev = NULL;
+  cl_mem native = m->native;
+  cl_int err = clEnqueueMigrateMemObjects(q->native, 1, &native,
+                                          CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, &ev);
+  if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
+  cl_int status = CL_COMPLETE;
+  if (ev) {
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+    clReleaseEvent(ev);
+  }
+  if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST || (err == CL_SUCCESS && status < 0))
+    err = status < 0 ? status : CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  if (err == CL_SUCCESS) return FCL_OK;
+  bool oom = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+             err == CL_OUT_OF_HOST_MEMORY;
+  return fcl__error_set(oom ? FCL_ERR_OUT_OF_MEMORY : FCL_ERR_OPENCL, err, __func__, __FILE__,
+                        __LINE__, "making a buffer of %zu bytes exist on the device: %s (%d)",
+                        m->size, fcl_cl_error_name(err), err);
+}
+
 fcl_status fcl__opencl_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
-                                const fcl_rect *r, bool blocking, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event) {
+                                const fcl_rect *r, bool blocking, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
   if (src && dst) {
     FCL_CL_TRY(
-        clEnqueueCopyBufferRect(q->native, src->native, dst->native, r->src_origin, r->dst_origin,
-                                r->region, r->src_row_pitch, r->src_slice_pitch, r->dst_row_pitch,
-                                r->dst_slice_pitch, num_wait, wait, event),
+        fcl__cl_sync_end(&s, clEnqueueCopyBufferRect(
+                                 q->native, src->native, dst->native, r->src_origin, r->dst_origin,
+                                 r->region, r->src_row_pitch, r->src_slice_pitch, r->dst_row_pitch,
+                                 r->dst_slice_pitch, s.n, s.list, s.evp)),
         "clEnqueueCopyBufferRect");
   } else if (dst) { /* host (the source side) to dst */
     FCL_CL_TRY(
-        clEnqueueWriteBufferRect(q->native, dst->native, blocking, r->dst_origin, r->src_origin,
+        fcl__cl_sync_end(&s, clEnqueueWriteBufferRect(
+                                 q->native, dst->native, blocking, r->dst_origin, r->src_origin,
                                  r->region, r->dst_row_pitch, r->dst_slice_pitch, r->src_row_pitch,
-                                 r->src_slice_pitch, host, num_wait, wait, event),
+                                 r->src_slice_pitch, host, s.n, s.list, s.evp)),
         "clEnqueueWriteBufferRect");
   } else { /* src to host (the destination side) */
     FCL_CL_TRY(
-        clEnqueueReadBufferRect(q->native, src->native, blocking, r->src_origin, r->dst_origin,
-                                r->region, r->src_row_pitch, r->src_slice_pitch, r->dst_row_pitch,
-                                r->dst_slice_pitch, host, num_wait, wait, event),
+        fcl__cl_sync_end(&s, clEnqueueReadBufferRect(
+                                 q->native, src->native, blocking, r->src_origin, r->dst_origin,
+                                 r->region, r->src_row_pitch, r->src_slice_pitch, r->dst_row_pitch,
+                                 r->dst_slice_pitch, host, s.n, s.list, s.evp)),
         "clEnqueueReadBufferRect");
   }
   return FCL_OK;
 }
 
 fcl_status fcl__opencl_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t offset,
-                               size_t bytes, cl_uint num_wait, const cl_event *wait, void **host) {
+                               size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                               void **host) {
   cl_map_flags how = ((flags & FCL_MAP_READ) ? CL_MAP_READ : 0) |
                      ((flags & FCL_MAP_WRITE) ? CL_MAP_WRITE : 0);
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, NULL));
   cl_int err;
-  *host = clEnqueueMapBuffer(q->native, m->native, CL_TRUE, how, offset, bytes, num_wait, wait,
-                             NULL, &err);
+  *host = clEnqueueMapBuffer(q->native, m->native, CL_TRUE, how, offset, bytes, s.n, s.list, NULL,
+                             &err);
+  fcl__cl_sync_end(&s, err);
   if (err != CL_SUCCESS) {
     *host = NULL;
     return FCL_CL_ERROR(err, "clEnqueueMapBuffer of %zu bytes", bytes);
@@ -102,10 +141,13 @@ fcl_status fcl__opencl_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t 
   return FCL_OK;
 }
 
-fcl_status fcl__opencl_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, cl_uint num_wait,
-                                 const cl_event *wait, cl_event *event) {
-  FCL_CL_TRY(clEnqueueUnmapMemObject(q->native, m->native, host, num_wait, wait, event),
-             "clEnqueueUnmapMemObject");
+fcl_status fcl__opencl_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
+                                 fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  FCL_CL_TRY(
+      fcl__cl_sync_end(&s, clEnqueueUnmapMemObject(q->native, m->native, host, s.n, s.list, s.evp)),
+      "clEnqueueUnmapMemObject");
   return FCL_OK;
 }
 

@@ -4,34 +4,60 @@
 
 #include "../backend.h"
 
+/* An enqueue's native wait list and event: begin converts flowcl's wait list (on the stack up to
+ * 16 events) and readies ev for the event asked for; pass n, list and evp to the OpenCL call and
+ * its result to end, which frees the list and, on success, hands *out an fcl_event around ev
+ * (CL_OUT_OF_HOST_MEMORY, ev released, when that fails). */
+typedef struct {
+  cl_uint n;
+  const cl_event *list;
+  cl_event ev, *evp;
+  fcl_event **out;
+  cl_event *heap;
+  cl_event inline_list[16];
+} fcl__cl_sync;
+fcl_status fcl__cl_sync_begin(fcl__cl_sync *s, unsigned num_wait, fcl_event *const *wait,
+                              fcl_event **event);
+cl_int fcl__cl_sync_end(fcl__cl_sync *s, cl_int err);
+
+void fcl__opencl_event_release(fcl_event *e);
+fcl_status fcl__opencl_events_wait(unsigned n, fcl_event *const *events);
+fcl_status fcl__opencl_event_status(const fcl_event *e, int *status);
+fcl_status fcl__opencl_event_on_complete(fcl_event *e, fcl_event_callback callback, void *user);
+fcl_status fcl__opencl_user_event_create(const fcl_context *context, fcl_event **event);
+fcl_status fcl__opencl_user_event_set(fcl_event *e, int status);
+fcl_status fcl__opencl_event_profile(const fcl_event *e, fcl_event_times *times);
+
 fcl_status fcl__opencl_queue_create(const fcl_context *context, const fcl_device *device,
                                     unsigned flags, fcl_queue *q);
 void fcl__opencl_queue_destroy(fcl_queue *q);
 fcl_status fcl__opencl_queue_flush(fcl_queue *q);
 fcl_status fcl__opencl_queue_finish(fcl_queue *q);
-fcl_status fcl__opencl_queue_marker(fcl_queue *q, bool barrier, cl_uint num_wait,
-                                    const cl_event *wait, cl_event *event);
+fcl_status fcl__opencl_queue_marker(fcl_queue *q, bool barrier, unsigned num_wait,
+                                    fcl_event *const *wait, fcl_event **event);
 
 fcl_status fcl__opencl_mem_create(fcl_context *context, fcl_mem *m, void *host);
 void fcl__opencl_mem_destroy(fcl_mem *m);
 fcl_status fcl__opencl_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes,
-                                 const void *host, bool blocking, cl_uint num_wait,
-                                 const cl_event *wait, cl_event *event);
+                                 const void *host, bool blocking, unsigned num_wait,
+                                 fcl_event *const *wait, fcl_event **event);
 fcl_status fcl__opencl_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, size_t bytes,
-                                void *host, bool blocking, cl_uint num_wait, const cl_event *wait,
-                                cl_event *event);
+                                void *host, bool blocking, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event);
 fcl_status fcl__opencl_mem_copy(fcl_queue *q, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
-                                size_t dst_offset, size_t bytes, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event);
+                                size_t dst_offset, size_t bytes, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event);
 fcl_status fcl__opencl_mem_fill(fcl_queue *q, fcl_mem *dst, const void *pattern,
-                                size_t pattern_size, size_t offset, size_t bytes, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event);
+                                size_t pattern_size, size_t offset, size_t bytes, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__opencl_mem_commit(fcl_queue *q, fcl_mem *m);
 fcl_status fcl__opencl_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
-                                const fcl_rect *r, bool blocking, cl_uint num_wait,
-                                const cl_event *wait, cl_event *event);
+                                const fcl_rect *r, bool blocking, unsigned num_wait,
+                                fcl_event *const *wait, fcl_event **event);
 fcl_status fcl__opencl_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t offset,
-                               size_t bytes, cl_uint num_wait, const cl_event *wait, void **host);
-fcl_status fcl__opencl_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, cl_uint num_wait,
-                                 const cl_event *wait, cl_event *event);
+                               size_t bytes, unsigned num_wait, fcl_event *const *wait,
+                               void **host);
+fcl_status fcl__opencl_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
+                                 fcl_event *const *wait, fcl_event **event);
 
 #endif

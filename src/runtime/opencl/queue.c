@@ -65,13 +65,15 @@ fcl_status fcl__opencl_queue_finish(fcl_queue *q) {
   return FCL_OK;
 }
 
-fcl_status fcl__opencl_queue_marker(fcl_queue *q, bool barrier, cl_uint num_wait,
-                                    const cl_event *wait, cl_event *event) {
+fcl_status fcl__opencl_queue_marker(fcl_queue *q, bool barrier, unsigned num_wait,
+                                    fcl_event *const *wait, fcl_event **event) {
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
   if (barrier)
-    FCL_CL_TRY(clEnqueueBarrierWithWaitList(q->native, num_wait, wait, event),
+    FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueBarrierWithWaitList(q->native, s.n, s.list, s.evp)),
                "clEnqueueBarrierWithWaitList");
   else
-    FCL_CL_TRY(clEnqueueMarkerWithWaitList(q->native, num_wait, wait, event),
+    FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueMarkerWithWaitList(q->native, s.n, s.list, s.evp)),
                "clEnqueueMarkerWithWaitList");
   return FCL_OK;
 }
@@ -163,12 +165,13 @@ fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_devi
 }
 
 fcl_status fcl_queue_enqueue_native(fcl_queue *queue, fcl_native_fn fn, const void *args,
-                                    size_t args_size, cl_uint num_wait, const cl_event *wait,
-                                    cl_event *event) {
+                                    size_t args_size, unsigned num_wait, fcl_event *const *wait,
+                                    fcl_event **event) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(fn, 2);
   FCL_CHECK_ARG(args_size == 0 || args, 3, "args", "must not be NULL when args_size > 0");
   FCL_CHECK_ARG(queue->backend == &fcl__opencl_backend, 1, "queue", "not an OpenCL queue");
+  FCL_TRY(fcl__check_waits(num_wait, wait, 6, "wait"));
   cl_device_exec_capabilities caps = 0;
   FCL_CL_TRY(clGetDeviceInfo(fcl__device_cl(queue->device), CL_DEVICE_EXECUTION_CAPABILITIES,
                              sizeof caps, &caps, NULL),
@@ -183,9 +186,12 @@ fcl_status fcl_queue_enqueue_native(fcl_queue *queue, fcl_native_fn fn, const vo
   }
   /* OpenCL copies args_size bytes; the function pointer travels as the callback itself. */
   unsigned char empty = 0;
-  FCL_CL_TRY(clEnqueueNativeKernel(queue->native, (void(CL_CALLBACK *)(void *))fn,
-                                   args_size ? (void *)args : &empty, args_size ? args_size : 1, 0,
-                                   NULL, NULL, num_wait, wait, event),
+  fcl__cl_sync s;
+  FCL_TRY(fcl__cl_sync_begin(&s, num_wait, wait, event));
+  FCL_CL_TRY(fcl__cl_sync_end(&s, clEnqueueNativeKernel(
+                                      queue->native, (void(CL_CALLBACK *)(void *))fn,
+                                      args_size ? (void *)args : &empty, args_size ? args_size : 1,
+                                      0, NULL, NULL, s.n, s.list, s.evp)),
              "clEnqueueNativeKernel");
   return FCL_OK;
 }
