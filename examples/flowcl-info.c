@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "flowcl-info: %s\n", fcl_last_error());
     return 1;
   }
-  cl_uint last_platform = (cl_uint)-1;
+  unsigned last_platform = (unsigned)-1;
   for (size_t i = 0; i < n; ++i) {
     if (list[i].platform_index != last_platform) {
       fcl_platform_info p;

@@ -182,7 +182,7 @@ fcl_status fcl_kbuilder_describe(const fcl_kbuilder *kb, char **text);
 fcl_status fcl_kbuilder_generate(const fcl_kbuilder *kb, char **source);
 /** Work sizes for the given parameter values (order of fcl_kbuilder_param_name). */
 fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_values,
-                                  cl_uint *work_dim, size_t global[3], size_t local[3]);
+                                  unsigned *work_dim, size_t global[3], size_t local[3]);
 /** Generate, build (options as fcl_program_build) and wrap as a kernel launcher named after
  * the kernel. Its parameters are every kernel argument by name: arrays (FCL_TYPE_BUFFER),
  * scalars (their type) and non-fixed integer parameters (FCL_TYPE_I32). queue may be NULL. A

@@ -85,7 +85,7 @@ const char *fcl_status_name(fcl_status status);
 /** A short English description of the status ("not found"). */
 const char *fcl_status_string(fcl_status status);
 /** "CL_INVALID_WORK_GROUP_SIZE" for -54; "CL_UNKNOWN_ERROR" for codes OpenCL does not define. */
-const char *fcl_cl_error_name(int cl_error);
+const char *fcl_cl_error_name(int code);
 
 /** The message of the last failing flowcl call on this thread ("" if none). Valid until the
  * next flowcl call on this thread. Thread safe (thread-local). */

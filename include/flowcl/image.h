@@ -17,6 +17,12 @@
 #ifndef FLOWCL_IMAGE_H
 #define FLOWCL_IMAGE_H
 
+#ifndef CL_TARGET_OPENCL_VERSION
+/** The OpenCL API version the headers expose (3.0, as flowcl/opencl.h), unless chosen first. */
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+
 #include "flowcl/runtime.h"
 
 #ifdef __cplusplus

@@ -65,41 +65,41 @@ typedef union {
 
 /** A fixed kernel argument. */
 typedef struct {
-  cl_uint index;       /**< the kernel argument's index */
+  unsigned index;      /**< the kernel argument's index */
   fcl_value_type type; /**< checked against the argument's declared type */
   fcl_value value;     /**< the value (the member of type) */
 } fcl_arg;
 
 /** Fixed arguments: argument i set to v (fcl_arg_local: to bytes of local memory). @{ */
-static inline fcl_arg fcl_arg_i32(cl_uint i, int32_t v) {
+static inline fcl_arg fcl_arg_i32(unsigned i, int32_t v) {
   fcl_arg a = {i, FCL_TYPE_I32, {.i32 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_u32(cl_uint i, uint32_t v) {
+static inline fcl_arg fcl_arg_u32(unsigned i, uint32_t v) {
   fcl_arg a = {i, FCL_TYPE_U32, {.u32 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_i64(cl_uint i, int64_t v) {
+static inline fcl_arg fcl_arg_i64(unsigned i, int64_t v) {
   fcl_arg a = {i, FCL_TYPE_I64, {.i64 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_u64(cl_uint i, uint64_t v) {
+static inline fcl_arg fcl_arg_u64(unsigned i, uint64_t v) {
   fcl_arg a = {i, FCL_TYPE_U64, {.u64 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_f32(cl_uint i, float v) {
+static inline fcl_arg fcl_arg_f32(unsigned i, float v) {
   fcl_arg a = {i, FCL_TYPE_F32, {.f32 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_f64(cl_uint i, double v) {
+static inline fcl_arg fcl_arg_f64(unsigned i, double v) {
   fcl_arg a = {i, FCL_TYPE_F64, {.f64 = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_buffer(cl_uint i, fcl_mem *v) {
+static inline fcl_arg fcl_arg_buffer(unsigned i, fcl_mem *v) {
   fcl_arg a = {i, FCL_TYPE_BUFFER, {.buffer = v}};
   return a;
 }
-static inline fcl_arg fcl_arg_local(cl_uint i, size_t bytes) {
+static inline fcl_arg fcl_arg_local(unsigned i, size_t bytes) {
   fcl_arg a = {i, FCL_TYPE_LOCAL, {.local_bytes = bytes}};
   return a;
 }
@@ -108,16 +108,16 @@ static inline fcl_arg fcl_arg_local(cl_uint i, size_t bytes) {
 /** One entry of a parameters map: the parameter called name is kernel argument index. */
 typedef struct {
   const char *name;    /**< the parameter's name (copied by the launcher) */
-  cl_uint index;       /**< the kernel argument it sets */
+  unsigned index;      /**< the kernel argument it sets */
   fcl_value_type type; /**< its type, checked against the argument's declared type */
 } fcl_param_spec;
 
 /** Where and how large: queue NULL and work_dim 0 mean "give it at call time / configure later". */
 typedef struct {
-  fcl_queue *queue; /**< default queue of the calls (retained by the launcher) */
-  cl_uint work_dim; /**< 1 to 3 */
-  size_t global[3]; /**< global work size per dimension (the first work_dim) */
-  size_t local[3];  /**< all zero: the driver chooses */
+  fcl_queue *queue;  /**< default queue of the calls (retained by the launcher) */
+  unsigned work_dim; /**< 1 to 3 */
+  size_t global[3];  /**< global work size per dimension (the first work_dim) */
+  size_t local[3];   /**< all zero: the driver chooses */
   /** bytes read + written per launch, for bandwidth statistics; 0 = unknown */
   size_t bytes_per_launch;
 } fcl_launch_config;
@@ -259,7 +259,7 @@ bool fcl_launcher_queue_configured(const fcl_launcher *launcher);
 /** @} */
 /** Set the default queue and/or the work sizes of a kernel or iterative launcher (queue NULL
  * keeps the queue; work_dim 0 keeps the sizes; local NULL lets the driver choose). */
-fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, cl_uint work_dim,
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, unsigned work_dim,
                                   const size_t *global, const size_t *local);
 
 /** Work sizes computed per call from the parameter values (values[i] is the value of
@@ -267,7 +267,7 @@ fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, cl_u
  * and local (local all zero: the driver chooses); a zero global size means "nothing to do" and
  * the call only waits for its wait list. Replaces any configured global size. destroy (may be
  * NULL) is called on user when the launcher is destroyed or the function replaced. */
-typedef fcl_status (*fcl_work_size_fn)(void *user, const fcl_value *values, cl_uint *work_dim,
+typedef fcl_status (*fcl_work_size_fn)(void *user, const fcl_value *values, unsigned *work_dim,
                                        size_t global[3], size_t local[3]);
 /** Compute the work sizes of a kernel or iterative launcher with fn(user, ...) at every call
  * (fcl_work_size_fn says how); another launcher is FCL_ERR_INVALID_ARGUMENT. */

@@ -11,6 +11,12 @@
 #ifndef FLOWCL_OPENCL_H
 #define FLOWCL_OPENCL_H
 
+#ifndef CL_TARGET_OPENCL_VERSION
+/** The OpenCL API version the headers expose (3.0), unless the includer chose one first. */
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+
 #include "flowcl/image.h"
 #include "flowcl/runtime.h"
 
@@ -26,6 +32,11 @@ cl_device_id fcl_device_cl(const fcl_device *device);
  * FCL_ERR_NOT_FOUND otherwise). @{ */
 fcl_status fcl_platform_from_cl(cl_platform_id native, fcl_platform **platform);
 fcl_status fcl_device_from_cl(cl_device_id native, fcl_device **device);
+/** @} */
+
+/** The OpenCL program and kernel (owned by the fcl_program / fcl_kernel). @{ */
+cl_program fcl_program_cl(const fcl_program *program);
+cl_kernel fcl_kernel_cl(const fcl_kernel *kernel);
 /** @} */
 
 /** The OpenCL context (owned by the fcl_context: retain it to keep it longer). */

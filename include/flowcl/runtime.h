@@ -14,11 +14,6 @@
 #ifndef FLOWCL_RUNTIME_H
 #define FLOWCL_RUNTIME_H
 
-#ifndef CL_TARGET_OPENCL_VERSION
-/** The OpenCL API version the headers expose (3.0), unless the includer chose one first. */
-#define CL_TARGET_OPENCL_VERSION 300
-#endif
-#include <CL/cl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -486,8 +481,6 @@ fcl_program *fcl_program_retain(fcl_program *program);
  * *program = NULL. */
 void fcl_program_release(fcl_program **program);
 
-/** The OpenCL program (owned by the fcl_program). */
-cl_program fcl_program_cl(const fcl_program *program);
 /** The program's context (not retained for the caller). */
 fcl_context *fcl_program_context(const fcl_program *program);
 /** The source as given, without the prelude ("" for binary/IL programs), its origin, and the
@@ -498,9 +491,16 @@ const char *fcl_program_options(const fcl_program *program);
 /** @} */
 /** Whether the last build was served from the binary cache. */
 bool fcl_program_from_cache(const fcl_program *program);
-/** CL_PROGRAM_BUILD_STATUS of a device (CL_BUILD_SUCCESS, _ERROR, _NONE, _IN_PROGRESS). */
+/** The state of a program's build for one device (OpenCL's CL_BUILD_* values). */
+typedef enum {
+  FCL_BUILD_SUCCESS = 0,     /**< built */
+  FCL_BUILD_NONE = -1,       /**< not built for this device */
+  FCL_BUILD_ERROR = -2,      /**< the build failed (fcl_program_build_log says why) */
+  FCL_BUILD_IN_PROGRESS = -3 /**< being built */
+} fcl_build_status;
+/** The build status of a program for a device. */
 fcl_status fcl_program_build_status(const fcl_program *program, const fcl_device *device,
-                                    cl_build_status *status);
+                                    fcl_build_status *status);
 /** Build log of a device from the last build ("" when none). Owned by the program. */
 const char *fcl_program_build_log(const fcl_program *program, const fcl_device *device);
 /** Binary of a device of a built program (owned by the program). */
@@ -554,36 +554,34 @@ void fcl_kernel_destroy(fcl_kernel **kernel);
 
 /** The kernel's function name (owned by the kernel). */
 const char *fcl_kernel_name(const fcl_kernel *kernel);
-/** The OpenCL kernel (owned by the fcl_kernel). */
-cl_kernel fcl_kernel_cl(const fcl_kernel *kernel);
 /** The kernel's program (not retained for the caller). */
 fcl_program *fcl_kernel_program(const fcl_kernel *kernel);
 /** Number of arguments of the kernel. */
-cl_uint fcl_kernel_num_args(const fcl_kernel *kernel);
+unsigned fcl_kernel_num_args(const fcl_kernel *kernel);
 /** Name, type and kind of argument index (FCL_ERR_INVALID_ARGUMENT when out of range). */
-fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, cl_uint index,
+fcl_status fcl_kernel_get_arg_info(const fcl_kernel *kernel, unsigned index,
                                    fcl_kernel_arg_info *info);
 /** Index of the argument called name; FCL_ERR_NOT_FOUND when there is none. */
-fcl_status fcl_kernel_arg_index(const fcl_kernel *kernel, const char *name, cl_uint *index);
+fcl_status fcl_kernel_arg_index(const fcl_kernel *kernel, const char *name, unsigned *index);
 
 /** By-value argument of size bytes. A size that differs from the argument's declared type is
  * FCL_ERR_INVALID_ARGUMENT naming the kernel, the argument index and name, expected and given
  * sizes. */
-fcl_status fcl_kernel_set_arg(fcl_kernel *kernel, cl_uint index, size_t size, const void *value);
+fcl_status fcl_kernel_set_arg(fcl_kernel *kernel, unsigned index, size_t size, const void *value);
 /** Typed scalar arguments: the declared type must be exactly the C type's OpenCL counterpart
  * (int, uint, long, ulong, float, double): no silent int/float mix-ups. Another declared type
  * is FCL_ERR_INVALID_ARGUMENT naming the kernel, the argument and both types. @{ */
-fcl_status fcl_kernel_set_arg_i32(fcl_kernel *kernel, cl_uint index, int32_t value);
-fcl_status fcl_kernel_set_arg_u32(fcl_kernel *kernel, cl_uint index, uint32_t value);
-fcl_status fcl_kernel_set_arg_i64(fcl_kernel *kernel, cl_uint index, int64_t value);
-fcl_status fcl_kernel_set_arg_u64(fcl_kernel *kernel, cl_uint index, uint64_t value);
-fcl_status fcl_kernel_set_arg_f32(fcl_kernel *kernel, cl_uint index, float value);
-fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, cl_uint index, double value);
+fcl_status fcl_kernel_set_arg_i32(fcl_kernel *kernel, unsigned index, int32_t value);
+fcl_status fcl_kernel_set_arg_u32(fcl_kernel *kernel, unsigned index, uint32_t value);
+fcl_status fcl_kernel_set_arg_i64(fcl_kernel *kernel, unsigned index, int64_t value);
+fcl_status fcl_kernel_set_arg_u64(fcl_kernel *kernel, unsigned index, uint64_t value);
+fcl_status fcl_kernel_set_arg_f32(fcl_kernel *kernel, unsigned index, float value);
+fcl_status fcl_kernel_set_arg_f64(fcl_kernel *kernel, unsigned index, double value);
 /** @} */
 /** Memory for a __global / __constant pointer argument; NULL passes a NULL pointer. */
-fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, cl_uint index, const fcl_mem *buffer);
+fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, unsigned index, const fcl_mem *buffer);
 /** bytes of local memory for a __local pointer argument. */
-fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, cl_uint index, size_t bytes);
+fcl_status fcl_kernel_set_arg_local(fcl_kernel *kernel, unsigned index, size_t bytes);
 
 /** What a kernel needs and allows on a device (clGetKernelWorkGroupInfo). */
 typedef struct {
@@ -591,7 +589,7 @@ typedef struct {
   size_t compile_work_group_size[3]; /**< reqd_work_group_size, zeros when absent */
   /** Bytes of local memory the kernel uses (its __local variables; arguments set so far
    * included), and of private memory per work-item. @{ */
-  cl_ulong local_mem_size, private_mem_size;
+  uint64_t local_mem_size, private_mem_size;
   /** @} */
   size_t preferred_work_group_size_multiple; /**< work-group sizes run best as its multiples */
 } fcl_kernel_work_group_info;
@@ -608,7 +606,7 @@ enum {
 
 /** Enqueue an NDRange launch with the arguments set so far. local and offset may be NULL;
  * event may be NULL. */
-fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, cl_uint work_dim,
+fcl_status fcl_kernel_enqueue(fcl_kernel *kernel, fcl_queue *queue, unsigned work_dim,
                               const size_t *global, const size_t *local, const size_t *offset,
                               unsigned flags, unsigned num_wait, fcl_event *const *wait,
                               fcl_event **event);
@@ -629,7 +627,7 @@ typedef struct {
   unsigned simultaneous_local_access;    /**< work-items whose local accesses may conflict */
   /** Local memory bytes a kernel may use: local_mem_size, less 256 on NVIDIA devices before
    * compute capability 2.0 (which pass kernel arguments in it). */
-  cl_ulong usable_local_mem_size;
+  uint64_t usable_local_mem_size;
   char fast_inaccurate_options[128]; /**< build options for fast, less accurate math */
   int nv_compute_capability_major;   /**< -1 when not an NVIDIA device */
   int nv_compute_capability_minor;   /**< -1 when not an NVIDIA device */

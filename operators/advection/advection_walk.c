@@ -326,7 +326,7 @@ fcl_status fcl__adv_walk_build(const fcl__adv_kernel_spec *spec, fcl_context *co
   const fcl_value_type real = s.dtype == FCL_FLOAT64 ? FCL_TYPE_F64 : FCL_TYPE_F32;
   fcl_param_spec params[2 + 2 * MAX_WALK_COMPS];
   char names[2 * MAX_WALK_COMPS][8];
-  cl_uint np = 0;
+  unsigned np = 0;
   params[np] = (fcl_param_spec){"u", np, FCL_TYPE_BUFFER};
   ++np;
   for (int h = 0; h <= (int)w.halos; ++h)

@@ -80,27 +80,27 @@ static fcl_status launcher(fcl__one_pass *s, fcl_pool *pool, const fcl_device_in
   int k = 0;
   const int nw = s->w ? fcl_field_ncomp(s->w) : 0;
   buffers(s, s->bound);
-  for (; k < 6; ++k) args[k] = fcl_arg_buffer((cl_uint)k, s->bound[k]);
-  args[k] = fcl_arg_i64((cl_uint)k, (int64_t)p[0]), ++k;
-  args[k] = fcl_arg_i64((cl_uint)k, (int64_t)(p[0] * p[1])), ++k;
-  for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? o[a] : 0), ++k;
+  for (; k < 6; ++k) args[k] = fcl_arg_buffer((unsigned)k, s->bound[k]);
+  args[k] = fcl_arg_i64((unsigned)k, (int64_t)p[0]), ++k;
+  args[k] = fcl_arg_i64((unsigned)k, (int64_t)(p[0] * p[1])), ++k;
+  for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32((unsigned)k, a < s->dim ? o[a] : 0), ++k;
   for (int a = 0; a < 3; ++a)
-    args[k] = fcl_arg_i32((cl_uint)k, a < s->dim ? (int32_t)n[a] : 1), ++k;
+    args[k] = fcl_arg_i32((unsigned)k, a < s->dim ? (int32_t)n[a] : 1), ++k;
   const int64_t *off = fcl_topology_offset(t);
-  for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i64((cl_uint)k, a < s->dim ? off[a] : 0), ++k;
+  for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i64((unsigned)k, a < s->dim ? off[a] : 0), ++k;
   int bounded = 0;
   for (int a = 0; a < 3; ++a) {
-    args[k] = fcl_arg_i64((cl_uint)k, a < s->dim ? d->resolution[a] : 1), ++k;
+    args[k] = fcl_arg_i64((unsigned)k, a < s->dim ? d->resolution[a] : 1), ++k;
     if (a < s->dim && d->bc[a][0] != FCL_BC_PERIODIC) bounded |= 1 << a;
   }
-  args[k] = fcl_arg_i32((cl_uint)k, bounded), ++k;
+  args[k] = fcl_arg_i32((unsigned)k, bounded), ++k;
   for (int a = 0; a < 3; ++a) {
     const double h = a < s->dim ? fcl_domain_spacing(d, a) : 1;
     const double c1 = 2.0 / 3.0 / h, c2 = 1.0 / 12.0 / h; /* as fd.c writes them */
-    args[k] = f64 ? fcl_arg_f64((cl_uint)k, c1) : fcl_arg_f32((cl_uint)k, (float)c1), ++k;
-    args[k] = f64 ? fcl_arg_f64((cl_uint)k, c2) : fcl_arg_f32((cl_uint)k, (float)c2), ++k;
+    args[k] = f64 ? fcl_arg_f64((unsigned)k, c1) : fcl_arg_f32((unsigned)k, (float)c1), ++k;
+    args[k] = f64 ? fcl_arg_f64((unsigned)k, c2) : fcl_arg_f32((unsigned)k, (float)c2), ++k;
   }
-  args[k] = fcl_arg_buffer((cl_uint)k, fcl_array_buffer(s->partial)), ++k;
+  args[k] = fcl_arg_buffer((unsigned)k, fcl_array_buffer(s->partial)), ++k;
   size_t points = 1;
   for (int a = 0; a < s->dim; ++a) points *= (size_t)n[a];
   fcl_launch_config cfg = {

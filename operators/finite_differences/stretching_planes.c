@@ -378,14 +378,14 @@ static fcl_status launcher(fcl_program *prog, const planes *p, fcl_device *dev, 
   const bool f64 = !strcmp(p->real, "double");
   char names[19][4];
   fcl_param_spec params[20];
-  cl_uint np = 0;
+  unsigned np = 0;
   for (int x = 0; x < 6; ++x) strcpy(names[np++], p->in[x].name);
   for (int c = 0; c < 3 && base && !in_place; ++c)
     snprintf(names[np++], sizeof names[0], "%c%d", p->letters[1], c);
   for (int c = 0; c < 3; ++c) snprintf(names[np++], sizeof names[0], "%c%d", p->letters[2], c);
   for (int c = 0; c < 3 && p->extrapolate; ++c) snprintf(names[np++], sizeof names[0], "p%d", c);
   for (int c = 0; c < 3 && p->extrapolate; ++c) snprintf(names[np++], sizeof names[0], "m%d", c);
-  for (cl_uint i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
+  for (unsigned i = 0; i < np; ++i) params[i] = (fcl_param_spec){names[i], i, FCL_TYPE_BUFFER};
   params[np] = (fcl_param_spec){"dt", np, f64 ? FCL_TYPE_F64 : FCL_TYPE_F32};
   ++np;
   fcl_launch_config cfg = {.queue = q, .work_dim = 3, .local = {WX, WY, 1}};

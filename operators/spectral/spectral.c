@@ -10,7 +10,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-static fcl_arg real_arg(cl_uint index, fcl_dtype dtype, double v) {
+static fcl_arg real_arg(unsigned index, fcl_dtype dtype, double v) {
   return dtype == FCL_FLOAT64 ? fcl_arg_f64(index, v) : fcl_arg_f32(index, (float)v);
 }
 
@@ -25,26 +25,26 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, i
   size_t n = 0;
   const int nslots = fcl_fft_nslots(s->fft);
   for (int b = 0; b < nbuf; ++b, ++n)
-    args[n] = fcl_arg_buffer((cl_uint)n, fcl_fft_slot(s->fft, b < nslots ? b : nslots - 1));
-  for (int m = 0; m < 3; ++m, ++n) args[n] = fcl_arg_i32((cl_uint)n, l->order[m]);
-  for (int a = 0; a < 3; ++a, ++n) args[n] = fcl_arg_i64((cl_uint)n, l->offset[a]);
+    args[n] = fcl_arg_buffer((unsigned)n, fcl_fft_slot(s->fft, b < nslots ? b : nslots - 1));
+  for (int m = 0; m < 3; ++m, ++n) args[n] = fcl_arg_i32((unsigned)n, l->order[m]);
+  for (int a = 0; a < 3; ++a, ++n) args[n] = fcl_arg_i64((unsigned)n, l->offset[a]);
   for (int a = 0; a < 3; ++a, ++n)
-    args[n] = fcl_arg_i64((cl_uint)n, a < d->dim ? d->resolution[a] : 1);
+    args[n] = fcl_arg_i64((unsigned)n, a < d->dim ? d->resolution[a] : 1);
   for (int a = 0; a < 3; ++a, ++n)
-    args[n] = real_arg((cl_uint)n, s->dtype, a < d->dim ? 2 * PI / d->length[a] : 0.0);
+    args[n] = real_arg((unsigned)n, s->dtype, a < d->dim ? 2 * PI / d->length[a] : 0.0);
   double points = 1;
   for (int a = 0; a < d->dim; ++a) points *= (double)d->resolution[a];
-  args[n] = real_arg((cl_uint)n, s->dtype, 1.0 / points);
+  args[n] = real_arg((unsigned)n, s->dtype, 1.0 / points);
   ++n;
   for (size_t e = 0; e < nextra; ++e) {
     args[n] = extra[e];
-    args[n].index = (cl_uint)n;
+    args[n].index = (unsigned)n;
     ++n;
   }
   fcl_param_spec ps[4];
   for (size_t p = 0; p < nparams; ++p) {
     ps[p] = params[p];
-    ps[p].index = (cl_uint)(n + p);
+    ps[p].index = (unsigned)(n + p);
   }
   const size_t value_bytes = l->count * 2 * fcl_dtype_size(s->dtype);
   fcl_launch_config cfg = {

@@ -10,7 +10,7 @@
 #include "flowcl/opencl.h"
 
 static fcl_status sizes(const fcl_kbuilder *kb, const fcl__axes *axes, const int64_t *values,
-                        cl_uint *work_dim, size_t global[3], size_t local[3]) {
+                        unsigned *work_dim, size_t global[3], size_t local[3]) {
   *work_dim = axes->dim;
   for (int d = 0; d < 3; ++d) {
     int64_t groups = 1;
@@ -27,7 +27,7 @@ static fcl_status sizes(const fcl_kbuilder *kb, const fcl__axes *axes, const int
 }
 
 fcl_status fcl_kbuilder_work_size(const fcl_kbuilder *kb, const int64_t *param_values,
-                                  cl_uint *work_dim, size_t global[3], size_t local[3]) {
+                                  unsigned *work_dim, size_t global[3], size_t local[3]) {
   FCL_CHECK_NULL(kb, 1);
   FCL_CHECK_ARG(param_values || fcl_kbuilder_num_params(kb) == 0, 2, "param_values",
                 "must not be NULL when the kernel has parameters");
@@ -115,7 +115,7 @@ static fcl_status check_buffers(size_state *s, const fcl_value *values) {
   return FCL_OK;
 }
 
-static fcl_status size_fn(void *user, const fcl_value *values, cl_uint *work_dim, size_t global[3],
+static fcl_status size_fn(void *user, const fcl_value *values, unsigned *work_dim, size_t global[3],
                           size_t local[3]) {
   size_state *s = user;
   for (size_t i = 0; i < s->nparams; ++i) s->values[i] = values[s->slot[i]].i32;
@@ -167,7 +167,7 @@ static fcl_status build_launcher(const fcl_kbuilder *kb, fcl_context *context, c
                        kb->name, v->name, fcl_dtype_cl_name(v->dtype));
     if (n == 64)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "kernel '%s': more than 64 arguments", kb->name);
-    specs[n] = (fcl_param_spec){v->name, (cl_uint)n, t};
+    specs[n] = (fcl_param_spec){v->name, (unsigned)n, t};
     n++;
   }
   char *source = NULL;

@@ -62,7 +62,7 @@ static fcl_status make_builder(const fcl_field *src, const fcl_field *dst, const
 typedef struct {
   int perm[3];
   size_t max_wg, itemsize;
-  cl_ulong local_mem;
+  uint64_t local_mem;
 } mapping;
 
 /* choice: tile, rows, staged. Same contiguous axis: float4 vectors along x, tile * 4 wide, rows of y
@@ -81,7 +81,7 @@ static fcl_status apply(void *user, fcl_kbuilder *kb, const int64_t *choice) {
     FCL_TRY(fcl_kbuilder_split_iname(kb, "j", rows, "g.1", "l.1"));
     return fcl_kbuilder_tag_inames(kb, "k:g.2");
   }
-  if (staged && (cl_ulong)(t * (t + 1)) * m->itemsize > m->local_mem) return FCL_ERR_NOT_SUPPORTED;
+  if (staged && (uint64_t)(t * (t + 1)) * m->itemsize > m->local_mem) return FCL_ERR_NOT_SUPPORTED;
   int other = 3 - p0; /* the axis that is neither x nor p0 */
   FCL_TRY(fcl_kbuilder_split_iname(kb, iname[p0], t, "g.0", "l.0"));
   FCL_TRY(fcl_kbuilder_split_iname(kb, "i", t, "g.1", NULL));

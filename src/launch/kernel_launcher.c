@@ -29,7 +29,7 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
                         const fcl_param_spec *params, const fcl_launch_config *config) {
   fcl_kernel *k = NULL;
   FCL_TRY(fcl_kernel_create(program, kernel_name, &k));
-  cl_uint nargs = fcl_kernel_num_args(k);
+  unsigned nargs = fcl_kernel_num_args(k);
   unsigned char *seen = calloc(nargs ? nargs : 1, 1);
   l->kernel_name = strdup(kernel_name);
   l->param_args = calloc(num_params ? num_params : 1, sizeof *l->param_args);
@@ -96,7 +96,7 @@ static fcl_status setup(fcl_launcher *l, fcl_program *program, const char *kerne
       l->param_args[l->num_param_args++] = (fcl__param_arg){
           pos, p->type, p->index, fcl__value_size(p->type), false, {0}};
   }
-  for (cl_uint i = 0; st == FCL_OK && i < nargs; ++i)
+  for (unsigned i = 0; st == FCL_OK && i < nargs; ++i)
     if (!seen[i]) {
       fcl_kernel_arg_info info;
       fcl_kernel_get_arg_info(k, i, &info);
@@ -307,12 +307,12 @@ fcl_status fcl__kernel_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait,
       l->size_values[j] = values[slot];
     }
     size_t global[3] = {0, 0, 0}, local[3] = {0, 0, 0};
-    cl_uint dim = 0;
+    unsigned dim = 0;
     FCL_TRY(l->size_fn(l->size_user, l->size_values, &dim, global, local));
     if (dim < 1 || dim > 3)
       return FCL_ERROR(FCL_ERR_INTERNAL, "launcher '%s': work-size function gave %u dimensions",
                        l->name, dim);
-    for (cl_uint d = 0; d < dim; ++d)
+    for (unsigned d = 0; d < dim; ++d)
       if (global[d] == 0) return num_wait ? fcl_events_wait(num_wait, wait) : FCL_OK;
     l->work_dim = dim;
     memcpy(l->global, global, sizeof global);

@@ -16,7 +16,7 @@ typedef struct {
 typedef struct {
   size_t decl; /* position in the launcher's own table; SIZE_MAX when generated (iterated) */
   fcl_value_type type;
-  cl_uint index;
+  unsigned index;
   size_t size;
   bool has_last;
   fcl_value last;
@@ -65,7 +65,7 @@ struct fcl_launcher {
   fcl_kernel *kernel; /* fixed arguments set */
   char *kernel_name;
   fcl_queue *queue;
-  cl_uint work_dim;
+  unsigned work_dim;
   size_t global[3], local[3];
   bool has_local;
   size_t num_param_args;
@@ -111,7 +111,7 @@ fcl_status fcl__list_call(fcl_launcher *l, fcl_queue *q, unsigned num_wait, fcl_
 
 /* Tracing (trace.c). */
 bool fcl__trace_matches(const char *launcher_name, const char *kernel_name);
-void fcl__trace_launch(const fcl_launcher *l, cl_uint work_dim, const size_t *global,
+void fcl__trace_launch(const fcl_launcher *l, unsigned work_dim, const size_t *global,
                        const size_t *local, const fcl_value *values, const size_t *map);
 
 size_t fcl__value_size(fcl_value_type type);

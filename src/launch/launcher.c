@@ -215,7 +215,7 @@ bool fcl_launcher_queue_configured(const fcl_launcher *l) {
   return l->num_steps > 0;
 }
 
-fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, cl_uint work_dim,
+fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, unsigned work_dim,
                                   const size_t *global, const size_t *local) {
   FCL_CHECK_NULL(launcher, 1);
   fcl_launcher *l = launcher;
@@ -229,7 +229,7 @@ fcl_status fcl_launcher_configure(fcl_launcher *launcher, fcl_queue *queue, cl_u
     l->queue = queue;
   }
   if (work_dim) {
-    for (cl_uint i = 0; i < work_dim; ++i)
+    for (unsigned i = 0; i < work_dim; ++i)
       if (global[i] == 0)
         return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 4 (global): size %u is 0", i);
     l->work_dim = work_dim;

@@ -29,16 +29,16 @@ static int format_value(char *buf, size_t size, fcl_value_type type, const fcl_v
   return 0;
 }
 
-void fcl__trace_launch(const fcl_launcher *l, cl_uint work_dim, const size_t *global,
+void fcl__trace_launch(const fcl_launcher *l, unsigned work_dim, const size_t *global,
                        const size_t *local, const fcl_value *values, const size_t *map) {
   char line[4096];
   int n = snprintf(line, sizeof line, "trace: launcher '%s' kernel '%s' global (", l->name,
                    l->kernel_name);
-  for (cl_uint i = 0; i < work_dim && n > 0 && (size_t)n < sizeof line; ++i)
+  for (unsigned i = 0; i < work_dim && n > 0 && (size_t)n < sizeof line; ++i)
     n += snprintf(line + n, sizeof line - (size_t)n, "%s%zu", i ? ", " : "", global[i]);
   if (n > 0 && (size_t)n < sizeof line)
     n += snprintf(line + n, sizeof line - (size_t)n, ") local ");
-  for (cl_uint i = 0; local && i < work_dim && n > 0 && (size_t)n < sizeof line; ++i)
+  for (unsigned i = 0; local && i < work_dim && n > 0 && (size_t)n < sizeof line; ++i)
     n += snprintf(line + n, sizeof line - (size_t)n, "%s%zu%s", i ? ", " : "(", local[i],
                   i + 1 == work_dim ? ")" : "");
   if (!local && n > 0 && (size_t)n < sizeof line)

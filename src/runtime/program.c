@@ -458,14 +458,21 @@ const char *fcl_program_options(const fcl_program *program) {
 }
 bool fcl_program_from_cache(const fcl_program *program) { return program && program->from_cache; }
 
+_Static_assert(CL_BUILD_SUCCESS == FCL_BUILD_SUCCESS && CL_BUILD_NONE == FCL_BUILD_NONE &&
+                   CL_BUILD_ERROR == FCL_BUILD_ERROR &&
+                   CL_BUILD_IN_PROGRESS == FCL_BUILD_IN_PROGRESS,
+               "OpenCL's build states are flowcl's");
+
 fcl_status fcl_program_build_status(const fcl_program *program, const fcl_device *device,
-                                    cl_build_status *status) {
+                                    fcl_build_status *status) {
   FCL_CHECK_NULL(program, 1);
   FCL_CHECK_NULL(device, 2);
   FCL_CHECK_NULL(status, 3);
+  cl_build_status native = CL_BUILD_NONE;
   FCL_CL_TRY(clGetProgramBuildInfo(program->cl, fcl__device_cl(device), CL_PROGRAM_BUILD_STATUS,
-                                   sizeof *status, status, NULL),
+                                   sizeof native, &native, NULL),
              "clGetProgramBuildInfo(CL_PROGRAM_BUILD_STATUS)");
+  *status = (fcl_build_status)native; /* the same values */
   return FCL_OK;
 }
 

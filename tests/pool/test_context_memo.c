@@ -3,6 +3,7 @@
  * hold the context (compiled programs) do not keep it alive. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "fcl_test.h"
 

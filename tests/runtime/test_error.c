@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fcl_test.h"
+#include "flowcl/opencl.h"
 
 static int records;
 static char last_message[512];

@@ -44,9 +44,9 @@ static void check_device(const fcl_device_entry *e, void *user) {
   unsetenv("FLOWCL_BUILD_OPTIONS");
   CHECK(fcl_test_contains(fcl_program_options(p), "-cl-std=CL1.2 -DVALUE=21"));
   CHECK(!fcl_program_from_cache(p));
-  cl_build_status bs = CL_BUILD_NONE;
+  fcl_build_status bs = FCL_BUILD_NONE;
   CHECK_OK(fcl_program_build_status(p, dev, &bs));
-  CHECK(bs == CL_BUILD_SUCCESS);
+  CHECK(bs == FCL_BUILD_SUCCESS);
   CHECK(run_one(ctx, p, "k") == 42);
   CHECK(strcmp(fcl_program_source(p), src) == 0);
   CHECK(strcmp(fcl_program_origin(p), "test: VALUE") == 0);
@@ -84,7 +84,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(fcl_last_native_error() == CL_BUILD_PROGRAM_FAILURE);
   CHECK(fcl_test_contains(fcl_program_build_log(p, dev), "undeclared_flowcl_var"));
   CHECK_OK(fcl_program_build_status(p, dev, &bs));
-  CHECK(bs == CL_BUILD_ERROR);
+  CHECK(bs == FCL_BUILD_ERROR);
   fcl_kernel *k = NULL;
   CHECK_STATUS(fcl_kernel_create(p, "broken", &k), FCL_ERR_INVALID_STATE, "not built");
   fcl_program_release(&p);

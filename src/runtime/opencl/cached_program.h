@@ -7,7 +7,7 @@
 #ifndef FLOWCL_CACHED_PROGRAM_H
 #define FLOWCL_CACHED_PROGRAM_H
 
-#include "flowcl/runtime.h"
+#include "flowcl/opencl.h"
 
 /* The program of the count strings (lengths as clCreateProgramWithSource takes them) for the
  * context's device, built without options: from the cached binary when there is one, else

@@ -3,6 +3,7 @@
 #define FLOWCL_SRC_RUNTIME_OPENCL_BACKEND_H
 
 #include "../backend.h"
+#include "flowcl/opencl.h"
 
 /* An enqueue's native wait list and event: begin converts flowcl's wait list (on the stack up to
  * 16 events) and readies ev for the event asked for; pass n, list and evp to the OpenCL call and

@@ -3,7 +3,7 @@
 #include <string.h>
 
 int main(void) {
-  cl_uint platforms = 0;
+  unsigned platforms = 0;
   if (fcl_platform_count(&platforms) != FCL_OK) {
     fprintf(stderr, "%s\n", fcl_last_error());
     return 1;
