@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flowcl/opencl.h"
 
 static void print_device(const fcl_device_entry *e) {
   fcl_device_info d;
@@ -92,12 +91,10 @@ static int self_check(const fcl_device_entry *e) {
   TRY(fcl_kernel_set_arg_buffer(sum, 1, sums));
   TRY(fcl_kernel_set_arg_local(sum, 2, GROUP * sizeof(int)));
   TRY(fcl_kernel_enqueue(sum, q, 1, &n, &group, NULL, 0, 0, NULL, NULL));
-  if (clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(y), CL_TRUE, 0, N * sizeof(float), hy, 0,
-                          NULL, NULL) != CL_SUCCESS ||
-      clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(ix), CL_TRUE, 0, N * sizeof(int), hi, 0, NULL,
-                          NULL) != CL_SUCCESS ||
-      clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(sums), CL_TRUE, 0, N / GROUP * sizeof(int),
-                          hs, 0, NULL, NULL) != CL_SUCCESS) {
+  if (fcl_mem_read(q, y, 0, N * sizeof(float), hy, FCL_BLOCKING, 0, NULL, NULL) != FCL_OK ||
+      fcl_mem_read(q, ix, 0, N * sizeof(int), hi, FCL_BLOCKING, 0, NULL, NULL) != FCL_OK ||
+      fcl_mem_read(q, sums, 0, N / GROUP * sizeof(int), hs, FCL_BLOCKING, 0, NULL, NULL) !=
+          FCL_OK) {
     fprintf(stderr, "flowcl-info: reading results failed\n");
     goto done;
   }

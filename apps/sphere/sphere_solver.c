@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include "sphere.h"
-#include "flowcl/opencl.h"
 
 #define PI 3.14159265358979323846
 #define TRY(call)                                                                                  \
@@ -79,10 +78,8 @@ static fcl_status spectral_penalization(void *data, const fcl_step_info *info) {
   const size_t *p = fcl_field_padded_shape(s->u);
   const size_t bytes = p[0] * p[1] * p[2] * fcl_dtype_size(s->o->dtype);
   for (int c = 0; c < 3; ++c)
-    if (clEnqueueCopyBuffer(fcl_queue_cl(s->q), fcl_mem_cl(fcl_field_buffer(s->u, c)),
-                            fcl_mem_cl(fcl_field_buffer(s->u_old, c)), 0, 0, bytes, 0, NULL,
-                            NULL) != CL_SUCCESS)
-      return FCL_ERR_OPENCL;
+    TRY(fcl_mem_copy(s->q, fcl_field_buffer(s->u, c), 0, fcl_field_buffer(s->u_old, c), 0, bytes, 0,
+                     NULL, NULL));
   TRY(fcl_fd_enqueue(s->penalize_u, info->dt));
   TRY(fcl_fd_enqueue(s->change, info->dt));
   TRY(fcl_spectral_curl(s->spectral, s->du, s->curl_du));
@@ -183,7 +180,7 @@ static fcl_status measure(void *user, fcl_dt_inputs *in) {
   return fcl_analytics_dt_inputs(s->an, false, in);
 }
 
-static fcl_status remember(sphere *s, double t, double cd, double cl_y, double cl_z);
+static fcl_status remember(sphere *s, double t, double cd, double lift_y, double lift_z);
 
 /* The coefficients of the step just taken: 2 F / (U^2 A), A = pi D^2 / 4. */
 static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
@@ -204,7 +201,7 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
 }
 
 /* Rank 0: one step's coefficients into the history the summary reads. */
-static fcl_status remember(sphere *s, double t, double cd, double cl_y, double cl_z) {
+static fcl_status remember(sphere *s, double t, double cd, double lift_y, double lift_z) {
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 1024;
     double *a = realloc(s->cd, cap * sizeof *a),
@@ -216,7 +213,7 @@ static fcl_status remember(sphere *s, double t, double cd, double cl_y, double c
     if (!c) return FCL_ERR_OUT_OF_MEMORY;
     s->cap = cap;
   }
-  s->cd[s->n] = cd, s->cl[2 * s->n] = cl_y, s->cl[2 * s->n + 1] = cl_z, s->t[s->n++] = t;
+  s->cd[s->n] = cd, s->cl[2 * s->n] = lift_y, s->cl[2 * s->n + 1] = lift_z, s->t[s->n++] = t;
   return FCL_OK;
 }
 
@@ -332,9 +329,9 @@ static fcl_status reload_history(sphere *s, const char *path) {
   fcl_status st = FCL_OK;
   while (st == FCL_OK && fgets(line, sizeof line, f)) {
     long long step;
-    double t, dt, cd, cl_y, cl_z;
-    if (sscanf(line, "%lld,%lf,%lf,%lf,%lf,%lf", &step, &t, &dt, &cd, &cl_y, &cl_z) == 6)
-      st = remember(s, t, cd, cl_y, cl_z);
+    double t, dt, cd, lift_y, lift_z;
+    if (sscanf(line, "%lld,%lf,%lf,%lf,%lf,%lf", &step, &t, &dt, &cd, &lift_y, &lift_z) == 6)
+      st = remember(s, t, cd, lift_y, lift_z);
   }
   fclose(f);
   return st;
@@ -385,7 +382,7 @@ static fcl_status open_outputs(sphere *s) {
       fprintf(stderr, "flowcl-sphere: cannot write %s: %s\n", path, strerror(errno));
       ok = false;
     } else if (!o->restart) {
-      fprintf(s->csv, "step,t,dt,cd,cl_y,cl_z\n");
+      fprintf(s->csv, "step,t,dt,cd,lift_y,lift_z\n");
     }
   }
   TRY(agreed(s, ok));

@@ -8,7 +8,6 @@
 
 #include "advection_impl.h"
 #include "check.h"
-#include "flowcl/opencl.h"
 
 static const char *const formula_names[] = {"L2_1", "L2_2", "L4_2", "L6_4", "L8_4"};
 enum { NUM_FORMULAS = sizeof formula_names / sizeof *formula_names };

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "flowcl/opencl.h"
 #include "flowcl/launch.h"
 
 /* tiles of TX x TY columns (analytics.cl); the planes shared among enough work-groups to give

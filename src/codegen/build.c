@@ -7,7 +7,6 @@
 #include "array_impl.h"
 #include "check.h"
 #include "codegen_impl.h"
-#include "flowcl/opencl.h"
 
 static fcl_status sizes(const fcl_kbuilder *kb, const fcl__axes *axes, const int64_t *values,
                         unsigned *work_dim, size_t global[3], size_t local[3]) {
@@ -87,9 +86,7 @@ static fcl_status check_buffers(size_state *s, const fcl_value *values) {
     size_t ndim, shape[FCL_KB_MAX_DIMS], need = x->itemsize, buffer_bytes = 0, have = 0;
     FCL_TRY(fcl_kbuilder_arg_shape(s->kb, x->arg, s->values, &ndim, shape));
     for (size_t d = 0; d < ndim; ++d) need *= shape[d];
-    FCL_CL_TRY(
-        clGetMemObjectInfo(fcl_mem_cl(b), CL_MEM_SIZE, sizeof buffer_bytes, &buffer_bytes, NULL),
-        "clGetMemObjectInfo(fcl_mem_cl(CL_MEM_SIZE))");
+    buffer_bytes = fcl_mem_size(b);
     /* an array's pool block: the array's bytes, not the block's rounded-up size */
     const bool of_array = fcl__array_buffer_bytes(b, &have);
     if (!of_array) have = buffer_bytes;

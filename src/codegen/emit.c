@@ -389,9 +389,9 @@ static void emit_reduce(emitter *em, const fcl__item *it, const fcl__expr *e, co
                                                   : (real ? "INFINITY" : "INT_MAX");
   fcl__str_indent(&em->out, em->depth);
   if (fcl__dtype_complex(t))
-    fcl__str_printf(&em->out, "%s acc_%d = FCL_SPLAT(%s, 0);\n", cl_type(t), e->id, cl_type(t));
+    fcl__str_printf(&em->out, "%s acc_%d = FCL_SPLAT(%s, 0);\n", type_name(t), e->id, type_name(t));
   else
-    fcl__str_printf(&em->out, "%s acc_%d = %s;\n", cl_type(t), e->id, neutral);
+    fcl__str_printf(&em->out, "%s acc_%d = %s;\n", type_name(t), e->id, neutral);
   char *lv[FCL__MAX_LEAVES];
   size_t n = leaves_of_name(kb, e->iname, lv, 0);
   const char *loops[FCL__MAX_LEAVES];
@@ -497,7 +497,7 @@ static bool blocks_apply(emitter *em, const fcl__item *it) {
 static void emit_block_insn(emitter *em, const fcl__item *it) {
   const fcl__insn *in = it->insn;
   const fcl__var *target = fcl__kb_var(em->kb, in->lhs->text);
-  const char *t = cl_type(target->dtype);
+  const char *t = type_name(target->dtype);
   int w = (int)fcl__emit_vec_width(em, it->vec);
   fcl__str cond = {0};
   /* its other guards (a vector instruction has no if=, see can_vectorize) */
@@ -648,7 +648,7 @@ static void emit_insn(emitter *em, const fcl__item *it) {
                       !fcl__emit_depends_on(em, in->rhs, it->vec);
     fcl__str_printf(&em->out, "vstore%d(", em->vec_width);
     if (scalar_rhs)
-      fcl__str_printf(&em->out, "FCL_SPLAT(%s%d, ", cl_type(target->dtype), em->vec_width);
+      fcl__str_printf(&em->out, "FCL_SPLAT(%s%d, ", type_name(target->dtype), em->vec_width);
     fcl__emit_print(em, in->rhs);
     fcl__str_printf(&em->out, "%s, 0, ", scalar_rhs ? ")" : "");
     em->vec_lane = 0;
@@ -876,7 +876,7 @@ static void emit_declarations(emitter *em) {
   }
   for (size_t p = 0; p < kb->nprefetches; ++p) {
     fcl__str_indent(&em->out, em->depth);
-    fcl__str_printf(&em->out, "FCL_LOCAL %s %s[%lld];\n", cl_type(em->plans[p].array->dtype),
+    fcl__str_printf(&em->out, "FCL_LOCAL %s %s[%lld];\n", type_name(em->plans[p].array->dtype),
                     kb->prefetches[p].fetch, (long long)em->plans[p].size);
   }
   for (size_t i = 0; i < kb->nvars; ++i) {
@@ -885,7 +885,7 @@ static void emit_declarations(emitter *em) {
     fcl__expr var = {.kind = E_VAR, .text = v->name};
     fcl__str_indent(&em->out, em->depth);
     fcl__str_printf(&em->out, "%s%s %s", v->scope == FCL_TEMP_LOCAL ? "FCL_LOCAL " : "",
-                    cl_type(fcl__kb_type_of(kb, &var)), v->name);
+                    type_name(fcl__kb_type_of(kb, &var)), v->name);
     for (size_t d = 0; d < v->ndim; ++d) {
       fcl__str_printf(&em->out, "[");
       fcl__emit_print(em, v->shape[d]);
@@ -910,9 +910,9 @@ static void emit_signature(emitter *em) {
       fcl__str_printf(&em->out, "%sconst int %s", sep, v->name);
     else if (v->kind == V_ARRAY)
       fcl__str_printf(&em->out, "%sFCL_GLOBAL %s%s *restrict %s", sep, v->written ? "" : "const ",
-                      cl_type(v->dtype), v->name);
+                      type_name(v->dtype), v->name);
     else if (v->kind == V_SCALAR)
-      fcl__str_printf(&em->out, "%sconst %s %s", sep, cl_type(v->dtype), v->name);
+      fcl__str_printf(&em->out, "%sconst %s %s", sep, type_name(v->dtype), v->name);
     else
       continue;
     first = false;

@@ -23,11 +23,11 @@ void fcl__emit_print_as(emitter *em, fcl__str *out, const fcl__expr *e, fcl_dtyp
   if (!fcl__dtype_complex(t) || have == t) {
     fcl__emit_print_to(em, out, e);
   } else if (fcl__dtype_complex(have)) { /* cfloat -> cdouble (or back) */
-    fcl__str_printf(out, "convert_%s(", cl_type(t));
+    fcl__str_printf(out, "convert_%s(", type_name(t));
     fcl__emit_print_to(em, out, e);
     fcl__str_printf(out, ")");
   } else {
-    fcl__str_printf(out, "FCL_VEC2(%s, (%s)(", cl_type(t), cl_type(fcl__dtype_real_part(t)));
+    fcl__str_printf(out, "FCL_VEC2(%s, (%s)(", type_name(t), type_name(fcl__dtype_real_part(t)));
     fcl__emit_print_to(em, out, e);
     fcl__str_printf(out, "), 0)");
   }
@@ -35,7 +35,7 @@ void fcl__emit_print_as(emitter *em, fcl__str *out, const fcl__expr *e, fcl_dtyp
 
 /* A real operand of a product or quotient with a complex one, in the parts' type. */
 static void print_real_as(emitter *em, fcl__str *out, const fcl__expr *e, fcl_dtype t) {
-  fcl__str_printf(out, "(%s)(", cl_type(fcl__dtype_real_part(t)));
+  fcl__str_printf(out, "(%s)(", type_name(fcl__dtype_real_part(t)));
   fcl__emit_print_to(em, out, e);
   fcl__str_printf(out, ")");
 }
@@ -86,7 +86,7 @@ static bool print_function(emitter *em, fcl__str *out, const fcl__expr *e, fcl_d
   const fcl__expr *z = e->nkids ? e->kids[0] : NULL;
   fcl_dtype zt = z ? type_of(em, z) : t;
   if (!strcmp(f, "complex")) {
-    fcl__str_printf(out, "FCL_VEC2(%s, ", cl_type(t));
+    fcl__str_printf(out, "FCL_VEC2(%s, ", type_name(t));
     print_real_as(em, out, e->kids[0], t);
     fcl__str_printf(out, ", ");
     print_real_as(em, out, e->kids[1], t);
@@ -101,7 +101,7 @@ static bool print_function(emitter *em, fcl__str *out, const fcl__expr *e, fcl_d
     return true;
   }
   if (real_z && !strcmp(f, "imag")) {
-    fcl__str_printf(out, "((%s)0)", cl_type(zt == FCL_FLOAT64 ? FCL_FLOAT64 : FCL_FLOAT32));
+    fcl__str_printf(out, "((%s)0)", type_name(zt == FCL_FLOAT64 ? FCL_FLOAT64 : FCL_FLOAT32));
     return true;
   }
   if (real_z) return false; /* abs, exp of a real: OpenCL's own */

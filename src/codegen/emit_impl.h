@@ -37,7 +37,7 @@ typedef struct {
   bool complex_used[2]; /* helpers needed: cfloat, cdouble (emit_complex.c) */
 } emitter;
 
-static inline const char *cl_type(fcl_dtype t) { return fcl_dtype_cl_name(t); }
+static inline const char *type_name(fcl_dtype t) { return fcl_dtype_cl_name(t); }
 
 static inline bool in_list(const char *const *list, size_t n, const char *name) {
   for (size_t i = 0; i < n; ++i)

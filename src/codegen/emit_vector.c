@@ -198,7 +198,7 @@ void fcl__emit_print_block_lanes(emitter *em, const fcl__expr *e) {
     return;
   }
   fcl__str_printf(&em->out, "FCL_VEC%lld(%s%lld", (long long)w,
-                  cl_type(fcl__kb_var(em->kb, e->text)->dtype), (long long)w);
+                  type_name(fcl__kb_var(em->kb, e->text)->dtype), (long long)w);
   for (int64_t l = 0; l < w; ++l)
     fcl__str_printf(&em->out, ", FCL_LANE(%s, %c)", name[(r + l) / w], hex[(r + l) % w]);
   fcl__str_printf(&em->out, ")");

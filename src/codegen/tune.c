@@ -11,7 +11,6 @@
 #include "check.h"
 #include "tune_impl.h"
 #include "codegen_impl.h"
-#include "flowcl/opencl.h"
 
 const char *fcl_tune_effort_name(fcl_tune_effort effort) {
   switch (effort) {
@@ -199,10 +198,9 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
   fcl_status st = fcl_param_set_create(l, &ps);
   if (st == FCL_OK) st = set_params(b, v, ps);
   for (size_t a = 0; st == FCL_OK && a < b->nargs; ++a)
-    if (b->pristine[a] &&
-        clEnqueueWriteBuffer(fcl_queue_cl(b->queue), fcl_mem_cl(b->buf[a]), CL_TRUE, 0, b->bytes[a],
-                             b->pristine[a], 0, NULL, NULL) != CL_SUCCESS)
-      st = FCL_ERROR(FCL_ERR_OPENCL, "tune: resetting an output");
+    if (b->pristine[a])
+      st = fcl_mem_write(b->queue, b->buf[a], 0, b->bytes[a], b->pristine[a], FCL_BLOCKING, 0, NULL,
+                         NULL);
   if (st == FCL_OK) st = fcl_launcher_call(l, NULL, ps, 0, NULL, NULL);
   if (st == FCL_OK) st = fcl_queue_finish(b->queue);
   for (size_t a = 0; st == FCL_OK && a < b->nargs; ++a) {
@@ -210,8 +208,8 @@ static fcl_status run_variant(bench *b, const fcl_kbuilder *v, bool time_it, dou
     unsigned char *out = malloc(b->bytes[a]);
     fcl_dtype t;
     fcl_kbuilder_arg(b->base, a, NULL, NULL, &t, NULL);
-    if (!out || clEnqueueReadBuffer(fcl_queue_cl(b->queue), fcl_mem_cl(b->buf[a]), CL_TRUE, 0,
-                                    b->bytes[a], out, 0, NULL, NULL) != CL_SUCCESS) {
+    if (!out || fcl_mem_read(b->queue, b->buf[a], 0, b->bytes[a], out, FCL_BLOCKING, 0, NULL,
+                             NULL) != FCL_OK) {
       free(out);
       st = FCL_ERROR(FCL_ERR_OPENCL, "tune: reading an output");
     } else if (!b->have_reference) {

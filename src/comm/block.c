@@ -1,7 +1,8 @@
 /* Copies of rectangular blocks between device buffers and packed host memory. */
+#include <string.h>
+
 #include "check.h"
 #include "comm_impl.h"
-#include "flowcl/opencl.h"
 
 bool fcl__block_contiguous(const fcl__block *b) {
   return (b->region[1] == 1 || b->row_pitch == b->region[0]) &&
@@ -15,7 +16,7 @@ static fcl__block packed_like(const fcl__block *b, size_t at) {
   return p;
 }
 
-/* OpenCL's (x bytes, y, z) origin of a block: the offset split by its pitches. */
+/* The (x bytes, y, z) origin of a block: the offset split by its pitches. */
 static void origin_of(const fcl__block *b, size_t origin[3]) {
   origin[2] = b->offset / b->slice_pitch;
   size_t rest = b->offset % b->slice_pitch;
@@ -32,10 +33,7 @@ fcl_status fcl__block_copy(fcl_queue *queue, fcl_mem *src, const fcl__block *s, 
     return FCL_ERROR(FCL_ERR_INTERNAL, "block copy: %zu bytes into a block of %zu", n,
                      fcl__block_bytes(d));
   if (fcl__block_contiguous(&ss) && fcl__block_contiguous(&dd)) {
-    FCL_CL_TRY(clEnqueueCopyBuffer(fcl_queue_cl(queue), fcl_mem_cl(src), fcl_mem_cl(dst), ss.offset,
-                                   dd.offset, n, 0, NULL, NULL),
-               "block copy of %zu bytes", n);
-    return FCL_OK;
+    return fcl_mem_copy(queue, src, ss.offset, dst, dd.offset, n, 0, NULL, NULL);
   }
   if (fcl__block_contiguous(&dd))
     dd = packed_like(&ss, dd.offset);
@@ -43,14 +41,14 @@ fcl_status fcl__block_copy(fcl_queue *queue, fcl_mem *src, const fcl__block *s, 
     ss = packed_like(&dd, ss.offset);
   else if (ss.region[0] != dd.region[0] || ss.region[1] != dd.region[1])
     return FCL_ERROR(FCL_ERR_INTERNAL, "block copy between two strided blocks of other shapes");
-  size_t so[3], dor[3];
-  origin_of(&ss, so);
-  origin_of(&dd, dor);
-  FCL_CL_TRY(clEnqueueCopyBufferRect(fcl_queue_cl(queue), fcl_mem_cl(src), fcl_mem_cl(dst), so, dor,
-                                     ss.region, ss.row_pitch, ss.slice_pitch, dd.row_pitch,
-                                     dd.slice_pitch, 0, NULL, NULL),
-             "block copy of %zu x %zu x %zu bytes", ss.region[0], ss.region[1], ss.region[2]);
-  return FCL_OK;
+  fcl_rect r = {.region = {ss.region[0], ss.region[1], ss.region[2]},
+                .src_row_pitch = ss.row_pitch,
+                .src_slice_pitch = ss.slice_pitch,
+                .dst_row_pitch = dd.row_pitch,
+                .dst_slice_pitch = dd.slice_pitch};
+  origin_of(&ss, r.src_origin);
+  origin_of(&dd, r.dst_origin);
+  return fcl_mem_copy_rect(queue, src, dst, &r, 0, NULL, NULL);
 }
 
 /* A block to or from packed host memory (not blocking). */
@@ -58,25 +56,23 @@ static fcl_status transfer(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, 
                            bool to_host) {
   size_t n = fcl__block_bytes(b);
   if (n == 0) return FCL_OK;
-  const char *what = to_host ? "read" : "write";
-  if (fcl__block_contiguous(b)) {
-    FCL_CL_TRY(to_host ? clEnqueueReadBuffer(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE,
-                                             b->offset, n, host, 0, NULL, NULL)
-                       : clEnqueueWriteBuffer(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE,
-                                              b->offset, n, host, 0, NULL, NULL),
-               "block %s of %zu bytes", what, n);
-    return FCL_OK;
-  }
-  size_t o[3], zero[3] = {0, 0, 0}, hrow = b->region[0], hslice = b->region[0] * b->region[1];
+  if (fcl__block_contiguous(b))
+    return to_host ? fcl_mem_read(queue, buf, b->offset, n, host, FCL_NON_BLOCKING, 0, NULL, NULL)
+                   : fcl_mem_write(queue, buf, b->offset, n, host, FCL_NON_BLOCKING, 0, NULL, NULL);
+  /* the device side has the block's pitches, the host side is packed */
+  size_t o[3], hrow = b->region[0], hslice = b->region[0] * b->region[1];
   origin_of(b, o);
-  FCL_CL_TRY(to_host ? clEnqueueReadBufferRect(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE, o,
-                                               zero, b->region, b->row_pitch, b->slice_pitch, hrow,
-                                               hslice, host, 0, NULL, NULL)
-                     : clEnqueueWriteBufferRect(fcl_queue_cl(queue), fcl_mem_cl(buf), CL_FALSE, o,
-                                                zero, b->region, b->row_pitch, b->slice_pitch, hrow,
-                                                hslice, host, 0, NULL, NULL),
-             "block %s of %zu x %zu x %zu bytes", what, b->region[0], b->region[1], b->region[2]);
-  return FCL_OK;
+  fcl_rect r = {.region = {b->region[0], b->region[1], b->region[2]}};
+  if (to_host) {
+    memcpy(r.src_origin, o, sizeof o);
+    r.src_row_pitch = b->row_pitch, r.src_slice_pitch = b->slice_pitch;
+    r.dst_row_pitch = hrow, r.dst_slice_pitch = hslice;
+    return fcl_mem_read_rect(queue, buf, host, &r, FCL_NON_BLOCKING, 0, NULL, NULL);
+  }
+  memcpy(r.dst_origin, o, sizeof o);
+  r.dst_row_pitch = b->row_pitch, r.dst_slice_pitch = b->slice_pitch;
+  r.src_row_pitch = hrow, r.src_slice_pitch = hslice;
+  return fcl_mem_write_rect(queue, buf, host, &r, FCL_NON_BLOCKING, 0, NULL, NULL);
 }
 
 fcl_status fcl__block_read(fcl_queue *queue, fcl_mem *buf, const fcl__block *b, void *host) {

@@ -6,7 +6,6 @@
 
 #include "check.h"
 #include "comm_impl.h"
-#include "flowcl/opencl.h"
 
 typedef struct {
   MPI_Datatype unit;

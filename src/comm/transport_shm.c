@@ -13,7 +13,6 @@
 
 #include "check.h"
 #include "comm_impl.h"
-#include "flowcl/opencl.h"
 
 enum { TAG_CHUNK = 7000, MAX_CHUNKS = 16 };
 #define CHUNK_BYTES ((size_t)8 << 20) /* FLOWCL_TRANSPORT_CHUNK overrides */
@@ -34,9 +33,9 @@ typedef struct {
 static void shm_destroy(fcl__alltoall *x) {
   shm_state *s = x->state;
   if (!s) return;
-  clFinish(fcl_queue_cl(x->queue));
+  fcl_queue_finish(x->queue);
   if (s->upload) {
-    clFinish(fcl_queue_cl(s->upload));
+    fcl_queue_finish(s->upload);
     fcl_queue_release(&s->upload);
   }
   fcl__shm_stage_destroy(&s->stage);
@@ -226,8 +225,8 @@ static fcl_status shm_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *c
     }
   fcl_event_release(&start);
   if (st != FCL_OK) { /* nothing stays in flight on a or b, nor reads the peers' segments */
-    clFinish(fcl_queue_cl(x->queue));
-    clFinish(fcl_queue_cl(s->upload));
+    fcl_queue_finish(x->queue);
+    fcl_queue_finish(s->upload);
     return st;
   }
   FCL_TRY(fcl_queue_finish(s->upload)); /* window to device */

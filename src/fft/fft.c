@@ -4,7 +4,6 @@
 
 #include "check.h"
 #include "fft_impl.h"
-#include "flowcl/opencl.h"
 
 const char *fcl_fft_backend_name(fcl_fft_backend backend) {
   switch (backend) {
@@ -219,7 +218,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
 void fcl_fft_destroy(fcl_fft **fft) {
   if (!fft || !*fft) return;
   fcl_fft *p = *fft;
-  if (p->queue) clFinish(fcl_queue_cl(p->queue));
+  if (p->queue) fcl_queue_finish(p->queue);
   if (p->ops) p->ops->destroy(p->state);
   for (int s = 0; p->slots && s < p->nslots; ++s) fcl_array_destroy(&p->slots[s]);
   free(p->slots);

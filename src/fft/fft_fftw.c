@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "flowcl/opencl.h"
 #include "fft_impl.h"
 #include "files.h"
 

@@ -105,10 +105,7 @@ static fcl_status vk_append(vk_state *s, VkFFTApplication *app, fcl_mem *in, fcl
 }
 
 static fcl_status copy(vk_state *s, fcl_mem *from, fcl_mem *to, size_t bytes) {
-  FCL_CL_TRY(clEnqueueCopyBuffer(fcl_queue_cl(s->queue), fcl_mem_cl(from), fcl_mem_cl(to), 0, 0,
-                                 bytes, 0, NULL, NULL),
-             "fft: copy of %zu bytes between work arrays", bytes);
-  return FCL_OK;
+  return fcl_mem_copy(s->queue, from, 0, to, 0, bytes, 0, NULL, NULL);
 }
 
 /* The work array of component i between the transposes, or the slot itself. */
@@ -356,15 +353,15 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   c.inputBufferOffset = ((g[2] * p[1] + g[1]) * p[0] + g[0]) * fft->real_size;
   c.inputBufferSize = &s->in_bytes;
   c.bufferSize = &s->out_bytes;
-  cl_int err; /* VkFFT wants buffers at planning; any will do */
-  cl_mem in_probe = clCreateBuffer(s->context, CL_MEM_READ_WRITE, in_bytes, NULL, &err);
-  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "fft: VkFFT planning buffer");
+  fcl_mem *probe = NULL; /* VkFFT wants buffers at planning; any will do */
+  FCL_TRY(fcl_mem_create(fft->context, FCL_MEM_DEVICE, in_bytes, NULL, &probe));
+  cl_mem in_probe = fcl_mem_cl(probe);
   cl_mem buf_probe = fcl_mem_cl(s->pre[0] ? fcl_array_buffer(s->pre[0])
                                           : fcl_array_buffer(fft->slots[0]));
   c.inputBuffer = &in_probe;
   c.buffer = &buf_probe;
   fcl_status st = vk_init(&s->whole, c, "planning the r2c transform");
-  clReleaseMemObject(in_probe);
+  fcl_mem_release(&probe);
   FCL_TRY(st);
   s->have_whole = true;
   /* The same axes in place on a slot, in the padded form (fft.h). */

@@ -6,7 +6,6 @@
 
 #include "check.h"
 #include "field_impl.h"
-#include "flowcl/opencl.h"
 
 /* The field kernels for the field's dtype (and double accumulation where the device has it). */
 static fcl_status field_program(fcl_field *f) {
@@ -79,7 +78,7 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue 
 void fcl_field_destroy(fcl_field **field) {
   if (!field || !*field) return;
   fcl_field *f = *field;
-  if (f->queue) clFinish(fcl_queue_cl(f->queue));
+  if (f->queue) fcl_queue_finish(f->queue);
   fcl__ghost_plan_destroy(&f->ghosts);
   fcl__ghost_plan_destroy(&f->local);
   fcl__ghost_plan_destroy(&f->accumulate);

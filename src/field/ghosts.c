@@ -14,7 +14,6 @@
 
 #include "check.h"
 #include "field_impl.h"
-#include "flowcl/opencl.h"
 
 struct fcl__ghost_plan {
   fcl_field *f;

@@ -10,7 +10,6 @@
 
 #include "check.h"
 #include "field_impl.h"
-#include "flowcl/opencl.h"
 
 /* GROUPS_PER_CU work-groups per compute unit fill a GPU (2112 on an H200's 132 units) without
  * burdening a CPU device, where each work-group is a loop over its work-items. */
@@ -241,8 +240,8 @@ bool fcl_reduction_in_flight(const fcl_reduction *r) { return r && r->state->rea
 bool fcl_reduction_done(const fcl_reduction *r) {
   if (!fcl_reduction_in_flight(r)) return false;
   for (int c = 0; c < r->state->field->ncomp; ++c) {
-    cl_int s = CL_QUEUED;
-    if (fcl_event_status(r->state->read[c], &s) != FCL_OK || s > CL_COMPLETE) return false;
+    int s = FCL_EVENT_QUEUED;
+    if (fcl_event_status(r->state->read[c], &s) != FCL_OK || s > FCL_EVENT_COMPLETE) return false;
   }
   return true;
 }

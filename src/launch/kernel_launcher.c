@@ -6,7 +6,6 @@
 
 #include "check.h"
 #include "launch_impl.h"
-#include "flowcl/opencl.h"
 
 static fcl_status set_fixed(fcl_launcher *l, fcl_kernel *k, const fcl_arg *a) {
   switch (a->type) {

@@ -5,7 +5,6 @@
 
 #include "check.h"
 #include "launch_impl.h"
-#include "flowcl/opencl.h"
 
 /* The scalar values are fcl_dtype's: their names and sizes are the dtype's. */
 static bool scalar(fcl_value_type type) {

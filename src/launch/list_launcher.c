@@ -5,7 +5,6 @@
 
 #include "check.h"
 #include "launch_impl.h"
-#include "flowcl/opencl.h"
 
 fcl_status fcl_launcher_create_list(const char *name, fcl_launcher **out) {
   FCL_CHECK_NULL(out, 2);

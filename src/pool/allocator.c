@@ -3,9 +3,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "flowcl/opencl.h"
+#include "flowcl/opencl.h" /* shared virtual memory (fcl_svm_*): OpenCL alone has it */
 #include "flowcl/pool.h"
-#include "runtime_impl.h"
 
 struct fcl_allocator {
   atomic_int refs;

@@ -5,7 +5,6 @@
 
 #include "array_impl.h"
 #include "check.h"
-#include "flowcl/opencl.h"
 
 void fcl__packed_strides(int ndim, const size_t *shape, size_t itemsize, size_t *strides) {
   size_t s = itemsize;
@@ -165,9 +164,7 @@ fcl_status fcl_array_wrap_buffer(fcl_mem *buffer, fcl_queue *queue, fcl_dtype dt
   *out = NULL;
   FCL_TRY(check_dtype(dtype, 3));
   FCL_TRY(check_shape(ndim, shape, 4));
-  size_t size = 0, itemsize = fcl_dtype_size(dtype), packed[FCL_ARRAY_MAX_DIMS];
-  FCL_CL_TRY(clGetMemObjectInfo(fcl_mem_cl(buffer), CL_MEM_SIZE, sizeof size, &size, NULL),
-             "clGetMemObjectInfo(fcl_mem_cl(CL_MEM_SIZE))");
+  size_t size = fcl_mem_size(buffer), itemsize = fcl_dtype_size(dtype), packed[FCL_ARRAY_MAX_DIMS];
   if (!strides) {
     fcl__packed_strides(ndim, shape, itemsize, packed);
     strides = packed;

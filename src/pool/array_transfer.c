@@ -4,7 +4,6 @@
 
 #include "array_impl.h"
 #include "check.h"
-#include "flowcl/opencl.h"
 
 /* How to move an array between two layouts a and b (byte strides) with rectangular commands. */
 typedef struct {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "flowcl/opencl.h"
+#include "flowcl/opencl.h" /* shared virtual memory (fcl_svm_*): OpenCL alone has it */
 #include "flowcl/pool.h"
 
 #define INLINE_FENCES 4
