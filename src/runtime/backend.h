@@ -1,7 +1,7 @@
 /* The device backend table: what the runtime asks of a device API (not installed).
  *
- * Every object of the runtime's public API that belongs to a device API (queues, events and
- * memory today; programs and kernels as they move behind the boundary) carries the table of the
+ * Every object of the runtime's public API that belongs to a device API (queues, events,
+ * memory and kernels today; programs and contexts as they move behind the boundary) carries the table of the
  * backend that made it, and the runtime's public functions check their arguments, count host
  * syncs, then call through it. A backend fills one table (src/runtime/<name>/) and never sees
  * another's objects. docs/extending.md, "Adding a backend", says what each entry must do. */
@@ -74,6 +74,21 @@ struct fcl__backend {
   fcl_status (*user_event_create)(const fcl_context *context, fcl_event **event);
   fcl_status (*user_event_set)(fcl_event *e, int status); /* FCL_EVENT_COMPLETE or < 0 */
   fcl_status (*event_profile)(const fcl_event *e, fcl_event_times *times);
+  /* Kernels. create fills k->native with the kernel called name of a built program (k->meta and
+   * k->values set); destroy releases it. set_arg gives argument index a by-value (how FCL__VALUE:
+   * size bytes at value), a buffer (FCL__BUFFER: value is the fcl_mem, NULL for a NULL
+   * pointer; the backend records its native handle in k->values[index].native) or local memory
+   * (FCL__LOCAL: size bytes), the kind already checked. enqueue launches k (work sizes checked,
+   * FCL_LAUNCH_G_TIMES_L applied); work_group_info fills what fcl_kernel_work_group_info holds. */
+  fcl_status (*kernel_create)(fcl_program *p, const char *name, fcl_kernel *k);
+  void (*kernel_destroy)(fcl_kernel *k);
+  fcl_status (*kernel_set_arg)(fcl_kernel *k, unsigned index, int how, size_t size,
+                               const void *value);
+  fcl_status (*kernel_enqueue)(fcl_kernel *k, fcl_queue *q, unsigned dim, const size_t *global,
+                               const size_t *local, const size_t *offset, unsigned num_wait,
+                               fcl_event *const *wait, fcl_event **event);
+  fcl_status (*kernel_work_group_info)(const fcl_kernel *k, const fcl_device *d,
+                                       fcl_kernel_work_group_info *info);
   /* Memory. create fills m->native (kind, size set; host as fcl_mem_create says); destroy
    * releases it. The transfers get ranges already checked; a blocking one has been counted as a
    * host sync. */

@@ -72,15 +72,20 @@ typedef struct {
   size_t size;             /* value bytes, or local bytes */
   unsigned char value[32]; /* by-value bytes up to 32 */
   unsigned char *big;      /* larger by-value arguments */
-  cl_mem buffer;           /* or the image */
+  void *native;            /* the backend's buffer (or OpenCL image) */
 } fcl__arg_value;
 
 struct fcl_kernel {
+  const fcl__backend *backend;
+  void *native; /* an OpenCL kernel, a CUDA function */
   fcl_program *program;
   const fcl__kernel_meta *meta;
-  cl_kernel cl;
   fcl__arg_value *values;
 };
+
+/* Argument index of k exists and is of kind want (or of an unknown kind; a __constant pointer
+ * passes for FCL_ARG_GLOBAL), else FCL_ERR_INVALID_ARGUMENT naming it and what it is. */
+fcl_status fcl__kernel_check_kind(const fcl_kernel *k, unsigned index, fcl_arg_kind want);
 
 /* Kernel metadata: read from the driver after a build, or parsed from a cache entry. */
 fcl_status fcl__program_load_meta(fcl_program *program, const char *cached_meta);

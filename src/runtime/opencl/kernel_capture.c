@@ -42,7 +42,7 @@ static void write_sizes(FILE *f, const char *name, cl_uint dim, const size_t *v)
 /* First argument index holding the same buffer, so aliased arguments stay aliased. */
 static cl_uint first_alias(const fcl_kernel *k, cl_uint i) {
   for (cl_uint j = 0; j < i; ++j)
-    if (k->values[j].how == FCL__BUFFER && k->values[j].buffer == k->values[i].buffer) return j;
+    if (k->values[j].how == FCL__BUFFER && k->values[j].native == k->values[i].native) return j;
   return i;
 }
 
@@ -107,13 +107,13 @@ static fcl_status write_program(fcl_kernel *k, fcl_queue *queue, FILE *f, cl_uin
     fprintf(f, "/* argument %u: %s %s */\n", i, m->args[i].type_name, m->args[i].name);
     if (v->how == FCL__VALUE) {
       write_bytes(f, name, v->size > sizeof v->value ? v->big : v->value, v->size);
-    } else if (v->how == FCL__BUFFER && v->buffer && first_alias(k, i) == i) {
+    } else if (v->how == FCL__BUFFER && v->native && first_alias(k, i) == i) {
       size_t size = 0;
-      FCL_CL_TRY(clGetMemObjectInfo(v->buffer, CL_MEM_SIZE, sizeof size, &size, NULL),
+      FCL_CL_TRY(clGetMemObjectInfo(v->native, CL_MEM_SIZE, sizeof size, &size, NULL),
                  "clGetMemObjectInfo(CL_MEM_SIZE) of argument %u", i);
       unsigned char *data = malloc(size ? size : 1);
       if (!data) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "capture of a %zu-byte buffer", size);
-      cl_int err = clEnqueueReadBuffer(fcl_queue_cl(queue), v->buffer, CL_TRUE, 0, size, data, 0,
+      cl_int err = clEnqueueReadBuffer(fcl_queue_cl(queue), v->native, CL_TRUE, 0, size, data, 0,
                                        NULL, NULL);
       if (err != CL_SUCCESS) {
         free(data);
@@ -135,7 +135,7 @@ static fcl_status write_program(fcl_kernel *k, fcl_queue *queue, FILE *f, cl_uin
         fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, %zu, NULL));\n", i, v->size);
         break;
       case FCL__BUFFER:
-        if (!v->buffer) {
+        if (!v->native) {
           fprintf(f, "  CHECK(clSetKernelArg(kernel, %u, sizeof(cl_mem), NULL));\n", i);
         } else if (first_alias(k, i) == i) {
           fprintf(f,
@@ -171,7 +171,7 @@ static fcl_status write_program(fcl_kernel *k, fcl_queue *queue, FILE *f, cl_uin
         "  if (!out) { perror(out_path); return 1; }\n",
         f);
   for (cl_uint i = 0; i < m->num_args; ++i) {
-    if (k->values[i].how != FCL__BUFFER || !k->values[i].buffer) continue;
+    if (k->values[i].how != FCL__BUFFER || !k->values[i].native) continue;
     cl_uint a = first_alias(k, i);
     fprintf(f,
             "  { static unsigned char host[sizeof arg%u];\n"

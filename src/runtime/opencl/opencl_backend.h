@@ -37,6 +37,17 @@ fcl_status fcl__opencl_queue_finish(fcl_queue *q);
 fcl_status fcl__opencl_queue_marker(fcl_queue *q, bool barrier, unsigned num_wait,
                                     fcl_event *const *wait, fcl_event **event);
 
+fcl_status fcl__opencl_kernel_create(fcl_program *p, const char *name, fcl_kernel *k);
+void fcl__opencl_kernel_destroy(fcl_kernel *k);
+fcl_status fcl__opencl_kernel_set_arg(fcl_kernel *k, unsigned index, int how, size_t size,
+                                      const void *value);
+fcl_status fcl__opencl_kernel_enqueue(fcl_kernel *k, fcl_queue *q, unsigned dim,
+                                      const size_t *global, const size_t *local,
+                                      const size_t *offset, unsigned num_wait,
+                                      fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__opencl_kernel_work_group_info(const fcl_kernel *k, const fcl_device *d,
+                                              fcl_kernel_work_group_info *info);
+
 fcl_status fcl__opencl_mem_create(fcl_context *context, fcl_mem *m, void *host);
 void fcl__opencl_mem_destroy(fcl_mem *m);
 fcl_status fcl__opencl_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes,
