@@ -51,8 +51,26 @@ struct fcl_mem {
   fcl_mem_kind kind;
 };
 
+/* What a device API tells of its vendor's hardware beyond fcl_device_info (0 or -1: unknown). */
+typedef struct {
+  unsigned simd_width;    /* warp or wavefront width */
+  int cc_major, cc_minor; /* NVIDIA's compute capability */
+} fcl__device_vendor;
+
 struct fcl__backend {
   const char *name; /* "opencl" */
+  /* Platforms and devices. count and get enumerate the backend's platforms (get: index below
+   * the count; the object made once and kept); platform_info fills what fcl_platform_info holds
+   * but id (set); platform_device gives its index-th device (FCL_ERR_NOT_FOUND past the last);
+   * device_info fills fcl_device_info but id and platform (set; the rest zeroed);
+   * device_vendor the vendor's attributes it can read (info: the device's). */
+  fcl_status (*platform_count)(unsigned *count);
+  fcl_status (*platform_get)(unsigned index, fcl_platform **platform);
+  fcl_status (*platform_info)(const fcl_platform *p, fcl_platform_info *info);
+  fcl_status (*platform_device)(const fcl_platform *p, unsigned index, fcl_device **device);
+  fcl_status (*device_info)(const fcl_device *d, fcl_device_info *info);
+  fcl_status (*device_vendor)(const fcl_device *d, const fcl_device_info *info,
+                              fcl__device_vendor *out);
   /* Queues. create fills q->native (and nothing else) for device, flags already validated;
    * destroy releases the native queue. finish blocks the host (the caller counts the sync). */
   fcl_status (*queue_create)(const fcl_context *context, const fcl_device *device, unsigned flags,
@@ -134,5 +152,9 @@ fcl_status fcl__event_new(const fcl__backend *backend, void *native, fcl_event *
 fcl_status fcl__check_waits(unsigned num_wait, fcl_event *const *wait, int pos, const char *name);
 
 extern const fcl__backend fcl__opencl_backend;
+
+/* The backends built, in the order their platforms are numbered (backends.c). */
+extern const fcl__backend *const fcl__backends[];
+extern const size_t fcl__num_backends;
 
 #endif

@@ -10,16 +10,11 @@
 #include "check.h"
 #include "runtime_impl.h"
 
-#define FCL_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
-#define FCL_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
-#define FCL_CL_DEVICE_WARP_SIZE_NV 0x4003
-#define FCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD 0x4043
-
 static bool is_nvidia(const fcl_device_info *d) {
-  return (d->type & CL_DEVICE_TYPE_GPU) && (strcasestr(d->vendor, "nvidia") != NULL);
+  return (d->type & FCL_DEVICE_GPU) && (strcasestr(d->vendor, "nvidia") != NULL);
 }
 static bool is_amd_gpu(const fcl_device_info *d) {
-  return (d->type & CL_DEVICE_TYPE_GPU) &&
+  return (d->type & FCL_DEVICE_GPU) &&
          (strcasestr(d->vendor, "advanced micro") || strcasestr(d->vendor, "amd"));
 }
 
@@ -43,27 +38,13 @@ static fcl_status probe_simd(fcl_device *device, unsigned *out) {
   return st;
 }
 
-static fcl_status simd_size(const fcl_device_info *d, size_t type_size, unsigned *out) {
-  cl_uint value = 0;
-  if (is_nvidia(d)) {
-    *out = 32;
-    if (fcl_device_has_extension(d, "cl_nv_device_attribute_query") &&
-        clGetDeviceInfo(fcl__device_cl(d->id), FCL_CL_DEVICE_WARP_SIZE_NV, sizeof value, &value,
-                        NULL) == CL_SUCCESS &&
-        value)
-      *out = value;
+static fcl_status simd_size(const fcl_device_info *d, const fcl__device_vendor *v, size_t type_size,
+                            unsigned *out) {
+  if (is_nvidia(d) || is_amd_gpu(d)) { /* the vendor's own figure, else its guide's */
+    *out = v->simd_width ? v->simd_width : is_nvidia(d) ? 32 : 64;
     return FCL_OK;
   }
-  if (is_amd_gpu(d)) {
-    *out = 64;
-    if (fcl_device_has_extension(d, "cl_amd_device_attribute_query") &&
-        clGetDeviceInfo(fcl__device_cl(d->id), FCL_CL_DEVICE_WAVEFRONT_WIDTH_AMD, sizeof value,
-                        &value, NULL) == CL_SUCCESS &&
-        value)
-      *out = value;
-    return FCL_OK;
-  }
-  if (d->type & CL_DEVICE_TYPE_CPU) {
+  if (d->type & FCL_DEVICE_CPU) {
     /* Lanes of the native vector unit for this element size. */
     int idx = type_size == 1 ? 0 : type_size == 2 ? 1 : type_size == 4 ? 4 : 5;
     *out = d->native_vector_width[idx] ? d->native_vector_width[idx] : 1;
@@ -78,8 +59,10 @@ fcl_status fcl_device_simd_group_size(const fcl_device *device, size_t type_size
                 "type_size", "must be 1, 2, 4 or 8");
   FCL_CHECK_NULL(out, 3);
   fcl_device_info d;
+  fcl__device_vendor v;
   FCL_TRY(fcl_device_get_info(device, &d));
-  return simd_size(&d, type_size, out);
+  FCL_TRY(device->backend->device_vendor(device, &d, &v));
+  return simd_size(&d, &v, type_size, out);
 }
 
 fcl_status fcl_device_characterize(const fcl_device *device, fcl_device_characterization *out) {
@@ -87,19 +70,12 @@ fcl_status fcl_device_characterize(const fcl_device *device, fcl_device_characte
   FCL_CHECK_NULL(out, 2);
   memset(out, 0, sizeof *out);
   fcl_device_info d;
+  fcl__device_vendor v;
   FCL_TRY(fcl_device_get_info(device, &d));
-  FCL_TRY(simd_size(&d, 4, &out->simd_group_size));
-  out->nv_compute_capability_major = out->nv_compute_capability_minor = -1;
-  if (is_nvidia(&d) && fcl_device_has_extension(&d, "cl_nv_device_attribute_query")) {
-    cl_uint major = 0, minor = 0;
-    if (clGetDeviceInfo(fcl__device_cl(device), FCL_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
-                        sizeof major, &major, NULL) == CL_SUCCESS &&
-        clGetDeviceInfo(fcl__device_cl(device), FCL_CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV,
-                        sizeof minor, &minor, NULL) == CL_SUCCESS) {
-      out->nv_compute_capability_major = (int)major;
-      out->nv_compute_capability_minor = (int)minor;
-    }
-  }
+  FCL_TRY(device->backend->device_vendor(device, &d, &v));
+  FCL_TRY(simd_size(&d, &v, 4, &out->simd_group_size));
+  out->nv_compute_capability_major = is_nvidia(&d) ? v.cc_major : -1;
+  out->nv_compute_capability_minor = is_nvidia(&d) ? v.cc_minor : -1;
   bool banked = d.local_mem_dedicated;
   bool old_nv = is_nvidia(&d) && out->nv_compute_capability_major >= 0 &&
                 out->nv_compute_capability_major < 2;

@@ -15,49 +15,29 @@ fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count) {
   *count = 0;
   (void)
       fcl_log_get_level(); /* every program lists devices first: a bad FLOWCL_LOG_LEVEL shows now */
-  cl_uint np = 0;
+  unsigned np = 0;
   FCL_TRY(fcl_platform_count(&np));
-  if (np == 0) return FCL_OK;
-  cl_platform_id *platforms = malloc(np * sizeof *platforms);
-  if (!platforms) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "platform list");
-  cl_int err = clGetPlatformIDs(np, platforms, NULL);
-  if (err != CL_SUCCESS) {
-    free(platforms);
-    return FCL_CL_ERROR(err, "clGetPlatformIDs");
-  }
   fcl_device_entry *list = NULL;
   size_t n = 0;
   fcl_status st = FCL_OK;
-  for (cl_uint p = 0; p < np && st == FCL_OK; ++p) {
-    cl_uint nd = 0;
-    err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
-    if (err == CL_DEVICE_NOT_FOUND || nd == 0) continue;
-    if (err != CL_SUCCESS) {
-      st = FCL_CL_ERROR(err, "clGetDeviceIDs on platform %u", p);
-      break;
-    }
-    cl_device_id *ids = malloc(nd * sizeof *ids);
-    fcl_device_entry *grown = realloc(list, (n + nd) * sizeof *list);
-    if (!ids || !grown) {
-      free(ids);
-      if (grown) list = grown;
+  for (unsigned p = 0; p < np && st == FCL_OK; ++p) {
+    fcl_platform *platform = NULL;
+    fcl_platform_info info;
+    st = fcl_platform_get(p, &platform);
+    if (st == FCL_OK) st = fcl_platform_get_info(platform, &info);
+    if (st != FCL_OK || info.num_devices == 0) continue;
+    fcl_device_entry *grown = realloc(list, (n + info.num_devices) * sizeof *list);
+    if (!grown) {
       st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list");
       break;
     }
     list = grown;
-    err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nd, ids, NULL);
-    if (err != CL_SUCCESS) st = FCL_CL_ERROR(err, "clGetDeviceIDs on platform %u", p);
-    fcl_platform *platform = fcl__platform_of(platforms[p]);
-    for (cl_uint d = 0; d < nd && st == FCL_OK; ++d) {
-      fcl_device *device = fcl__device_of(ids[d]);
-      if (!platform || !device)
-        st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device object");
-      else
-        list[n++] = (fcl_device_entry){p, d, platform, device};
+    for (unsigned d = 0; d < info.num_devices && st == FCL_OK; ++d) {
+      fcl_device *device = NULL;
+      st = fcl_platform_get_device(platform, d, &device);
+      if (st == FCL_OK) list[n++] = (fcl_device_entry){p, d, platform, device};
     }
-    free(ids);
   }
-  free(platforms);
   if (st != FCL_OK) {
     free(list);
     return st;

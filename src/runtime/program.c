@@ -343,7 +343,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
     keys = malloc(n * sizeof *keys);
     if (!keys) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "cache keys");
     for (cl_uint i = 0; i < n; ++i)
-      fcl__cache_key(p->source, opts, p->context->devices[i], keys[i]);
+      fcl__cache_key(p->source, opts, fcl__device_of(p->context->devices[i]), keys[i]);
     lock = fcl__cache_lock(keys[0]); /* until stored: see program_cache.c */
     if (build_from_cache(p, opts, keys)) {
       fcl__cache_unlock(lock);

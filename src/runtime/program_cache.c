@@ -83,24 +83,18 @@ fcl_status fcl_program_cache_dir(char *buf, size_t size) {
   return FCL_OK;
 }
 
-static void hash_device(fcl__sha256 *h, cl_device_id device) {
-  char buf[1024];
-  cl_platform_id platform = NULL;
-  clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
-  static const cl_platform_info pinfo[] = {CL_PLATFORM_NAME, CL_PLATFORM_VENDOR,
-                                           CL_PLATFORM_VERSION};
-  for (size_t i = 0; i < sizeof pinfo / sizeof *pinfo; ++i) {
-    buf[0] = '\0';
-    clGetPlatformInfo(platform, pinfo[i], sizeof buf, buf, NULL);
-    fcl__sha256_field(h, "platform", buf);
-  }
-  static const cl_device_info dinfo[] = {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DEVICE_VERSION,
-                                         CL_DRIVER_VERSION};
-  for (size_t i = 0; i < sizeof dinfo / sizeof *dinfo; ++i) {
-    buf[0] = '\0';
-    clGetDeviceInfo(device, dinfo[i], sizeof buf, buf, NULL);
-    fcl__sha256_field(h, "device", buf);
-  }
+/* The device's identity: its platform's name, vendor and version, its name, vendor, version
+ * and driver version. */
+static void hash_device(fcl__sha256 *h, const fcl_device *device) {
+  fcl_platform_info p;
+  fcl_device_info d;
+  if (fcl_platform_get_info(device->platform, &p) != FCL_OK) memset(&p, 0, sizeof p);
+  if (fcl_device_get_info(device, &d) != FCL_OK) memset(&d, 0, sizeof d);
+  const char *platform[] = {p.name, p.vendor, p.version};
+  const char *dev[] = {d.name, d.vendor, d.version, d.driver_version};
+  for (size_t i = 0; i < sizeof platform / sizeof *platform; ++i)
+    fcl__sha256_field(h, "platform", platform[i]);
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i) fcl__sha256_field(h, "device", dev[i]);
 }
 
 /* Hash the contents of every header the source includes ("#include" lines resolved against the
@@ -142,7 +136,7 @@ static void hash_includes(fcl__sha256 *h, const char *source, const char *option
   }
 }
 
-fcl_status fcl__cache_key(const char *source, const char *options, cl_device_id device,
+fcl_status fcl__cache_key(const char *source, const char *options, const fcl_device *device,
                           char key[65]) {
   fcl__sha256 h;
   fcl__sha256_init(&h);

@@ -104,7 +104,7 @@ typedef struct {
 bool fcl__cache_enabled(void);
 /* 64 hex chars + NUL into key: hash of source, options, included headers, device identity and
  * flowcl version. */
-fcl_status fcl__cache_key(const char *source, const char *options, cl_device_id device,
+fcl_status fcl__cache_key(const char *source, const char *options, const fcl_device *device,
                           char key[65]);
 /* true when a valid entry was found; a corrupt one is logged, removed and reported missing. */
 bool fcl__cache_load(const char *key, fcl__cache_entry *entry);

@@ -3,6 +3,12 @@
 
 const fcl__backend fcl__opencl_backend = {
     .name = "opencl",
+    .platform_count = fcl__opencl_platform_count,
+    .platform_get = fcl__opencl_platform_get,
+    .platform_info = fcl__opencl_platform_info,
+    .platform_device = fcl__opencl_platform_device,
+    .device_info = fcl__opencl_device_info,
+    .device_vendor = fcl__opencl_device_vendor,
     .queue_create = fcl__opencl_queue_create,
     .queue_destroy = fcl__opencl_queue_destroy,
     .queue_flush = fcl__opencl_queue_flush,

@@ -68,7 +68,7 @@ cl_program fcl__cached_program_create(cl_context context, cl_uint count, const c
   cl_device_id device = fcl__cache_enabled() ? only_device(context) : NULL;
   char *text = device ? joined(count, strings, lengths) : NULL;
   char key[65];
-  const bool keyed = text && fcl__cache_key(text, tag, device, key) == FCL_OK;
+  const bool keyed = text && fcl__cache_key(text, tag, fcl__device_of(device), key) == FCL_OK;
   free(text);
   if (!keyed) return clCreateProgramWithSource(context, count, strings, lengths, err);
   const int lock = fcl__cache_lock(key); /* until stored: see program_cache.c */

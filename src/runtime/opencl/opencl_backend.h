@@ -21,6 +21,14 @@ fcl_status fcl__cl_sync_begin(fcl__cl_sync *s, unsigned num_wait, fcl_event *con
                               fcl_event **event);
 cl_int fcl__cl_sync_end(fcl__cl_sync *s, cl_int err);
 
+fcl_status fcl__opencl_platform_count(unsigned *count);
+fcl_status fcl__opencl_platform_get(unsigned index, fcl_platform **platform);
+fcl_status fcl__opencl_platform_info(const fcl_platform *p, fcl_platform_info *info);
+fcl_status fcl__opencl_platform_device(const fcl_platform *p, unsigned index, fcl_device **device);
+fcl_status fcl__opencl_device_info(const fcl_device *d, fcl_device_info *info);
+fcl_status fcl__opencl_device_vendor(const fcl_device *d, const fcl_device_info *info,
+                                     fcl__device_vendor *out);
+
 void fcl__opencl_event_release(fcl_event *e);
 fcl_status fcl__opencl_events_wait(unsigned n, fcl_event *const *events);
 fcl_status fcl__opencl_event_status(const fcl_event *e, int *status);
