@@ -71,6 +71,10 @@ struct fcl__backend {
   fcl_status (*device_info)(const fcl_device *d, fcl_device_info *info);
   fcl_status (*device_vendor)(const fcl_device *d, const fcl_device_info *info,
                               fcl__device_vendor *out);
+  /* Contexts. create fills c->native, c->devices (flowcl's, in the API's order), c->num_devices
+   * and c->native_devices for devices of this backend (checked); destroy frees them. */
+  fcl_status (*context_create)(fcl_device *const *devices, unsigned num_devices, fcl_context *c);
+  void (*context_destroy)(fcl_context *c);
   /* Queues. create fills q->native (and nothing else) for device, flags already validated;
    * destroy releases the native queue. finish blocks the host (the caller counts the sync). */
   fcl_status (*queue_create)(const fcl_context *context, const fcl_device *device, unsigned flags,
@@ -135,9 +139,6 @@ struct fcl__backend {
   fcl_status (*mem_unmap)(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
                           fcl_event *const *wait, fcl_event **event);
 };
-
-/* The backend of a context (OpenCL for every context today). */
-const fcl__backend *fcl__context_backend(const fcl_context *context);
 
 /* A queue object around a native queue of backend (refs 1). */
 fcl_status fcl__queue_new(const fcl__backend *backend, fcl_device *device, unsigned flags,

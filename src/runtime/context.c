@@ -1,22 +1,15 @@
-/* Reference-counted OpenCL contexts whose asynchronous errors go to the log. */
+/* Reference-counted contexts over one or more devices of one backend, with their memo of
+ * per-context objects (context_memo.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "runtime_impl.h"
 
-static void CL_CALLBACK context_notify(const char *errinfo, const void *private_info, size_t cb,
-                                       void *user) {
-  (void)private_info;
-  (void)cb;
-  (void)user;
-  fcl_log(FCL_LOG_ERROR, "OpenCL context error: %s", errinfo ? errinfo : "(no message)");
-}
-
-/* Fill devices of an fcl_context from its cl_context. */
-static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
+fcl_status fcl__context_new(const fcl__backend *backend, fcl_context **out) {
   fcl_context *c = calloc(1, sizeof *c);
   if (!c) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "context object");
+  c->backend = backend;
   atomic_init(&c->refs, 1);
   atomic_init(&c->memo_refs, 0);
   pthread_mutexattr_t attr;
@@ -24,25 +17,13 @@ static fcl_status wrap_cl(cl_context cl, fcl_context **out) {
   pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
   pthread_mutex_init(&c->memo_lock, &attr);
   pthread_mutexattr_destroy(&attr);
-  c->cl = cl;
-  cl_int err = clGetContextInfo(cl, CL_CONTEXT_NUM_DEVICES, sizeof c->num_devices, &c->num_devices,
-                                NULL);
-  if (err == CL_SUCCESS) {
-    c->devices = malloc(c->num_devices * sizeof *c->devices);
-    if (!c->devices)
-      err = CL_OUT_OF_HOST_MEMORY;
-    else
-      err = clGetContextInfo(cl, CL_CONTEXT_DEVICES, c->num_devices * sizeof *c->devices,
-                             c->devices, NULL);
-  }
-  if (err != CL_SUCCESS) {
-    pthread_mutex_destroy(&c->memo_lock);
-    free(c->devices);
-    free(c);
-    return FCL_CL_ERROR(err, "clGetContextInfo(CL_CONTEXT_DEVICES)");
-  }
   *out = c;
   return FCL_OK;
+}
+
+void fcl__context_free(fcl_context *c) {
+  pthread_mutex_destroy(&c->memo_lock);
+  free(c);
 }
 
 fcl_status fcl_context_create(unsigned num_devices, fcl_device *const *devices, fcl_context **out) {
@@ -50,16 +31,23 @@ fcl_status fcl_context_create(unsigned num_devices, fcl_device *const *devices, 
   FCL_CHECK_NULL(devices, 2);
   FCL_CHECK_NULL(out, 3);
   *out = NULL;
-  cl_device_id *native = malloc(num_devices * sizeof *native);
-  if (!native) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list");
-  for (unsigned i = 0; i < num_devices; ++i) native[i] = fcl__device_cl(devices[i]);
-  cl_int err;
-  cl_context cl = clCreateContext(NULL, num_devices, native, context_notify, NULL, &err);
-  free(native);
-  if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clCreateContext over %u device(s)", num_devices);
-  fcl_status st = wrap_cl(cl, out);
-  if (st != FCL_OK) clReleaseContext(cl);
-  return st;
+  for (unsigned i = 0; i < num_devices; ++i) {
+    if (!devices[i])
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (devices): device %u is NULL", i);
+    if (devices[i]->backend != devices[0]->backend)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument 2 (devices): device %u is of backend '%s', device 0 of '%s'", i,
+                       devices[i]->backend->name, devices[0]->backend->name);
+  }
+  fcl_context *c = NULL;
+  FCL_TRY(fcl__context_new(devices[0]->backend, &c));
+  fcl_status st = c->backend->context_create(devices, num_devices, c);
+  if (st != FCL_OK) {
+    fcl__context_free(c);
+    return st;
+  }
+  *out = c;
+  return FCL_OK;
 }
 
 fcl_status fcl_context_create_from_type(const fcl_platform *platform, fcl_device_type type,
@@ -67,16 +55,23 @@ fcl_status fcl_context_create_from_type(const fcl_platform *platform, fcl_device
   FCL_CHECK_NULL(platform, 1);
   FCL_CHECK_NULL(out, 3);
   *out = NULL;
-  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                   (cl_context_properties)fcl__platform_cl(platform), 0};
-  cl_int err;
-  cl_context cl = clCreateContextFromType(
-      props, type == FCL_DEVICE_ALL ? CL_DEVICE_TYPE_ALL : (cl_device_type)type, context_notify,
-      NULL, &err);
-  if (err != CL_SUCCESS)
-    return FCL_CL_ERROR(err, "clCreateContextFromType(%s)", fcl_device_type_name(type));
-  fcl_status st = wrap_cl(cl, out);
-  if (st != FCL_OK) clReleaseContext(cl);
+  fcl_platform_info p;
+  FCL_TRY(fcl_platform_get_info(platform, &p));
+  fcl_device **devices = malloc((p.num_devices ? p.num_devices : 1) * sizeof *devices);
+  if (!devices) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device list");
+  unsigned n = 0;
+  fcl_status st = FCL_OK;
+  for (unsigned i = 0; i < p.num_devices && st == FCL_OK; ++i) {
+    fcl_device_info d;
+    st = fcl_platform_get_device(platform, i, &devices[n]);
+    if (st == FCL_OK) st = fcl_device_get_info(devices[n], &d);
+    if (st == FCL_OK && (d.type & type)) ++n;
+  }
+  if (st == FCL_OK && n == 0)
+    st = FCL_ERROR(FCL_ERR_NOT_FOUND, "no %s device on platform '%s' (%u devices of other types)",
+                   type == FCL_DEVICE_ALL ? "" : fcl_device_type_name(type), p.name, p.num_devices);
+  if (st == FCL_OK) st = fcl_context_create(n, devices, out);
+  free(devices);
   return st;
 }
 
@@ -86,16 +81,6 @@ fcl_status fcl_context_create_default(fcl_context **out) {
   fcl_device_entry e;
   FCL_TRY(fcl_device_select(NULL, &e));
   return fcl_context_create(1, &e.device, out);
-}
-
-fcl_status fcl_context_wrap(cl_context context, fcl_context **out) {
-  FCL_CHECK_NULL(context, 1);
-  FCL_CHECK_NULL(out, 2);
-  *out = NULL;
-  FCL_CL_TRY(clRetainContext(context), "clRetainContext of the caller's context");
-  fcl_status st = wrap_cl(context, out);
-  if (st != FCL_OK) clReleaseContext(context);
-  return st;
 }
 
 fcl_context *fcl_context_retain(fcl_context *context) {
@@ -115,22 +100,19 @@ void fcl_context_release(fcl_context **context) {
     return;
   }
   fcl__context_memo_destroy_all(c);
-  pthread_mutex_destroy(&c->memo_lock);
-  clReleaseContext(c->cl);
-  free(c->devices);
-  free(c);
+  c->backend->context_destroy(c);
+  fcl__context_free(c);
 }
 
-cl_context fcl_context_cl(const fcl_context *context) { return context ? context->cl : NULL; }
 unsigned fcl_context_num_devices(const fcl_context *context) {
   return context ? context->num_devices : 0;
 }
 fcl_device *fcl_context_device(const fcl_context *context, unsigned index) {
-  return (context && index < context->num_devices) ? fcl__device_of(context->devices[index]) : NULL;
+  return (context && index < context->num_devices) ? context->devices[index] : NULL;
 }
 
-int fcl__context_device_index(const fcl_context *context, cl_device_id device) {
-  for (cl_uint i = 0; i < context->num_devices; ++i)
+int fcl__context_device_index(const fcl_context *context, const fcl_device *device) {
+  for (unsigned i = 0; i < context->num_devices; ++i)
     if (context->devices[i] == device) return (int)i;
   return -1;
 }

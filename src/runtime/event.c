@@ -92,7 +92,7 @@ fcl_status fcl_user_event_create(const fcl_context *context, fcl_event **event) 
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(event, 2);
   *event = NULL;
-  return fcl__context_backend(context)->user_event_create(context, event);
+  return context->backend->user_event_create(context, event);
 }
 
 fcl_status fcl_user_event_complete(fcl_event *event) {

@@ -24,7 +24,7 @@ static fcl_status kernel_new(fcl_program *p, const fcl__kernel_meta *meta, fcl_k
     free(values);
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "kernel object '%s'", meta->name);
   }
-  k->backend = fcl__context_backend(p->context);
+  k->backend = p->context->backend;
   k->meta = meta;
   k->values = values;
   fcl_status st = k->backend->kernel_create(p, meta->name, k);

@@ -17,7 +17,7 @@ fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes,
   *mem = NULL;
   fcl_mem *m = calloc(1, sizeof *m);
   if (!m) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "memory object");
-  m->backend = fcl__context_backend(context);
+  m->backend = context->backend;
   atomic_init(&m->refs, 1);
   m->size = bytes;
   m->kind = kind;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "opencl/opencl_backend.h"
 #include "runtime_impl.h"
 
 /* Always asked for so that kernels know their argument names and types (typed arguments). */
@@ -54,7 +55,8 @@ fcl_status fcl_program_create_source(fcl_context *context, const char *source, c
   fcl_program *p;
   FCL_TRY(fcl__program_new(context, source, origin, &p));
   cl_int err;
-  p->cl = clCreateProgramWithSource(context->cl, 1, (const char **)&p->source, NULL, &err);
+  p->cl = clCreateProgramWithSource(fcl__context_cl(context), 1, (const char **)&p->source, NULL,
+                                    &err);
   if (err != CL_SUCCESS) {
     fcl_program_release(&p);
     return FCL_CL_ERROR(err, "clCreateProgramWithSource(%s)", origin ? origin : "<source>");
@@ -84,7 +86,7 @@ fcl_status fcl_program_create_binaries(fcl_context *context, unsigned num_device
   FCL_CHECK_NULL(out, 6);
   *out = NULL;
   for (cl_uint i = 0; i < num_devices; ++i) {
-    if (fcl__context_device_index(context, fcl__device_cl(devices[i])) < 0)
+    if (fcl__context_device_index(context, devices[i]) < 0)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                        "argument 3 (devices): entry %u is not a device "
                        "of the context",
@@ -102,7 +104,7 @@ fcl_status fcl_program_create_binaries(fcl_context *context, unsigned num_device
   cl_device_id *native = malloc(num_devices * sizeof *native);
   if (native) {
     for (unsigned i = 0; i < num_devices; ++i) native[i] = fcl__device_cl(devices[i]);
-    p->cl = clCreateProgramWithBinary(context->cl, num_devices, native, sizes,
+    p->cl = clCreateProgramWithBinary(fcl__context_cl(context), num_devices, native, sizes,
                                       (const unsigned char **)binaries, status, &err);
   }
   free(native);
@@ -136,7 +138,7 @@ fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t si
   fcl_program *p;
   FCL_TRY(fcl__program_new(context, NULL, "<SPIR-V>", &p));
   cl_int err;
-  p->cl = clCreateProgramWithIL(context->cl, il, size, &err);
+  p->cl = clCreateProgramWithIL(fcl__context_cl(context), il, size, &err);
   if (err != CL_SUCCESS) {
     fcl_program_release(&p);
     return FCL_CL_ERROR(err, "clCreateProgramWithIL(%zu bytes)", size);
@@ -199,13 +201,13 @@ static void collect_logs(fcl_program *p) {
   free_logs(p);
   for (cl_uint i = 0; i < p->context->num_devices; ++i) {
     size_t n = 0;
-    if (clGetProgramBuildInfo(p->cl, p->context->devices[i], CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
-        CL_SUCCESS)
+    if (clGetProgramBuildInfo(p->cl, fcl__context_cl_devices(p->context)[i], CL_PROGRAM_BUILD_LOG,
+                              0, NULL, &n) != CL_SUCCESS)
       continue;
     p->logs[i] = calloc(n + 1, 1);
     if (p->logs[i])
-      clGetProgramBuildInfo(p->cl, p->context->devices[i], CL_PROGRAM_BUILD_LOG, n, p->logs[i],
-                            NULL);
+      clGetProgramBuildInfo(p->cl, fcl__context_cl_devices(p->context)[i], CL_PROGRAM_BUILD_LOG, n,
+                            p->logs[i], NULL);
   }
 }
 
@@ -229,7 +231,8 @@ static void show_warnings(const fcl_program *p, const char *when) {
   for (cl_uint i = 0; i < p->context->num_devices; ++i) {
     if (blank(p->logs[i])) continue;
     char name[256] = "";
-    clGetDeviceInfo(p->context->devices[i], CL_DEVICE_NAME, sizeof name, name, NULL);
+    clGetDeviceInfo(fcl__context_cl_devices(p->context)[i], CL_DEVICE_NAME, sizeof name, name,
+                    NULL);
     fcl_log(only_benign(p->logs[i]) ? FCL_LOG_DEBUG : FCL_LOG_WARNING,
             "build messages for %s on '%s'%s:\n%s", p->origin, name, when, p->logs[i]);
   }
@@ -243,7 +246,8 @@ static fcl_status build_failure(fcl_program *p, cl_int err, const char *what, co
   for (cl_uint i = 0; i < p->context->num_devices && used < sizeof logs; ++i) {
     if (blank(p->logs[i])) continue;
     char name[256] = "";
-    clGetDeviceInfo(p->context->devices[i], CL_DEVICE_NAME, sizeof name, name, NULL);
+    clGetDeviceInfo(fcl__context_cl_devices(p->context)[i], CL_DEVICE_NAME, sizeof name, name,
+                    NULL);
     int w = snprintf(logs + used, sizeof logs - used, "\n--- build log on '%s' ---\n%s", name,
                      p->logs[i]);
     if (w > 0) used += (size_t)w;
@@ -278,9 +282,10 @@ static bool build_from_cache(fcl_program *p, const char *options, char (*keys)[6
         sizes[i] = entries[i].binary_size;
         bins[i] = entries[i].binary;
       }
-      cl = clCreateProgramWithBinary(p->context->cl, n, p->context->devices, sizes, bins, NULL,
-                                     &err);
-      if (err == CL_SUCCESS) err = clBuildProgram(cl, n, p->context->devices, options, NULL, NULL);
+      cl = clCreateProgramWithBinary(fcl__context_cl(p->context), n,
+                                     fcl__context_cl_devices(p->context), sizes, bins, NULL, &err);
+      if (err == CL_SUCCESS)
+        err = clBuildProgram(cl, n, fcl__context_cl_devices(p->context), options, NULL, NULL);
     }
     free(sizes);
     free(bins);
@@ -343,7 +348,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
     keys = malloc(n * sizeof *keys);
     if (!keys) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "cache keys");
     for (cl_uint i = 0; i < n; ++i)
-      fcl__cache_key(p->source, opts, fcl__device_of(p->context->devices[i]), keys[i]);
+      fcl__cache_key(p->source, opts, p->context->devices[i], keys[i]);
     lock = fcl__cache_lock(keys[0]); /* until stored: see program_cache.c */
     if (build_from_cache(p, opts, keys)) {
       fcl__cache_unlock(lock);
@@ -354,7 +359,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
       return FCL_OK;
     }
   }
-  cl_int err = clBuildProgram(p->cl, n, p->context->devices, opts, NULL, NULL);
+  cl_int err = clBuildProgram(p->cl, n, fcl__context_cl_devices(p->context), opts, NULL, NULL);
   if (err != CL_SUCCESS) {
     fcl__cache_unlock(lock);
     free(keys);
@@ -389,8 +394,8 @@ fcl_status fcl_program_compile(fcl_program *program, const char *options, cl_uin
   for (cl_uint i = 0; i < num_headers; ++i) hs[i] = headers[i]->cl;
   free(p->options);
   p->options = opts;
-  cl_int err = clCompileProgram(p->cl, p->context->num_devices, p->context->devices, opts,
-                                num_headers, hs, (const char **)header_names, NULL, NULL);
+  cl_int err = clCompileProgram(p->cl, p->context->num_devices, fcl__context_cl_devices(p->context),
+                                opts, num_headers, hs, (const char **)header_names, NULL, NULL);
   free(hs);
   if (err != CL_SUCCESS) return build_failure(p, err, "compilation", opts);
   collect_logs(p);
@@ -422,8 +427,9 @@ fcl_status fcl_program_link(fcl_context *context, cl_uint num_programs,
   free(p->options);
   p->options = strdup(options ? options : "");
   cl_int err;
-  p->cl = clLinkProgram(context->cl, context->num_devices, context->devices, p->options,
-                        num_programs, ps, NULL, NULL, &err);
+  p->cl = clLinkProgram(fcl__context_cl(context), context->num_devices,
+                        fcl__context_cl_devices(context), p->options, num_programs, ps, NULL, NULL,
+                        &err);
   free(ps);
   if (err != CL_SUCCESS) {
     if (p->cl)
@@ -478,7 +484,7 @@ fcl_status fcl_program_build_status(const fcl_program *program, const fcl_device
 
 const char *fcl_program_build_log(const fcl_program *program, const fcl_device *device) {
   if (!program) return "";
-  int i = fcl__context_device_index(program->context, fcl__device_cl(device));
+  int i = fcl__context_device_index(program->context, device);
   return (i >= 0 && program->logs[i]) ? program->logs[i] : "";
 }
 
@@ -488,7 +494,7 @@ fcl_status fcl_program_binary(fcl_program *program, const fcl_device *device,
   FCL_CHECK_NULL(binary, 3);
   FCL_CHECK_NULL(size, 4);
   fcl_program *p = program;
-  int idx = fcl__context_device_index(p->context, fcl__device_cl(device));
+  int idx = fcl__context_device_index(p->context, device);
   if (idx < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of "
                                                "the program's context");

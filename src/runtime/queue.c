@@ -26,9 +26,9 @@ fcl_status fcl_queue_create(const fcl_context *context, const fcl_device *device
   *queue = NULL;
   fcl_device *dev = device ? fcl__device_of(fcl__device_cl(device))
                            : fcl_context_device(context, 0);
-  if (fcl__context_device_index(context, fcl__device_cl(dev)) < 0)
+  if (fcl__context_device_index(context, dev) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
-  const fcl__backend *backend = fcl__context_backend(context);
+  const fcl__backend *backend = context->backend;
   fcl_queue *q;
   FCL_TRY(fcl__queue_new(backend, dev, flags, &q));
   fcl_status st = backend->queue_create(context, dev, flags, q);

@@ -12,16 +12,23 @@
 typedef struct fcl__memo_entry fcl__memo_entry;
 
 struct fcl_context {
+  const fcl__backend *backend;
   atomic_int refs;
-  cl_context cl;
-  cl_uint num_devices;
-  cl_device_id *devices;
+  void *native; /* an OpenCL context, a CUDA primary context */
+  unsigned num_devices;
+  fcl_device **devices;
+  void *native_devices;      /* the backend's own list of them (OpenCL: cl_device_id[]) */
   pthread_mutex_t memo_lock; /* recursive: a creator may use the context */
   fcl__memo_entry *memo;     /* newest first */
   /* References to this context held by memoized objects (a program retains its context): when
    * only those remain, the memo is destroyed, which breaks the cycle. */
   atomic_int memo_refs;
 };
+
+/* A context object of backend with its memo ready (refs 1; native and devices unset), and its
+ * freeing (context.c). */
+fcl_status fcl__context_new(const fcl__backend *backend, fcl_context **out);
+void fcl__context_free(fcl_context *c);
 
 /* Destroys every memoized object (context_memo.c). */
 void fcl__context_memo_destroy_all(fcl_context *context);
@@ -121,7 +128,7 @@ void fcl__cache_unlock(int fd);
 bool fcl__binary_complete(const unsigned char *binary, size_t size, const char **why);
 
 /* Index of a device in the context, or -1. */
-int fcl__context_device_index(const fcl_context *context, cl_device_id device);
+int fcl__context_device_index(const fcl_context *context, const fcl_device *device);
 
 /* The flowcl platform / device of an OpenCL one, made on first sight (opencl/device.c; NULL for
  * NULL or out of memory), and the OpenCL device of a flowcl one. */

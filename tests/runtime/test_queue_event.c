@@ -52,6 +52,21 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_context_release(&by_type);
   CHECK_STATUS(fcl_context_create(0, &e->device, &extra), FCL_ERR_INVALID_ARGUMENT,
                "argument 1 (num_devices)");
+  fcl_device *no_device[2] = {e->device, NULL};
+  CHECK_STATUS(fcl_context_create(2, no_device, &extra), FCL_ERR_INVALID_ARGUMENT,
+               "device 1 is NULL");
+  /* The context of one type of the platform's devices: the device itself is one of them. */
+  fcl_device_info di;
+  CHECK_OK(fcl_device_get_info(e->device, &di));
+  CHECK_OK(fcl_context_create_from_type(e->platform, di.type, &by_type));
+  bool found = false;
+  for (unsigned i = 0; i < fcl_context_num_devices(by_type); ++i)
+    found = found || fcl_context_device(by_type, i) == e->device;
+  CHECK(found);
+  fcl_context_release(&by_type);
+  if (!(di.type & FCL_DEVICE_CUSTOM))
+    CHECK_STATUS(fcl_context_create_from_type(e->platform, FCL_DEVICE_CUSTOM, &by_type),
+                 FCL_ERR_NOT_FOUND, "no CUSTOM device");
 
   fcl_device_info d;
   CHECK_OK(fcl_device_get_info(e->device, &d));

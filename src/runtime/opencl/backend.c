@@ -14,6 +14,8 @@ const fcl__backend fcl__opencl_backend = {
     .queue_flush = fcl__opencl_queue_flush,
     .queue_finish = fcl__opencl_queue_finish,
     .queue_marker = fcl__opencl_queue_marker,
+    .context_create = fcl__opencl_context_create,
+    .context_destroy = fcl__opencl_context_destroy,
     .event_release = fcl__opencl_event_release,
     .events_wait = fcl__opencl_events_wait,
     .event_status = fcl__opencl_event_status,
@@ -37,8 +39,3 @@ const fcl__backend fcl__opencl_backend = {
     .mem_map = fcl__opencl_mem_map,
     .mem_unmap = fcl__opencl_mem_unmap,
 };
-
-const fcl__backend *fcl__context_backend(const fcl_context *context) {
-  (void)context; /* every context is an OpenCL one until a second backend is built */
-  return &fcl__opencl_backend;
-}

@@ -109,7 +109,7 @@ fcl_status fcl__opencl_event_on_complete(fcl_event *e, fcl_event_callback callba
 
 fcl_status fcl__opencl_user_event_create(const fcl_context *context, fcl_event **event) {
   cl_int err;
-  cl_event native = clCreateUserEvent(context->cl, &err);
+  cl_event native = clCreateUserEvent(fcl__context_cl(context), &err);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clCreateUserEvent");
   return fcl__event_new(&fcl__opencl_backend, native, event);
 }

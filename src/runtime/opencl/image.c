@@ -118,11 +118,11 @@ fcl_status fcl_image_supported_formats(fcl_context *ctx, cl_mem_flags flags, int
   FCL_TRY(need_images(ctx));
   const cl_mem_object_type type = dim == 2 ? CL_MEM_OBJECT_IMAGE2D : CL_MEM_OBJECT_IMAGE3D;
   cl_uint n = 0;
-  FCL_CL_TRY(clGetSupportedImageFormats(ctx->cl, flags, type, 0, NULL, &n),
+  FCL_CL_TRY(clGetSupportedImageFormats(fcl__context_cl(ctx), flags, type, 0, NULL, &n),
              "clGetSupportedImageFormats");
   cl_image_format *f = malloc((n ? n : 1) * sizeof *f);
   if (!f) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%u image formats", n);
-  cl_int err = clGetSupportedImageFormats(ctx->cl, flags, type, n, f, NULL);
+  cl_int err = clGetSupportedImageFormats(fcl__context_cl(ctx), flags, type, n, f, NULL);
   if (err != CL_SUCCESS) {
     free(f);
     return FCL_CL_ERROR(err, "clGetSupportedImageFormats");
@@ -193,7 +193,7 @@ fcl_status fcl_image_create(fcl_context *ctx, cl_mem_flags flags, cl_image_forma
                         .image_height = img->shape[1],
                         .image_depth = dim == 3 ? img->shape[2] : 0};
   cl_int err;
-  img->mem = clCreateImage(ctx->cl,
+  img->mem = clCreateImage(fcl__context_cl(ctx),
                            (flags ? flags : CL_MEM_READ_WRITE) | (host ? CL_MEM_COPY_HOST_PTR : 0),
                            &format, &desc, (void *)host, &err);
   if (err != CL_SUCCESS) {

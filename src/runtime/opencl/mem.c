@@ -12,10 +12,11 @@ fcl_status fcl__opencl_mem_create(fcl_context *context, fcl_mem *m, void *host) 
   if (m->kind == FCL_MEM_HOST) flags |= CL_MEM_USE_HOST_PTR;
   if (m->kind != FCL_MEM_HOST && host) flags |= CL_MEM_COPY_HOST_PTR;
   cl_int err;
-  m->native = clCreateBuffer(context->cl, flags, m->size, host, &err);
+  m->native = clCreateBuffer(fcl__context_cl(context), flags, m->size, host, &err);
   if (err == CL_INVALID_BUFFER_SIZE) {
     cl_ulong max = 0;
-    clGetDeviceInfo(context->devices[0], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max, &max, NULL);
+    clGetDeviceInfo(fcl__context_cl_devices(context)[0], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max,
+                    &max, NULL);
     return fcl__error_set(FCL_ERR_INVALID_ARGUMENT, err, __func__, __FILE__, __LINE__,
                           "a buffer of %zu bytes exceeds the device's largest allocation (%llu "
                           "bytes)",
@@ -166,7 +167,7 @@ fcl_status fcl_mem_wrap(const fcl_context *context, cl_mem native, fcl_mem **mem
   size_t size = 0;
   FCL_CL_TRY(clGetMemObjectInfo(native, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
              "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-  if (owner != context->cl)
+  if (owner != fcl__context_cl(context))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument 2 (native): a buffer of another OpenCL context");
   FCL_CL_TRY(clGetMemObjectInfo(native, CL_MEM_TYPE, sizeof type, &type, NULL),

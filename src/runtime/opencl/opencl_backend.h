@@ -3,6 +3,7 @@
 #define FLOWCL_SRC_RUNTIME_OPENCL_BACKEND_H
 
 #include "../backend.h"
+#include "../runtime_impl.h"
 #include "flowcl/opencl.h"
 
 /* An enqueue's native wait list and event: begin converts flowcl's wait list (on the stack up to
@@ -28,6 +29,15 @@ fcl_status fcl__opencl_platform_device(const fcl_platform *p, unsigned index, fc
 fcl_status fcl__opencl_device_info(const fcl_device *d, fcl_device_info *info);
 fcl_status fcl__opencl_device_vendor(const fcl_device *d, const fcl_device_info *info,
                                      fcl__device_vendor *out);
+
+fcl_status fcl__opencl_context_create(fcl_device *const *devices, unsigned num_devices,
+                                      fcl_context *c);
+void fcl__opencl_context_destroy(fcl_context *c);
+/* The OpenCL context and devices of a context of this backend. */
+static inline cl_context fcl__context_cl(const fcl_context *c) { return c->native; }
+static inline cl_device_id *fcl__context_cl_devices(const fcl_context *c) {
+  return c->native_devices;
+}
 
 void fcl__opencl_event_release(fcl_event *e);
 fcl_status fcl__opencl_events_wait(unsigned n, fcl_event *const *events);

@@ -6,6 +6,7 @@
 
 #include "../check.h"
 #include "../runtime_impl.h"
+#include "opencl_backend.h"
 
 /* Whether name is one of the ';'-separated entries of list. */
 static bool listed(const char *list, const char *name, size_t len) {
@@ -47,15 +48,16 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, 
   fcl_program *prog;
   FCL_TRY(fcl__program_new(context, NULL, "<built-in kernels>", &prog));
   cl_int err;
-  prog->cl = clCreateProgramWithBuiltInKernels(context->cl, context->num_devices, context->devices,
-                                               names, &err);
+  prog->cl = clCreateProgramWithBuiltInKernels(fcl__context_cl(context), context->num_devices,
+                                               fcl__context_cl_devices(context), names, &err);
   if (err != CL_SUCCESS) {
     fcl_program_release(&prog);
     return FCL_CL_ERROR(err, "clCreateProgramWithBuiltInKernels('%s')", names);
   }
   prog->built_in = true;
   /* no compiler options (PoCL fails a build of built-in kernels with -cl-kernel-arg-info) */
-  err = clBuildProgram(prog->cl, context->num_devices, context->devices, "", NULL, NULL);
+  err = clBuildProgram(prog->cl, context->num_devices, fcl__context_cl_devices(context), "", NULL,
+                       NULL);
   /* OpenCL 1.2 says a program of built-in kernels is not built (CL_INVALID_OPERATION); PoCL
    * wants the build before it lists the kernels */
   if (err != CL_SUCCESS && err != CL_INVALID_OPERATION) {

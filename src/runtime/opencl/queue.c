@@ -43,9 +43,9 @@ fcl_status fcl__opencl_queue_create(const fcl_context *context, const fcl_device
   cl_command_queue native;
   if (device_major_version(device) >= 2) {
     cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, wanted, 0};
-    native = clCreateCommandQueueWithProperties(context->cl, device, props, &err);
+    native = clCreateCommandQueueWithProperties(fcl__context_cl(context), device, props, &err);
   } else {
-    native = clCreateCommandQueue(context->cl, device, wanted, &err);
+    native = clCreateCommandQueue(fcl__context_cl(context), device, wanted, &err);
   }
   if (err != CL_SUCCESS)
     return FCL_CL_ERROR(err, "clCreateCommandQueueWithProperties(flags 0x%x)", flags);
@@ -92,7 +92,7 @@ fcl_status fcl_queue_wrap(const fcl_context *context, cl_command_queue native, f
   cl_command_queue_properties props = 0;
   FCL_CL_TRY(clGetCommandQueueInfo(native, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL),
              "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
-  if (owner != context->cl)
+  if (owner != fcl__context_cl(context))
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument 2 (native): a queue of another OpenCL context");
   FCL_CL_TRY(clGetCommandQueueInfo(native, CL_QUEUE_DEVICE, sizeof device, &device, NULL),
@@ -127,8 +127,8 @@ fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_devi
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(queue, 5);
   *queue = NULL;
-  cl_device_id dev = device ? fcl__device_cl(device) : context->devices[0];
-  if (fcl__context_device_index(context, dev) < 0)
+  cl_device_id dev = device ? fcl__device_cl(device) : fcl__context_cl_devices(context)[0];
+  if (fcl__context_device_index(context, fcl__device_of(dev)) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
   char name[256] = "";
   device_name(dev, name, sizeof name);
@@ -154,7 +154,7 @@ fcl_status fcl_queue_create_on_device(const fcl_context *context, const fcl_devi
   fcl_queue *q;
   FCL_TRY(fcl__queue_new(&fcl__opencl_backend, fcl__device_of(dev), FCL_QUEUE_OUT_OF_ORDER, &q));
   cl_int err;
-  q->native = clCreateCommandQueueWithProperties(context->cl, dev, props, &err);
+  q->native = clCreateCommandQueueWithProperties(fcl__context_cl(context), dev, props, &err);
   if (err != CL_SUCCESS) {
     free(q);
     return FCL_CL_ERROR(err, "clCreateCommandQueueWithProperties(on device '%s', %u bytes)", name,

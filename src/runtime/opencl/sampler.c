@@ -2,6 +2,7 @@
 #include "../check.h"
 #include "flowcl/image.h"
 #include "../runtime_impl.h"
+#include "opencl_backend.h"
 
 fcl_status fcl_sampler_create(fcl_context *ctx, const fcl_sampler_desc *d, cl_sampler *out) {
   FCL_CHECK_NULL(ctx, 1);
@@ -41,7 +42,7 @@ fcl_status fcl_sampler_create(fcl_context *ctx, const fcl_sampler_desc *d, cl_sa
                                          d->filter,
                                          0};
   cl_int err;
-  *out = clCreateSamplerWithProperties(ctx->cl, props, &err);
+  *out = clCreateSamplerWithProperties(fcl__context_cl(ctx), props, &err);
   FCL_CL_TRY(err, "clCreateSamplerWithProperties");
   return FCL_OK;
 }
