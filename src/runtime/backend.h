@@ -1,7 +1,7 @@
 /* The device backend table: what the runtime asks of a device API (not installed).
  *
- * Every object of the runtime's public API that belongs to a device API (queues, events,
- * memory and kernels today; programs and contexts as they move behind the boundary) carries the table of the
+ * Every object of the runtime's public API that belongs to a device API (platforms,
+ * devices, contexts, queues, events, memory, programs and kernels) carries the table of the
  * backend that made it, and the runtime's public functions check their arguments, count host
  * syncs, then call through it. A backend fills one table (src/runtime/<name>/) and never sees
  * another's objects. docs/extending.md, "Adding a backend", says what each entry must do. */
@@ -96,6 +96,31 @@ struct fcl__backend {
   fcl_status (*user_event_create)(const fcl_context *context, fcl_event **event);
   fcl_status (*user_event_set)(fcl_event *e, int status); /* FCL_EVENT_COMPLETE or < 0 */
   fcl_status (*event_profile)(const fcl_event *e, fcl_event_times *times);
+  /* Programs. prelude: the kernel vocabulary in the backend's language, put before every
+   * source (its last line restarts the line numbering); build_options: always passed to the
+   * compiler (OpenCL: argument metadata). create_source makes p->native from p->source (the
+   * prelude, then the caller's text); create_binaries from one binary per given device;
+   * destroy releases it. build compiles p->native for every device of the context (the caller
+   * turns a failure into FCL_ERR_BUILD_FAILED with the logs); load replaces p->native by a
+   * program built from one binary per context device (nothing changed on failure);
+   * build_log is a device's log (malloc'd, NULL when none); binaries fills one malloc'd binary
+   * and its size per context device; build_status a device's; load_meta fills p->kernels and
+   * p->num_kernels (cached_meta: the cache's copy of the argument metadata, for binaries that
+   * lost theirs). */
+  const char *prelude;
+  const char *build_options;
+  fcl_status (*program_create_source)(fcl_program *p);
+  fcl_status (*program_create_binaries)(fcl_program *p, unsigned n, fcl_device *const *devices,
+                                        const size_t *sizes, const unsigned char *const *binaries);
+  void (*program_destroy)(fcl_program *p);
+  fcl_status (*program_build)(fcl_program *p, const char *options);
+  fcl_status (*program_load)(fcl_program *p, const size_t *sizes,
+                             const unsigned char *const *binaries, const char *options);
+  char *(*program_build_log)(const fcl_program *p, unsigned device_index);
+  fcl_status (*program_binaries)(fcl_program *p, size_t *sizes, unsigned char **binaries);
+  fcl_status (*program_build_status)(const fcl_program *p, const fcl_device *d,
+                                     fcl_build_status *status);
+  fcl_status (*program_load_meta)(fcl_program *p, const char *cached_meta);
   /* Kernels. create fills k->native with the kernel called name of a built program (k->meta and
    * k->values set); destroy releases it. set_arg gives argument index a by-value (how FCL__VALUE:
    * size bytes at value), a buffer (FCL__BUFFER: value is the fcl_mem, NULL for a NULL

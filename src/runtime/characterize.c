@@ -21,7 +21,7 @@ static bool is_amd_gpu(const fcl_device_info *d) {
 /* Preferred work-group multiple of a trivial kernel: the SIMD width for GPUs we know nothing of. */
 static fcl_status probe_simd(fcl_device *device, unsigned *out) {
   static const char *src =
-      "__kernel void fcl_probe(__global float *x) { x[get_global_id(0)] = 0; }";
+      "FCL_KERNEL void fcl_probe(FCL_GLOBAL float *x) { x[get_global_id(0)] = 0; }";
   fcl_context *ctx = NULL;
   fcl_program *prog = NULL;
   fcl_kernel *k = NULL;

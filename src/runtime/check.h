@@ -13,19 +13,8 @@ fcl_status fcl__error_set(fcl_status status, int native, const char *func, const
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-/* Records an OpenCL failure: status FCL_ERR_OPENCL (FCL_ERR_OUT_OF_MEMORY for the allocation
- * codes), native code cl_error, message "<what>: CL_NAME (code)". */
-fcl_status fcl__error_cl(int cl_error, const char *func, const char *file, int line,
-                         const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
 #define FCL_ERROR(status, ...)                                                                     \
   fcl__error_set((status), 0, __func__, __FILE__, __LINE__, __VA_ARGS__)
-#define FCL_CL_ERROR(cl_error, ...)                                                                \
-  fcl__error_cl((cl_error), __func__, __FILE__, __LINE__, __VA_ARGS__)
 
 /* Argument validation with the argument's position and name, as DESIGN.md asks. */
 #define FCL_CHECK_ARG(cond, pos, name, what)                                                       \
@@ -40,13 +29,6 @@ fcl_status fcl__error_cl(int cl_error, const char *func, const char *file, int l
   do {                                                                                             \
     fcl_status fcl_try_status_ = (expr);                                                           \
     if (fcl_try_status_ != FCL_OK) return fcl_try_status_;                                         \
-  } while (0)
-
-/* Call an OpenCL function returning cl_int; on failure record it and return. */
-#define FCL_CL_TRY(call, ...)                                                                      \
-  do {                                                                                             \
-    cl_int fcl_cl_err_ = (call);                                                                   \
-    if (fcl_cl_err_ != CL_SUCCESS) return FCL_CL_ERROR(fcl_cl_err_, __VA_ARGS__);                  \
   } while (0)
 
 #ifdef NDEBUG

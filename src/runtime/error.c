@@ -71,8 +71,8 @@ const char *fcl_status_string(fcl_status status) {
   X(CL_INCOMPATIBLE_COMMAND_QUEUE_KHR, -1140)
 /* clang-format on */
 
-const char *fcl_cl_error_name(int cl_error) {
-  switch (cl_error) {
+const char *fcl_cl_error_name(int code) {
+  switch (code) {
 #define FCL_X_CL(name, value)                                                                      \
   case value: return #name;
     FCL_CL_ERROR_TABLE(FCL_X_CL)
@@ -120,16 +120,4 @@ fcl_status fcl__error_set(fcl_status status, int native, const char *func, const
   record(status, native, func, file, line, format, ap);
   va_end(ap);
   return status;
-}
-
-fcl_status fcl__error_cl(int cl_error, const char *func, const char *file, int line,
-                         const char *format, ...) {
-  char what[1024];
-  va_list ap;
-  va_start(ap, format);
-  vsnprintf(what, sizeof what, format, ap);
-  va_end(ap);
-  fcl_status status = (cl_error == -4 || cl_error == -6) ? FCL_ERR_OUT_OF_MEMORY : FCL_ERR_OPENCL;
-  return fcl__error_set(status, cl_error, func, file, line, "%s: %s (%d)", what,
-                        fcl_cl_error_name(cl_error), cl_error);
 }

@@ -10,9 +10,8 @@
 #include "runtime_impl.h"
 
 static const char *kind_name(fcl_arg_kind kind) {
-  static const char *names[] = {
-      "unknown",         "by-value", "__global pointer", "__constant pointer",
-      "__local pointer", "image",    "sampler",          "queue_t"};
+  static const char *names[] = {"unknown",       "by-value", "global pointer", "constant pointer",
+                                "local pointer", "image",    "sampler",        "queue_t"};
   return names[kind];
 }
 
@@ -163,7 +162,7 @@ fcl_status fcl__kernel_check_kind(const fcl_kernel *k, unsigned index, fcl_arg_k
       (want == FCL_ARG_GLOBAL && kind == FCL_ARG_CONSTANT))
     return FCL_OK;
   static const char *as[] = {
-      "",        "",         "buffer pointer", "buffer pointer", "__local pointer",
+      "",        "",         "buffer pointer", "buffer pointer", "local pointer",
       "n image", " sampler", " queue_t"};
   return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, ARG_FMT " is a %s, not a%s%s", ARG_ARGS(k, index),
                    kind_name(kind), want == FCL_ARG_GLOBAL || want == FCL_ARG_LOCAL ? " " : "",

@@ -24,8 +24,7 @@ fcl_status fcl_queue_create(const fcl_context *context, const fcl_device *device
   FCL_CHECK_ARG((flags & ~(unsigned)(FCL_QUEUE_OUT_OF_ORDER | FCL_QUEUE_PROFILING)) == 0, 3,
                 "flags", "only FCL_QUEUE_OUT_OF_ORDER and FCL_QUEUE_PROFILING are defined");
   *queue = NULL;
-  fcl_device *dev = device ? fcl__device_of(fcl__device_cl(device))
-                           : fcl_context_device(context, 0);
+  fcl_device *dev = device ? (fcl_device *)device : fcl_context_device(context, 0);
   if (fcl__context_device_index(context, dev) < 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (device): not a device of the context");
   const fcl__backend *backend = context->backend;

@@ -6,7 +6,6 @@
 #include <stdatomic.h>
 
 #include "backend.h"
-#include "flowcl/opencl.h"
 #include "flowcl/runtime.h"
 
 typedef struct fcl__memo_entry fcl__memo_entry;
@@ -43,14 +42,14 @@ typedef struct {
 
 typedef struct {
   char *name;
-  cl_uint num_args;
+  unsigned num_args; /* OpenCL's clGetKernelInfo writes a cl_uint here: the same type */
   fcl__arg_meta *args;
 } fcl__kernel_meta;
 
 struct fcl_program {
   atomic_int refs;
   fcl_context *context;
-  cl_program cl;
+  void *native; /* the backend's program (an OpenCL program, a CUDA module) */
   char *source; /* the text compiled: the prelude, then the caller's source; NULL for binary /
                  * IL programs */
   char *origin;
@@ -96,6 +95,9 @@ fcl_status fcl__kernel_check_kind(const fcl_kernel *k, unsigned index, fcl_arg_k
 
 /* Kernel metadata: read from the driver after a build, or parsed from a cache entry. */
 fcl_status fcl__program_load_meta(fcl_program *program, const char *cached_meta);
+/* meta->args from serialized metadata (the cache's) for the kernel meta->name; false when it
+ * is not there. */
+bool fcl__program_meta_parse(const char *text, fcl__kernel_meta *meta);
 /* Serialized metadata of a built program (malloc'd text) for the cache. */
 char *fcl__program_meta_serialize(const fcl_program *program);
 void fcl__program_meta_free(fcl_program *program);
@@ -130,28 +132,23 @@ bool fcl__binary_complete(const unsigned char *binary, size_t size, const char *
 /* Index of a device in the context, or -1. */
 int fcl__context_device_index(const fcl_context *context, const fcl_device *device);
 
-/* The flowcl platform / device of an OpenCL one, made on first sight (opencl/device.c; NULL for
- * NULL or out of memory), and the OpenCL device of a flowcl one. */
-fcl_platform *fcl__platform_of(cl_platform_id native);
-fcl_device *fcl__device_of(cl_device_id native);
-static inline cl_device_id fcl__device_cl(const fcl_device *device) {
-  return device ? (cl_device_id)device->native : NULL;
-}
-static inline cl_platform_id fcl__platform_cl(const fcl_platform *platform) {
-  return platform ? (cl_platform_id)platform->native : NULL;
-}
-
 /* Size in bytes of an OpenCL C by-value type name ("float4" -> 16), 0 when unknown. */
 size_t fcl__cl_type_size(const char *type_name);
-
-/* kernels/prelude_opencl.h (embedded at build time): the kernel vocabulary in OpenCL C, put
- * before every program's source. */
-extern const char fcl__prelude_opencl[];
 
 /* A program object with its bookkeeping (source copied after the prelude when non-NULL);
  * program.c. */
 fcl_status fcl__program_new(fcl_context *context, const char *source, const char *origin,
                             fcl_program **out);
+
+/* Shared by the program functions of the runtime and of its backends (program.c): the caller's
+ * options with FLOWCL_BUILD_OPTIONS and the backend's own (malloc'd); every device's build log
+ * read into p->logs; the logs shown (warnings, or debug when only the NVIDIA compiler's notes);
+ * FCL_ERR_BUILD_FAILED for the last error of a failed "what" (build, compilation, link), with
+ * the logs, the options and the source's origin. */
+char *fcl__program_full_options(const fcl_context *context, const char *options);
+void fcl__program_collect_logs(fcl_program *p);
+void fcl__program_show_warnings(const fcl_program *p, const char *when);
+fcl_status fcl__program_build_failure(fcl_program *p, const char *what, const char *options);
 
 /* counters.c: one more program built, compiled from source, one more host wait (fcl_count_*). */
 void fcl__count_program_built(void);

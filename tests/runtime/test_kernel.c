@@ -133,7 +133,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_STATUS(fcl_kernel_set_arg_f32(k, 8, 1.0f), FCL_ERR_INVALID_ARGUMENT, "index 8");
   CHECK_STATUS(fcl_kernel_set_arg_f32(k, 0, 1.0f), FCL_ERR_INVALID_ARGUMENT, "argument 0 (y");
   CHECK_STATUS(fcl_kernel_set_arg_buffer(k, 1, NULL), FCL_ERR_INVALID_ARGUMENT, "not a buffer");
-  CHECK_STATUS(fcl_kernel_set_arg_local(k, 0, 64), FCL_ERR_INVALID_ARGUMENT, "not a __local");
+  CHECK_STATUS(fcl_kernel_set_arg_local(k, 0, 64), FCL_ERR_INVALID_ARGUMENT, "not a local pointer");
 
   /* A correct launch: y = 2 y + (0.5 + 1 + 2 + 3) + 10 + 40 over the sub-buffer [64, 128). */
   enum { N = 256 };
@@ -231,7 +231,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
 
   /* On-device queues: a queue for an argument of another type, or none, is refused. */
   CHECK_STATUS(fcl_kernel_set_arg_queue(n, 0, q), FCL_ERR_INVALID_ARGUMENT,
-               "is a __global pointer, not a queue_t");
+               "is a global pointer, not a queue_t");
   CHECK_STATUS(fcl_kernel_set_arg_queue(n, 0, NULL), FCL_ERR_INVALID_ARGUMENT, "argument 3");
   check_device_queue(ctx, q, e->device, d.name);
 

@@ -17,7 +17,7 @@
 # Usage:
 #   portable_kernels_check.sh SOURCE_DIR: the code of kernels/*.cl (the prelude aside) and the
 #     string literals (adjacent ones joined) of the C sources of src/, operators/, apps/ and
-#     examples/, but src/runtime: the OpenCL backend, whose own probe kernel is OpenCL's;
+#     examples/, but src/runtime/opencl: the OpenCL backend, whose texts are OpenCL's;
 #   portable_kernels_check.sh --generated DUMP DIR: runs DUMP DIR (portable_kernels_dump, which
 #     writes the generators' kernels there as .cl files) and reads the code of those files.
 #     Text that the generators assemble from pieces ("(%s)(" is a vector literal only when %s
@@ -35,7 +35,7 @@ else
   src=${1:?usage: portable_kernels_check.sh SOURCE_DIR}
   cd "$src" || exit 1
   code=$(find kernels -name '*.cl' | LC_ALL=C sort)
-  strings=$(find src operators apps examples -path src/runtime -prune -o \
+  strings=$(find src operators apps examples -path src/runtime/opencl -prune -o \
     \( -name '*.c' -o -name '*.h' -o -name '*.inc' \) -print | LC_ALL=C sort)
   if [ -z "$code" ] || [ -z "$strings" ]; then
     echo "portable_kernels: no sources under $src"

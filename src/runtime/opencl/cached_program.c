@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../runtime_impl.h"
+#include "opencl_backend.h"
 
 /* The count strings as one NUL-terminated text (malloc'd; NULL when out of memory). */
 static char *joined(cl_uint count, const char **strings, const size_t *lengths) {

@@ -7,7 +7,7 @@
 
 fcl_status fcl__opencl_kernel_create(fcl_program *p, const char *name, fcl_kernel *k) {
   cl_int err;
-  k->native = clCreateKernel(p->cl, name, &err);
+  k->native = clCreateKernel(p->native, name, &err);
   if (err != CL_SUCCESS) return FCL_CL_ERROR(err, "clCreateKernel('%s') of %s", name, p->origin);
   return FCL_OK;
 }

@@ -8,6 +8,7 @@
 #include "flowcl/opencl.h"
 #include "flowcl/version.h"
 #include "../runtime_impl.h"
+#include "opencl_backend.h"
 
 static void write_c_string(FILE *f, const char *s) {
   fputs("  \"", f);

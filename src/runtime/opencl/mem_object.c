@@ -4,6 +4,7 @@
 #include "../check.h"
 #include "flowcl/image.h"
 #include "../runtime_impl.h"
+#include "opencl_backend.h"
 
 fcl_status fcl_mem_get_info(cl_mem mem, fcl_mem_info *out) {
   FCL_CHECK_NULL(mem, 1);

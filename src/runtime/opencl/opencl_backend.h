@@ -55,6 +55,53 @@ fcl_status fcl__opencl_queue_finish(fcl_queue *q);
 fcl_status fcl__opencl_queue_marker(fcl_queue *q, bool barrier, unsigned num_wait,
                                     fcl_event *const *wait, fcl_event **event);
 
+/* The flowcl platform / device of an OpenCL one, made on first sight (opencl/device.c; NULL for
+ * NULL or out of memory), and the OpenCL device of a flowcl one. */
+fcl_platform *fcl__platform_of(cl_platform_id native);
+fcl_device *fcl__device_of(cl_device_id native);
+static inline cl_device_id fcl__device_cl(const fcl_device *device) {
+  return device ? (cl_device_id)device->native : NULL;
+}
+static inline cl_platform_id fcl__platform_cl(const fcl_platform *platform) {
+  return platform ? (cl_platform_id)platform->native : NULL;
+}
+
+/* Records an OpenCL failure: status FCL_ERR_OPENCL (FCL_ERR_OUT_OF_MEMORY for the allocation
+ * codes), native code cl_error, message "<what>: CL_NAME (code)". */
+fcl_status fcl__error_cl(int code, const char *func, const char *file, int line, const char *format,
+                         ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+#define FCL_CL_ERROR(cl_error, ...)                                                                \
+  fcl__error_cl((cl_error), __func__, __FILE__, __LINE__, __VA_ARGS__)
+
+/* Call an OpenCL function returning cl_int; on failure record it and return. */
+#define FCL_CL_TRY(call, ...)                                                                      \
+  do {                                                                                             \
+    cl_int fcl_cl_err_ = (call);                                                                   \
+    if (fcl_cl_err_ != CL_SUCCESS) return FCL_CL_ERROR(fcl_cl_err_, __VA_ARGS__);                  \
+  } while (0)
+
+/* kernels/prelude_opencl.h (embedded at build time): the kernel vocabulary in OpenCL C. */
+extern const char fcl__prelude_opencl[];
+
+fcl_status fcl__opencl_program_create_source(fcl_program *p);
+fcl_status fcl__opencl_program_create_binaries(fcl_program *p, unsigned n,
+                                               fcl_device *const *devices, const size_t *sizes,
+                                               const unsigned char *const *binaries);
+void fcl__opencl_program_destroy(fcl_program *p);
+fcl_status fcl__opencl_program_build(fcl_program *p, const char *options);
+fcl_status fcl__opencl_program_load(fcl_program *p, const size_t *sizes,
+                                    const unsigned char *const *binaries, const char *options);
+char *fcl__opencl_program_build_log(const fcl_program *p, unsigned i);
+fcl_status fcl__opencl_program_binaries(fcl_program *p, size_t *sizes, unsigned char **binaries);
+fcl_status fcl__opencl_program_build_status(const fcl_program *p, const fcl_device *d,
+                                            fcl_build_status *status);
+fcl_status fcl__opencl_program_load_meta(fcl_program *p, const char *cached_meta);
+
 fcl_status fcl__opencl_kernel_create(fcl_program *p, const char *name, fcl_kernel *k);
 void fcl__opencl_kernel_destroy(fcl_kernel *k);
 fcl_status fcl__opencl_kernel_set_arg(fcl_kernel *k, unsigned index, int how, size_t size,
