@@ -1,41 +1,26 @@
-/* The VkFFT backend: VkFFT's OpenCL backend on the field's device. One rank: one r2c plan over
+/* The VkFFT backend: VkFFT's plans (the runtime's binding, src/runtime/vkfft.h: VkFFT's build
+ * for the field's device API) on the field's device. One rank: one r2c plan over
  * every axis, reading the field's padded storage in place (strides and offset, no packing) and
  * writing back into it on the inverse. Several ranks: r2c over the axes a rank holds whole into
  * a device work array, then transposes (fft_transpose.c) and c2c plans along the axes they make
  * whole: slabs, one transpose and the last axis; pencils, the row transpose and y, the column
  * transpose and z. In 3D, z may be flowcl's own pass (fft_columns.c): on one rank VkFFT's
- * plans then leave it out, on several it replaces the c2c plan of the last axis. VkFFT's
- * kernels go through flowcl's program binary cache (below). */
+ * plans then leave it out, on several it replaces the c2c plan of the last axis. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl/cached_program.h"
 #include "check.h"
 #include "fft_columns_impl.h"
 #include "fft_impl.h"
-
-/* VkFFT (1.2.26) creates and builds every kernel with these two OpenCL calls and offers no
- * other hook: its own binary save/load (saveApplicationToString) writes OpenCL binaries with
- * sprintf("%s") and reads them back two bytes short, so a binary holding a zero byte (PoCL's)
- * does not survive. In this file only they go to the runtime's cached builds. */
-#define clCreateProgramWithSource(context, count, strings, lengths, err)                           \
-  fcl__cached_program_create(context, count, strings, lengths, "vkfft", err)
-#define clBuildProgram fcl__cached_program_build
-#define VKFFT_BACKEND 3 /* OpenCL */
-#include <vkFFT.h>
-#include "flowcl/opencl.h"
+#include "vkfft.h"
 
 typedef struct {
-  cl_device_id device; /* the device as VkFFT takes it */
-  cl_context context;
   fcl_queue *queue;
-  cl_command_queue cl_queue; /* the queue as VkFFT takes it */
-  VkFFTApplication whole;    /* r2c over the axes held whole (all; slabs: all but the last;
-                               pencils: x) */
-  VkFFTApplication inplace;  /* r2c in place on a slot (padded real rows), axes as `whole` */
-  VkFFTApplication middle;   /* c2c along y after the first transpose (pencils) */
-  VkFFTApplication last;     /* c2c along the last axis in the slot (distributed) */
-  bool have_whole, have_inplace, have_middle, have_last;
+  fcl__vkfft *whole;   /* r2c over the axes held whole (all; slabs: all but the last; pencils: x) */
+  fcl__vkfft *inplace; /* r2c in place on a slot (padded real rows), axes as `whole` */
+  fcl__vkfft *middle;  /* c2c along y after the first transpose (pencils) */
+  fcl__vkfft *last;    /* c2c along the last axis in the slot (distributed) */
   /* per component of a batch: */
   fcl_array *pre[FCL__FFT_BATCH]; /* complex work arrays after the r2c (distributed) */
   fcl_array *mid[FCL__FFT_BATCH]; /* between the two transposes (pencils, P2 > 1) */
@@ -44,18 +29,15 @@ typedef struct {
   fcl__fft_columns *columns;      /* one rank, 3D: flowcl's pass along z (VkFFT's plans omit z) */
   fcl__fft_columns *last_columns; /* distributed, 3D: flowcl's pass along z instead of `last` */
   char description[96];
-  /* the buffer sizes the plans point to: VkFFT keeps the pointers and reads them at every
-   * append, so they live as long as the plans */
-  uint64_t in_bytes, out_bytes, inplace_bytes, middle_bytes, last_bytes;
 } vk_state;
 
 static void vk_destroy(void *state) {
   vk_state *s = state;
   if (!s) return;
-  if (s->have_whole) deleteVkFFT(&s->whole);
-  if (s->have_inplace) deleteVkFFT(&s->inplace);
-  if (s->have_middle) deleteVkFFT(&s->middle);
-  if (s->have_last) deleteVkFFT(&s->last);
+  fcl__vkfft_destroy(&s->whole);
+  fcl__vkfft_destroy(&s->inplace);
+  fcl__vkfft_destroy(&s->middle);
+  fcl__vkfft_destroy(&s->last);
   for (int i = 0; i < FCL__FFT_BATCH; ++i) {
     fcl_array_destroy(&s->pre[i]);
     fcl_array_destroy(&s->mid[i]);
@@ -67,41 +49,11 @@ static void vk_destroy(void *state) {
   free(s);
 }
 
-static fcl_status vk_error(VkFFTResult r, const char *what) {
-  return fcl__error_set(FCL_ERR_FFT, (int)r, __func__, __FILE__, __LINE__,
-                        "VkFFT %d: %s (VkFFTResult %d; VkFFT %d)", (int)r, what, (int)r,
-                        VkFFTGetVersion());
-}
-
-/* Plan; on failure VkFFT has already released what it made. A failed compile is tried once
- * more: PoCL 5 has been seen to fail a VkFFT build, with an empty log, when four ranks compile
- * at once, and to succeed alone. */
-static fcl_status vk_init(VkFFTApplication *app, VkFFTConfiguration c, const char *what) {
-  VkFFTResult r = initializeVkFFT(app, c);
-  if (r == VKFFT_ERROR_FAILED_TO_COMPILE_PROGRAM) {
-    deleteVkFFT(app);
-    memset(app, 0, sizeof *app);
-    fcl_log(FCL_LOG_WARNING, "fft: VkFFT kernel build failed while %s; trying once more", what);
-    r = initializeVkFFT(app, c);
-  }
-  if (r != VKFFT_SUCCESS) {
-    deleteVkFFT(app);
-    return vk_error(r, what);
-  }
-  return FCL_OK;
-}
-
-/* One VkFFT launch on the plan's queue: buf is VkFFT's buffer, in (or NULL) its input buffer
- * (the field, read on forward and written on backward); dir -1 forward, 1 backward. */
-static fcl_status vk_append(vk_state *s, VkFFTApplication *app, fcl_mem *in, fcl_mem *buf, int dir,
+/* One launch on the plan's queue: buf is the plan's buffer, in (or NULL) its input buffer (the
+ * field, read on forward and written on backward); dir -1 forward, 1 backward. */
+static fcl_status vk_append(vk_state *s, fcl__vkfft *plan, fcl_mem *in, fcl_mem *buf, int dir,
                             const char *what) {
-  VkFFTLaunchParams lp = {0};
-  lp.commandQueue = &s->cl_queue;
-  cl_mem native = fcl_mem_cl(buf), native_in = fcl_mem_cl(in); /* VkFFT takes OpenCL's */
-  lp.buffer = &native;
-  if (in) lp.inputBuffer = &native_in;
-  VkFFTResult r = VkFFTAppend(app, dir, &lp);
-  return r == VKFFT_SUCCESS ? FCL_OK : vk_error(r, what);
+  return fcl__vkfft_append(plan, s->queue, in, buf, dir, what);
 }
 
 static fcl_status copy(vk_state *s, fcl_mem *from, fcl_mem *to, size_t bytes) {
@@ -123,13 +75,13 @@ static fcl_status distributed_forward(vk_state *s, int n, fcl_mem *const *from,
   fcl_mem *x[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) x[i] = between(s, i, from[i], slot[i]);
   FCL_TRY(fcl__fft_transpose_run(s->first, n, from, x, true));
-  for (int i = 0; i < n && s->have_middle; ++i)
-    FCL_TRY(vk_append(s, &s->middle, NULL, x[i], -1, "forward transform of y"));
+  for (int i = 0; i < n && s->middle; ++i)
+    FCL_TRY(vk_append(s, s->middle, NULL, x[i], -1, "forward transform of y"));
   if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, true));
   for (int i = 0; i < n && !s->second; ++i)
     if (x[i] != slot[i]) FCL_TRY(copy(s, x[i], slot[i], fcl__fft_transpose_bytes(s->first, true)));
-  for (int i = 0; i < n && s->have_last; ++i)
-    FCL_TRY(vk_append(s, &s->last, NULL, slot[i], -1, "forward transform of the last axis"));
+  for (int i = 0; i < n && s->last; ++i)
+    FCL_TRY(vk_append(s, s->last, NULL, slot[i], -1, "forward transform of the last axis"));
   for (int i = 0; i < n && s->last_columns; ++i)
     FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], true));
   return FCL_OK;
@@ -138,8 +90,8 @@ static fcl_status distributed_forward(vk_state *s, int n, fcl_mem *const *from,
 /* The reverse of distributed_forward: slot[i] into to[i], the c2r's input. */
 static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
                                        fcl_mem *const *to) {
-  for (int i = 0; i < n && s->have_last; ++i)
-    FCL_TRY(vk_append(s, &s->last, NULL, slot[i], 1, "backward transform of the last axis"));
+  for (int i = 0; i < n && s->last; ++i)
+    FCL_TRY(vk_append(s, s->last, NULL, slot[i], 1, "backward transform of the last axis"));
   for (int i = 0; i < n && s->last_columns; ++i)
     FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], false));
   fcl_mem *x[FCL__FFT_BATCH] = {0};
@@ -147,8 +99,8 @@ static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
   if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, false));
   for (int i = 0; i < n && !s->second; ++i)
     if (x[i] != slot[i]) FCL_TRY(copy(s, slot[i], x[i], fcl__fft_transpose_bytes(s->first, true)));
-  for (int i = 0; i < n && s->have_middle; ++i)
-    FCL_TRY(vk_append(s, &s->middle, NULL, x[i], 1, "backward transform of y"));
+  for (int i = 0; i < n && s->middle; ++i)
+    FCL_TRY(vk_append(s, s->middle, NULL, x[i], 1, "backward transform of y"));
   return fcl__fft_transpose_run(s->first, n, to, x, false);
 }
 
@@ -159,7 +111,7 @@ static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const in
   for (int i = 0; i < n; ++i) {
     work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
     FCL_TRY(
-        vk_append(s, &s->whole, fcl_field_buffer(src, comp[i]), work[i], -1, "forward transform"));
+        vk_append(s, s->whole, fcl_field_buffer(src, comp[i]), work[i], -1, "forward transform"));
     if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], true));
   }
   return s->first ? distributed_forward(s, n, work, slot) : FCL_OK;
@@ -174,7 +126,7 @@ static fcl_status vk_backward(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_fie
   for (int i = 0; i < n; ++i) {
     if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], false));
     FCL_TRY(
-        vk_append(s, &s->whole, fcl_field_buffer(dst, comp[i]), work[i], 1, "backward transform"));
+        vk_append(s, s->whole, fcl_field_buffer(dst, comp[i]), work[i], 1, "backward transform"));
   }
   return FCL_OK;
 }
@@ -182,50 +134,35 @@ static fcl_status vk_backward(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_fie
 static fcl_status vk_inplace(fcl_fft *fft, fcl_mem *slot, bool forward) {
   vk_state *s = fft->state;
   if (forward) {
-    FCL_TRY(vk_append(s, &s->inplace, NULL, slot, -1, "in-place forward transform"));
+    FCL_TRY(vk_append(s, s->inplace, NULL, slot, -1, "in-place forward transform"));
     if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, true));
     return s->first ? distributed_forward(s, 1, &slot, &slot) : FCL_OK;
   }
   if (s->first) FCL_TRY(distributed_backward(s, 1, &slot, &slot));
   if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, false));
-  return vk_append(s, &s->inplace, NULL, slot, 1, "in-place backward transform");
+  return vk_append(s, s->inplace, NULL, slot, 1, "in-place backward transform");
 }
 
 static const fcl__fft_ops vk_ops = {vk_forward, vk_backward, vk_inplace, vk_destroy};
 
-static void base_config(vk_state *s, const fcl_fft *fft, VkFFTConfiguration *c) {
-  memset(c, 0, sizeof *c);
-  c->device = &s->device;
-  c->context = &s->context;
-  c->commandQueue = &s->cl_queue;
-  c->doublePrecision = fft->dtype == FCL_FLOAT64;
-}
-
 /* c2c along `axis` of a packed complex array of shape e: the axes before it taken as one batch
  * dimension and those after as another (VkFFT cannot omit an axis of one point, so batches of
  * one are left out). No plan for an axis of one point. */
-static fcl_status plan_axis(vk_state *s, const fcl_fft *fft, VkFFTApplication *app, bool *have,
-                            const int64_t e[3], int axis, uint64_t *bytes, fcl_mem *buf,
-                            const char *what) {
+static fcl_status plan_axis(vk_state *s, const fcl_fft *fft, fcl__vkfft **plan, const int64_t e[3],
+                            int axis, fcl_mem *buf, const char *what) {
   if (e[axis] == 1) return FCL_OK;
   uint64_t lead = 1, trail = 1;
   for (int a = 0; a < axis; ++a) lead *= (uint64_t)e[a];
   for (int a = axis + 1; a < 3; ++a) trail *= (uint64_t)e[a];
-  VkFFTConfiguration c;
-  base_config(s, fft, &c);
-  int d = 0;
-  if (lead > 1) c.omitDimension[d] = 1, c.size[d++] = lead;
+  fcl__vkfft_config c = {.double_precision = fft->dtype == FCL_FLOAT64, .buffer = buf};
+  unsigned d = 0;
+  if (lead > 1) c.omit[d] = true, c.size[d++] = lead;
   c.size[d++] = (uint64_t)e[axis];
-  if (trail > 1) c.omitDimension[d] = 1, c.size[d++] = trail;
-  for (int a = d; a < 3; ++a) c.size[a] = 1;
-  c.FFTdim = (uint64_t)d;
-  *bytes = lead * trail * (uint64_t)e[axis] * 2 * fft->real_size;
-  c.bufferSize = bytes;
-  cl_mem native = fcl_mem_cl(buf);
-  c.buffer = &native;
-  FCL_TRY(vk_init(app, c, what));
-  *have = true;
-  return FCL_OK;
+  if (trail > 1) c.omit[d] = true, c.size[d++] = trail;
+  for (unsigned a = d; a < 3; ++a) c.size[a] = 1;
+  c.dims = d;
+  c.bytes = lead * trail * (uint64_t)e[axis] * 2 * fft->real_size;
+  return fcl__vkfft_plan(s->queue, &c, what, plan);
 }
 
 /* The work arrays, transposes and c2c plans of the distributed schemes. */
@@ -266,8 +203,7 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
     for (int i = 0; i < fft->batch && s->second; ++i)
       FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->mid[i]));
     fcl_mem *buf = s->second ? fcl_array_buffer(s->mid[0]) : slot;
-    FCL_TRY(plan_axis(s, fft, &s->middle, &s->have_middle, mid, 1, &s->middle_bytes, buf,
-                      "planning the transform of y"));
+    FCL_TRY(plan_axis(s, fft, &s->middle, mid, 1, buf, "planning the transform of y"));
   }
   /* pre holds the r2c's output and, in place without a second transpose, the first one's */
   size_t bytes = fcl__fft_transpose_bytes(s->first, false);
@@ -282,12 +218,11 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
                                     (size_t)l->local[0], (size_t)(l->local[0] * l->local[1]),
                                     (size_t)l->local[0], &s->last_columns));
   snprintf(s->description, sizeof s->description, "vkfft (%s, %s transport)%s",
-           s->have_middle || s->second ? "pencils" : "slabs",
-           fcl__fft_transpose_transport(s->first),
+           s->middle || s->second ? "pencils" : "slabs", fcl__fft_transpose_transport(s->first),
            s->last_columns ? ", z by flowcl's column pass" : "");
   fft->description = s->description;
   if (s->last_columns) return FCL_OK;
-  return plan_axis(s, fft, &s->last, &s->have_last, l->local, dim - 1, &s->last_bytes, slot,
+  return plan_axis(s, fft, &s->last, l->local, dim - 1, slot,
                    "planning the transform of the last axis");
 }
 
@@ -298,11 +233,6 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   fft->ops = &vk_ops;
   fft->description = "vkfft";
   s->queue = fft->queue;
-  s->cl_queue = fcl_queue_cl(fft->queue);
-  s->context = fcl_context_cl(fft->context);
-  fcl_device *device;
-  FCL_TRY(fcl_queue_device(fft->queue, &device));
-  s->device = fcl_device_cl(device);
   const fcl_topology *t = fft->topo;
   const int dim = fft->dim;
   const size_t *p = fft->padded;
@@ -325,60 +255,48 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
                                     &s->columns));
     if (s->columns) fft->description = "vkfft, z by flowcl's column pass";
   }
-  const uint64_t in_bytes = s->in_bytes = p[0] * p[1] * p[2] * fft->real_size;
-  s->out_bytes = pitch * nc[1] * nc[2] * 2 * fft->real_size;
-  VkFFTConfiguration c;
-  base_config(s, fft, &c);
-  int d = 0;
+  const uint64_t in_bytes = p[0] * p[1] * p[2] * fft->real_size;
+  fcl__vkfft_config c = {.double_precision = fft->dtype == FCL_FLOAT64};
+  unsigned d = 0;
   for (int a = 0; a < dim; ++a) {
     if (a > 0 && n[a] == 1) continue;
     c.size[d] = n[a];
-    c.omitDimension[d] = (fft->distributed && (pencils ? a > 0 : a == dim - 1)) ||
-                         (a == 2 && s->columns);
+    c.omit[d] = (fft->distributed && (pencils ? a > 0 : a == dim - 1)) || (a == 2 && s->columns);
     if (d > 0) { /* VkFFT's stride i is that of its dimension i + 1 */
-      c.inputBufferStride[d - 1] = in_stride[a];
-      c.bufferStride[d - 1] = out_stride[a];
+      c.input_stride[d - 1] = in_stride[a];
+      c.stride[d - 1] = out_stride[a];
     }
     ++d;
   }
-  c.FFTdim = (uint64_t)d;
-  for (int a = d; a < 3; ++a) c.size[a] = 1;
-  for (int a = d - 1; a < 3; ++a) { /* the dimensions after the last: the whole array */
-    c.inputBufferStride[a] = p[0] * p[1] * p[2];
-    c.bufferStride[a] = pitch * nc[1] * nc[2];
+  c.dims = d;
+  for (unsigned a = d; a < 3; ++a) c.size[a] = 1;
+  for (unsigned a = d - 1; a < 3; ++a) { /* the dimensions after the last: the whole array */
+    c.input_stride[a] = p[0] * p[1] * p[2];
+    c.stride[a] = pitch * nc[1] * nc[2];
   }
-  c.performR2C = 1;
-  c.isInputFormatted = 1;
-  c.inverseReturnToInputBuffer = 1;
-  c.inputBufferOffset = ((g[2] * p[1] + g[1]) * p[0] + g[0]) * fft->real_size;
-  c.inputBufferSize = &s->in_bytes;
-  c.bufferSize = &s->out_bytes;
+  c.r2c = true;
+  c.input_formatted = true;
+  c.inverse_to_input = true;
+  c.input_offset = ((g[2] * p[1] + g[1]) * p[0] + g[0]) * fft->real_size;
+  c.input_bytes = in_bytes;
+  c.bytes = pitch * nc[1] * nc[2] * 2 * fft->real_size;
   fcl_mem *probe = NULL; /* VkFFT wants buffers at planning; any will do */
   FCL_TRY(fcl_mem_create(fft->context, FCL_MEM_DEVICE, in_bytes, NULL, &probe));
-  cl_mem in_probe = fcl_mem_cl(probe);
-  cl_mem buf_probe = fcl_mem_cl(s->pre[0] ? fcl_array_buffer(s->pre[0])
-                                          : fcl_array_buffer(fft->slots[0]));
-  c.inputBuffer = &in_probe;
-  c.buffer = &buf_probe;
-  fcl_status st = vk_init(&s->whole, c, "planning the r2c transform");
+  c.input = probe;
+  c.buffer = s->pre[0] ? fcl_array_buffer(s->pre[0]) : fcl_array_buffer(fft->slots[0]);
+  fcl_status st = fcl__vkfft_plan(s->queue, &c, "planning the r2c transform", &s->whole);
   fcl_mem_release(&probe);
   FCL_TRY(st);
-  s->have_whole = true;
-  /* The same axes in place on a slot, in the padded form (fft.h). */
-  VkFFTConfiguration ip = c;
-  ip.isInputFormatted = 0;
-  ip.inverseReturnToInputBuffer = 0;
-  memset(ip.inputBufferStride, 0, sizeof ip.inputBufferStride);
-  ip.inputBufferOffset = 0;
-  ip.inputBuffer = NULL;
-  ip.inputBufferSize = NULL;
-  /* the spectral strides stay (padded rows); VkFFT takes the real rows of an in-place r2c as
-   * twice the complex ones, the padded form of fft.h */
-  s->inplace_bytes = fft->slot_bytes;
-  cl_mem slot0 = fcl_mem_cl(fcl_array_buffer(fft->slots[0]));
-  ip.buffer = &slot0;
-  ip.bufferSize = &s->inplace_bytes;
-  FCL_TRY(vk_init(&s->inplace, ip, "planning the in-place r2c transform"));
-  s->have_inplace = true;
-  return FCL_OK;
+  /* The same axes in place on a slot, in the padded form (fft.h): the spectral strides stay
+   * (padded rows); VkFFT takes the real rows of an in-place r2c as twice the complex ones */
+  fcl__vkfft_config ip = c;
+  ip.input_formatted = false;
+  ip.inverse_to_input = false;
+  memset(ip.input_stride, 0, sizeof ip.input_stride);
+  ip.input_offset = 0;
+  ip.input = NULL;
+  ip.input_bytes = 0;
+  ip.buffer = fcl_array_buffer(fft->slots[0]);
+  ip.bytes = fft->slot_bytes;
+  return fcl__vkfft_plan(s->queue, &ip, "planning the in-place r2c transform", &s->inplace);
 }

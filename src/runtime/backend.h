@@ -13,6 +13,8 @@
 #include "flowcl/runtime.h"
 
 typedef struct fcl__backend fcl__backend;
+struct fcl__vkfft;        /* vkfft.h */
+struct fcl__vkfft_config; /* vkfft.h */
 
 /* A platform and a device: the backend's native handles; made once, never freed. */
 struct fcl_platform {
@@ -121,6 +123,13 @@ struct fcl__backend {
   fcl_status (*program_build_status)(const fcl_program *p, const fcl_device *d,
                                      fcl_build_status *status);
   fcl_status (*program_load_meta)(fcl_program *p, const char *cached_meta);
+  /* VkFFT plans (vkfft.h; NULL where the backend has no VkFFT build): the plan's backend
+   * object, its launch on a queue of this backend, its freeing. */
+  fcl_status (*vkfft_plan)(fcl_queue *queue, const struct fcl__vkfft_config *config,
+                           const char *what, struct fcl__vkfft **out);
+  fcl_status (*vkfft_append)(struct fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
+                             fcl_mem *buffer, int direction, const char *what);
+  void (*vkfft_destroy)(struct fcl__vkfft *plan);
   /* Kernels. create fills k->native with the kernel called name of a built program (k->meta and
    * k->values set); destroy releases it. set_arg gives argument index a by-value (how FCL__VALUE:
    * size bytes at value), a buffer (FCL__BUFFER: value is the fcl_mem, NULL for a NULL

@@ -35,6 +35,11 @@ const fcl__backend fcl__opencl_backend = {
     .program_binaries = fcl__opencl_program_binaries,
     .program_build_status = fcl__opencl_program_build_status,
     .program_load_meta = fcl__opencl_program_load_meta,
+#ifdef FLOWCL_HAVE_VKFFT
+    .vkfft_plan = fcl__opencl_vkfft_plan,
+    .vkfft_append = fcl__opencl_vkfft_append,
+    .vkfft_destroy = fcl__opencl_vkfft_destroy,
+#endif
     .kernel_create = fcl__opencl_kernel_create,
     .kernel_destroy = fcl__opencl_kernel_destroy,
     .kernel_set_arg = fcl__opencl_kernel_set_arg,

@@ -102,6 +102,14 @@ fcl_status fcl__opencl_program_build_status(const fcl_program *p, const fcl_devi
                                             fcl_build_status *status);
 fcl_status fcl__opencl_program_load_meta(fcl_program *p, const char *cached_meta);
 
+struct fcl__vkfft_config;
+struct fcl__vkfft;
+fcl_status fcl__opencl_vkfft_plan(fcl_queue *queue, const struct fcl__vkfft_config *config,
+                                  const char *what, struct fcl__vkfft **out);
+fcl_status fcl__opencl_vkfft_append(struct fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
+                                    fcl_mem *buffer, int direction, const char *what);
+void fcl__opencl_vkfft_destroy(struct fcl__vkfft *plan);
+
 fcl_status fcl__opencl_kernel_create(fcl_program *p, const char *name, fcl_kernel *k);
 void fcl__opencl_kernel_destroy(fcl_kernel *k);
 fcl_status fcl__opencl_kernel_set_arg(fcl_kernel *k, unsigned index, int how, size_t size,
