@@ -107,7 +107,7 @@ static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
 static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
                              fcl_mem *const *slot) {
   vk_state *s = fft->state;
-  fcl_mem *work[FCL__FFT_BATCH];
+  fcl_mem *work[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) {
     work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
     FCL_TRY(
@@ -120,7 +120,7 @@ static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const in
 static fcl_status vk_backward(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_field *dst,
                               const int *comp) {
   vk_state *s = fft->state;
-  fcl_mem *work[FCL__FFT_BATCH];
+  fcl_mem *work[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
   if (s->first) FCL_TRY(distributed_backward(s, n, slot, work));
   for (int i = 0; i < n; ++i) {

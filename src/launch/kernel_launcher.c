@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kernel_fast.h"
 #include "launch_impl.h"
 
 static fcl_status set_fixed(fcl_launcher *l, fcl_kernel *k, const fcl_arg *a) {
@@ -234,8 +235,8 @@ void fcl__kernel_destroy(fcl_launcher *l) {
 static inline fcl_status apply(fcl_launcher *l, fcl__param_arg *p, const fcl_value *v) {
   if (p->has_last && memcmp(&p->last, v, p->size) == 0) return FCL_OK;
   fcl_status st = p->type == FCL_TYPE_BUFFER
-                      ? fcl_kernel_set_arg_buffer(l->kernel, p->index, v->buffer)
-                      : fcl_kernel_set_arg(l->kernel, p->index, p->size, v);
+                      ? fcl__kernel_set_buffer(l->kernel, p->index, v->buffer)
+                      : fcl__kernel_set_value(l->kernel, p->index, p->size, v);
   if (st == FCL_OK) {
     memcpy(&p->last, v, p->size);
     p->has_last = true;

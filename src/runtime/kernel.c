@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "check.h"
+#include "kernel_fast.h"
 #include "runtime_impl.h"
 
 static const char *kind_name(fcl_arg_kind kind) {
@@ -190,6 +191,11 @@ static fcl_status store_value(fcl_kernel *k, unsigned index, size_t size, const 
   return FCL_OK;
 }
 
+fcl_status fcl__kernel_set_value(fcl_kernel *kernel, unsigned index, size_t size,
+                                 const void *value) {
+  return store_value(kernel, index, size, value);
+}
+
 fcl_status fcl_kernel_set_arg(fcl_kernel *kernel, unsigned index, size_t size, const void *value) {
   FCL_CHECK_NULL(kernel, 1);
   FCL_CHECK_NULL(value, 4);
@@ -246,6 +252,13 @@ fcl_status fcl_kernel_set_arg_buffer(fcl_kernel *kernel, unsigned index, const f
   FCL_CHECK_ARG(!mem || mem->backend == kernel->backend, 3, "mem",
                 "memory of another backend than the kernel's");
   FCL_TRY(fcl__kernel_check_kind(kernel, index, FCL_ARG_GLOBAL));
+  return fcl__kernel_set_buffer(kernel, index, mem);
+}
+
+fcl_status fcl__kernel_set_buffer(fcl_kernel *kernel, unsigned index, const fcl_mem *mem) {
+  if (mem && mem->backend != kernel->backend)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, ARG_FMT ": memory of another backend",
+                     ARG_ARGS(kernel, index));
   fcl_status st = kernel->backend->kernel_set_arg(kernel, index, FCL__BUFFER, sizeof(void *), mem);
   if (st != FCL_OK) return set_failed(kernel, index, st);
   kernel->values[index].how = FCL__BUFFER;

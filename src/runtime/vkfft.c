@@ -6,12 +6,11 @@
 
 fcl_status fcl__vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *config, const char *what,
                            fcl__vkfft **out) {
-  FCL_CHECK_NULL(queue, 1);
-  FCL_CHECK_NULL(config, 2);
-  FCL_CHECK_NULL(out, 4);
+  /* internal: the FFT layer's own mistakes, not the user's */
+  if (!queue || !config || !out || config->dims < 1 || config->dims > 3 || !config->buffer)
+    return FCL_ERROR(FCL_ERR_INTERNAL, "VkFFT plan (%s): a NULL argument, dims %u or no buffer",
+                     what, config ? config->dims : 0);
   *out = NULL;
-  FCL_CHECK_ARG(config->dims >= 1 && config->dims <= 3, 2, "config", "dims must be 1, 2 or 3");
-  FCL_CHECK_ARG(config->buffer != NULL, 2, "config", "a buffer to plan with is needed");
   if (!queue->backend->vkfft_plan)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "VkFFT is not built for the '%s' backend",
                      queue->backend->name);
@@ -20,11 +19,12 @@ fcl_status fcl__vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *config, co
 
 fcl_status fcl__vkfft_append(fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input, fcl_mem *buffer,
                              int direction, const char *what) {
-  FCL_CHECK_NULL(plan, 1);
-  FCL_CHECK_NULL(queue, 2);
-  FCL_CHECK_NULL(buffer, 4);
-  FCL_CHECK_ARG(direction == -1 || direction == 1, 5, "direction", "-1 forward or 1 backward");
-  FCL_CHECK_ARG(queue->backend == plan->backend, 2, "queue", "a queue of another backend");
+  if (!plan || !queue || !buffer || (direction != -1 && direction != 1) ||
+      queue->backend != plan->backend)
+    return FCL_ERROR(FCL_ERR_INTERNAL,
+                     "VkFFT launch (%s): a NULL argument, direction %d or a queue of another "
+                     "backend",
+                     what, direction);
   return plan->backend->vkfft_append(plan, queue, input, buffer, direction, what);
 }
 

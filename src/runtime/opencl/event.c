@@ -6,30 +6,18 @@
 #include "../runtime_impl.h"
 #include "opencl_backend.h"
 
-fcl_status fcl__cl_sync_begin(fcl__cl_sync *s, unsigned num_wait, fcl_event *const *wait,
-                              fcl_event **event) {
-  s->n = num_wait;
-  s->list = NULL;
-  s->heap = NULL;
-  s->out = event;
-  s->ev = NULL;
-  s->evp = event ? &s->ev : NULL;
-  if (event) *event = NULL;
-  if (num_wait == 0) return FCL_OK;
+fcl_status fcl__cl_sync_waits(fcl__cl_sync *s, fcl_event *const *wait) {
   cl_event *list = s->inline_list;
-  if (num_wait > sizeof s->inline_list / sizeof *s->inline_list) {
-    list = s->heap = malloc(num_wait * sizeof *list);
-    if (!list) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "a wait list of %u events", num_wait);
+  if (s->n > sizeof s->inline_list / sizeof *s->inline_list) {
+    list = s->heap = malloc(s->n * sizeof *list);
+    if (!list) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "a wait list of %u events", s->n);
   }
-  for (unsigned i = 0; i < num_wait; ++i) list[i] = wait[i]->native;
+  for (unsigned i = 0; i < s->n; ++i) list[i] = wait[i]->native;
   s->list = list;
   return FCL_OK;
 }
 
-cl_int fcl__cl_sync_end(fcl__cl_sync *s, cl_int err) {
-  free(s->heap);
-  s->heap = NULL;
-  if (err != CL_SUCCESS || !s->out) return err;
+cl_int fcl__cl_sync_wrap(fcl__cl_sync *s) {
   fcl_event *e = malloc(sizeof *e);
   if (!e) {
     clReleaseEvent(s->ev);

@@ -2,6 +2,8 @@
 #ifndef FLOWCL_SRC_RUNTIME_OPENCL_BACKEND_H
 #define FLOWCL_SRC_RUNTIME_OPENCL_BACKEND_H
 
+#include <stdlib.h>
+
 #include "../backend.h"
 #include "../runtime_impl.h"
 #include "flowcl/opencl.h"
@@ -18,9 +20,30 @@ typedef struct {
   cl_event *heap;
   cl_event inline_list[16];
 } fcl__cl_sync;
-fcl_status fcl__cl_sync_begin(fcl__cl_sync *s, unsigned num_wait, fcl_event *const *wait,
-                              fcl_event **event);
-cl_int fcl__cl_sync_end(fcl__cl_sync *s, cl_int err);
+/* The parts off the launch path: a wait list in s (on the heap past 16 events), and *s->out made
+ * around s->ev. */
+fcl_status fcl__cl_sync_waits(fcl__cl_sync *s, fcl_event *const *wait);
+cl_int fcl__cl_sync_wrap(fcl__cl_sync *s);
+/* Inline: every enqueue passes here, most without a wait list or an event. */
+static inline fcl_status fcl__cl_sync_begin(fcl__cl_sync *s, unsigned num_wait,
+                                            fcl_event *const *wait, fcl_event **event) {
+  s->n = num_wait;
+  s->list = NULL;
+  s->heap = NULL;
+  s->out = event;
+  s->ev = NULL;
+  s->evp = event ? &s->ev : NULL;
+  if (event) *event = NULL;
+  return num_wait ? fcl__cl_sync_waits(s, wait) : FCL_OK;
+}
+static inline cl_int fcl__cl_sync_end(fcl__cl_sync *s, cl_int err) {
+  if (s->heap) {
+    free(s->heap);
+    s->heap = NULL;
+  }
+  if (err != CL_SUCCESS || !s->out) return err;
+  return fcl__cl_sync_wrap(s);
+}
 
 fcl_status fcl__opencl_platform_count(unsigned *count);
 fcl_status fcl__opencl_platform_get(unsigned index, fcl_platform **platform);
