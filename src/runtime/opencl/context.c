@@ -64,9 +64,12 @@ fcl_status fcl_context_wrap(cl_context context, fcl_context **out) {
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_NULL(out, 2);
   *out = NULL;
+  cl_uint n = 0; /* a handle that is not a context fails here, before anything is made */
+  FCL_CL_TRY(clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof n, &n, NULL),
+             "argument 1 (context): clGetContextInfo");
   fcl_context *c = NULL;
   FCL_TRY(fcl__context_new(&fcl__opencl_backend, &c));
-  FCL_CL_TRY(clRetainContext(context), "clRetainContext of the caller's context");
+  clRetainContext(context); /* a valid context: cannot fail */
   c->native = context;
   fcl_status st = read_devices(c);
   if (st != FCL_OK) {

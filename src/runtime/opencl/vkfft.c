@@ -41,9 +41,12 @@ fcl_status fcl__opencl_vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *con
   p->base.backend = &fcl__opencl_backend;
   p->device = fcl__device_cl(queue->device);
   p->queue = queue->native;
-  FCL_CL_TRY(
-      clGetCommandQueueInfo(p->queue, CL_QUEUE_CONTEXT, sizeof p->context, &p->context, NULL),
-      "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
+  cl_int err = clGetCommandQueueInfo(p->queue, CL_QUEUE_CONTEXT, sizeof p->context, &p->context,
+                                     NULL);
+  if (err != CL_SUCCESS) {
+    free(p);
+    return FCL_CL_ERROR(err, "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
+  }
   p->input_bytes = config->input_bytes;
   p->bytes = config->bytes;
   cl_mem input = config->input ? config->input->native : NULL, buffer = config->buffer->native;
