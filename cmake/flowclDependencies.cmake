@@ -66,6 +66,21 @@ endif()
 # figures (NCCL between the ranks' GPUs). Compiled and linked where found; without a GPU the
 # benchmark says so and reports the rest.
 find_package(CUDAToolkit QUIET)
+# The CUDA backend of the runtime (src/runtime/cuda/): NVRTC compiles the kernels through
+# kernels/prelude_cuda.h. Built where the toolkit's NVRTC is found, also without a GPU (CI
+# compiles every kernel family with it); the driver API is loaded at run time, so a machine
+# without NVIDIA's driver simply has no CUDA platform.
+if(TARGET CUDA::nvrtc)
+  set(FLOWCL_CUDA_FOUND ON)
+else()
+  set(FLOWCL_CUDA_FOUND OFF)
+endif()
+option(FLOWCL_ENABLE_CUDA "The CUDA backend (NVRTC; the driver API loaded at run time)"
+       ${FLOWCL_CUDA_FOUND})
+if(FLOWCL_ENABLE_CUDA AND NOT FLOWCL_CUDA_FOUND)
+  message(FATAL_ERROR "FLOWCL_ENABLE_CUDA needs the CUDA toolkit's NVRTC (nvrtc.h, libnvrtc); "
+                      "set CUDAToolkit_ROOT to the toolkit")
+endif()
 find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
 if(CUDAToolkit_FOUND AND NCCL_LIBRARY AND NCCL_INCLUDE_DIR AND FLOWCL_ENABLE_MPI)

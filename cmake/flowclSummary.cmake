@@ -14,6 +14,7 @@ flowcl_summary_line("MPI" "${MPI_C_FOUND} -> FLOWCL_ENABLE_MPI=${FLOWCL_ENABLE_M
 flowcl_summary_line("HDF5" "${HDF5_FOUND} (parallel: ${HDF5_IS_PARALLEL}) -> FLOWCL_ENABLE_HDF5=${FLOWCL_ENABLE_HDF5}")
 flowcl_summary_line("FFTW3" "${FLOWCL_FFTW_FOUND} -> FLOWCL_ENABLE_FFTW=${FLOWCL_ENABLE_FFTW}")
 flowcl_summary_line("VkFFT" "${FLOWCL_VKFFT_FOUND} -> FLOWCL_ENABLE_VKFFT=${FLOWCL_ENABLE_VKFFT}")
+flowcl_summary_line("CUDA (NVRTC)" "${FLOWCL_CUDA_FOUND} -> FLOWCL_ENABLE_CUDA=${FLOWCL_ENABLE_CUDA}")
 flowcl_summary_line("CUDA + NCCL" "${FLOWCL_NCCL_FOUND} -> FLOWCL_WITH_NCCL=${FLOWCL_WITH_NCCL} (benchmarks/exchange)")
 flowcl_summary_line("tests" "${FLOWCL_BUILD_TESTS}")
 flowcl_summary_line("benchmarks" "${FLOWCL_BUILD_BENCHMARKS}")

@@ -33,7 +33,7 @@ extern "C" {
   X(FCL_ERR_OUT_OF_MEMORY, -2, "out of memory")                                                    \
   X(FCL_ERR_NOT_FOUND, -3, "not found")                                                            \
   X(FCL_ERR_NOT_SUPPORTED, -4, "not supported by this device or build")                            \
-  X(FCL_ERR_BUILD_FAILED, -5, "OpenCL program build failed")                                       \
+  X(FCL_ERR_BUILD_FAILED, -5, "program build failed")                                              \
   X(FCL_ERR_OPENCL, -6, "OpenCL error")                                                            \
   X(FCL_ERR_MPI, -7, "MPI error")                                                                  \
   X(FCL_ERR_HDF5, -8, "HDF5 error")                                                                \
@@ -41,7 +41,8 @@ extern "C" {
   X(FCL_ERR_CORRUPT, -10, "corrupted or truncated data")                                           \
   X(FCL_ERR_INVALID_STATE, -11, "object not in a state that allows this operation")                \
   X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")                                        \
-  X(FCL_ERR_FFT, -13, "FFT library error (VkFFT or FFTW)")
+  X(FCL_ERR_FFT, -13, "FFT library error (VkFFT or FFTW)")                                         \
+  X(FCL_ERR_CUDA, -14, "CUDA error (driver API or NVRTC)")
 
 /** What a fallible flowcl call returned: FCL_OK (0), or a negative error code. */
 typedef enum {
@@ -61,7 +62,7 @@ typedef enum {
 /** @var FCL_ERR_NOT_SUPPORTED
  * The device or this build cannot do it (a missing OpenCL capability, a layer left out). */
 /** @var FCL_ERR_BUILD_FAILED
- * An OpenCL program did not build; the message holds the build log. */
+ * A program did not build (OpenCL's compiler, NVRTC); the message holds the build log. */
 /** @var FCL_ERR_OPENCL
  * An OpenCL call failed; fcl_last_native_error() gives its cl_int code. */
 /** @var FCL_ERR_MPI
@@ -79,6 +80,9 @@ typedef enum {
  * An internal error: a flowcl bug. */
 /** @var FCL_ERR_FFT
  * The FFT library (VkFFT or FFTW) failed. */
+/** @var FCL_ERR_CUDA
+ * A call of CUDA's driver API or of NVRTC failed (the CUDA backend); the message names the
+ * call and CUDA's error. */
 
 /** "FCL_ERR_NOT_FOUND" for FCL_ERR_NOT_FOUND; "FCL_UNKNOWN_STATUS" for values not in the table. */
 const char *fcl_status_name(fcl_status status);

@@ -178,12 +178,14 @@ static void source(fcl__str *t, const walk *w, const char *name) {
   for (int k = 0; k < nu; ++k)
     fcl__str_printf(t, "%s U%d = ul[AT(s0 + %d) * SD]", k ? "," : "  R", k,
                     -hp + 1 - R->cfl - R->interp + k);
-  fcl__str_printf(t, ";\n  R D0");
-  for (int k = 1; k < win; ++k) fcl__str_printf(t, ", D%d", k);
+  /* the windows start at 0: their first shifts move values no sum reads yet, but a compiler
+   * (NVRTC) warns of a read before a write */
+  fcl__str_printf(t, ";\n  R D0 = 0");
+  for (int k = 1; k < win; ++k) fcl__str_printf(t, ", D%d = 0", k);
   fcl__str_printf(t, ";\n");
   for (int c = 0; c < nc; ++c) {
-    fcl__str_printf(t, "  R Q%d_0", c);
-    for (int k = 1; k < win; ++k) fcl__str_printf(t, ", Q%d_%d", c, k);
+    fcl__str_printf(t, "  R Q%d_0 = 0", c);
+    for (int k = 1; k < win; ++k) fcl__str_printf(t, ", Q%d_%d = 0", c, k);
     fcl__str_printf(t, ";\n");
   }
   const bool keep_head = s->wrap && !w->halos; /* a whole wrapping line's first values */

@@ -281,6 +281,7 @@ fcl_status fcl_program_build(fcl_program *program, const char *options) {
   FCL_CHECK_NULL(program, 1);
   if (program->built_in) return FCL_OK; /* nothing to compile (PoCL refuses to try) */
   fcl_program *p = program;
+  fcl__program_save(p, options);
   char *opts = fcl__program_full_options(p->context, options);
   if (!opts) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "build options");
   free(p->options);

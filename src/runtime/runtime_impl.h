@@ -147,6 +147,8 @@ fcl_status fcl__program_new(fcl_context *context, const char *source, const char
  * the logs, the options and the source's origin. */
 char *fcl__program_full_options(const fcl_context *context, const char *options);
 void fcl__program_collect_logs(fcl_program *p);
+/* Writes p's source and options under $FLOWCL_SAVE_PROGRAMS when set (program_save.c). */
+void fcl__program_save(const fcl_program *p, const char *options);
 void fcl__program_show_warnings(const fcl_program *p, const char *when);
 fcl_status fcl__program_build_failure(fcl_program *p, const char *what, const char *options);
 
