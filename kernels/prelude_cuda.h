@@ -420,37 +420,31 @@ __device__ __forceinline__ int rotate(int x, int n) {
         fcl__lane(a, i) = F(fcl__lane(a, i), fcl__lane(b, i), fcl__lane(c, i));                    \
     return a;                                                                                      \
   }
+/* clang-format off */
 #define FCL__ALLV(M, F)                                                                            \
-  M(F, float2)                                                                                     \
-  M(F, float3)                                                                                     \
-  M(F, float4) M(F, float8) M(F, float16) M(F, double2) M(F, double3) M(F, double4) M(F, double8)  \
-      M(F, double16)
+  M(F, float2) M(F, float3) M(F, float4) M(F, float8) M(F, float16) M(F, double2) M(F, double3)    \
+  M(F, double4) M(F, double8) M(F, double16)
 #define FCL__V1(F) FCL__ALLV(FCL__LANES1, F)
 #define FCL__V2(F) FCL__ALLV(FCL__LANES2, F)
 #define FCL__V3(F) FCL__ALLV(FCL__LANES3, F)
-FCL__V1(acos)
-FCL__V1(acosh)
-FCL__V1(acospi) FCL__V1(asin) FCL__V1(asinh) FCL__V1(asinpi) FCL__V1(atan) FCL__V1(atanh) FCL__V1(
-    atanpi) FCL__V1(cbrt) FCL__V1(ceil) FCL__V1(cos) FCL__V1(cosh) FCL__V1(cospi) FCL__V1(erfc)
-    FCL__V1(erf) FCL__V1(exp) FCL__V1(exp2) FCL__V1(exp10) FCL__V1(expm1) FCL__V1(fabs) FCL__V1(
-        floor) FCL__V1(lgamma) FCL__V1(log) FCL__V1(log2) FCL__V1(log10) FCL__V1(log1p)
-        FCL__V1(logb) FCL__V1(rint) FCL__V1(round) FCL__V1(rsqrt) FCL__V1(sin) FCL__V1(
-            sinh) FCL__V1(sinpi) FCL__V1(sqrt) FCL__V1(tan) FCL__V1(tanh) FCL__V1(tanpi)
-            FCL__V1(tgamma) FCL__V1(trunc) FCL__V1(degrees) FCL__V1(radians) FCL__V1(sign) FCL__V1(
-                native_cos) FCL__V1(native_sin) FCL__V1(native_tan) FCL__V1(native_exp)
-                FCL__V1(native_exp2) FCL__V1(native_exp10) FCL__V1(native_log) FCL__V1(native_log2)
-                    FCL__V1(native_log10) FCL__V1(native_sqrt) FCL__V1(native_rsqrt) FCL__V1(
-                        native_recip) FCL__V1(half_cos) FCL__V1(half_sin) FCL__V1(half_tan)
-                        FCL__V1(half_exp) FCL__V1(half_exp2) FCL__V1(half_exp10) FCL__V1(half_log)
-                            FCL__V1(half_log2) FCL__V1(half_log10) FCL__V1(half_sqrt) FCL__V1(
-                                half_rsqrt) FCL__V1(half_recip) FCL__V2(atan2) FCL__V2(atan2pi)
-                                FCL__V2(copysign) FCL__V2(fdim) FCL__V2(fmax) FCL__V2(fmin) FCL__V2(
-                                    fmod) FCL__V2(hypot) FCL__V2(maxmag) FCL__V2(minmag)
-                                    FCL__V2(nextafter) FCL__V2(pow) FCL__V2(powr) FCL__V2(remainder)
-                                        FCL__V2(step) FCL__V2(native_powr) FCL__V2(native_divide)
-                                            FCL__V2(half_powr) FCL__V2(half_divide) FCL__V2(max)
-                                                FCL__V2(min) FCL__V3(fma) FCL__V3(mad)
-                                                    FCL__V3(clamp) FCL__V3(mix) FCL__V3(smoothstep)
+FCL__V1(acos) FCL__V1(acosh) FCL__V1(acospi) FCL__V1(asin) FCL__V1(asinh) FCL__V1(asinpi)
+FCL__V1(atan) FCL__V1(atanh) FCL__V1(atanpi) FCL__V1(cbrt) FCL__V1(ceil) FCL__V1(cos) FCL__V1(cosh)
+FCL__V1(cospi) FCL__V1(erfc) FCL__V1(erf) FCL__V1(exp) FCL__V1(exp2) FCL__V1(exp10) FCL__V1(expm1)
+FCL__V1(fabs) FCL__V1(floor) FCL__V1(lgamma) FCL__V1(log) FCL__V1(log2) FCL__V1(log10)
+FCL__V1(log1p) FCL__V1(logb) FCL__V1(rint) FCL__V1(round) FCL__V1(rsqrt) FCL__V1(sin) FCL__V1(sinh)
+FCL__V1(sinpi) FCL__V1(sqrt) FCL__V1(tan) FCL__V1(tanh) FCL__V1(tanpi) FCL__V1(tgamma)
+FCL__V1(trunc) FCL__V1(degrees) FCL__V1(radians) FCL__V1(sign) FCL__V1(native_cos)
+FCL__V1(native_sin) FCL__V1(native_tan) FCL__V1(native_exp) FCL__V1(native_exp2)
+FCL__V1(native_exp10) FCL__V1(native_log) FCL__V1(native_log2) FCL__V1(native_log10)
+FCL__V1(native_sqrt) FCL__V1(native_rsqrt) FCL__V1(native_recip) FCL__V1(half_cos)
+FCL__V1(half_sin) FCL__V1(half_tan) FCL__V1(half_exp) FCL__V1(half_exp2) FCL__V1(half_exp10)
+FCL__V1(half_log) FCL__V1(half_log2) FCL__V1(half_log10) FCL__V1(half_sqrt) FCL__V1(half_rsqrt)
+FCL__V1(half_recip) FCL__V2(atan2) FCL__V2(atan2pi) FCL__V2(copysign) FCL__V2(fdim) FCL__V2(fmax)
+FCL__V2(fmin) FCL__V2(fmod) FCL__V2(hypot) FCL__V2(maxmag) FCL__V2(minmag) FCL__V2(nextafter)
+FCL__V2(pow) FCL__V2(powr) FCL__V2(remainder) FCL__V2(step) FCL__V2(native_powr)
+FCL__V2(native_divide) FCL__V2(half_powr) FCL__V2(half_divide) FCL__V2(max) FCL__V2(min)
+FCL__V3(fma) FCL__V3(mad) FCL__V3(clamp) FCL__V3(mix) FCL__V3(smoothstep)
+/* clang-format on */
 #undef FCL__V1
 #undef FCL__V2
 #undef FCL__V3
@@ -477,15 +471,13 @@ FCL__V1(acospi) FCL__V1(asin) FCL__V1(asinh) FCL__V1(asinpi) FCL__V1(atan) FCL__
     return distance(a, b);                                                                         \
   }                                                                                                \
   __device__ __forceinline__ V fast_normalize(const V &a) { return normalize(a); }
-                                                        FCL__GEOMETRIC(float2)
-                                                            FCL__GEOMETRIC(float3)
-                                                                FCL__GEOMETRIC(float4)
-                                                                    FCL__GEOMETRIC(double2)
-                                                                        FCL__GEOMETRIC(double3)
-                                                                            FCL__GEOMETRIC(double4)
+                                                FCL__GEOMETRIC(float2) FCL__GEOMETRIC(float3)
+                                                    FCL__GEOMETRIC(float4) FCL__GEOMETRIC(double2)
+                                                        FCL__GEOMETRIC(double3)
+                                                            FCL__GEOMETRIC(double4)
 #undef FCL__GEOMETRIC
-                                                                                __device__
-    __forceinline__ float3 cross(const float3 &a, const float3 &b) {
+                                                                __device__ __forceinline__ float3
+    cross(const float3 &a, const float3 &b) {
   return make_float3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 __device__ __forceinline__ double3 cross(const double3 &a, const double3 &b) {
