@@ -136,10 +136,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       spec = argv[++i];
     else {
-      printf("usage: %s [--device platform:device]\n"
-             "Lists OpenCL platforms and devices and runs a self-check on the chosen device\n"
-             "(--device, else FLOWCL_DEVICE, else the first GPU, else the first device).\n",
-             argv[0]);
+      printf(
+          "usage: %s [--device platform:device]\n"
+          "Lists the platforms and devices of every backend (OpenCL, CUDA) and runs a self-check\n"
+          "on the chosen device\n"
+          "(--device, else FLOWCL_DEVICE, else the first GPU, else the first device).\n",
+          argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }

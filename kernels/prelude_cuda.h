@@ -13,7 +13,9 @@
 #define FCL_PRELUDE_CUDA
 
 /* ---- the vocabulary (kernels/prelude_opencl.h defines the same names) ---- */
-#define FCL_KERNEL extern "C" __global__
+/* C++ linkage: a kernel's symbol spells its parameters' types, which the CUDA backend reads for
+ * the argument checks (CUDA's driver reports only their sizes). */
+#define FCL_KERNEL __global__
 #define FCL_GROUP_SIZE(x, y, z) __launch_bounds__((x) * (y) * (z))
 #define FCL_GLOBAL
 #define FCL_CONSTANT
@@ -138,14 +140,23 @@ FCL__VECS(uint, uint)
 #undef FCL__VECS
 #undef FCL__VEC
 
-/* Lane i of any vector (its lanes lie in order in memory). */
+/* Lane i of any vector: CUDA's types by their members, flowcl's wide ones by their array (with
+ * the index a constant once inlined and unrolled, either stays in registers; a cast to an array
+ * of lanes kept the spectral kernels' float2 values in local memory). */
 template <typename V>
 __device__ __forceinline__ typename fcl__vec<V>::elem &fcl__lane(V &v, int i) {
-  return reinterpret_cast<typename fcl__vec<V>::elem *>(&v)[i];
+  if constexpr (fcl__vec<V>::n == 2)
+    return i == 0 ? v.x : v.y;
+  else if constexpr (fcl__vec<V>::n == 3)
+    return i == 0 ? v.x : i == 1 ? v.y : v.z;
+  else if constexpr (fcl__vec<V>::n == 4)
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+  else
+    return v.s[i];
 }
 template <typename V>
 __device__ __forceinline__ typename fcl__vec<V>::elem fcl__lane(const V &v, int i) {
-  return reinterpret_cast<const typename fcl__vec<V>::elem *>(&v)[i];
+  return fcl__lane(const_cast<V &>(v), i);
 }
 #define FCL_LANE(v, i) fcl__lane(v, 0x##i)
 
@@ -159,10 +170,9 @@ __device__ __forceinline__ V fcl__splat(typename fcl__vec<V>::elem x) {
 template <typename V, typename... A>
 __device__ __forceinline__ V fcl__make(A... a) {
   static_assert(sizeof...(A) == fcl__vec<V>::n, "a vector literal needs one value per lane");
-  const typename fcl__vec<V>::elem e[] = {static_cast<typename fcl__vec<V>::elem>(a)...};
   V v;
-#pragma unroll
-  for (int i = 0; i < fcl__vec<V>::n; ++i) fcl__lane(v, i) = e[i];
+  int i = 0;
+  ((fcl__lane(v, i++) = static_cast<typename fcl__vec<V>::elem>(a)), ...);
   return v;
 }
 #define FCL_VEC2(type, a, b) fcl__make<type>(a, b)

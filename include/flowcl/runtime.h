@@ -174,6 +174,10 @@ typedef struct {
 /** Every property of fcl_device_info of a device into info. A property the device does not
  * report is left 0 (or ""). FCL_ERR_OPENCL when the device cannot be queried at all. */
 fcl_status fcl_device_get_info(const fcl_device *device, fcl_device_info *info);
+/** The device API through which flowcl reaches device: "opencl" or "cuda" ("" for NULL). One
+ * GPU is a device of each backend built that sees it; a device specification names the backend
+ * to choose its devices ("cuda", "cuda:1"; fcl_device_select). */
+const char *fcl_device_backend(const fcl_device *device);
 /** Whether the space-separated extension list of info names ext exactly. */
 bool fcl_device_has_extension(const fcl_device_info *info, const char *ext);
 /** "CPU", "GPU", "ACCELERATOR", "CUSTOM" or "DEFAULT". */

@@ -187,6 +187,9 @@ fcl_status fcl__event_new(const fcl__backend *backend, void *native, fcl_event *
 fcl_status fcl__check_waits(unsigned num_wait, fcl_event *const *wait, int pos, const char *name);
 
 extern const fcl__backend fcl__opencl_backend;
+#if FLOWCL_HAVE_CUDA
+extern const fcl__backend fcl__cuda_backend;
+#endif
 
 /* The backends built, in the order their platforms are numbered (backends.c). */
 extern const fcl__backend *const fcl__backends[];

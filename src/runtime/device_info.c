@@ -65,6 +65,10 @@ bool fcl_device_has_extension(const fcl_device_info *info, const char *ext) {
   return false;
 }
 
+const char *fcl_device_backend(const fcl_device *device) {
+  return device ? device->backend->name : "";
+}
+
 const char *fcl_device_type_name(fcl_device_type type) {
   if (type & FCL_DEVICE_GPU) return "GPU";
   if (type & FCL_DEVICE_CPU) return "CPU";

@@ -61,10 +61,22 @@ static bool is_index(const char *s) {
   return true;
 }
 
-/* An empty part matches everything; digits match the index; otherwise a substring. */
+/* The backend a platform part names ("cuda", "opencl"), or NULL. */
+static const fcl__backend *named_backend(const char *part) {
+  for (size_t i = 0; i < fcl__num_backends; ++i)
+    if (strcasecmp(part, fcl__backends[i]->name) == 0) return fcl__backends[i];
+  return NULL;
+}
+
+/* An empty part matches everything; digits match the index; a backend's name its platforms;
+ * otherwise a substring. Devices of a backend other than the first (OpenCL) are matched only by
+ * an index or the backend's name: one GPU seen through two device APIs is not two devices. */
 static bool platform_matches(const char *part, const fcl_device_entry *e) {
-  if (!*part) return true;
   if (is_index(part)) return strtoul(part, NULL, 10) == e->platform_index;
+  const fcl__backend *named = named_backend(part);
+  if (named) return e->device->backend == named;
+  if (e->device->backend != fcl__backends[0]) return false;
+  if (!*part) return true;
   fcl_platform_info pi;
   if (fcl_platform_get_info(e->platform, &pi) != FCL_OK) return false;
   return contains_nocase(pi.name, part) || contains_nocase(pi.vendor, part) ||
@@ -129,7 +141,7 @@ static fcl_status select_from(const fcl_device_entry *list, size_t n, const char
   char available[4096];
   describe_devices(list, n, available, sizeof available);
   return FCL_ERROR(FCL_ERR_NOT_FOUND,
-                   "no OpenCL device matches %s '%s' (format platform:device, each an index or "
+                   "no device matches %s '%s' (format platform:device, each an index or "
                    "a case-insensitive name substring); available devices:%s",
                    source, spec, available);
 }
@@ -165,6 +177,12 @@ static fcl_status select_spec_or(const char *spec, bool nth, int index, fcl_devi
   fcl_device_entry *list = NULL;
   size_t n = 0;
   FCL_TRY(fcl_device_list(&list, &n));
+  if (!spec || !*spec) { /* the default choices are the first backend's (see platform_matches) */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (list[i].device->backend == fcl__backends[0]) list[kept++] = list[i];
+    n = kept;
+  }
   fcl_status st = (spec && *spec) ? select_from(list, n, spec, source, nth ? index : -1, out)
                   : nth           ? select_nth_gpu(list, n, index, out)
                                   : select_default(list, n, out);

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flowcl/opencl.h"
 
 void kb_env_open(kb_env *env, const fcl_device_entry *device) {
   memset(env, 0, sizeof *env);
@@ -106,8 +105,7 @@ void kb_check(kb_env *env, const fcl_kbuilder *kb, const int64_t *params, kb_ref
     if (!is_array || !written) continue;
     size_t es = fcl_dtype_size(t), n = d.count[a];
     unsigned char *host = malloc((n ? n : 1) * es);
-    clEnqueueReadBuffer(fcl_queue_cl(env->queue), fcl_mem_cl(bufs[a]), CL_TRUE, 0, n * es, host, 0,
-                        NULL, NULL);
+    CHECK_OK(fcl_mem_read(env->queue, bufs[a], 0, n * es, host, FCL_BLOCKING, 0, NULL, NULL));
     double tol = t == FCL_FLOAT32 ? 1e-5 : 1e-12, scale = 0;
     for (size_t i = 0; i < n; ++i) scale = fmax(scale, fabs(expect.data[a][i]));
     for (size_t i = 0; i < n; ++i) {

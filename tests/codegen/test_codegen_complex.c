@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "fcl_test.h"
-#include "flowcl/opencl.h"
 
 #define MAX_ARGS 8
 
@@ -121,8 +120,8 @@ static void check(fcl_context *ctx, fcl_queue *queue, const fcl_kbuilder *kb, in
     CHECK_OK(fcl_kbuilder_arg(kb, a, NULL, NULL, NULL, &written));
     if (!written) continue;
     void *host = malloc(d.count[a] * fcl_dtype_size(d.type[a]));
-    clEnqueueReadBuffer(fcl_queue_cl(queue), fcl_mem_cl(buf[a]), CL_TRUE, 0,
-                        d.count[a] * fcl_dtype_size(d.type[a]), host, 0, NULL, NULL);
+    CHECK_OK(fcl_mem_read(queue, buf[a], 0, d.count[a] * fcl_dtype_size(d.type[a]), host,
+                          FCL_BLOCKING, 0, NULL, NULL));
     bool single = d.type[a] == FCL_COMPLEX64 || d.type[a] == FCL_FLOAT32;
     for (size_t i = 0; i < d.count[a]; ++i) {
       double complex got = from_device(d.type[a], host, i), w = want.v[a][i];

@@ -7,7 +7,6 @@
 
 #include "comm_impl.h"
 #include "fcl_test_mpi.h"
-#include "flowcl/opencl.h"
 
 enum { NX = 5, NZ = 7 };
 
@@ -63,8 +62,7 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], true)
                           : fcl__alltoall_run_batch(x, 2, da, db, true));
       for (int p = 0; p < pairs; ++p) {
-        clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(db[p]), CL_TRUE, 0, b_bytes, b, 0, NULL,
-                            NULL);
+        CHECK_OK(fcl_mem_read(e->q, db[p], 0, b_bytes, b, FCL_BLOCKING, 0, NULL, NULL));
         int bad = 0;
         for (int q = 0; q < P; ++q)
           for (int k = 0; k < NZ; ++k)
@@ -78,13 +76,11 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
       }
       int32_t zero = -1;
       for (int p = 0; p < pairs; ++p)
-        clEnqueueFillBuffer(fcl_queue_cl(e->q), fcl_mem_cl(da[p]), &zero, sizeof zero, 0, a_bytes,
-                            0, NULL, NULL);
+        CHECK_OK(fcl_mem_fill(e->q, da[p], &zero, sizeof zero, 0, a_bytes, 0, NULL, NULL));
       CHECK_OK(pairs == 1 ? fcl__alltoall_run(x, da[0], db[0], false)
                           : fcl__alltoall_run_batch(x, 2, da, db, false));
       for (int p = 0; p < pairs; ++p) {
-        clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(da[p]), CL_TRUE, 0, a_bytes, back, 0,
-                            NULL, NULL);
+        CHECK_OK(fcl_mem_read(e->q, da[p], 0, a_bytes, back, FCL_BLOCKING, 0, NULL, NULL));
         for (size_t v = 0; v < a_bytes / sizeof *a; ++v) back[v] -= p * SHIFT;
         CHECKF(memcmp(back, a, a_bytes) == 0,
                "%s backward, pair %d of %d: not the original on "

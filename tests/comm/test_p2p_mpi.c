@@ -7,7 +7,6 @@
 
 #include "comm_impl.h"
 #include "fcl_test_mpi.h"
-#include "flowcl/opencl.h"
 
 enum { N = 1000, ROUNDS = 3 };
 
@@ -54,12 +53,10 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
   int32_t host[N];
   for (int round = 0; g && pre && post && round < ROUNDS; ++round) {
     for (int i = 0; i < N; ++i) host[i] = value(me, round, i);
-    clEnqueueWriteBuffer(fcl_queue_cl(e->q), fcl_mem_cl(src), CL_TRUE, 0, bytes, host, 0, NULL,
-                         NULL);
+    CHECK_OK(fcl_mem_write(e->q, src, 0, bytes, host, FCL_BLOCKING, 0, NULL, NULL));
     CHECK_OK(fcl_launcher_call(pre, e->q, NULL, 0, NULL, NULL));
     CHECK_OK(fcl_launcher_call(post, e->q, NULL, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(dst), CL_TRUE, 0, bytes, host, 0, NULL,
-                        NULL);
+    CHECK_OK(fcl_mem_read(e->q, dst, 0, bytes, host, FCL_BLOCKING, 0, NULL, NULL));
     int wrong = 0;
     for (int i = 0; i < N; ++i) wrong += host[i] != value(prev, round, i);
     CHECKF(!wrong, "%s transport, round %d, rank %d of %d: %d of %d values wrong (first %d)",
@@ -72,7 +69,7 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
   CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "staging of");
   bad = (fcl__message){me, 0, true, bytes, 0};
   CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "peer");
-  clFinish(fcl_queue_cl(e->q));
+  CHECK_OK(fcl_queue_finish(e->q));
   fcl_launcher_destroy(&pre);
   fcl_launcher_destroy(&post);
   fcl__p2p_destroy(&p);

@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flowcl/opencl.h"
 
 int fcl_test_failures;
 
@@ -45,8 +44,10 @@ bool fcl_test_close(double got, double expected, double rtol_eps, double atol,
 
 const char *fcl_test_device_name(fcl_device *device) {
   static _Thread_local char name[256];
+  fcl_device_info info;
   name[0] = '\0';
-  clGetDeviceInfo(fcl_device_cl(device), CL_DEVICE_NAME, sizeof name, name, NULL);
+  if (fcl_device_get_info(device, &info) == FCL_OK) snprintf(name, sizeof name, "%s", info.name);
+  fcl_clear_error();
   return name;
 }
 

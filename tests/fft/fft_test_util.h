@@ -4,7 +4,6 @@
 #define FLOWCL_FFT_TEST_UTIL_H
 
 #include "fcl_test_mpi.h"
-#include "flowcl/opencl.h"
 
 #define PI 3.14159265358979323846
 
@@ -61,8 +60,8 @@ static inline double *read_slot(env *e, fcl_fft *fft, int slot, fcl_dtype dt) {
   double *out = malloc((2 * l->count + 1) * sizeof *out);
   void *raw = malloc(l->bytes + 1);
   if (l->bytes)
-    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(fcl_fft_slot(fft, slot)), CL_TRUE, 0,
-                        l->bytes, raw, 0, NULL, NULL);
+    CHECK_OK(
+        fcl_mem_read(e->q, fcl_fft_slot(fft, slot), 0, l->bytes, raw, FCL_BLOCKING, 0, NULL, NULL));
   for (size_t i = 0; i < l->count; ++i)
     for (size_t p = 0; p < 2; ++p) {
       const size_t at = 2 * (i / row * pitch + i % row) + p;

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "fft_test_util.h"
-#include "flowcl/opencl.h"
 
 /* Deterministic data in [-1, 1) from the global index, the same on every decomposition. */
 static double noise(const int64_t *g, unsigned salt) {
@@ -211,8 +210,7 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
     char *pad = calloc(l->padded_reals + 1, rs), *got = calloc(l->padded_reals + 1, rs);
     for (size_t r = 0; r < rows; ++r) memcpy(pad + r * prow * rs, h1 + r * row * rs, row * rs);
     fcl_mem *slot = fcl_fft_slot(fft, 1);
-    clEnqueueWriteBuffer(fcl_queue_cl(e->q), fcl_mem_cl(slot), CL_TRUE, 0, slot_bytes, pad, 0, NULL,
-                         NULL);
+    CHECK_OK(fcl_mem_write(e->q, slot, 0, slot_bytes, pad, FCL_BLOCKING, 0, NULL, NULL));
     CHECK_OK(fcl_fft_forward_inplace(fft, 1));
     double *xi = read_slot(e, fft, 1, dt);
     err = 0;
@@ -221,8 +219,7 @@ static void check_plan(env *e, fcl_topology *t, fcl_dtype dt, fcl_fft_backend b)
     CHECKF(err <= tol * fmax(scale, 1), "%s %s: in-place forward differs from out-of-place by %g",
            bn, fcl_dtype_cl_name(dt), err);
     CHECK_OK(fcl_fft_backward_inplace(fft, 1));
-    clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(slot), CL_TRUE, 0, slot_bytes, got, 0, NULL,
-                        NULL);
+    CHECK_OK(fcl_mem_read(e->q, slot, 0, slot_bytes, got, FCL_BLOCKING, 0, NULL, NULL));
     err = 0;
     for (size_t r = 0; r < rows; ++r)
       for (size_t i = 0; i < row; ++i) {

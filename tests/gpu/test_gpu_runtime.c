@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "fcl_test.h"
-#include "flowcl/opencl.h"
 
 static void check_gpu(const fcl_device_entry *e) {
   fcl_device_info d;
@@ -40,7 +39,7 @@ static void check_gpu(const fcl_device_entry *e) {
   size_t g = N, l = 256;
   fcl_event *ev = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
-  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(by), CL_TRUE, 0, N * sizeof *y, y, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(q, by, 0, N * sizeof *y, y, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;
   CHECKF(bad == 0, "%d wrong values", bad);

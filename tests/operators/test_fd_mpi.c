@@ -30,7 +30,6 @@
 
 #include "fd_impl.h" /* operators/finite_differences: the streamed planes' probe */
 #include "op_fields.h"
-#include "flowcl/opencl.h"
 
 typedef fcl_test_mpi_env env;
 
@@ -489,10 +488,9 @@ static void poison_ghosts(env *e, fcl_field *f) {
   const float nan32 = NAN;
   for (int c = 0; c < fcl_field_ncomp(f); ++c) {
     CHECK_OK(fcl_field_read(f, c, false, v));
-    CHECKF(clEnqueueFillBuffer(fcl_queue_cl(e->q), fcl_mem_cl(fcl_field_buffer(f, c)),
-                               item == 8 ? (const void *)&nan64 : (const void *)&nan32, item, 0,
-                               p[0] * p[1] * p[2] * item, 0, NULL, NULL) == CL_SUCCESS,
-           "fill %s with NaN", fcl_field_name(f));
+    CHECK_OK(fcl_mem_fill(e->q, fcl_field_buffer(f, c),
+                          item == 8 ? (const void *)&nan64 : (const void *)&nan32, item, 0,
+                          p[0] * p[1] * p[2] * item, 0, NULL, NULL));
     CHECK_OK(fcl_field_write(f, c, false, v));
   }
   free(v);

@@ -107,7 +107,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
     CHECK_OK(fcl_device_list(&all, &count));
     for (size_t i = 0; i < count; ++i) {
       fcl_device_info info;
-      if (fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & FCL_DEVICE_GPU) &&
+      /* the default choices take the first backend's devices (OpenCL's; the CUDA backend's
+       * are the same GPUs, chosen by naming it) */
+      if (!strcmp(fcl_device_backend(all[i].device), "opencl") &&
+          fcl_device_get_info(all[i].device, &info) == FCL_OK && (info.type & FCL_DEVICE_GPU) &&
           gpus < 64)
         gpu[gpus++] = all[i];
     }

@@ -1,11 +1,178 @@
-/* The CUDA backend's own declarations (not installed): NVRTC compilation (nvrtc.c). */
+/* The CUDA backend's own declarations (not installed): its objects, its table's entries (one
+ * file per kind of object), NVRTC compilation (nvrtc.c). */
 #ifndef FLOWCL_SRC_RUNTIME_CUDA_CUDA_BACKEND_H
 #define FLOWCL_SRC_RUNTIME_CUDA_CUDA_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cuda.h>
+#include <pthread.h>
+
+#include "../backend.h"
+#include "../runtime_impl.h"
 #include "flowcl/error.h"
+
+/* A device: its driver handle and ordinal, and its primary context while contexts hold it. */
+typedef struct {
+  CUdevice device;
+  int ordinal;
+  CUcontext primary; /* retained by the first fcl_context, released with the last */
+  int contexts;
+  CUstream callbacks; /* where event callbacks wait (made on first use, with the context) */
+} fcl__cuda_device;
+
+/* Makes device's primary context current on the calling thread (every entry that calls the
+ * driver on a device's objects does first: flowcl's threads never set one). */
+fcl_status fcl__cuda_current(const fcl_device *device);
+
+/* An event: the CUDA event recorded after its command (end) and, on a profiling queue, one
+ * recorded before it (start); the device whose context made them. */
+typedef struct fcl__cuda_callback fcl__cuda_callback;
+typedef struct {
+  CUevent start, end;
+  const fcl_device *device;
+  /* A user event (fcl_user_event_create) has no CUDA event: a word of page-locked host memory
+   * the device reads (0 until set, then 1), which streams wait for (cuStreamWaitValue32); its
+   * status, and the callbacks to call when it is set. */
+  bool user;
+  volatile unsigned *word;
+  CUdeviceptr word_device;
+  int status;
+  fcl__cuda_callback *callbacks;
+  pthread_mutex_t lock;
+} fcl__cuda_event;
+void fcl__cuda_event_free(fcl__cuda_event *e);
+
+/* Around every enqueue on q (queue.c): before makes q's context current, makes the stream wait
+ * for the wait list and, when an event is wanted or q profiles, makes *ev (its start recorded
+ * on a profiling queue); after records *ev's end after the command and turns it into *event
+ * (event NULL: freed). */
+fcl_status fcl__cuda_before(fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                            bool want_event, fcl__cuda_event **ev);
+fcl_status fcl__cuda_after(fcl_queue *q, fcl__cuda_event *ev, fcl_event **event);
+
+/* Memory: a device pointer; for pinned and registered memory also the host's address. A map of
+ * device memory goes through a host copy (maps: the open ones). */
+typedef struct fcl__cuda_mapping {
+  struct fcl__cuda_mapping *next;
+  void *staging;
+  size_t offset, bytes;
+  unsigned flags;
+} fcl__cuda_mapping;
+typedef struct {
+  CUdeviceptr ptr;
+  void *host;
+  bool registered;
+  const fcl_device *device;
+  fcl__cuda_mapping *maps;
+} fcl__cuda_mem;
+
+/* A program: the cubin and the module loaded from it, the compiler's log, the module's
+ * functions in the order of the program's kernel metadata. */
+typedef struct {
+  unsigned char *image;
+  size_t size;
+  CUmodule module;
+  char *log;
+  fcl_build_status status;
+  CUfunction *functions;
+  unsigned num_functions;
+} fcl__cuda_program;
+/* The function of p's kernel called name (NULL: none). */
+CUfunction fcl__cuda_program_function(const fcl_program *p, const char *name);
+/* A kernel's name and parameters from its symbol (signature.c): *name and *args malloc'd
+ * (names "", OpenCL's type names, kinds, by-value sizes). A symbol of C linkage gives the name
+ * alone; FCL_ERR_NOT_SUPPORTED: a mangling not read here. */
+fcl_status fcl__cuda_signature(const char *symbol, char **name, unsigned *num_args,
+                               fcl__arg_meta **args);
+/* The names of the n parameters of kernel from the definition in source, when its parameter
+ * list spells n of them (a macro standing for several leaves the names ""). */
+void fcl__cuda_arg_names(const char *source, const char *kernel, fcl__arg_meta *args, unsigned n);
+
+/* device.c */
+fcl_status fcl__cuda_platform_count(unsigned *count);
+fcl_status fcl__cuda_platform_get(unsigned index, fcl_platform **platform);
+fcl_status fcl__cuda_platform_info(const fcl_platform *p, fcl_platform_info *info);
+fcl_status fcl__cuda_platform_device(const fcl_platform *p, unsigned index, fcl_device **device);
+fcl_status fcl__cuda_device_info(const fcl_device *d, fcl_device_info *info);
+fcl_status fcl__cuda_device_vendor(const fcl_device *d, const fcl_device_info *info,
+                                   fcl__device_vendor *out);
+/* context.c */
+fcl_status fcl__cuda_context_create(fcl_device *const *devices, unsigned num_devices,
+                                    fcl_context *c);
+void fcl__cuda_context_destroy(fcl_context *c);
+/* queue.c */
+fcl_status fcl__cuda_queue_create(const fcl_context *context, const fcl_device *device,
+                                  unsigned flags, fcl_queue *q);
+void fcl__cuda_queue_destroy(fcl_queue *q);
+fcl_status fcl__cuda_queue_flush(fcl_queue *q);
+fcl_status fcl__cuda_queue_finish(fcl_queue *q);
+fcl_status fcl__cuda_queue_marker(fcl_queue *q, bool barrier, unsigned num_wait,
+                                  fcl_event *const *wait, fcl_event **event);
+/* mem.c */
+fcl_status fcl__cuda_mem_create(fcl_context *context, fcl_mem *m, void *host);
+void fcl__cuda_mem_destroy(fcl_mem *m);
+fcl_status fcl__cuda_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes,
+                               const void *host, bool blocking, unsigned num_wait,
+                               fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__cuda_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, size_t bytes,
+                              void *host, bool blocking, unsigned num_wait, fcl_event *const *wait,
+                              fcl_event **event);
+fcl_status fcl__cuda_mem_copy(fcl_queue *q, const fcl_mem *src, size_t src_offset, fcl_mem *dst,
+                              size_t dst_offset, size_t bytes, unsigned num_wait,
+                              fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__cuda_mem_fill(fcl_queue *q, fcl_mem *dst, const void *pattern, size_t pattern_size,
+                              size_t offset, size_t bytes, unsigned num_wait,
+                              fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__cuda_mem_commit(fcl_queue *q, fcl_mem *m);
+fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
+                              const fcl_rect *rect, bool blocking, unsigned num_wait,
+                              fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t offset, size_t bytes,
+                             unsigned num_wait, fcl_event *const *wait, void **host);
+fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
+                               fcl_event *const *wait, fcl_event **event);
+/* program.c */
+fcl_status fcl__cuda_program_create_source(fcl_program *p);
+fcl_status fcl__cuda_program_create_binaries(fcl_program *p, unsigned n, fcl_device *const *devices,
+                                             const size_t *sizes,
+                                             const unsigned char *const *binaries);
+void fcl__cuda_program_destroy(fcl_program *p);
+fcl_status fcl__cuda_program_build(fcl_program *p, const char *options);
+fcl_status fcl__cuda_program_load(fcl_program *p, const size_t *sizes,
+                                  const unsigned char *const *binaries, const char *options);
+char *fcl__cuda_program_build_log(const fcl_program *p, unsigned device_index);
+fcl_status fcl__cuda_program_binaries(fcl_program *p, size_t *sizes, unsigned char **binaries);
+fcl_status fcl__cuda_program_build_status(const fcl_program *p, const fcl_device *d,
+                                          fcl_build_status *status);
+fcl_status fcl__cuda_program_load_meta(fcl_program *p, const char *cached_meta);
+/* kernel.c */
+fcl_status fcl__cuda_kernel_create(fcl_program *p, const char *name, fcl_kernel *k);
+void fcl__cuda_kernel_destroy(fcl_kernel *k);
+fcl_status fcl__cuda_kernel_set_arg(fcl_kernel *k, unsigned index, int how, size_t size,
+                                    const void *value);
+fcl_status fcl__cuda_kernel_enqueue(fcl_kernel *k, fcl_queue *q, unsigned dim, const size_t *global,
+                                    const size_t *local, const size_t *offset, unsigned num_wait,
+                                    fcl_event *const *wait, fcl_event **event);
+fcl_status fcl__cuda_kernel_work_group_info(const fcl_kernel *k, const fcl_device *d,
+                                            fcl_kernel_work_group_info *info);
+/* vkfft.c (with VkFFT) */
+struct fcl__vkfft;
+struct fcl__vkfft_config;
+fcl_status fcl__cuda_vkfft_plan(fcl_queue *queue, const struct fcl__vkfft_config *config,
+                                const char *what, struct fcl__vkfft **out);
+fcl_status fcl__cuda_vkfft_append(struct fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
+                                  fcl_mem *buffer, int direction, const char *what);
+void fcl__cuda_vkfft_destroy(struct fcl__vkfft *plan);
+/* event.c */
+void fcl__cuda_event_release(fcl_event *e);
+fcl_status fcl__cuda_events_wait(unsigned n, fcl_event *const *events);
+fcl_status fcl__cuda_event_status(const fcl_event *e, int *status);
+fcl_status fcl__cuda_event_profile(const fcl_event *e, fcl_event_times *times);
+fcl_status fcl__cuda_event_on_complete(fcl_event *e, fcl_event_callback callback, void *user);
+fcl_status fcl__cuda_user_event_create(const fcl_context *context, fcl_event **event);
+fcl_status fcl__cuda_user_event_set(fcl_event *e, int status);
 
 /* The CUDA prelude (kernels/prelude_cuda.h, embedded at build time). */
 extern const char fcl__prelude_cuda[];

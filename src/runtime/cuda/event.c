@@ -1,0 +1,178 @@
+/* The CUDA backend's events: a CUDA event recorded after the command (and one before it on a
+ * profiling queue); callbacks from a helper stream that waits for the event. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "../check.h"
+#include "../runtime_impl.h"
+#include "cuda_backend.h"
+#include "driver.h"
+
+void fcl__cuda_event_free(fcl__cuda_event *e) {
+  if (!e) return;
+  const fcl__cu_api *cu = fcl__cu(NULL);
+  if (cu && e->device && fcl__cuda_current(e->device) == FCL_OK) {
+    if (e->end) cu->EventDestroy(e->end);
+    if (e->start) cu->EventDestroy(e->start);
+    if (e->word) cu->MemFreeHost((void *)e->word);
+  }
+  if (e->user) pthread_mutex_destroy(&e->lock);
+  free(e);
+}
+
+void fcl__cuda_event_release(fcl_event *e) { fcl__cuda_event_free(e->native); }
+
+fcl_status fcl__cuda_events_wait(unsigned n, fcl_event *const *events) {
+  const fcl__cu_api *cu = fcl__cu(NULL);
+  for (unsigned i = 0; i < n; ++i) {
+    fcl__cuda_event *e = events[i]->native;
+    if (e->user) { /* the host polls the word until another thread sets it */
+      while (!__atomic_load_n(e->word, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+      }
+      pthread_mutex_lock(&e->lock);
+      const int status = e->status;
+      pthread_mutex_unlock(&e->lock);
+      if (status < 0)
+        return fcl__error_set(FCL_ERR_CUDA, status, __func__, __FILE__, __LINE__,
+                              "event %u of %u (a user event) ended in error %d", i, n, status);
+      continue;
+    }
+    FCL_TRY(fcl__cuda_current(e->device));
+    CUresult r = cu->EventSynchronize(e->end);
+    if (r != CUDA_SUCCESS) return FCL_CU_ERROR(r, "cuEventSynchronize");
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl__cuda_event_status(const fcl_event *event, int *status) {
+  fcl__cuda_event *e = event->native;
+  if (e->user) {
+    pthread_mutex_lock(&e->lock);
+    *status = e->status;
+    pthread_mutex_unlock(&e->lock);
+    return FCL_OK;
+  }
+  FCL_TRY(fcl__cuda_current(e->device));
+  CUresult r = fcl__cu(NULL)->EventQuery(e->end);
+  if (r == CUDA_SUCCESS)
+    *status = FCL_EVENT_COMPLETE;
+  else if (r == CUDA_ERROR_NOT_READY)
+    *status = FCL_EVENT_SUBMITTED;
+  else
+    return FCL_CU_ERROR(r, "cuEventQuery");
+  return FCL_OK;
+}
+
+fcl_status fcl__cuda_event_profile(const fcl_event *event, fcl_event_times *times) {
+  const fcl__cuda_event *e = event->native;
+  if (!e->start)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "the event's queue was not made for profiling");
+  FCL_TRY(fcl__cuda_current(e->device));
+  float ms = 0;
+  FCL_CU_TRY(fcl__cu(NULL)->EventElapsedTime(&ms, e->start, e->end), "cuEventElapsedTime");
+  /* CUDA measures intervals, not instants: the command's start is the origin */
+  times->queued_ns = times->submit_ns = times->start_ns = 0;
+  times->end_ns = (uint64_t)((double)ms * 1e6);
+  return FCL_OK;
+}
+
+/* A callback waiting for an event. */
+struct fcl__cuda_callback {
+  fcl__cuda_callback *next;
+  fcl_event *event; /* retained until called */
+  fcl_event_callback callback;
+  void *user;
+};
+
+static void CUDA_CB call_back(void *arg) {
+  fcl__cuda_callback *c = arg;
+  c->callback(c->event, FCL_EVENT_COMPLETE, c->user);
+  fcl_event_release(&c->event);
+  free(c);
+}
+
+fcl_status fcl__cuda_event_on_complete(fcl_event *event, fcl_event_callback callback, void *user) {
+  fcl__cuda_event *e = event->native;
+  fcl__cuda_callback *c = calloc(1, sizeof *c);
+  if (!c) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "event callback");
+  *c = (fcl__cuda_callback){NULL, fcl_event_retain(event), callback, user};
+  if (e->user) { /* called when the event is set, or now if it was */
+    pthread_mutex_lock(&e->lock);
+    const int status = e->status;
+    if (status == FCL_EVENT_SUBMITTED) {
+      c->next = e->callbacks;
+      e->callbacks = c;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (status != FCL_EVENT_SUBMITTED) {
+      callback(event, status, user);
+      fcl_event_release(&c->event);
+      free(c);
+    }
+    return FCL_OK;
+  }
+  /* a stream of the device's own waits for the event, then runs the callback on a driver
+   * thread */
+  FCL_TRY(fcl__cuda_current(e->device));
+  const fcl__cu_api *cu = fcl__cu(NULL);
+  fcl__cuda_device *d = e->device->native;
+  CUresult r = CUDA_SUCCESS;
+  if (!d->callbacks) r = cu->StreamCreate(&d->callbacks, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS) r = cu->StreamWaitEvent(d->callbacks, e->end, 0);
+  if (r == CUDA_SUCCESS) r = cu->LaunchHostFunc(d->callbacks, call_back, c);
+  if (r != CUDA_SUCCESS) {
+    fcl_event_release(&c->event);
+    free(c);
+    return FCL_CU_ERROR(r, "cuLaunchHostFunc (event callback)");
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl__cuda_user_event_create(const fcl_context *context, fcl_event **event) {
+  FCL_TRY(fcl__cuda_current(context->devices[0]));
+  const fcl__cu_api *cu = fcl__cu(NULL);
+  fcl__cuda_event *e = calloc(1, sizeof *e);
+  if (!e) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "user event");
+  e->user = true;
+  e->device = context->devices[0];
+  e->status = FCL_EVENT_SUBMITTED;
+  pthread_mutex_init(&e->lock, NULL);
+  void *word = NULL;
+  CUresult r = cu->MemHostAlloc(&word, sizeof(unsigned),
+                                CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  if (r == CUDA_SUCCESS) {
+    e->word = word;
+    *e->word = 0;
+    r = cu->MemHostGetDevicePointer(&e->word_device, word, 0);
+  }
+  if (r != CUDA_SUCCESS) {
+    fcl__cuda_event_free(e);
+    return FCL_CU_ERROR(r, "cuMemHostAlloc (a user event)");
+  }
+  return fcl__event_new(&fcl__cuda_backend, e, event);
+}
+
+fcl_status fcl__cuda_user_event_set(fcl_event *event, int status) {
+  fcl__cuda_event *e = event->native;
+  if (!e->user) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 1 (event): not a user event");
+  pthread_mutex_lock(&e->lock);
+  const bool set = e->status != FCL_EVENT_SUBMITTED;
+  if (!set) e->status = status;
+  fcl__cuda_callback *list = set ? NULL : e->callbacks;
+  e->callbacks = NULL;
+  /* the device reads the word: waiting streams go on (after a failure too: CUDA cannot cancel
+   * the commands behind it, so they run) */
+  if (!set) __atomic_store_n(e->word, 1u, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&e->lock);
+  if (set) return FCL_ERROR(FCL_ERR_INVALID_STATE, "the user event was set already");
+  while (list) {
+    fcl__cuda_callback *next = list->next;
+    list->callback(list->event, status, list->user);
+    fcl_event_release(&list->event);
+    free(list);
+    list = next;
+  }
+  return FCL_OK;
+}

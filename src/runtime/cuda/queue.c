@@ -1,0 +1,87 @@
+/* The CUDA backend's queues: a non-blocking stream per queue (in order: CUDA has no out-of-order
+ * stream), and the commands' events (fcl__cuda_before / fcl__cuda_after around every enqueue). */
+#include <stdlib.h>
+
+#include "../check.h"
+#include "../runtime_impl.h"
+#include "cuda_backend.h"
+#include "driver.h"
+
+fcl_status fcl__cuda_queue_create(const fcl_context *context, const fcl_device *device,
+                                  unsigned flags, fcl_queue *q) {
+  (void)context;
+  if (flags & FCL_QUEUE_OUT_OF_ORDER)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "CUDA streams run in order: no out-of-order queue");
+  FCL_TRY(fcl__cuda_current(device));
+  CUstream s;
+  FCL_CU_TRY(fcl__cu(NULL)->StreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  q->native = s;
+  return FCL_OK;
+}
+
+void fcl__cuda_queue_destroy(fcl_queue *q) {
+  if (fcl__cuda_current(q->device) == FCL_OK) fcl__cu(NULL)->StreamDestroy(q->native);
+}
+
+fcl_status fcl__cuda_queue_flush(fcl_queue *q) {
+  (void)q; /* a stream submits as it is given work */
+  return FCL_OK;
+}
+
+fcl_status fcl__cuda_queue_finish(fcl_queue *q) {
+  FCL_TRY(fcl__cuda_current(q->device));
+  FCL_CU_TRY(fcl__cu(NULL)->StreamSynchronize(q->native), "cuStreamSynchronize");
+  return FCL_OK;
+}
+
+fcl_status fcl__cuda_before(fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
+                            bool want_event, fcl__cuda_event **ev) {
+  *ev = NULL;
+  FCL_TRY(fcl__cuda_current(q->device));
+  const fcl__cu_api *cu = fcl__cu(NULL);
+  for (unsigned i = 0; i < num_wait; ++i) {
+    const fcl__cuda_event *w = wait[i]->native;
+    if (w->user)
+      FCL_CU_TRY(cu->StreamWaitValue32(q->native, w->word_device, 1, CU_STREAM_WAIT_VALUE_GEQ),
+                 "cuStreamWaitValue32 (a user event)");
+    else
+      FCL_CU_TRY(cu->StreamWaitEvent(q->native, w->end, 0), "cuStreamWaitEvent");
+  }
+  const bool profile = (q->flags & FCL_QUEUE_PROFILING) != 0;
+  if (!want_event && !profile) return FCL_OK;
+  fcl__cuda_event *e = calloc(1, sizeof *e);
+  if (!e) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "CUDA event");
+  e->device = q->device;
+  unsigned flags = profile ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
+  CUresult r = cu->EventCreate(&e->end, flags);
+  if (r == CUDA_SUCCESS && profile) r = cu->EventCreate(&e->start, flags);
+  if (r == CUDA_SUCCESS && profile) r = cu->EventRecord(e->start, q->native);
+  if (r != CUDA_SUCCESS) {
+    fcl__cuda_event_free(e);
+    return FCL_CU_ERROR(r, "cuEventCreate");
+  }
+  *ev = e;
+  return FCL_OK;
+}
+
+fcl_status fcl__cuda_after(fcl_queue *q, fcl__cuda_event *e, fcl_event **event) {
+  if (!e) return FCL_OK;
+  CUresult r = fcl__cu(NULL)->EventRecord(e->end, q->native);
+  if (r != CUDA_SUCCESS) {
+    fcl__cuda_event_free(e);
+    return FCL_CU_ERROR(r, "cuEventRecord");
+  }
+  if (!event) {
+    fcl__cuda_event_free(e); /* recorded for profiling only: nobody asked for it */
+    return FCL_OK;
+  }
+  return fcl__event_new(&fcl__cuda_backend, e, event);
+}
+
+fcl_status fcl__cuda_queue_marker(fcl_queue *q, bool barrier, unsigned num_wait,
+                                  fcl_event *const *wait, fcl_event **event) {
+  (void)barrier; /* a stream is in order: every marker is a barrier */
+  fcl__cuda_event *e;
+  FCL_TRY(fcl__cuda_before(q, num_wait, wait, event != NULL, &e));
+  return fcl__cuda_after(q, e, event);
+}
