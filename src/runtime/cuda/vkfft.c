@@ -26,6 +26,8 @@
 #define VKFFT_BACKEND 1 /* CUDA */
 #include <vkFFT.h>
 
+#include "../vkfft_shape.h"
+
 typedef struct {
   fcl__vkfft base;
   VkFFTApplication app;
@@ -61,18 +63,7 @@ fcl_status fcl__cuda_vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *confi
   c.device = &p->device;
   c.stream = &p->stream;
   c.num_streams = 1;
-  c.doublePrecision = config->double_precision;
-  c.FFTdim = config->dims;
-  for (int i = 0; i < 3; ++i) {
-    c.size[i] = config->size[i];
-    c.omitDimension[i] = config->omit[i];
-    c.inputBufferStride[i] = config->input_stride[i];
-    c.bufferStride[i] = config->stride[i];
-  }
-  c.performR2C = config->r2c;
-  c.isInputFormatted = config->input_formatted;
-  c.inverseReturnToInputBuffer = config->inverse_to_input;
-  c.inputBufferOffset = config->input_offset;
+  fcl__vkfft_shape(&c, config);
   if (config->input) {
     c.inputBuffer = &input;
     c.inputBufferSize = &p->input_bytes;

@@ -18,6 +18,8 @@
 #define VKFFT_BACKEND 3 /* OpenCL */
 #include <vkFFT.h>
 
+#include "../vkfft_shape.h"
+
 typedef struct {
   fcl__vkfft base;
   VkFFTApplication app;
@@ -55,18 +57,7 @@ fcl_status fcl__opencl_vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *con
   c.device = &p->device;
   c.context = &p->context;
   c.commandQueue = &p->queue;
-  c.doublePrecision = config->double_precision;
-  c.FFTdim = config->dims;
-  for (int i = 0; i < 3; ++i) {
-    c.size[i] = config->size[i];
-    c.omitDimension[i] = config->omit[i];
-    c.inputBufferStride[i] = config->input_stride[i];
-    c.bufferStride[i] = config->stride[i];
-  }
-  c.performR2C = config->r2c;
-  c.isInputFormatted = config->input_formatted;
-  c.inverseReturnToInputBuffer = config->inverse_to_input;
-  c.inputBufferOffset = config->input_offset;
+  fcl__vkfft_shape(&c, config);
   if (input) {
     c.inputBuffer = &input;
     c.inputBufferSize = &p->input_bytes;
