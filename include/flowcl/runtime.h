@@ -198,9 +198,12 @@ fcl_status fcl_device_list(fcl_device_entry **entries, size_t *count);
 /** Choose one device from a specification "platform:device" (like PYOPENCL_CTX). Each part is a
  * 0-based index or a case-insensitive substring of the platform name or vendor / of the device
  * name, vendor or type ("gpu", "cpu"); a missing part takes the first match ("1", ":gpu",
- * "nvidia:", "pocl:cpu"). spec NULL or "" reads FLOWCL_DEVICE; when that is unset too, the first
- * GPU, or else the first device. No match: FCL_ERR_NOT_FOUND with a message listing every
- * available device. */
+ * "nvidia:", "pocl:cpu"). The platform part may name a backend instead ("cuda", "cuda:1",
+ * "opencl:gpu"): its devices only. A GPU is a device of each backend that reaches it, so the
+ * devices of a backend other than OpenCL match only by that name or by platform index; every
+ * other spec, and the default choices, take OpenCL's. spec NULL or "" reads FLOWCL_DEVICE; when
+ * that is unset too, OpenCL's first GPU, or else its first device. No match: FCL_ERR_NOT_FOUND
+ * with a message listing every available device. */
 fcl_status fcl_device_select(const char *spec, fcl_device_entry *out);
 /** The device of the index-th process of a node (its node-local rank): when spec and
  * FLOWCL_DEVICE are empty, GPU number index modulo the GPUs there are, or else the first CPU
