@@ -1,4 +1,5 @@
-/* exchange: the comm layer's all-to-all on each transport (mpi, staged), beside the raw figures
+/* exchange: the comm layer's all-to-all on each transport (mpi, staged; device between CUDA
+ * devices, where the CUDA backend links), beside the raw figures
  * of the same run on the same ranks: pinned device->host and host->device copies (all ranks at
  * once; into the mapped memory of a CL_MEM_ALLOC_HOST_PTR buffer, and into host memory that a
  * CL_MEM_USE_HOST_PTR buffer wraps, as the staged transport's window; the bound takes the faster),
@@ -110,6 +111,54 @@ static int alltoall(bench *b, void *arg) {
   return fcl__alltoall_run_batch(x->x, x->n, x->a, x->b, true) != FCL_OK;
 }
 
+/* The device transport: the comm layer's all-to-all of the same blocks from device memory to
+ * device memory (NCCL between CUDA devices), each rank on its node's CUDA device of its local
+ * number, a run ending when its queue is finished. */
+typedef struct {
+  fcl__alltoall *x;
+  fcl_queue *q;
+  fcl_mem *a, *b;
+} device_arg;
+
+static int device_alltoall(bench *b, void *arg) {
+  (void)b;
+  device_arg *x = arg;
+  return fcl__alltoall_run(x->x, x->a, x->b, true) != FCL_OK || fcl_queue_finish(x->q) != FCL_OK;
+}
+
+/* Its median time, or -1 with the reason in why (the same on every rank). */
+static double device_transport(bench *b, const fcl__block *send, const fcl__block *recv, char *why,
+                               size_t why_size) {
+  MPI_Comm node;
+  int local = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  fcl_device_entry e;
+  fcl_context *ctx = NULL;
+  device_arg x = {0};
+  fcl_status st = fcl_device_select_nth("cuda", local, &e);
+  if (st == FCL_OK) st = fcl_context_create(1, &e.device, &ctx);
+  if (st == FCL_OK) st = fcl_queue_create(ctx, e.device, 0, &x.q);
+  if (st == FCL_OK) st = fcl_mem_create(ctx, FCL_MEM_DEVICE, b->bytes, NULL, &x.a);
+  if (st == FCL_OK) st = fcl_mem_create(ctx, FCL_MEM_DEVICE, b->bytes, NULL, &x.b);
+  int ok = st == FCL_OK, all = 0;
+  snprintf(why, why_size, "%s", ok ? "a rank has no CUDA device" : fcl_last_error());
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  double t = -1;
+  if (all && fcl__alltoall_create(ctx, x.q, MPI_COMM_WORLD, ROW, send, recv, 1,
+                                  FCL__TRANSPORT_DEVICE, &x.x) == FCL_OK)
+    t = timed(b, device_alltoall, &x);
+  else if (all)
+    snprintf(why, why_size, "%s", fcl_last_error());
+  fcl__alltoall_destroy(&x.x);
+  fcl_mem_release(&x.a);
+  fcl_mem_release(&x.b);
+  fcl_queue_release(&x.q);
+  fcl_context_release(&ctx);
+  return t;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   long mib = 0;
@@ -213,6 +262,9 @@ int main(int argc, char **argv) {
     fcl_mem_release(&x3.a[i]);
     fcl_mem_release(&x3.b[i]);
   }
+  char device_why[512] = "";
+  const double t_device = P > 1 ? device_transport(&b, send, recv, device_why, sizeof device_why)
+                                : -1;
   /* NCCL between the ranks' GPUs, where built: the device-direct figures beside the staged ones */
   nccl_figures nf = {0, 0};
   int nccl_st = 1;
@@ -257,6 +309,15 @@ int main(int argc, char **argv) {
     } else if (P > 1) {
       printf("  NCCL: %s %s\n", nccl_st < 0 ? "failed:" : "not measured:", nccl_why);
     }
+    if (t_device > 0)
+      printf("  all-to-all, device transport (CUDA)      %8.2f ms  %6.2f GB/s per rank%s\n",
+             t_device * 1e3, (double)b.out_bytes / t_device / 1e9,
+             nccl_st == 0 && P > 1 ? "" : " (no bare NCCL figure beside it)");
+    if (t_device > 0 && nccl_st == 0 && P > 1)
+      printf("  device transport over bare NCCL          %8.2f of NCCL's all-to-all speed\n",
+             nf.alltoall_ms * 1e-3 / t_device);
+    else if (P > 1 && t_device <= 0)
+      printf("  device transport: not measured: %s\n", device_why);
     if (o.json) {
       FILE *jf = fopen(o.json, "w");
       if (!jf) DIE("cannot write %s", o.json);
@@ -289,6 +350,9 @@ int main(int argc, char **argv) {
       if (P > 1 && nccl_st == 0)
         fprintf(jf, ",\n  {\"name\": \"alltoall_nccl\", \"value\": %.3f, \"unit\": \"ms\"}",
                 nf.alltoall_ms);
+      if (t_device > 0)
+        fprintf(jf, ",\n  {\"name\": \"alltoall_device\", \"value\": %.3f, \"unit\": \"ms\"}",
+                t_device * 1e3);
       fprintf(jf, "\n]}\n");
       fclose(jf);
     }

@@ -1,12 +1,13 @@
 /* Spectral operators: pointwise in wavenumber space, on the spectral slots of an FFT plan
  * (src/fft). Built with -DT=float or -DT=double (and -DFCL_FP64 where the device has it).
  *
- * One work-item per complex value of a rank's slot. The global size is the slot's local shape
- * in memory order, memory dimension 0 over the layout's pitch (the work-items past the row's
- * values compute on its padding, which no transform reads); memory dimension d holds physical
- * axis o_d, and the global index of an axis is the local one plus that axis's offset
- * (fcl_fft_layout). Wavenumbers: 2 pi / L * m, m
- * wrapped to [-n/2, n/2). Odd derivatives drop the Nyquist mode of even n (its derivative is
+ * One work-item per complex value of a rank's slot. Global dimension 0 runs over memory
+ * dimensions 0 and 1 together (rows of `pitch` values: the work-items past a row's values
+ * compute on its padding, which no transform reads), dimension 1 over memory dimension 2: a
+ * row of a prime length (257 complex values of a distributed 512^3 slot) would otherwise leave
+ * work-groups of one item. Memory dimension d holds physical axis o_d, and the global index of
+ * an axis is the local one plus that axis's offset (fcl_fft_layout). Wavenumbers: 2 pi / L * m,
+ * m wrapped to [-n/2, n/2). Odd derivatives drop the Nyquist mode of even n (its derivative is
  * not real). Every kernel multiplies by `scale` (1 / number of points: the unnormalized inverse
  * transform is then exact). */
 #ifdef FCL_FP64
@@ -17,9 +18,9 @@
 #define T2 VEC2(T)
 
 #define LAYOUT_ARGS                                                                             \
-  const int o0, const int o1, const int o2, const long off_x, const long off_y,                \
-      const long off_z, const long nx, const long ny, const long nz, const T sx, const T sy,   \
-      const T sz
+  const int o0, const int o1, const int o2, const long pitch, const long off_x,                \
+      const long off_y, const long off_z, const long nx, const long ny, const long nz,          \
+      const T sx, const T sy, const T sz
 
 typedef struct {
   T k[3];    /* wavenumbers */
@@ -29,10 +30,11 @@ typedef struct {
 
 static T wavenumber(long m, long n, T s) { return s * (T)(m <= n / 2 ? m : m - n); }
 
-static wave wave_here(const int o0, const int o1, const int o2, const long off_x,
-                      const long off_y, const long off_z, const long nx, const long ny,
-                      const long nz, const T sx, const T sy, const T sz) {
-  size_t g[3] = {get_global_id(0), get_global_id(1), get_global_id(2)};
+static wave wave_here(const int o0, const int o1, const int o2, const long pitch,
+                      const long off_x, const long off_y, const long off_z, const long nx,
+                      const long ny, const long nz, const T sx, const T sy, const T sz) {
+  const size_t id = get_global_id(0);
+  size_t g[3] = {id % (size_t)pitch, id / (size_t)pitch, get_global_id(1)};
   long m[3];
   m[o0] = (long)g[0];
   m[o1] = (long)g[1];
@@ -47,11 +49,11 @@ static wave wave_here(const int o0, const int o1, const int o2, const long off_x
     w.k[a] = wavenumber(m[a], n[a], s[a]);
     w.kodd[a] = (n[a] % 2 == 0 && m[a] == n[a] / 2) ? (T)0 : w.k[a];
   }
-  w.at = (g[2] * get_global_size(1) + g[1]) * get_global_size(0) + g[0];
+  w.at = g[2] * get_global_size(0) + id;
   return w;
 }
 
-#define WAVE_HERE() wave_here(o0, o1, o2, off_x, off_y, off_z, nx, ny, nz, sx, sy, sz)
+#define WAVE_HERE() wave_here(o0, o1, o2, pitch, off_x, off_y, off_z, nx, ny, nz, sx, sy, sz)
 
 static T norm2(const T *k) { return k[0] * k[0] + k[1] * k[1] + k[2] * k[2]; }
 /* i * a */

@@ -42,7 +42,7 @@ extern "C" {
   X(FCL_ERR_INVALID_STATE, -11, "object not in a state that allows this operation")                \
   X(FCL_ERR_INTERNAL, -12, "internal error (a flowcl bug)")                                        \
   X(FCL_ERR_FFT, -13, "FFT library error (VkFFT or FFTW)")                                         \
-  X(FCL_ERR_CUDA, -14, "CUDA error (driver API or NVRTC)")
+  X(FCL_ERR_CUDA, -14, "CUDA error (driver API, NVRTC or NCCL)")
 
 /** What a fallible flowcl call returned: FCL_OK (0), or a negative error code. */
 typedef enum {
@@ -81,7 +81,7 @@ typedef enum {
 /** @var FCL_ERR_FFT
  * The FFT library (VkFFT or FFTW) failed. */
 /** @var FCL_ERR_CUDA
- * A call of CUDA's driver API or of NVRTC failed (the CUDA backend); the message names the
+ * A call of CUDA's driver API, NVRTC or NCCL failed (the CUDA backend); the message names the
  * call and CUDA's error. */
 
 /** "FCL_ERR_NOT_FOUND" for FCL_ERR_NOT_FOUND; "FCL_UNKNOWN_STATUS" for values not in the table. */

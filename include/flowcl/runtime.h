@@ -659,6 +659,62 @@ fcl_status fcl_local_access_conflicts(const fcl_device_characterization *device,
                                       size_t explanation_size);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Links: device memory between processes                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A link: a group of processes, one device each, that move device memory between them
+ * directly (NVLink, PCIe peer access or a network, as the backend's library finds), in order on
+ * the processes' queues: no host copy and no host wait. The CUDA backend links through NCCL
+ * (libnccl.so.2, loaded on first use); other backends have no links. A group is made like an
+ * MPI communicator: one process makes an id (fcl_link_id), every process of the group receives
+ * a copy (by MPI_Bcast, say) and joins with it (fcl_link_create). flowcl's exchanges (src/comm)
+ * use links where every rank's device has them. */
+typedef struct fcl_link fcl_link;
+
+/** Sizes of links. */
+enum {
+  FCL_LINK_ID_BYTES = 128 /**< bytes of a link id */
+};
+
+/** FCL_OK where device can link, else FCL_ERR_NOT_SUPPORTED saying why (its backend has no
+ * links, NCCL not built or libnccl.so.2 not found). */
+fcl_status fcl_link_supported(const fcl_device *device);
+
+/** A new group's id into id (FCL_LINK_ID_BYTES), made on one process for all. */
+fcl_status fcl_link_id(const fcl_device *device, unsigned char *id);
+
+/** Joins the group of id as rank (0 <= rank < ranks) with context's device: blocks until every
+ * rank has joined (collective over the group). Every rank's device must be another one. */
+fcl_status fcl_link_create(fcl_context *context, const unsigned char *id, int ranks, int rank,
+                           fcl_link **out);
+
+/** A message of an exchange: bytes of mem at offset, sent to or received from rank peer. */
+typedef struct {
+  fcl_mem *mem;  /**< device memory of the link's backend */
+  size_t offset; /**< where the message's bytes start in mem */
+  size_t bytes;  /**< its length */
+  int peer;      /**< the rank of the group it goes to or comes from */
+  bool send;     /**< true: sent to peer; false: received from peer */
+} fcl_link_message;
+
+/** Enqueues n messages on queue (of the link's device) as one group: they start after the
+ * queue's earlier commands, and the queue's later commands start after all of them have
+ * completed. Every message needs its match in the peer's exchange (a send of the same bytes to
+ * this rank for a receive, and the reverse); the ranks' exchanges must be enqueued in the same
+ * order. Does not wait for the device. A message of 0 bytes is allowed (and moves nothing). */
+fcl_status fcl_link_exchange(fcl_link *link, fcl_queue *queue, unsigned n,
+                             const fcl_link_message *msg);
+
+/** The group's size and this process's rank in it. */
+fcl_status fcl_link_ranks(const fcl_link *link, int *ranks, int *rank);
+
+/** Leaves the group and frees the link (after the exchanges enqueued have completed; the
+ * queues need not be finished). abort: at once, for a failure: the exchanges in flight end
+ * in error on this rank, and the peers' exchanges with it may fail or stall until they abort
+ * too (the caller tells them, e.g. by MPI_Abort). NULL or *link NULL: nothing. */
+void fcl_link_release(fcl_link **link, bool abort);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Counters                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 

@@ -27,6 +27,8 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, i
   for (int b = 0; b < nbuf; ++b, ++n)
     args[n] = fcl_arg_buffer((unsigned)n, fcl_fft_slot(s->fft, b < nslots ? b : nslots - 1));
   for (int m = 0; m < 3; ++m, ++n) args[n] = fcl_arg_i32((unsigned)n, l->order[m]);
+  args[n] = fcl_arg_i64((unsigned)n, l->pitch);
+  ++n;
   for (int a = 0; a < 3; ++a, ++n) args[n] = fcl_arg_i64((unsigned)n, l->offset[a]);
   for (int a = 0; a < 3; ++a, ++n)
     args[n] = fcl_arg_i64((unsigned)n, a < d->dim ? d->resolution[a] : 1);
@@ -48,11 +50,12 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, i
   }
   const size_t value_bytes = l->count * 2 * fcl_dtype_size(s->dtype);
   fcl_launch_config cfg = {
-      .queue = s->queue, .work_dim = 3, .bytes_per_launch = (size_t)transfers * value_bytes};
-  /* rows of memory dimension 0 over the pitch: the work-items past local[order[0]] compute
-   * on the padding, which no transform reads (a guard would cost every item) */
-  cfg.global[0] = (size_t)l->pitch;
-  for (int m = 1; m < 3; ++m) cfg.global[m] = (size_t)l->local[l->order[m]];
+      .queue = s->queue, .work_dim = 2, .bytes_per_launch = (size_t)transfers * value_bytes};
+  /* memory dimensions 0 and 1 as one (kernels/spectral.cl), rows over the pitch: the
+   * work-items past local[order[0]] compute on the padding, which no transform reads (a
+   * guard would cost every item) */
+  cfg.global[0] = (size_t)l->pitch * (size_t)l->local[l->order[1]];
+  cfg.global[1] = (size_t)l->local[l->order[2]];
   char name[96];
   snprintf(name, sizeof name, "spectral.%s", kernel + sizeof "spectral_" - 1);
   return fcl_launcher_create_kernel(s->program, name, kernel, n, args, nparams, ps, &cfg, out);

@@ -11,9 +11,14 @@
  *                            devices: no host memcpy, no MPI copy of the data;
  *   mpi     transport_mpi.c, p2p_mpi.c  any ranks: pinned host staging (the pool's host-pinned
  *                            allocator, pinned.c) and MPI messages (the reference).
- * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|staged|mpi chooses
- * for both exchanges; auto takes staged where every rank of the communicator shares one node
- * and the driver accepts the window, mpi otherwise. */
+ *   device  transport_device.c  ranks whose devices link (fcl_link: NCCL between CUDA devices,
+ *                            device_link.c): blocks go from device memory to device memory
+ *                            (NVLink where the GPUs have it) in grouped sends and receives on
+ *                            the caller's queue; no host copy and no host wait.
+ * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|device|staged|mpi
+ * chooses for both exchanges; auto takes device where every rank's device links (each its own
+ * device), else staged where every rank of the communicator shares one node and the driver
+ * accepts the window, mpi otherwise. */
 #ifndef FLOWCL_COMM_IMPL_H
 #define FLOWCL_COMM_IMPL_H
 
@@ -96,7 +101,18 @@ fcl_status fcl__pinned_create(fcl_context *context, fcl_queue *queue, size_t byt
 /* Unmaps (waiting for the queue) and frees; a zeroed fcl__pinned is left alone. */
 void fcl__pinned_destroy(fcl__pinned *pinned);
 
-typedef enum { FCL__TRANSPORT_AUTO, FCL__TRANSPORT_STAGED, FCL__TRANSPORT_MPI } fcl__transport;
+/* The link of comm's ranks on context's device (device_link.c; collective): shared with the
+ * plans of a congruent communicator, released by fcl__link_leave. FCL_ERR_NOT_SUPPORTED on
+ * every rank alike where a rank's device cannot link or two ranks share a device. */
+fcl_status fcl__link_join(fcl_context *context, MPI_Comm comm, fcl_link **out);
+void fcl__link_leave(fcl_link **link);
+
+typedef enum {
+  FCL__TRANSPORT_AUTO,
+  FCL__TRANSPORT_DEVICE,
+  FCL__TRANSPORT_STAGED,
+  FCL__TRANSPORT_MPI
+} fcl__transport;
 
 /* FLOWCL_TRANSPORT (unset or empty: auto); an unknown value is an error naming it. */
 fcl_status fcl__transport_from_env(fcl__transport *out);
@@ -150,6 +166,9 @@ typedef struct {
   /* The host steps (fcl_host_fn: the group, the caller's queue); NULL: nothing to do. */
   fcl_host_fn step[FCL__P2P_STEPS];
   void (*destroy)(fcl__p2p *p);
+  /* The steps only enqueue on the caller's queue (fcl_launcher_create_host_enqueue), and the
+   * staging is device memory (fcl__p2p_group.stage): the caller packs and unpacks there. */
+  bool on_device;
 } fcl__p2p_ops;
 
 /* The transport table: each transport's exchanges. */
@@ -161,12 +180,13 @@ typedef struct {
 
 extern const fcl__transport_ops fcl__transport_mpi;
 extern const fcl__transport_ops fcl__transport_staged;
-extern const fcl__alltoall_ops fcl__alltoall_mpi, fcl__alltoall_staged;
-extern const fcl__p2p_ops fcl__p2p_mpi, fcl__p2p_staged;
+extern const fcl__transport_ops fcl__transport_device;
+extern const fcl__alltoall_ops fcl__alltoall_mpi, fcl__alltoall_staged, fcl__alltoall_device;
+extern const fcl__p2p_ops fcl__p2p_mpi, fcl__p2p_staged, fcl__p2p_device;
 
 /* Sets up object on the transport kind asks for: try_ sets it up on one transport (on failure
- * leaving nothing behind); AUTO tries staged, then mpi where staged is FCL_ERR_NOT_SUPPORTED
- * (logged at info level with what). Collective where try_ is. */
+ * leaving nothing behind); AUTO tries device, then staged, then mpi, each where the one before
+ * is FCL_ERR_NOT_SUPPORTED (logged at info level with what). Collective where try_ is. */
 typedef fcl_status (*fcl__transport_try)(void *object, const fcl__transport_ops *transport);
 fcl_status fcl__transport_select(fcl__transport kind, const char *what, fcl__transport_try try_,
                                  void *object);
@@ -190,7 +210,9 @@ struct fcl__alltoall {
 fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t unit,
                                 const fcl__block *send, const fcl__block *recv, int batch,
                                 fcl__transport kind, fcl__alltoall **out);
-/* Collective; returns when a and b may be reused (the queue is finished). */
+/* Collective. Ordered on the plan's queue: its later commands see b (a backward run: a); on
+ * the staged and mpi transports the queue is finished on return, the device transport does
+ * not wait. */
 fcl_status fcl__alltoall_run(fcl__alltoall *x, fcl_mem *a, fcl_mem *b, bool forward);
 /* The same for n pairs (1 <= n <= batch) in one exchange. */
 fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
@@ -214,8 +236,10 @@ struct fcl__p2p_group {
   fcl__p2p *p2p;
   int n;
   fcl__message msg[FCL__P2P_MAX_MESSAGES];
-  /* where message i's bytes are: a send's to be filled, a receive's to be read (connect) */
+  /* where message i's bytes are: a send's to be filled, a receive's to be read (connect):
+   * host memory, or on a device transport (ops on_device) device memory at msg[i].at */
   char *host[FCL__P2P_MAX_MESSAGES];
+  fcl_mem *stage;
   MPI_Request req[FCL__P2P_MAX_MESSAGES];  /* the transport's, for the exchange in flight */
   MPI_Request done[FCL__P2P_MAX_MESSAGES]; /* the transport's, completed after an exchange */
   bool done_pending;                       /* done's requests are waited for on destroy */
@@ -244,6 +268,8 @@ fcl_status fcl__p2p_group_create(fcl__p2p *p, int n, const fcl__message *msg, fc
 fcl_status fcl__p2p_launcher(fcl__p2p_group *g, fcl__p2p_step step, const char *name,
                              fcl_launcher **out);
 const char *fcl__p2p_transport(const fcl__p2p *p);
+/* Whether p's staging is device memory (the groups' stage) and its steps only enqueue. */
+bool fcl__p2p_on_device(const fcl__p2p *p);
 /* Waits for the transport's pending requests; the caller's queue must be idle. */
 void fcl__p2p_destroy(fcl__p2p **p);
 

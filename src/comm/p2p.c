@@ -1,4 +1,4 @@
-/* Point-to-point messages through host staging: checks, the transport (transport.c), the
+/* Point-to-point messages through staging: checks, the transport (transport.c), the
  * groups and their host steps. */
 #include <limits.h>
 #include <stdlib.h>
@@ -93,8 +93,13 @@ fcl_status fcl__p2p_group_create(fcl__p2p *p, int n, const fcl__message *msg,
 fcl_status fcl__p2p_launcher(fcl__p2p_group *g, fcl__p2p_step step, const char *name,
                              fcl_launcher **out) {
   *out = NULL;
-  fcl_host_fn fn = g->p2p->ops->p2p->step[step];
-  return fn ? fcl_launcher_create_host(name, fn, g, out) : FCL_OK;
+  const fcl__p2p_ops *ops = g->p2p->ops->p2p;
+  fcl_host_fn fn = ops->step[step];
+  if (!fn) return FCL_OK;
+  return ops->on_device ? fcl_launcher_create_host_enqueue(name, fn, g, out)
+                        : fcl_launcher_create_host(name, fn, g, out);
 }
 
 const char *fcl__p2p_transport(const fcl__p2p *p) { return p->ops->name; }
+
+bool fcl__p2p_on_device(const fcl__p2p *p) { return p->ops->p2p->on_device; }

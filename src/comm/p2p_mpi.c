@@ -56,4 +56,5 @@ static fcl_status mpi_complete(void *user, fcl_queue *queue) {
 const fcl__p2p_ops fcl__p2p_mpi = {mpi_setup,
                                    mpi_connect,
                                    {[FCL__P2P_POST] = mpi_post, [FCL__P2P_COMPLETE] = mpi_complete},
-                                   mpi_destroy};
+                                   mpi_destroy,
+                                   false};

@@ -108,4 +108,5 @@ const fcl__p2p_ops fcl__p2p_staged = {shm_setup,
                                        [FCL__P2P_POST] = shm_post,
                                        [FCL__P2P_COMPLETE] = shm_complete,
                                        [FCL__P2P_RELEASE] = shm_release},
-                                      shm_destroy};
+                                      shm_destroy,
+                                      false};

@@ -6,8 +6,9 @@
  * split axis's) goes between the field and host staging as it is, others are packed on the
  * device. The leading axes that are periodic on this rank fill their ghosts by wrapping, edges
  * and corners included (ghosts_wrap: one launch per axis and up to three components on a GPU,
- * per axis and component on a CPU); a plan that wraps every axis, on an in-order queue, has no
- * host step and returns without waiting. Calling them allocates nothing. */
+ * per axis and component on a CPU); a plan that wraps every axis, or whose messages go over
+ * the device transport (packed into its device staging, posted on the queue), on an in-order
+ * queue, has no host step and returns without waiting. Calling them allocates nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,38 @@ typedef struct {
   int peer, send_tag, recv_tag;
 } remote_face;
 
+/* Axis a's faces through a transport whose staging is device memory (fcl__p2p_on_device): every
+ * component packed into the group's staging, the messages posted, the received faces unpacked
+ * (or added); every step enqueued on the field's queue. */
+static fcl_status push_step(fcl__p2p_group *group, fcl__p2p_step step, const char *kind, int a,
+                            fcl_launcher *list);
+static fcl_status device_faces(fcl__ghost_plan *p, fcl__p2p_group *group, int a,
+                               const remote_face *faces, int nfaces, const fcl__message *msg,
+                               fcl_launcher *pre, fcl_launcher *postl) {
+  fcl_field *f = p->f;
+  const int64_t g = f->topo->ghosts[a];
+  const char *kind = p->accumulate ? "accumulate" : "ghosts";
+  int64_t origin[3], ext[3];
+  char what[64];
+  for (int side = 0; side < 2; ++side) /* 0: pack the sends, 1: unpack the receives */
+    for (int i = 0; i < nfaces; ++i) {
+      face_box(f, a, side ? faces[i].recv_start : faces[i].send_start, g, origin, ext);
+      const size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize,
+                   at = msg[2 * i + side].at;
+      snprintf(what, sizeof what, "%s.%s.%c%d", kind, side ? "unpack" : "pack", "xyz"[a], i);
+      for (int c = 0; c < f->ncomp; ++c) {
+        box stage = {group->stage,
+                     (long)((at + (size_t)c * one) / f->itemsize),
+                     {1, (long)ext[0], (long)(ext[0] * ext[1])}};
+        box field = padded_box(f, fcl_field_buffer(f, c), origin);
+        FCL_TRY(side ? push_box(p, postl, what, field, stage, ext, 1.0, p->accumulate)
+                     : push_box(p, pre, what, stage, field, ext, 1.0, false));
+      }
+      if (side == 0 && i == nfaces - 1) FCL_TRY(push_step(group, FCL__P2P_POST, kind, a, pre));
+    }
+  return FCL_OK;
+}
+
 /* The transport's host step of an axis's group into list, where it has one. */
 static fcl_status push_step(fcl__p2p_group *group, fcl__p2p_step step, const char *kind, int a,
                             fcl_launcher *list) {
@@ -190,6 +223,8 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     face_box(f, a, faces[i].recv_start, g, origin, ext);
     runs = runs && box_contiguous(f, origin, ext, &first);
   }
+  if (group->stage) /* the transport's staging is device memory: pack and unpack there */
+    return device_faces(p, group, a, faces, nfaces, msg, pre, postl);
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
     face_box(f, a, faces[i].send_start, g, origin, ext);
     box_contiguous(f, origin, ext, &first);
@@ -354,9 +389,9 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, fcl_pool *pool, bool accumulate,
   fcl_status st = fcl__transport_from_env(&kind);
   if (st == FCL_OK && p->stage_bytes && f->topo->size > 1) { /* messages across ranks */
     size_t bytes = p->stage_bytes;
-    st = fcl_array_create(pool, f->queue, FCL_UINT8, 1, &bytes, &p->device_stage);
-    if (st == FCL_OK)
-      st = fcl__p2p_create(f->context, f->queue, f->topo->comm, bytes, kind, &p->p2p);
+    st = fcl__p2p_create(f->context, f->queue, f->topo->comm, bytes, kind, &p->p2p);
+    if (st == FCL_OK && !fcl__p2p_on_device(p->p2p)) /* packing for host staging */
+      st = fcl_array_create(pool, f->queue, FCL_UINT8, 1, &bytes, &p->device_stage);
   }
   char name[160];
   const char *kind_name = accumulate ? "accumulate" : local ? "ghosts_local" : "ghosts";
@@ -369,7 +404,7 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, fcl_pool *pool, bool accumulate,
   const int dim = f->topo->domain.dim, wrapped = accumulate ? 0 : wrapped_axes(f);
   if (st == FCL_OK && wrapped) st = push_wrap(p, wrapped);
   /* nothing but kernels: an in-order queue orders them before what follows, no wait needed */
-  if (st == FCL_OK && (wrapped == dim || local))
+  if (st == FCL_OK && (wrapped == dim || local || !p->p2p || fcl__p2p_on_device(p->p2p)))
     p->device_only = !(fcl_queue_flags(f->queue) & FCL_QUEUE_OUT_OF_ORDER);
   fcl_launcher *tail = NULL;
   for (int i = wrapped; st == FCL_OK && i < dim; ++i) {
@@ -426,6 +461,7 @@ static fcl_status plan_begin(fcl__ghost_plan *p) {
 }
 static fcl_status plan_end(fcl__ghost_plan *p) {
   p->begun = false;
+  if (p->device_only) return fcl_launcher_call(p->end, p->f->queue, NULL, 0, NULL, NULL);
   return run(p->end, p->f->queue);
 }
 

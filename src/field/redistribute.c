@@ -94,6 +94,8 @@ fcl_status fcl_field_redistribute(const fcl_field *src, int src_comp, fcl_field 
   if (st == FCL_OK)
     st = fcl__alltoall_run(x, fcl_field_buffer(src, src_comp), fcl_field_buffer(dst, dst_comp),
                            true);
+  /* src's queue may write src again once the exchange has read it */
+  if (st == FCL_OK && src->queue != dst->queue) st = fcl_queue_finish(dst->queue);
   fcl__alltoall_destroy(&x);
   free(send);
   free(recv);

@@ -172,6 +172,23 @@ struct fcl__backend {
                         unsigned num_wait, fcl_event *const *wait, void **host);
   fcl_status (*mem_unmap)(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
                           fcl_event *const *wait, fcl_event **event);
+  /* Links (fcl_link; NULL where the backend has none). supported says why not; id makes a
+   * group's id; create fills l->native (context, ranks and rank set) and blocks until the group
+   * has joined; exchange enqueues the checked messages as one group on q; destroy frees
+   * l->native, abort: at once. */
+  fcl_status (*link_supported)(const fcl_device *d);
+  fcl_status (*link_id)(const fcl_device *d, unsigned char *id);
+  fcl_status (*link_create)(fcl_link *l, const unsigned char *id);
+  fcl_status (*link_exchange)(fcl_link *l, fcl_queue *q, unsigned n, const fcl_link_message *msg);
+  void (*link_destroy)(fcl_link *l, bool abort);
+};
+
+/* A link: the backend's native group (an NCCL communicator), its context and place. */
+struct fcl_link {
+  const fcl__backend *backend;
+  void *native;
+  fcl_context *context; /* retained */
+  int ranks, rank;
 };
 
 /* A queue object around a native queue of backend (refs 1). */

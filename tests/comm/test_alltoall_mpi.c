@@ -1,12 +1,12 @@
-/* The all-to-all of device blocks on every transport (mpi, staged) and on auto: strided blocks
+/* The all-to-all of device blocks on every transport (mpi, staged, device where the devices
+ * link) and on auto: strided blocks
  * of rows out of a 3D array, uneven splits (one rank gets more rows), forward into contiguous
  * runs and backward again, each value naming its source rank and position, one pair of buffers
  * or a batch of two in one run; FLOWCL_TRANSPORT errors. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_impl.h"
-#include "fcl_test_mpi.h"
+#include "comm_test_util.h"
 
 enum { NX = 5, NZ = 7 };
 
@@ -105,7 +105,9 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
 static void run(fcl_test_mpi_env *e) {
   check_transport(e, FCL__TRANSPORT_MPI, "mpi");
   check_transport(e, FCL__TRANSPORT_STAGED, "staged");
-  check_transport(e, FCL__TRANSPORT_AUTO, "staged");
+  const bool linked = fcl_test_device_transport(e);
+  if (linked) check_transport(e, FCL__TRANSPORT_DEVICE, "device");
+  check_transport(e, FCL__TRANSPORT_AUTO, linked ? "device" : "staged");
   /* the staged transport's pipeline: many chunks (of 2 slices or rows here) */
   setenv("FLOWCL_TRANSPORT_CHUNK", "200", 1);
   check_transport(e, FCL__TRANSPORT_STAGED, "staged");
@@ -115,7 +117,8 @@ static void run(fcl_test_mpi_env *e) {
   setenv("FLOWCL_TRANSPORT", "carrier-pigeon", 1);
   CHECK_STATUS(fcl__transport_from_env(&t), FCL_ERR_INVALID_ARGUMENT, "carrier-pigeon");
   setenv("FLOWCL_TRANSPORT", "device", 1);
-  CHECK_STATUS(fcl__transport_from_env(&t), FCL_ERR_NOT_SUPPORTED, "device-direct");
+  CHECK_OK(fcl__transport_from_env(&t));
+  CHECK(t == FCL__TRANSPORT_DEVICE);
   setenv("FLOWCL_TRANSPORT", "mpi", 1);
   CHECK_OK(fcl__transport_from_env(&t));
   CHECK(t == FCL__TRANSPORT_MPI);

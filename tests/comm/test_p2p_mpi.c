@@ -1,12 +1,12 @@
-/* The point-to-point messages of the comm layer on every transport (mpi, staged): a ring, each
+/* The point-to-point messages of the comm layer on every transport (mpi, staged, device where the
+ * devices link): a ring, each
  * rank sending a run of device values to the next and receiving the previous one's, through the
  * transport's staging and host steps in the order a ghost plan runs them, three exchanges in a
  * row (the staging reused); the checks of a group's messages. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_impl.h"
-#include "fcl_test_mpi.h"
+#include "comm_test_util.h"
 
 enum { N = 1000, ROUNDS = 3 };
 
@@ -41,12 +41,20 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
   CHECK_OK(fcl_launcher_create_list("pre", &pre));
   CHECK_OK(fcl_launcher_create_list("post", &post));
   if (g && pre && post) {
+    const bool dev = fcl__p2p_on_device(p);
+    CHECK(dev == (g->stage != NULL));
     push_step(g, FCL__P2P_REUSE, pre);
-    CHECK_OK(fcl_launcher_create_copy_d2h("send", src, 0, g->host[0], bytes, &l));
+    if (dev) /* device staging: the caller copies on the device */
+      CHECK_OK(fcl_launcher_create_copy_d2d("send", src, 0, g->stage, msg[0].at, bytes, &l));
+    else
+      CHECK_OK(fcl_launcher_create_copy_d2h("send", src, 0, g->host[0], bytes, &l));
     CHECK_OK(fcl_launcher_list_push(pre, l));
     push_step(g, FCL__P2P_POST, pre);
     push_step(g, FCL__P2P_COMPLETE, post);
-    CHECK_OK(fcl_launcher_create_copy_h2d("receive", g->host[1], dst, 0, bytes, &l));
+    if (dev)
+      CHECK_OK(fcl_launcher_create_copy_d2d("receive", g->stage, msg[1].at, dst, 0, bytes, &l));
+    else
+      CHECK_OK(fcl_launcher_create_copy_h2d("receive", g->host[1], dst, 0, bytes, &l));
     CHECK_OK(fcl_launcher_list_push(post, l));
     push_step(g, FCL__P2P_RELEASE, post);
   }
@@ -80,7 +88,10 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
 static void run(fcl_test_mpi_env *e) {
   ring(e, FCL__TRANSPORT_MPI, "mpi");
   ring(e, FCL__TRANSPORT_STAGED, "staged");
-  ring(e, FCL__TRANSPORT_AUTO, "staged"); /* the ranks of a test share one node */
+  /* auto: device where the devices link, else staged (the ranks of a test share one node) */
+  const bool linked = fcl_test_device_transport(e);
+  if (linked) ring(e, FCL__TRANSPORT_DEVICE, "device");
+  ring(e, FCL__TRANSPORT_AUTO, linked ? "device" : "staged");
 }
 
 int main(int argc, char **argv) { return fcl_test_mpi_main(&argc, &argv, NULL, run); }

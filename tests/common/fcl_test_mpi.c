@@ -2,17 +2,45 @@
 #include "fcl_test_mpi.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   const char *dir_tag;
   fcl_test_mpi_fn fn;
 } job;
 
-static void on_device(const fcl_device_entry *device, void *user) {
+/* The ranks of a node spread over the devices that are twins of the test's (same backend and
+ * name: the GPUs of a multi-GPU machine), as an application's ranks do, so that the exchanges
+ * between devices (the device transport) are tested where there are several. */
+static const fcl_device_entry *spread(const fcl_device_entry *device, fcl_device_entry *out) {
+  MPI_Comm node;
+  int local = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  fcl_device_entry *list = NULL;
+  size_t n = 0, twins = 0;
+  fcl_device_info mine, other;
+  if (fcl_device_list(&list, &n) != FCL_OK || fcl_device_get_info(device->device, &mine) != FCL_OK)
+    n = 0;
+  for (size_t i = 0; i < n; ++i) /* the twins, in the list's order, to the front */
+    if (!strcmp(fcl_device_backend(list[i].device), fcl_device_backend(device->device)) &&
+        fcl_device_get_info(list[i].device, &other) == FCL_OK && !strcmp(other.name, mine.name))
+      list[twins++] = list[i];
+  const bool found = twins > 1;
+  if (found) *out = list[(size_t)local % twins];
+  free(list);
+  fcl_clear_error();
+  return found ? out : device;
+}
+
+static void on_device(const fcl_device_entry *given, void *user) {
   const job *j = user;
   fcl_test_mpi_env e = {0};
   MPI_Comm_rank(MPI_COMM_WORLD, &e.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &e.size);
+  fcl_device_entry twin;
+  const fcl_device_entry *device = spread(given, &twin);
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(device->device, &info));
   e.fp64 = info.double_fp_config != 0;

@@ -3,7 +3,8 @@
  * splits; slabs and blocks), accumulation adds exactly what a direct mapping of every ghost to
  * its owner predicts, transposes and redistributions are exact permutations, reductions equal a
  * serial computation over the global grid. The exchanges across ranks (ghosts, accumulation,
- * redistribution) run on each transport (FLOWCL_TRANSPORT mpi and staged). Expected values are
+ * redistribution) run on each transport (FLOWCL_TRANSPORT mpi, staged, and device where the
+ * devices link). Expected values are
  * computed here from the documented rules (splitting, mirroring), independently of the library's
  * plans. */
 #include <math.h>
@@ -56,6 +57,33 @@ static fcl_field *make_field(env *e, fcl_topology *t, const char *name, int ncom
   fcl_field *f = NULL;
   CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, name, ncomp, dt, &f));
   return f;
+}
+
+/* Whether the device transport runs here (every rank's device links, each its own: CUDA
+ * devices with NCCL); where not, a field asking for it by name fails with
+ * FCL_ERR_NOT_SUPPORTED on every rank. */
+static bool device_transport(env *e) {
+  fcl_domain d = fcl_domain_periodic(3, 8, 1.0);
+  fcl_topology *t = NULL;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, (int[]){1, 1, size_}, (int[]){1, 1, 1}, &t));
+  if (!t) return false;
+  setenv("FLOWCL_TRANSPORT", "device", 1);
+  fcl_field *f = NULL;
+  fcl_status st = fcl_field_create(t, e->ctx, e->q, e->pool, "probe", 1, FCL_FLOAT32, &f);
+  char why[256];
+  snprintf(why, sizeof why, "the device transport (%s)", fcl_last_error());
+  unsetenv("FLOWCL_TRANSPORT");
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+  if (size_ > 1 && st == FCL_ERR_NOT_SUPPORTED) { /* skipped where the devices could link */
+    int could = fcl_link_supported(fcl_context_device(e->ctx, 0)) == FCL_OK, any = 0;
+    MPI_Allreduce(&could, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) fcl_test_skip_part(NULL, why);
+    fcl_clear_error();
+    return false;
+  }
+  CHECK_OK(st);
+  return st == FCL_OK && size_ > 1;
 }
 
 /* ---------------- ghosts ---------------- */
@@ -584,8 +612,9 @@ static void run_all(env *e) {
     fcl_dtype dt = types[ti];
     fcl_domain d = fcl_domain_periodic(3, 0, 1.0);
     d.resolution[0] = 13, d.resolution[1] = 11, d.resolution[2] = 9;
-    static const char *const transports[] = {"mpi", "staged"};
-    for (int tr = 0; tr < 2; ++tr) { /* read when a field (its exchange plans) is made */
+    static const char *const transports[] = {"mpi", "staged", "device"};
+    const int ntr = device_transport(e) ? 3 : 2;
+    for (int tr = 0; tr < ntr; ++tr) { /* read when a field (its exchange plans) is made */
       transport_ = transports[tr];
       setenv("FLOWCL_TRANSPORT", transport_, 1);
       ghost_case(e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);

@@ -55,4 +55,11 @@ const fcl__backend fcl__cuda_backend = {
     .mem_rect = fcl__cuda_mem_rect,
     .mem_map = fcl__cuda_mem_map,
     .mem_unmap = fcl__cuda_mem_unmap,
+#if FLOWCL_HAVE_NCCL
+    .link_supported = fcl__cuda_link_supported,
+    .link_id = fcl__cuda_link_id,
+    .link_create = fcl__cuda_link_create,
+    .link_exchange = fcl__cuda_link_exchange,
+    .link_destroy = fcl__cuda_link_destroy,
+#endif
 };

@@ -13,14 +13,25 @@
 #include "../runtime_impl.h"
 #include "flowcl/error.h"
 
+enum { FCL__CUDA_RECT_WORDS = 5 }; /* rectangle copy word sizes: 1, 2, 4, 8, 16 bytes */
+
 /* A device: its driver handle and ordinal, and its primary context while contexts hold it. */
 typedef struct {
   CUdevice device;
   int ordinal;
   CUcontext primary; /* retained by the first fcl_context, released with the last */
   int contexts;
-  CUstream callbacks; /* where event callbacks wait (made on first use, with the context) */
+  CUstream callbacks;   /* where event callbacks wait (made on first use, with the context) */
+  CUmodule rect_module; /* the rectangle copies (rect_copy.c), loaded on first use */
+  CUfunction rect_copy[FCL__CUDA_RECT_WORDS];
 } fcl__cuda_device;
+
+/* A rectangle (region r: bytes, rows, slices) between device addresses, rows and slices at the
+ * given byte pitches, enqueued on q as a kernel (rect_copy.c); unload frees a device's kernels
+ * (before its primary context goes). */
+fcl_status fcl__cuda_rect_copy(fcl_queue *q, CUdeviceptr src, CUdeviceptr dst, const size_t *r,
+                               size_t sr, size_t ss, size_t dr, size_t ds);
+void fcl__cuda_rect_unload(fcl__cuda_device *d);
 
 /* Makes device's primary context current on the calling thread (every entry that calls the
  * driver on a device's objects does first: flowcl's threads never set one). */
@@ -133,6 +144,13 @@ fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t of
                              unsigned num_wait, fcl_event *const *wait, void **host);
 fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
                                fcl_event *const *wait, fcl_event **event);
+/* link.c (built where nccl.h was found) */
+fcl_status fcl__cuda_link_supported(const fcl_device *d);
+fcl_status fcl__cuda_link_id(const fcl_device *d, unsigned char *id);
+fcl_status fcl__cuda_link_create(fcl_link *l, const unsigned char *id);
+fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
+                                   const fcl_link_message *msg);
+void fcl__cuda_link_destroy(fcl_link *l, bool abort);
 /* program.c */
 fcl_status fcl__cuda_program_create_source(fcl_program *p);
 fcl_status fcl__cuda_program_create_binaries(fcl_program *p, unsigned n, fcl_device *const *devices,

@@ -188,6 +188,18 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
   const size_t dr = rect->dst_row_pitch ? rect->dst_row_pitch : r[0];
   const size_t ds = rect->dst_slice_pitch ? rect->dst_slice_pitch : r[1] * dr;
   BEGIN(q, num_wait, wait, event);
+  if (src && dst) { /* device to device: a kernel (rect_copy.c) */
+    fcl_status st = r[0] && r[1] && r[2]
+                        ? fcl__cuda_rect_copy(q, at(src, so[0] + so[1] * sr + so[2] * ss),
+                                              at(dst, dso[0] + dso[1] * dr + dso[2] * ds), r, sr,
+                                              ss, dr, ds)
+                        : FCL_OK;
+    if (st != FCL_OK) {
+      fcl__cuda_event_free(e);
+      return st;
+    }
+    return finish(q, e, blocking, event);
+  }
   /* cuMemcpy3D takes a slice as whole rows: a slice pitch that is not a multiple of the row
    * pitch goes slice by slice */
   const bool whole = r[2] == 1 || (ss % sr == 0 && ds % dr == 0);
