@@ -206,7 +206,7 @@ struct fcl__alltoall {
 };
 
 /* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
- * transport's shared staging holds that many); kind AUTO tries staged, then mpi. */
+ * transport's shared staging holds that many); kind AUTO tries device, staged, then mpi. */
 fcl_status fcl__alltoall_create(fcl_context *context, fcl_queue *queue, MPI_Comm comm, size_t unit,
                                 const fcl__block *send, const fcl__block *recv, int batch,
                                 fcl__transport kind, fcl__alltoall **out);
