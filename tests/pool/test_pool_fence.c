@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "fcl_test.h"
-#include "flowcl/opencl.h"
 
 static const char *source =
     "__kernel void stamp(__global int *x, const int v) { x[get_global_id(0)] = v; }\n";
@@ -57,8 +56,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_set_arg_i32(k, 1, 2));
   CHECK_OK(fcl_kernel_enqueue(k, qb, 1, &n, NULL, NULL, 0, 0, NULL, NULL));
   int host[N];
-  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_mem_cl(fcl_pool_block_buffer(z)), CL_TRUE, 0,
-                      sizeof host, host, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(qb, fcl_pool_block_buffer(z), 0, sizeof host, host, FCL_BLOCKING, 0, NULL,
+                        NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != 2;
   CHECK(bad == 0);
@@ -112,8 +111,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_queue_finish(qa)); /* the poison fill, enqueued after the write, is done */
   CHECK_OK(fcl_pool_alloc(pool, N * sizeof(int), &d2));
   CHECK(d2 == d);
-  clEnqueueReadBuffer(fcl_queue_cl(qb), fcl_mem_cl(fcl_pool_block_buffer(d2)), CL_TRUE, 0,
-                      sizeof host, host, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(qb, fcl_pool_block_buffer(d2), 0, sizeof host, host, FCL_BLOCKING, 0, NULL,
+                        NULL));
   float f;
   double g;
   memcpy(&f, host, sizeof f);

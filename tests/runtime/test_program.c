@@ -19,8 +19,7 @@ static int run_one(fcl_context *ctx, fcl_program *prog, const char *name) {
   if (k && q && out) {
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0,
-                              NULL, NULL) == CL_SUCCESS);
+    CHECK_OK(fcl_mem_read(q, out, 0, sizeof value, &value, FCL_BLOCKING, 0, NULL, NULL));
   }
   fcl_queue_release(&q);
   if (out) fcl_mem_release(&out);
@@ -210,8 +209,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 1, bb));
       CHECK_OK(fcl_kernel_set_arg_buffer(bk, 2, bc));
       CHECK_OK(fcl_kernel_enqueue(bk, q, 1, (size_t[]){N}, NULL, NULL, 0, 0, NULL, NULL));
-      CHECK(clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(bc), CL_TRUE, 0, N, c, 0, NULL, NULL) ==
-            CL_SUCCESS);
+      CHECK_OK(fcl_mem_read(q, bc, 0, N, c, FCL_BLOCKING, 0, NULL, NULL));
       int wrong = 0;
       for (int i = 0; i < N; ++i) wrong += c[i] != (signed char)(a[i] + b[i]);
       CHECKF(!wrong, "pocl.add.i8: %d wrong sums of %d", wrong, N);
