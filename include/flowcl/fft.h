@@ -109,7 +109,8 @@ fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
  * and queue), with nslots spectral buffers from pool. Errors: a non-periodic axis, dim 1, a
  * decomposition that is neither slabs nor pencils (or too fine for them), a backend that is not
  * built in or does
- * not fit (named). Collective. Destroy *out with fcl_fft_destroy (waits for the queue). */
+ * not fit (named). Collective. Destroy *out with fcl_fft_destroy (waits for the queue;
+ * collective too where the plan spans ranks, and before MPI_Finalize). */
 fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
                           fcl_pool *pool, fcl_fft **out);
 void fcl_fft_destroy(fcl_fft **fft); /**< accepts NULL */

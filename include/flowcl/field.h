@@ -117,13 +117,15 @@ typedef struct fcl_field fcl_field;
  * topology, with storage from pool (a buffer pool of the queue's context), zero-filled. The
  * topology must outlive the field; the storage goes back to pool when the field is destroyed,
  * and the field retains the context and queue. The ghost exchange is planned here (pinned
- * staging, device buffers, list launchers). Not collective. Destroy *out with
- * fcl_field_destroy. */
+ * staging, device buffers, list launchers). Collective over the topology's communicator where
+ * the topology has several ranks (the exchange's staging window or device link is set up with
+ * the peers); not collective on one rank. Destroy *out with fcl_field_destroy. */
 fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue *queue,
                             fcl_pool *pool, const char *name, int ncomp, fcl_dtype dtype,
                             fcl_field **out);
 /** Destroy the field (waits for its queue; the storage goes back to the pool); accepts NULL;
- * sets *field = NULL. Not collective. */
+ * sets *field = NULL. Collective where fcl_field_create was (the shared staging window or the
+ * last plan's device link is freed with the peers), and before MPI_Finalize. */
 void fcl_field_destroy(fcl_field **field);
 
 /** The field's name (copied at creation). */
