@@ -708,10 +708,11 @@ fcl_status fcl_link_exchange(fcl_link *link, fcl_queue *queue, unsigned n,
 /** The group's size and this process's rank in it. */
 fcl_status fcl_link_ranks(const fcl_link *link, int *ranks, int *rank);
 
-/** Leaves the group and frees the link (after the exchanges enqueued have completed; the
- * queues need not be finished). abort: at once, for a failure: the exchanges in flight end
- * in error on this rank, and the peers' exchanges with it may fail or stall until they abort
- * too (the caller tells them, e.g. by MPI_Abort). NULL or *link NULL: nothing. */
+/** Leaves the group and frees the link, on every rank of the group; finish the queues of its
+ * exchanges first (their messages use it until they complete). abort: at once, for a failure:
+ * the exchanges in flight end in error on this rank, and the peers' exchanges with it may
+ * fail or stall until they abort too (the caller tells them, e.g. by MPI_Abort). NULL or
+ * *link NULL: nothing. */
 void fcl_link_release(fcl_link **link, bool abort);
 
 /* ------------------------------------------------------------------------------------------ */

@@ -63,13 +63,14 @@ static fcl_status a2a_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *c
       const fcl__block *o = &out_blocks[q], *in = &in_blocks[q];
       fcl_link_message *send = &s->msg[m++], *recv = &s->msg[m++];
       *send = (fcl_link_message){from, o->offset, fcl__block_bytes(o), q, true};
-      if (!fcl__block_contiguous(o)) {
+      /* an empty block goes as it is (nothing moves; the staging may not exist) */
+      if (!fcl__block_contiguous(o) && send->bytes) {
         fcl__block packed = fcl__block_range(base + out_at[q], send->bytes);
-        if (send->bytes) FCL_TRY(fcl__block_copy(x->queue, from, o, s->stage[0], &packed));
+        FCL_TRY(fcl__block_copy(x->queue, from, o, s->stage[0], &packed));
         *send = (fcl_link_message){s->stage[0], packed.offset, send->bytes, q, true};
       }
       *recv = (fcl_link_message){to, in->offset, fcl__block_bytes(in), q, false};
-      if (!fcl__block_contiguous(in))
+      if (!fcl__block_contiguous(in) && recv->bytes)
         *recv = (fcl_link_message){s->stage[1], base + in_at[q], recv->bytes, q, false};
     }
   }
