@@ -146,11 +146,12 @@ static double device_transport(bench *b, const fcl__block *send, const fcl__bloc
   snprintf(why, why_size, "%s", ok ? "a rank has no CUDA device" : fcl_last_error());
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   double t = -1;
-  if (all && fcl__alltoall_create(ctx, x.q, MPI_COMM_WORLD, ROW, send, recv, 1,
-                                  FCL__TRANSPORT_DEVICE, &x.x) == FCL_OK)
-    t = timed(b, device_alltoall, &x);
-  else if (all)
-    snprintf(why, why_size, "%s", fcl_last_error());
+  int made = all && fcl__alltoall_create(ctx, x.q, MPI_COMM_WORLD, ROW, send, recv, 1,
+                                         FCL__TRANSPORT_DEVICE, &x.x) == FCL_OK,
+      all_made = 0;
+  if (all && !made) snprintf(why, why_size, "%s", fcl_last_error());
+  MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all_made) t = timed(b, device_alltoall, &x);
   fcl__alltoall_destroy(&x.x);
   fcl_mem_release(&x.a);
   fcl_mem_release(&x.b);

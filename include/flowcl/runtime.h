@@ -169,6 +169,9 @@ typedef struct {
   uint64_t single_fp_config, double_fp_config;
   /** @} */
   size_t printf_buffer_size; /**< CL_DEVICE_PRINTF_BUFFER_SIZE, bytes */
+  /** The device's PCI address ("0000:3b:00.0"), unique on its host whatever devices a process
+   * is shown (CUDA_VISIBLE_DEVICES); empty where the backend does not tell it (OpenCL). */
+  char pci_bus_id[32];
 } fcl_device_info;
 
 /** Every property of fcl_device_info of a device into info. A property the device does not

@@ -105,7 +105,14 @@ void fcl__pinned_destroy(fcl__pinned *pinned);
  * plans of a congruent communicator, released by fcl__link_leave. FCL_ERR_NOT_SUPPORTED on
  * every rank alike where a rank's device cannot link or two ranks share a device. */
 fcl_status fcl__link_join(fcl_context *context, MPI_Comm comm, fcl_link **out);
+/* Leaves (collective where it is the last holder: the link is freed; aborted where an exchange
+ * on it failed, fcl__link_failed). */
 void fcl__link_leave(fcl_link **link);
+void fcl__link_failed(fcl_link *link);
+/* Every rank's verdict on ok (collective): FCL_OK on every rank where all are true, else
+ * FCL_ERR_NOT_SUPPORTED on every rank with this rank's reason why, or the first failing
+ * rank's number. */
+fcl_status fcl__all_ok(MPI_Comm comm, bool ok, const char *why);
 
 typedef enum {
   FCL__TRANSPORT_AUTO,

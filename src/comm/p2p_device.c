@@ -25,7 +25,9 @@ static fcl_status p2p_setup(fcl__p2p *p) {
   if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device transport");
   p->state = s;
   FCL_TRY(fcl__link_join(p->context, p->comm, &s->link));
-  return p->bytes ? fcl_mem_create(p->context, FCL_MEM_DEVICE, p->bytes, NULL, &s->stage) : FCL_OK;
+  fcl_status st = p->bytes ? fcl_mem_create(p->context, FCL_MEM_DEVICE, p->bytes, NULL, &s->stage)
+                           : FCL_OK;
+  return fcl__all_ok(p->comm, st == FCL_OK, fcl_last_error()); /* all ranks, or none */
 }
 
 static fcl_status p2p_connect(fcl__p2p_group *g) {
@@ -52,7 +54,9 @@ static fcl_status p2p_post(void *user, fcl_queue *queue) {
     msg[j] = (fcl_link_message){s->stage, m->at, m->bytes, m->peer, m->send};
     tag[j] = m->tag;
   }
-  return fcl_link_exchange(s->link, queue ? queue : g->p2p->queue, (unsigned)g->n, msg);
+  fcl_status st = fcl_link_exchange(s->link, queue ? queue : g->p2p->queue, (unsigned)g->n, msg);
+  if (st != FCL_OK) fcl__link_failed(s->link); /* its peers may wait for it: abort on leave */
+  return st;
 }
 
 const fcl__p2p_ops fcl__p2p_device = {

@@ -33,16 +33,16 @@ static fcl_status a2a_setup(fcl__alltoall *x) {
   FCL_TRY(fcl__link_join(x->context, x->comm, &s->link));
   s->part = x->send_total > x->recv_total ? x->send_total : x->recv_total;
   s->msg = calloc(2 * (size_t)x->size * (size_t)x->batch, sizeof *s->msg);
-  if (!s->msg) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device transport");
+  fcl_status st = s->msg ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device transport");
   /* staging only where some block is strided */
   bool strided = false;
   for (int q = 0; q < x->size; ++q)
     strided = strided || (q != x->rank && (!fcl__block_contiguous(&x->send[q]) ||
                                            !fcl__block_contiguous(&x->recv[q])));
-  for (int i = 0; strided && s->part && i < 2; ++i)
-    FCL_TRY(
-        fcl_mem_create(x->context, FCL_MEM_DEVICE, s->part * (size_t)x->batch, NULL, &s->stage[i]));
-  return FCL_OK;
+  for (int i = 0; st == FCL_OK && strided && s->part && i < 2; ++i)
+    st = fcl_mem_create(x->context, FCL_MEM_DEVICE, s->part * (size_t)x->batch, NULL, &s->stage[i]);
+  /* all ranks set up, or none (then auto takes another transport) */
+  return fcl__all_ok(x->comm, st == FCL_OK, fcl_last_error());
 }
 
 static fcl_status a2a_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
@@ -74,7 +74,11 @@ static fcl_status a2a_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *c
         *recv = (fcl_link_message){s->stage[1], base + in_at[q], recv->bytes, q, false};
     }
   }
-  FCL_TRY(fcl_link_exchange(s->link, x->queue, m, s->msg));
+  fcl_status st = fcl_link_exchange(s->link, x->queue, m, s->msg);
+  if (st != FCL_OK) {
+    fcl__link_failed(s->link); /* its peers' halves may never complete: abort it on leave */
+    return st;
+  }
   for (int i = 0; i < n; ++i) { /* unpack the strided blocks that arrived in staging */
     fcl_mem *to = forward ? b[i] : a[i];
     for (int q = 0; q < P; ++q) {

@@ -223,7 +223,7 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     face_box(f, a, faces[i].recv_start, g, origin, ext);
     runs = runs && box_contiguous(f, origin, ext, &first);
   }
-  if (group->stage) /* the transport's staging is device memory: pack and unpack there */
+  if (fcl__p2p_on_device(p->p2p)) /* the transport's staging is device memory: pack there */
     return device_faces(p, group, a, faces, nfaces, msg, pre, postl);
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
     face_box(f, a, faces[i].send_start, g, origin, ext);

@@ -103,6 +103,8 @@ fcl_status fcl__cuda_device_info(const fcl_device *device, fcl_device_info *info
   const fcl__cuda_device *d = device->native;
   CUdevice dev = d->device;
   FCL_CU_TRY(cu->DeviceGetName(info->name, (int)sizeof info->name, dev), "cuDeviceGetName");
+  FCL_CU_TRY(cu->DeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, dev),
+             "cuDeviceGetPCIBusId");
   int version = 0, nv_major = 0, nv_minor = 0;
   FCL_CU_TRY(cu->DriverGetVersion(&version), "cuDriverGetVersion");
   FCL_TRY(fcl__nvrtc_version(&nv_major, &nv_minor));

@@ -20,6 +20,7 @@
   X(DeviceGetName, "cuDeviceGetName", (char *name, int size, CUdevice device))                     \
   X(DeviceGetAttribute, "cuDeviceGetAttribute", (int *value, CUdevice_attribute a, CUdevice d))    \
   X(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t * bytes, CUdevice device))                      \
+  X(DeviceGetPCIBusId, "cuDeviceGetPCIBusId", (char *id, int size, CUdevice device))               \
   X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice device))        \
   X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice device))                    \
   X(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                             \

@@ -188,7 +188,9 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
   const size_t dr = rect->dst_row_pitch ? rect->dst_row_pitch : r[0];
   const size_t ds = rect->dst_slice_pitch ? rect->dst_slice_pitch : r[1] * dr;
   BEGIN(q, num_wait, wait, event);
-  if (src && dst) { /* device to device: a kernel (rect_copy.c) */
+  const fcl__cuda_mem *sm = src ? src->native : NULL, *dm = dst ? dst->native : NULL;
+  if (sm && dm && !sm->host && !dm->host && sm->device == q->device && dm->device == q->device) {
+    /* device memory of the queue's device on both sides: a kernel (rect_copy.c) */
     fcl_status st = r[0] && r[1] && r[2]
                         ? fcl__cuda_rect_copy(q, at(src, so[0] + so[1] * sr + so[2] * ss),
                                               at(dst, dso[0] + dso[1] * dr + dso[2] * ds), r, sr,
