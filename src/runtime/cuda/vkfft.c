@@ -1,6 +1,9 @@
-/* The CUDA backend's VkFFT plans (VkFFT's CUDA build, VKFFT_BACKEND 1), for vkfft.h. */
+/* The CUDA backend's VkFFT plans (VkFFT's CUDA build, VKFFT_BACKEND 1), for vkfft.h; their
+ * kernels through flowcl's program cache. */
 #include <stdlib.h>
 #include <string.h>
+
+#include <nvrtc.h>
 
 #include "../check.h"
 #include "../runtime_impl.h"
@@ -23,6 +26,115 @@
 #define cuFuncSetAttribute(f, a, v) fcl__cu(NULL)->FuncSetAttribute(f, a, v)
 #define cuLaunchKernel(f, gx, gy, gz, bx, by, bz, sh, st, p, e)                                    \
   fcl__cu(NULL)->LaunchKernel(f, gx, gy, gz, bx, by, bz, sh, st, p, e)
+/* VkFFT compiles each kernel through NVRTC to PTX, which the driver compiles again at every
+ * load; its NVRTC calls go through flowcl's program cache instead: the kernel's text keyed like
+ * any program's (the planning device, NVRTC's version), compiled once to a cubin for the
+ * device and read from the cache after (counted as programs built and compiled). */
+typedef struct {
+  char *source;
+  unsigned char *binary;
+  size_t size;
+  char *log;
+} vk_program;
+static _Thread_local const fcl_device *planning; /* the device of the plan being made */
+
+static nvrtcResult vk_create(nvrtcProgram *prog, const char *src) {
+  vk_program *p = calloc(1, sizeof *p);
+  if (p) p->source = strdup(src);
+  if (!p || !p->source) {
+    free(p);
+    return NVRTC_ERROR_OUT_OF_MEMORY;
+  }
+  *prog = (nvrtcProgram)(void *)p;
+  return NVRTC_SUCCESS;
+}
+
+/* Takes the cubin of out (or its log on a failure). */
+static nvrtcResult vk_take(vk_program *p, fcl_status st, fcl__nvrtc_output *out) {
+  if (st != FCL_OK) {
+    p->log = out->log;
+    out->log = NULL;
+    fcl__nvrtc_output_free(out);
+    return NVRTC_ERROR_COMPILATION;
+  }
+  p->binary = (unsigned char *)out->image;
+  p->size = out->size;
+  out->image = NULL;
+  fcl__nvrtc_output_free(out);
+  return NVRTC_SUCCESS;
+}
+
+static nvrtcResult vk_compile(nvrtcProgram prog) {
+  vk_program *p = (vk_program *)(void *)prog;
+  const fcl__cuda_device *d = planning->native;
+  int major = 0, minor = 0;
+  if (fcl__cu(NULL)->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                        d->device) != CUDA_SUCCESS ||
+      fcl__cu(NULL)->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                        d->device) != CUDA_SUCCESS)
+    return NVRTC_ERROR_INVALID_INPUT;
+  char key[65];
+  const bool keyed = fcl__cache_enabled() &&
+                     fcl__cache_key(p->source, "vkfft", planning, key) == FCL_OK;
+  const int lock = keyed ? fcl__cache_lock(key) : -1; /* until stored: see program_cache.c */
+  fcl__cache_entry entry;
+  if (keyed && fcl__cache_load(key, &entry)) {
+    p->binary = entry.binary;
+    p->size = entry.binary_size;
+    entry.binary = NULL;
+    fcl__cache_entry_free(&entry);
+    fcl__cache_unlock(lock);
+    fcl__count_program_built();
+    return NVRTC_SUCCESS;
+  }
+  fcl__nvrtc_output out;
+  nvrtcResult r = vk_take(
+      p, fcl__nvrtc_compile(p->source, 0, "VkFFT.cu", "", major, minor, false, &out), &out);
+  if (r == NVRTC_SUCCESS && keyed) {
+    fcl__cache_entry fresh = {.binary = p->binary, .binary_size = p->size};
+    fcl__cache_store(key, &fresh);
+  }
+  fcl__cache_unlock(lock);
+  if (r == NVRTC_SUCCESS) {
+    fcl__count_program_built();
+    fcl__count_program_compiled();
+  }
+  return r;
+}
+
+/* The cubin where VkFFT asks for PTX: the driver loads either. */
+static nvrtcResult vk_code_size(nvrtcProgram prog, size_t *size) {
+  *size = ((vk_program *)(void *)prog)->size;
+  return NVRTC_SUCCESS;
+}
+static nvrtcResult vk_code(nvrtcProgram prog, char *code) {
+  vk_program *p = (vk_program *)(void *)prog;
+  memcpy(code, p->binary, p->size);
+  return NVRTC_SUCCESS;
+}
+static nvrtcResult vk_log(nvrtcProgram prog, char *log) {
+  vk_program *p = (vk_program *)(void *)prog;
+  strcpy(log, p->log ? p->log : "");
+  return NVRTC_SUCCESS;
+}
+static nvrtcResult vk_destroy(nvrtcProgram *prog) {
+  vk_program *p = (vk_program *)(void *)*prog;
+  if (p) {
+    free(p->source);
+    free(p->binary);
+    free(p->log);
+    free(p);
+  }
+  *prog = NULL;
+  return NVRTC_SUCCESS;
+}
+#define nvrtcCreateProgram(prog, src, name, n, headers, names) vk_create(prog, src)
+#define nvrtcCompileProgram(prog, n, options) vk_compile(prog)
+#define nvrtcGetPTXSize(prog, size) vk_code_size(prog, size)
+#define nvrtcGetPTX(prog, code) vk_code(prog, code)
+#define nvrtcGetProgramLog(prog, log) vk_log(prog, log)
+#define nvrtcDestroyProgram(prog) vk_destroy(prog)
+
 #define VKFFT_BACKEND 1 /* CUDA */
 #include <vkFFT.h>
 
@@ -70,7 +182,9 @@ fcl_status fcl__cuda_vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *confi
   }
   c.buffer = &buffer;
   c.bufferSize = &p->bytes;
+  planning = queue->device;
   VkFFTResult r = initializeVkFFT(&p->app, c);
+  planning = NULL;
   if (r != VKFFT_SUCCESS) {
     deleteVkFFT(&p->app);
     free(p);
