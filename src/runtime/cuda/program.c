@@ -165,9 +165,16 @@ fcl_status fcl__cuda_program_load_meta(fcl_program *p, const char *cached_meta) 
     if (st == FCL_ERR_OUT_OF_MEMORY) return FCL_ERROR(st, "kernel signature");
     if (st == FCL_OK && p->source)
       fcl__cuda_arg_names(fcl_program_source(p), m->name, m->args, m->num_args);
-    unsigned count;
-    FCL_TRY(param_count(cp->functions[i], &count));
-    if (st != FCL_OK || count != m->num_args) { /* C linkage, or a signature not read: sizes */
+    /* A signature read names the parameters; its last must exist. Only else are they counted,
+     * by probing past the last (an error return a sanitizer's API check reports). */
+    unsigned count = m->num_args;
+    if (st == FCL_OK && count > 0) {
+      size_t offset, size;
+      if (cu()->FuncGetParamInfo(cp->functions[i], count - 1, &offset, &size) != CUDA_SUCCESS)
+        st = FCL_ERR_INTERNAL;
+    }
+    if (st != FCL_OK) FCL_TRY(param_count(cp->functions[i], &count));
+    if (st != FCL_OK) { /* C linkage, or a signature not read: sizes */
       if (!m->name) m->name = strdup(symbol);
       for (unsigned a = 0; a < m->num_args; ++a) {
         free(m->args[a].name);
