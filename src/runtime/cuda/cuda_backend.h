@@ -24,7 +24,15 @@ typedef struct {
   CUstream callbacks;   /* where event callbacks wait (made on first use, with the context) */
   CUmodule rect_module; /* the rectangle copies (rect_copy.c), loaded on first use */
   CUfunction rect_copy[FCL__CUDA_RECT_WORDS];
+  /* Links of the device the watchdog aborted and not yet released (link.c), and why (written
+   * before the count rises): while any, every host wait on the device fails (fcl__cuda_wait). */
+  int failed_links;
+  char link_failure[256];
 } fcl__cuda_device;
+
+/* After a host wait on device: FCL_OK, or the failure of its aborted links (their exchanges'
+ * data are lost), else the wait's own error r (call names the wait). */
+fcl_status fcl__cuda_waited(const fcl_device *device, CUresult r, const char *call);
 
 /* A rectangle (region r: bytes, rows, slices) between device addresses, rows and slices at the
  * given byte pitches, enqueued on q as a kernel (rect_copy.c); unload frees a device's kernels
@@ -145,12 +153,38 @@ fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t of
 fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
                                fcl_event *const *wait, fcl_event **event);
 /* link.c (built where nccl.h was found) */
+typedef struct fcl__cuda_watched fcl__cuda_watched;
+/* A link's state: its communicator (NULL once aborted), the lock of every use of it (an
+ * exchange's calls, the watch's abort), its exchanges not yet seen complete, and why it was
+ * aborted. */
+typedef struct fcl__cuda_link {
+  struct ncclComm *comm;
+  pthread_mutex_t lock;
+  const fcl_device *device;
+  double timeout; /* seconds an exchange may take from its enqueue; 0: no limit */
+  fcl__cuda_watched *pending, *spare;
+  bool counted; /* in its device's failed_links */
+  char failure[256];
+  struct fcl__cuda_link *next; /* the watch's list */
+} fcl__cuda_link;
 fcl_status fcl__cuda_link_supported(const fcl_device *d);
 fcl_status fcl__cuda_link_id(const fcl_device *d, unsigned char *id);
 fcl_status fcl__cuda_link_create(fcl_link *l, const unsigned char *id);
 fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
                                    const fcl_link_message *msg);
 void fcl__cuda_link_destroy(fcl_link *l, bool abort);
+/* Whether NCCL reports an error of cl's communicator (why says which). */
+bool fcl__cuda_link_failed(fcl__cuda_link *cl, char *why, size_t size);
+/* Aborts cl's communicator: its exchanges on the device end, cl->comm is NULL after. */
+void fcl__cuda_link_abort(fcl__cuda_link *cl);
+/* link_watch.c: the watchdog. add starts watching cl (its timeout from FLOWCL_LINK_TIMEOUT);
+ * exchange (cl's lock held) marks an exchange just enqueued on stream; remove stops watching
+ * (the watch no longer touches cl after it); forget frees what the watch kept of cl and, if it
+ * aborted cl, clears the failure from its device's waits. */
+fcl_status fcl__cuda_watch_add(fcl__cuda_link *cl);
+fcl_status fcl__cuda_watch_exchange(fcl__cuda_link *cl, CUstream stream);
+void fcl__cuda_watch_remove(fcl__cuda_link *cl);
+void fcl__cuda_watch_forget(fcl__cuda_link *cl);
 /* program.c */
 fcl_status fcl__cuda_program_create_source(fcl_program *p);
 fcl_status fcl__cuda_program_create_binaries(fcl_program *p, unsigned n, fcl_device *const *devices,

@@ -40,8 +40,7 @@ fcl_status fcl__cuda_events_wait(unsigned n, fcl_event *const *events) {
       continue;
     }
     FCL_TRY(fcl__cuda_current(e->device));
-    CUresult r = cu->EventSynchronize(e->end);
-    if (r != CUDA_SUCCESS) return FCL_CU_ERROR(r, "cuEventSynchronize");
+    FCL_TRY(fcl__cuda_waited(e->device, cu->EventSynchronize(e->end), "cuEventSynchronize"));
   }
   return FCL_OK;
 }

@@ -1,16 +1,18 @@
 /* The CUDA backend's links: NCCL communicators (libnccl.so.2, loaded on first use, so that the
  * library runs where NCCL is absent), grouped sends and receives on the queue's stream. NCCL
  * works on the calling thread's current device: the link's primary context is made current
- * before every call. */
+ * before every call. Every exchange is watched (link_watch.c) until its group completes. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nccl.h>
 
 #include "../check.h"
 #include "cuda_backend.h"
+#include "driver.h"
 
 _Static_assert(NCCL_UNIQUE_ID_BYTES == FCL_LINK_ID_BYTES, "an NCCL id is a link id");
 
@@ -22,6 +24,7 @@ _Static_assert(NCCL_UNIQUE_ID_BYTES == FCL_LINK_ID_BYTES, "an NCCL id is a link 
     (ncclComm_t * comm, int ranks, ncclUniqueId id, int rank))                                     \
   X(CommDestroy, "ncclCommDestroy", ncclResult_t, (ncclComm_t comm))                               \
   X(CommAbort, "ncclCommAbort", ncclResult_t, (ncclComm_t comm))                                   \
+  X(CommGetAsyncError, "ncclCommGetAsyncError", ncclResult_t, (ncclComm_t comm, ncclResult_t * r)) \
   X(GetErrorString, "ncclGetErrorString", const char *, (ncclResult_t r))                          \
   X(GetLastError, "ncclGetLastError", const char *, (ncclComm_t comm))                             \
   X(GroupStart, "ncclGroupStart", ncclResult_t, (void))                                            \
@@ -93,21 +96,62 @@ fcl_status fcl__cuda_link_id(const fcl_device *d, unsigned char *id) {
   return FCL_OK;
 }
 
+/* The communicator of l (the watch's aborted one: NULL). */
+static ncclComm_t comm_of(const fcl_link *l) { return ((const fcl__cuda_link *)l->native)->comm; }
+
+/* One byte to and from every peer, once all have joined: NCCL connects a pair on its first
+ * exchange, on the host and with the peer's help, so that a later exchange a peer never joins
+ * waits only on the device, where the watch sees it. */
+static fcl_status connect_peers(fcl_link *l) {
+  const fcl__cu_api *cu = fcl__cu(NULL);
+  const nccl_api *nc = nccl();
+  ncclComm_t comm = comm_of(l);
+  CUdeviceptr buf = 0;
+  CUstream stream = NULL;
+  FCL_CU_TRY(cu->MemAlloc(&buf, 2 * (size_t)l->ranks), "cuMemAlloc");
+  CUresult cr = cu->StreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  ncclResult_t r = cr == CUDA_SUCCESS ? nc->GroupStart() : ncclSuccess;
+  for (int p = 0; cr == CUDA_SUCCESS && r == ncclSuccess && p < l->ranks; ++p) {
+    if (p == l->rank) continue;
+    r = nc->Send((void *)(uintptr_t)(buf + (size_t)p), 1, ncclInt8, p, comm, stream);
+    if (r == ncclSuccess)
+      r = nc->Recv((void *)(uintptr_t)(buf + (size_t)(l->ranks + p)), 1, ncclInt8, p, comm, stream);
+  }
+  if (cr == CUDA_SUCCESS) {
+    const ncclResult_t end = nc->GroupEnd();
+    if (r == ncclSuccess) r = end;
+    if (r == ncclSuccess) cr = cu->StreamSynchronize(stream);
+    cu->StreamDestroy(stream);
+  }
+  cu->MemFree(buf);
+  if (cr != CUDA_SUCCESS) return FCL_CU_ERROR(cr, "connecting the link's peers");
+  if (r != ncclSuccess)
+    return nccl_error(r, comm, "connecting the link's peers", __func__, __LINE__);
+  return FCL_OK;
+}
+
 fcl_status fcl__cuda_link_create(fcl_link *l, const unsigned char *id) {
   FCL_TRY(fcl__cuda_current(l->context->devices[0]));
   ncclUniqueId u;
   memcpy(u.internal, id, sizeof u.internal);
-  ncclComm_t comm = NULL;
-  NCCL_TRY(nccl()->CommInitRank(&comm, l->ranks, u, l->rank), NULL, "ncclCommInitRank");
-  l->native = comm;
-  return FCL_OK;
+  fcl__cuda_link *cl = calloc(1, sizeof *cl);
+  if (!cl) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "link");
+  pthread_mutex_init(&cl->lock, NULL);
+  cl->device = l->context->devices[0];
+  l->native = cl;
+  ncclResult_t r = nccl()->CommInitRank(&cl->comm, l->ranks, u, l->rank);
+  fcl_status st = r == ncclSuccess ? connect_peers(l)
+                                   : nccl_error(r, NULL, "ncclCommInitRank", __func__, __LINE__);
+  if (st == FCL_OK) st = fcl__cuda_watch_add(cl);
+  if (st != FCL_OK) fcl__cuda_link_destroy(l, true);
+  return st;
 }
 
-fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
-                                   const fcl_link_message *msg) {
-  FCL_TRY(fcl__cuda_current(q->device));
+/* The group of messages of an exchange on q's stream. */
+static fcl_status send_receive(fcl__cuda_link *cl, fcl_queue *q, unsigned n,
+                               const fcl_link_message *msg) {
   const nccl_api *nc = nccl();
-  ncclComm_t comm = l->native;
+  ncclComm_t comm = cl->comm;
   CUstream stream = q->native;
   NCCL_TRY(nc->GroupStart(), comm, "ncclGroupStart");
   ncclResult_t r = ncclSuccess;
@@ -127,11 +171,46 @@ fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
   return FCL_OK;
 }
 
+fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
+                                   const fcl_link_message *msg) {
+  FCL_TRY(fcl__cuda_current(q->device));
+  fcl__cuda_link *cl = l->native;
+  pthread_mutex_lock(&cl->lock); /* against the watch's abort */
+  fcl_status st = cl->comm ? send_receive(cl, q, n, msg)
+                           : FCL_ERROR(FCL_ERR_CUDA, "the link was aborted: %s", cl->failure);
+  if (st == FCL_OK) st = fcl__cuda_watch_exchange(cl, q->native);
+  pthread_mutex_unlock(&cl->lock);
+  return st;
+}
+
+bool fcl__cuda_link_failed(fcl__cuda_link *cl, char *why, size_t size) {
+  ncclResult_t r = ncclSuccess;
+  if (nccl()->CommGetAsyncError(cl->comm, &r) != ncclSuccess || r == ncclSuccess ||
+      r == ncclInProgress)
+    return false;
+  const char *detail = nccl()->GetLastError(cl->comm);
+  snprintf(why, size, "NCCL reported %s%s%s", nccl()->GetErrorString(r),
+           detail && *detail ? ": " : "", detail ? detail : "");
+  return true;
+}
+
+void fcl__cuda_link_abort(fcl__cuda_link *cl) {
+  nccl()->CommAbort(cl->comm);
+  cl->comm = NULL;
+}
+
 void fcl__cuda_link_destroy(fcl_link *l, bool abort) {
-  if (!l->native || fcl__cuda_current(l->context->devices[0]) != FCL_OK) return;
-  if (abort)
-    nccl()->CommAbort(l->native);
-  else
-    nccl()->CommDestroy(l->native);
+  fcl__cuda_link *cl = l->native;
+  if (!cl) return;
+  fcl__cuda_watch_remove(cl); /* the watch no longer sees it */
+  if (cl->comm && fcl__cuda_current(l->context->devices[0]) == FCL_OK) {
+    if (abort)
+      nccl()->CommAbort(cl->comm);
+    else
+      nccl()->CommDestroy(cl->comm);
+  }
+  fcl__cuda_watch_forget(cl);
+  pthread_mutex_destroy(&cl->lock);
+  free(cl);
   l->native = NULL;
 }

@@ -73,7 +73,8 @@ static CUdeviceptr at(const fcl_mem *m, size_t offset) {
 /* The end of an enqueue: its event, and the host wait of a blocking one. */
 static fcl_status finish(fcl_queue *q, fcl__cuda_event *e, bool blocking, fcl_event **event) {
   FCL_TRY(fcl__cuda_after(q, e, event));
-  if (blocking) FCL_CU_TRY(cu()->StreamSynchronize(q->native), "cuStreamSynchronize");
+  if (blocking)
+    FCL_TRY(fcl__cuda_waited(q->device, cu()->StreamSynchronize(q->native), "cuStreamSynchronize"));
   return FCL_OK;
 }
 
@@ -228,7 +229,7 @@ fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t of
   (void)e; /* no event is wanted: e is NULL unless the queue profiles */
   fcl__cuda_event_free(e);
   if (cm->host) { /* pinned or registered: the host's own address, once the stream is idle */
-    FCL_CU_TRY(cu()->StreamSynchronize(q->native), "cuStreamSynchronize");
+    FCL_TRY(fcl__cuda_waited(q->device, cu()->StreamSynchronize(q->native), "cuStreamSynchronize"));
     *host = (unsigned char *)cm->host + offset;
     return FCL_OK;
   }
@@ -242,11 +243,14 @@ fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t of
   CUresult r = flags & FCL_MAP_READ
                    ? cu()->MemcpyDtoHAsync(staging, at(m, offset), bytes, q->native)
                    : CUDA_SUCCESS;
-  if (r == CUDA_SUCCESS) r = cu()->StreamSynchronize(q->native);
-  if (r != CUDA_SUCCESS) {
+  fcl_status st = r == CUDA_SUCCESS
+                      ? fcl__cuda_waited(q->device, cu()->StreamSynchronize(q->native),
+                                         "cuStreamSynchronize (map)")
+                      : FCL_CU_ERROR(r, "cuMemcpyDtoHAsync (map)");
+  if (st != FCL_OK) {
     free(map);
     free(staging);
-    return FCL_CU_ERROR(r, "cuMemcpyDtoHAsync (map)");
+    return st;
   }
   *map = (fcl__cuda_mapping){cm->maps, staging, offset, bytes, flags};
   cm->maps = map;

@@ -30,8 +30,15 @@ fcl_status fcl__cuda_queue_flush(fcl_queue *q) {
 
 fcl_status fcl__cuda_queue_finish(fcl_queue *q) {
   FCL_TRY(fcl__cuda_current(q->device));
-  FCL_CU_TRY(fcl__cu(NULL)->StreamSynchronize(q->native), "cuStreamSynchronize");
-  return FCL_OK;
+  return fcl__cuda_waited(q->device, fcl__cu(NULL)->StreamSynchronize(q->native),
+                          "cuStreamSynchronize");
+}
+
+fcl_status fcl__cuda_waited(const fcl_device *device, CUresult r, const char *call) {
+  const fcl__cuda_device *d = device->native;
+  if (__atomic_load_n(&d->failed_links, __ATOMIC_ACQUIRE) > 0)
+    return FCL_ERROR(FCL_ERR_CUDA, "CUDA device %d: %s", d->ordinal, d->link_failure);
+  return r == CUDA_SUCCESS ? FCL_OK : FCL_CU_ERROR(r, call);
 }
 
 fcl_status fcl__cuda_before(fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
