@@ -687,7 +687,9 @@ fcl_status fcl_link_supported(const fcl_device *device);
 fcl_status fcl_link_id(const fcl_device *device, unsigned char *id);
 
 /** Joins the group of id as rank (0 <= rank < ranks) with context's device: blocks until every
- * rank has joined (collective over the group). Every rank's device must be another one. */
+ * rank has joined and has connected to every other (collective over the group). Every rank's
+ * device must be another one. FCL_ERR_INVALID_ARGUMENT: FLOWCL_LINK_TIMEOUT not a number of
+ * seconds >= 0. */
 fcl_status fcl_link_create(fcl_context *context, const unsigned char *id, int ranks, int rank,
                            fcl_link **out);
 
@@ -704,7 +706,16 @@ typedef struct {
  * queue's earlier commands, and the queue's later commands start after all of them have
  * completed. Every message needs its match in the peer's exchange (a send of the same bytes to
  * this rank for a receive, and the reverse); the ranks' exchanges must be enqueued in the same
- * order. Does not wait for the device. A message of 0 bytes is allowed (and moves nothing). */
+ * order. Does not wait for the device. A message of 0 bytes is allowed (and moves nothing).
+ * Watched (CUDA): an exchange that has not completed FLOWCL_LINK_TIMEOUT seconds after it was
+ * enqueued (default 600; 0: no limit), or a link its library reports an error of, is aborted:
+ * its messages end unfinished (their bytes are undefined), the message goes to stderr, and from
+ * then until the link is released every host wait on the device (fcl_queue_finish,
+ * fcl_events_wait, blocking transfers and maps) fails with FCL_ERR_CUDA naming the reason, and
+ * the link's later exchanges too. So a rank that failed inside an exchange, or never enqueued
+ * its part, ends its peers with an error, not a hang. The limit counts from the enqueue: it must
+ * exceed how far the host runs ahead of the device plus any wait a peer may legitimately make
+ * between its exchanges. */
 fcl_status fcl_link_exchange(fcl_link *link, fcl_queue *queue, unsigned n,
                              const fcl_link_message *msg);
 
