@@ -19,6 +19,11 @@ static inline void fcl__vkfft_shape(VkFFTConfiguration *c, const fcl__vkfft_conf
   c->isInputFormatted = config->input_formatted;
   c->inverseReturnToInputBuffer = config->inverse_to_input;
   c->inputBufferOffset = config->input_offset;
+  /* Twiddles from tables VkFFT computes on the host (in double), on every backend: its default
+   * for float on NVIDIA and AMD computes them in the kernels with each API's own sine, so that
+   * VkFFT's CUDA and OpenCL builds differed by 1.6e-6 in a 64^3 TGV's energy after 20 steps
+   * (3.5e-8 with the tables, at no cost measured: docs/benchmarks.md). */
+  c->useLUT = 1;
 }
 
 #endif
