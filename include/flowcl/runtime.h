@@ -689,9 +689,13 @@ fcl_status fcl_link_id(const fcl_device *device, unsigned char *id);
 /** Joins the group of id as rank (0 <= rank < ranks) with context's device: blocks until every
  * rank has joined and has connected to every other (collective over the group). Every rank's
  * device must be another one. FCL_ERR_INVALID_ARGUMENT: FLOWCL_LINK_TIMEOUT not a number of
- * seconds >= 0. */
+ * seconds >= 0 (checked first, before any peer is waited for). */
 fcl_status fcl_link_create(fcl_context *context, const unsigned char *id, int ranks, int rank,
                            fcl_link **out);
+
+/** The watchdog's limit (fcl_link_exchange) into *seconds: FLOWCL_LINK_TIMEOUT, else 600; 0:
+ * no limit. FCL_ERR_INVALID_ARGUMENT naming the variable where it is not a number >= 0. */
+fcl_status fcl_link_timeout(double *seconds);
 
 /** A message of an exchange: bytes of mem at offset, sent to or received from rank peer. */
 typedef struct {
@@ -715,7 +719,8 @@ typedef struct {
  * the link's later exchanges too. So a rank that failed inside an exchange, or never enqueued
  * its part, ends its peers with an error, not a hang. The limit counts from the enqueue: it must
  * exceed how far the host runs ahead of the device plus any wait a peer may legitimately make
- * between its exchanges. */
+ * between its exchanges. Not covered: a host blocked inside this call (its queue's launch
+ * queue full, after many hundreds of commands enqueued without a host wait). */
 fcl_status fcl_link_exchange(fcl_link *link, fcl_queue *queue, unsigned n,
                              const fcl_link_message *msg);
 
@@ -723,7 +728,8 @@ fcl_status fcl_link_exchange(fcl_link *link, fcl_queue *queue, unsigned n,
 fcl_status fcl_link_ranks(const fcl_link *link, int *ranks, int *rank);
 
 /** Leaves the group and frees the link, on every rank of the group; finish the queues of its
- * exchanges first (their messages use it until they complete). abort: at once, for a failure:
+ * exchanges first (their messages use it until they complete; on CUDA, release waits for them
+ * under the watchdog, and aborts the link where the watchdog did). abort: at once, for a failure:
  * the exchanges in flight end in error on this rank, and the peers' exchanges with it may
  * fail or stall until they abort too (the caller tells them, e.g. by MPI_Abort). NULL or
  * *link NULL: nothing. */

@@ -103,7 +103,8 @@ void fcl__pinned_destroy(fcl__pinned *pinned);
 
 /* The link of comm's ranks on context's device (device_link.c; collective): shared with the
  * plans of a congruent communicator, released by fcl__link_leave. FCL_ERR_NOT_SUPPORTED on
- * every rank alike where a rank's device cannot link or two ranks share a device. */
+ * every rank alike where a rank's device cannot link or two ranks share a device;
+ * FCL_ERR_INVALID_ARGUMENT on every rank where FLOWCL_LINK_TIMEOUT is not a number. */
 fcl_status fcl__link_join(fcl_context *context, MPI_Comm comm, fcl_link **out);
 /* Leaves (collective where it is the last holder: the link is freed; aborted where an exchange
  * on it failed, fcl__link_failed). */

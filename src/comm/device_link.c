@@ -69,7 +69,8 @@ fcl_status fcl__all_ok(MPI_Comm comm, bool ok, const char *why) {
 }
 
 /* FCL_OK on every rank where each rank's device can link and no two ranks share a device;
- * else FCL_ERR_NOT_SUPPORTED on every rank, saying why. Every rank reaches every collective. */
+ * else FCL_ERR_NOT_SUPPORTED on every rank, saying why (FCL_ERR_INVALID_ARGUMENT where they
+ * could but FLOWCL_LINK_TIMEOUT is not a number). Every rank reaches every collective. */
 static fcl_status agree(fcl_context *context, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -95,7 +96,16 @@ static fcl_status agree(fcl_context *context, MPI_Comm comm) {
     }
   free(keys);
   if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "device link: MPI_Allgather");
-  return fcl__all_ok(comm, ok, why);
+  FCL_TRY(fcl__all_ok(comm, ok, why));
+  /* the watchdog's limit: a bad value is the user's error on every rank, not a fallback */
+  double limit;
+  int bad = fcl_link_timeout(&limit) != FCL_OK, any = 0;
+  if (bad) snprintf(why, sizeof why, "%s", fcl_last_error());
+  FCL_MPI_TRY(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm), "device link: MPI_Allreduce");
+  if (any)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "device link: %s",
+                     bad ? why : "FLOWCL_LINK_TIMEOUT is not a number of seconds on another rank");
+  return FCL_OK;
 }
 
 /* A new link over comm (collective): the id from rank 0, every rank's verdict shared; a

@@ -189,6 +189,7 @@ struct fcl_link {
   void *native;
   fcl_context *context; /* retained */
   int ranks, rank;
+  double timeout; /* fcl_link_timeout's, when it was made */
 };
 
 /* A queue object around a native queue of backend (refs 1). */

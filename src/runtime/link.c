@@ -1,4 +1,5 @@
 /* Links (fcl_link): arguments checked here, the group made and driven by the device's backend. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "backend.h"
@@ -30,8 +31,11 @@ fcl_status fcl_link_create(fcl_context *context, const unsigned char *id, int ra
   *out = NULL;
   FCL_CHECK_ARG(context->num_devices == 1, 1, "context", "a link needs a context of one device");
   FCL_TRY(fcl_link_supported(context->devices[0]));
+  double timeout;
+  FCL_TRY(fcl_link_timeout(&timeout));
   fcl_link *l = calloc(1, sizeof *l);
   if (!l) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "link object");
+  l->timeout = timeout;
   l->backend = context->backend;
   l->context = fcl_context_retain(context);
   l->ranks = ranks;
@@ -43,6 +47,22 @@ fcl_status fcl_link_create(fcl_context *context, const unsigned char *id, int ra
     return st;
   }
   *out = l;
+  return FCL_OK;
+}
+
+fcl_status fcl_link_timeout(double *seconds) {
+  FCL_CHECK_NULL(seconds, 1);
+  *seconds = 600;
+  const char *v = getenv("FLOWCL_LINK_TIMEOUT");
+  if (!v || !*v) return FCL_OK;
+  char *end;
+  errno = 0;
+  const double t = strtod(v, &end);
+  if (errno || *end || !(t >= 0))
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "FLOWCL_LINK_TIMEOUT='%s': seconds a link's exchange may take (0: no limit)",
+                     v);
+  *seconds = t;
   return FCL_OK;
 }
 

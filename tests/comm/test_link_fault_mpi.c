@@ -1,7 +1,8 @@
 /* A link's watchdog: rank 1 never joins an exchange that rank 0 enqueued (a peer that failed).
  * Rank 0's host, which ran ahead of its device, must not hang: its waits (an event, the queue,
  * a blocking read) fail with the reason once FLOWCL_LINK_TIMEOUT (2 s here) has passed, later
- * exchanges on the link are refused, and once the link is released the queue works again. A
+ * exchanges on the link are refused, and once the link is released the queue works again; then,
+ * on a new link, a release right after such an exchange returns after the limit. A
  * healthy exchange first checks the link moved the data. Where the device transport does not
  * run (no links: OpenCL, PoCL; or the ranks share a GPU) the test is a skip. */
 #include <stdlib.h>
@@ -64,10 +65,30 @@ static void run(fcl_test_mpi_env *e) {
     alarm(0);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-done:
   /* rank 0's link is aborted already; rank 1 leaves at once (its peer is gone) */
   fcl_link_release(&link, me == 1);
   CHECK_OK(fcl_queue_finish(e->q)); /* the failure went with the link */
+
+  /* a release (not an abort) right after an exchange the peer never joins: it waits for the
+   * exchange under the watchdog, which aborts it, instead of waiting in NCCL for ever */
+  if (me == 0) CHECK_OK(fcl_link_id(fcl_context_device(e->ctx, 0), id));
+  MPI_Bcast(id, FCL_LINK_ID_BYTES, MPI_BYTE, 0, MPI_COMM_WORLD);
+  CHECK_OK(fcl_link_create(e->ctx, id, 2, me, &link));
+  if (link && me == 0) {
+    alarm(30);
+    CHECK_OK(fcl_link_exchange(link, e->q, 2, m));
+    const double t0 = MPI_Wtime();
+    fcl_link_release(&link, false);
+    const double took = MPI_Wtime() - t0;
+    CHECKF(took > 0.75 * limit && took < limit + 5, "the release took %.1f s (limit %g s)", took,
+           limit);
+    CHECK_OK(fcl_queue_finish(e->q)); /* the aborted exchange's kernels ended */
+    alarm(0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  fcl_link_release(&link, true);
+done:
+  fcl_link_release(&link, true);
   fcl_mem_release(&buf);
 }
 

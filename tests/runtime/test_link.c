@@ -1,7 +1,9 @@
-/* Links (fcl_link): the argument checks, which come before any device is asked; a device of a
- * backend without links says why; where the device links (CUDA with NCCL), a group of one
- * process: its size and rank, an empty exchange, and messages refused before any is sent (no
- * peer but oneself, bytes past the buffer, memory of another backend). */
+/* Links (fcl_link): the watchdog limit's parsing; the argument checks, which come before any
+ * device is asked; a device of a backend without links says why; where the device links (CUDA
+ * with NCCL), a group of one process: its size and rank, an empty exchange, and messages
+ * refused before any is sent (no peer but oneself, bytes past the buffer, memory of another
+ * backend). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fcl_test.h"
@@ -60,4 +62,28 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_context_release(&ctx);
 }
 
-int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
+/* The watchdog's limit from FLOWCL_LINK_TIMEOUT: its default, a value, no limit, refusals. */
+static void check_timeout(void) {
+  double t = -1;
+  unsetenv("FLOWCL_LINK_TIMEOUT");
+  CHECK_OK(fcl_link_timeout(&t));
+  CHECKF(t == 600, "default limit %g s (600)", t);
+  setenv("FLOWCL_LINK_TIMEOUT", "2.5", 1);
+  CHECK_OK(fcl_link_timeout(&t));
+  CHECKF(t == 2.5, "limit %g s (2.5)", t);
+  setenv("FLOWCL_LINK_TIMEOUT", "0", 1);
+  CHECK_OK(fcl_link_timeout(&t));
+  CHECKF(t == 0, "limit %g s (0: none)", t);
+  static const char *const bad[] = {"-1", "ten", "5s", "nan"};
+  for (int i = 0; i < 4; ++i) {
+    setenv("FLOWCL_LINK_TIMEOUT", bad[i], 1);
+    CHECK_STATUS(fcl_link_timeout(&t), FCL_ERR_INVALID_ARGUMENT, "FLOWCL_LINK_TIMEOUT");
+  }
+  CHECK_STATUS(fcl_link_timeout(NULL), FCL_ERR_INVALID_ARGUMENT, "seconds");
+  unsetenv("FLOWCL_LINK_TIMEOUT");
+}
+
+int main(void) {
+  check_timeout();
+  return fcl_test_run_on_devices(check_device, NULL);
+}

@@ -24,8 +24,9 @@ typedef struct {
   CUstream callbacks;   /* where event callbacks wait (made on first use, with the context) */
   CUmodule rect_module; /* the rectangle copies (rect_copy.c), loaded on first use */
   CUfunction rect_copy[FCL__CUDA_RECT_WORDS];
-  /* Links of the device the watchdog aborted and not yet released (link.c), and why (written
-   * before the count rises): while any, every host wait on the device fails (fcl__cuda_wait). */
+  /* Links of the device the watchdog aborted and not yet released (link_watch.c), and the
+   * first one's reason, both under queue.c's lock: while any, every host wait on the device
+   * fails (fcl__cuda_waited). */
   int failed_links;
   char link_failure[256];
 } fcl__cuda_device;
@@ -33,6 +34,9 @@ typedef struct {
 /* After a host wait on device: FCL_OK, or the failure of its aborted links (their exchanges'
  * data are lost), else the wait's own error r (call names the wait). */
 fcl_status fcl__cuda_waited(const fcl_device *device, CUresult r, const char *call);
+/* A link of device aborted (why), or such a link released (queue.c). */
+void fcl__cuda_device_link_failed(const fcl_device *device, const char *why);
+void fcl__cuda_device_link_released(const fcl_device *device);
 
 /* A rectangle (region r: bytes, rows, slices) between device addresses, rows and slices at the
  * given byte pitches, enqueued on q as a kernel (rect_copy.c); unload frees a device's kernels
@@ -177,12 +181,18 @@ void fcl__cuda_link_destroy(fcl_link *l, bool abort);
 bool fcl__cuda_link_failed(fcl__cuda_link *cl, char *why, size_t size);
 /* Aborts cl's communicator: its exchanges on the device end, cl->comm is NULL after. */
 void fcl__cuda_link_abort(fcl__cuda_link *cl);
-/* link_watch.c: the watchdog. add starts watching cl (its timeout from FLOWCL_LINK_TIMEOUT);
- * exchange (cl's lock held) marks an exchange just enqueued on stream; remove stops watching
- * (the watch no longer touches cl after it); forget frees what the watch kept of cl and, if it
- * aborted cl, clears the failure from its device's waits. */
+/* link_watch.c: the watchdog. add starts watching cl (cl->timeout set). With cl's lock held:
+ * prepare takes an event for the next exchange before its group is enqueued (so that a
+ * failure comes before anything is), exchange records it on stream after the group, unprepare
+ * gives it back unused. drain (cl's lock not held) waits until cl's exchanges completed (FCL_OK)
+ * or the watch aborted cl (its reason). remove stops watching (the watch no longer touches cl
+ * after it); forget frees what the watch kept of cl and, if it aborted cl, clears the failure
+ * from its device's waits. */
 fcl_status fcl__cuda_watch_add(fcl__cuda_link *cl);
-fcl_status fcl__cuda_watch_exchange(fcl__cuda_link *cl, CUstream stream);
+fcl_status fcl__cuda_watch_prepare(fcl__cuda_link *cl, fcl__cuda_watched **w);
+fcl_status fcl__cuda_watch_exchange(fcl__cuda_link *cl, fcl__cuda_watched *w, CUstream stream);
+void fcl__cuda_watch_unprepare(fcl__cuda_link *cl, fcl__cuda_watched *w);
+fcl_status fcl__cuda_watch_drain(fcl__cuda_link *cl);
 void fcl__cuda_watch_remove(fcl__cuda_link *cl);
 void fcl__cuda_watch_forget(fcl__cuda_link *cl);
 /* program.c */

@@ -96,53 +96,64 @@ fcl_status fcl__cuda_link_id(const fcl_device *d, unsigned char *id) {
   return FCL_OK;
 }
 
-/* The communicator of l (the watch's aborted one: NULL). */
-static ncclComm_t comm_of(const fcl_link *l) { return ((const fcl__cuda_link *)l->native)->comm; }
-
-/* One byte to and from every peer, once all have joined: NCCL connects a pair on its first
- * exchange, on the host and with the peer's help, so that a later exchange a peer never joins
- * waits only on the device, where the watch sees it. */
-static fcl_status connect_peers(fcl_link *l) {
-  const fcl__cu_api *cu = fcl__cu(NULL);
+/* One byte to and from every peer, once all have joined (cl watched): NCCL connects a pair on
+ * its first exchange, on the host and with the peer's help, so that a later exchange a peer
+ * never joins waits only on the device, where the watch sees it. The wait for it is the
+ * watch's: a peer that fails here is seen as in any exchange. */
+static fcl_status connect_peers(fcl_link *l, CUdeviceptr buf, CUstream stream) {
   const nccl_api *nc = nccl();
-  ncclComm_t comm = comm_of(l);
-  CUdeviceptr buf = 0;
-  CUstream stream = NULL;
-  FCL_CU_TRY(cu->MemAlloc(&buf, 2 * (size_t)l->ranks), "cuMemAlloc");
-  CUresult cr = cu->StreamCreate(&stream, CU_STREAM_NON_BLOCKING);
-  ncclResult_t r = cr == CUDA_SUCCESS ? nc->GroupStart() : ncclSuccess;
-  for (int p = 0; cr == CUDA_SUCCESS && r == ncclSuccess && p < l->ranks; ++p) {
+  fcl__cuda_link *cl = l->native;
+  pthread_mutex_lock(&cl->lock);
+  fcl__cuda_watched *w = NULL;
+  fcl_status st = fcl__cuda_watch_prepare(cl, &w);
+  ncclResult_t r = st == FCL_OK ? nc->GroupStart() : ncclSuccess;
+  for (int p = 0; st == FCL_OK && r == ncclSuccess && p < l->ranks; ++p) {
     if (p == l->rank) continue;
-    r = nc->Send((void *)(uintptr_t)(buf + (size_t)p), 1, ncclInt8, p, comm, stream);
+    r = nc->Send((void *)(uintptr_t)(buf + (size_t)p), 1, ncclInt8, p, cl->comm, stream);
     if (r == ncclSuccess)
-      r = nc->Recv((void *)(uintptr_t)(buf + (size_t)(l->ranks + p)), 1, ncclInt8, p, comm, stream);
+      r = nc->Recv((void *)(uintptr_t)(buf + (size_t)(l->ranks + p)), 1, ncclInt8, p, cl->comm,
+                   stream);
   }
-  if (cr == CUDA_SUCCESS) {
+  if (st == FCL_OK) {
     const ncclResult_t end = nc->GroupEnd();
     if (r == ncclSuccess) r = end;
-    if (r == ncclSuccess) cr = cu->StreamSynchronize(stream);
-    cu->StreamDestroy(stream);
+    if (r != ncclSuccess) {
+      st = nccl_error(r, cl->comm, "connecting the link's peers", __func__, __LINE__);
+      fcl__cuda_watch_unprepare(cl, w);
+    } else {
+      st = fcl__cuda_watch_exchange(cl, w, stream);
+    }
   }
-  cu->MemFree(buf);
-  if (cr != CUDA_SUCCESS) return FCL_CU_ERROR(cr, "connecting the link's peers");
-  if (r != ncclSuccess)
-    return nccl_error(r, comm, "connecting the link's peers", __func__, __LINE__);
-  return FCL_OK;
+  pthread_mutex_unlock(&cl->lock);
+  return st == FCL_OK ? fcl__cuda_watch_drain(cl) : st;
 }
 
 fcl_status fcl__cuda_link_create(fcl_link *l, const unsigned char *id) {
   FCL_TRY(fcl__cuda_current(l->context->devices[0]));
+  const fcl__cu_api *cu = fcl__cu(NULL);
   ncclUniqueId u;
   memcpy(u.internal, id, sizeof u.internal);
   fcl__cuda_link *cl = calloc(1, sizeof *cl);
   if (!cl) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "link");
   pthread_mutex_init(&cl->lock, NULL);
   cl->device = l->context->devices[0];
+  cl->timeout = l->timeout;
   l->native = cl;
-  ncclResult_t r = nccl()->CommInitRank(&cl->comm, l->ranks, u, l->rank);
-  fcl_status st = r == ncclSuccess ? connect_peers(l)
-                                   : nccl_error(r, NULL, "ncclCommInitRank", __func__, __LINE__);
+  /* what can fail alone comes before the peers' rendezvous */
+  CUdeviceptr buf = 0;
+  CUstream stream = NULL;
+  fcl_status st = FCL_OK;
+  CUresult cr = cu->MemAlloc(&buf, 2 * (size_t)l->ranks);
+  if (cr == CUDA_SUCCESS) cr = cu->StreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  if (cr != CUDA_SUCCESS) st = FCL_CU_ERROR(cr, "the link's connection buffer");
+  if (st == FCL_OK) {
+    const ncclResult_t r = nccl()->CommInitRank(&cl->comm, l->ranks, u, l->rank);
+    if (r != ncclSuccess) st = nccl_error(r, NULL, "ncclCommInitRank", __func__, __LINE__);
+  }
   if (st == FCL_OK) st = fcl__cuda_watch_add(cl);
+  if (st == FCL_OK) st = connect_peers(l, buf, stream);
+  if (stream) cu->StreamDestroy(stream);
+  if (buf) cu->MemFree(buf);
   if (st != FCL_OK) fcl__cuda_link_destroy(l, true);
   return st;
 }
@@ -176,9 +187,14 @@ fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
   FCL_TRY(fcl__cuda_current(q->device));
   fcl__cuda_link *cl = l->native;
   pthread_mutex_lock(&cl->lock); /* against the watch's abort */
-  fcl_status st = cl->comm ? send_receive(cl, q, n, msg)
+  fcl__cuda_watched *w = NULL;
+  fcl_status st = cl->comm ? fcl__cuda_watch_prepare(cl, &w)
                            : FCL_ERROR(FCL_ERR_CUDA, "the link was aborted: %s", cl->failure);
-  if (st == FCL_OK) st = fcl__cuda_watch_exchange(cl, q->native);
+  if (st == FCL_OK) st = send_receive(cl, q, n, msg);
+  if (st == FCL_OK)
+    st = fcl__cuda_watch_exchange(cl, w, q->native);
+  else
+    fcl__cuda_watch_unprepare(cl, w);
   pthread_mutex_unlock(&cl->lock);
   return st;
 }
@@ -202,6 +218,12 @@ void fcl__cuda_link_abort(fcl__cuda_link *cl) {
 void fcl__cuda_link_destroy(fcl_link *l, bool abort) {
   fcl__cuda_link *cl = l->native;
   if (!cl) return;
+  /* NCCL's destroy waits for the link's work: done first under the watch, which aborts what a
+   * failed peer left unfinished (an abort: nothing is waited for) */
+  if (!abort && cl->comm && fcl__cuda_watch_drain(cl) != FCL_OK) {
+    fcl_clear_error();
+    abort = true;
+  }
   fcl__cuda_watch_remove(cl); /* the watch no longer sees it */
   if (cl->comm && fcl__cuda_current(l->context->devices[0]) == FCL_OK) {
     if (abort)

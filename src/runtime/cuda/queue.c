@@ -1,6 +1,8 @@
 /* The CUDA backend's queues: a non-blocking stream per queue (in order: CUDA has no out-of-order
  * stream), and the commands' events (fcl__cuda_before / fcl__cuda_after around every enqueue). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../check.h"
 #include "../runtime_impl.h"
@@ -34,11 +36,35 @@ fcl_status fcl__cuda_queue_finish(fcl_queue *q) {
                           "cuStreamSynchronize");
 }
 
+static pthread_mutex_t link_failures = PTHREAD_MUTEX_INITIALIZER; /* every device's */
+
 fcl_status fcl__cuda_waited(const fcl_device *device, CUresult r, const char *call) {
-  const fcl__cuda_device *d = device->native;
-  if (__atomic_load_n(&d->failed_links, __ATOMIC_ACQUIRE) > 0)
-    return FCL_ERROR(FCL_ERR_CUDA, "CUDA device %d: %s", d->ordinal, d->link_failure);
+  fcl__cuda_device *d = device->native;
+  if (__atomic_load_n(&d->failed_links, __ATOMIC_ACQUIRE) > 0) {
+    char why[sizeof d->link_failure] = "";
+    pthread_mutex_lock(&link_failures);
+    const bool failed = d->failed_links > 0;
+    if (failed) memcpy(why, d->link_failure, sizeof why);
+    pthread_mutex_unlock(&link_failures);
+    if (failed) return FCL_ERROR(FCL_ERR_CUDA, "CUDA device %d: %s", d->ordinal, why);
+  }
   return r == CUDA_SUCCESS ? FCL_OK : FCL_CU_ERROR(r, call);
+}
+
+void fcl__cuda_device_link_failed(const fcl_device *device, const char *why) {
+  fcl__cuda_device *d = device->native;
+  pthread_mutex_lock(&link_failures);
+  if (d->failed_links == 0)
+    snprintf(d->link_failure, sizeof d->link_failure, "a link was aborted: %s", why);
+  __atomic_add_fetch(&d->failed_links, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&link_failures);
+}
+
+void fcl__cuda_device_link_released(const fcl_device *device) {
+  fcl__cuda_device *d = device->native;
+  pthread_mutex_lock(&link_failures);
+  __atomic_sub_fetch(&d->failed_links, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&link_failures);
 }
 
 fcl_status fcl__cuda_before(fcl_queue *q, unsigned num_wait, fcl_event *const *wait,
