@@ -729,7 +729,8 @@ fcl_status fcl_link_ranks(const fcl_link *link, int *ranks, int *rank);
 
 /** Leaves the group and frees the link, on every rank of the group; finish the queues of its
  * exchanges first (their messages use it until they complete; on CUDA, release waits for them
- * under the watchdog, and aborts the link where the watchdog did). abort: at once, for a failure:
+ * under the watchdog, and aborts the link where the watchdog did; with FLOWCL_LINK_TIMEOUT=0,
+ * for ever). abort: at once, for a failure:
  * the exchanges in flight end in error on this rank, and the peers' exchanges with it may
  * fail or stall until they abort too (the caller tells them, e.g. by MPI_Abort). NULL or
  * *link NULL: nothing. */

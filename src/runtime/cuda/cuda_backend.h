@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda.h>
 #include <pthread.h>
@@ -167,8 +168,10 @@ typedef struct fcl__cuda_link {
   const fcl_device *device;
   double timeout; /* seconds an exchange may take from its enqueue; 0: no limit */
   fcl__cuda_watched *pending, *spare;
-  bool counted; /* in its device's failed_links */
+  int64_t oldest_ns; /* the first pending exchange's enqueue (0: none), read without the lock */
+  bool counted;      /* in its device's failed_links */
   char failure[256];
+  char trouble[200];           /* an error NCCL or CUDA reported, not yet acted on (the watch's) */
   struct fcl__cuda_link *next; /* the watch's list */
 } fcl__cuda_link;
 fcl_status fcl__cuda_link_supported(const fcl_device *d);
@@ -184,8 +187,9 @@ void fcl__cuda_link_abort(fcl__cuda_link *cl);
 /* link_watch.c: the watchdog. add starts watching cl (cl->timeout set). With cl's lock held:
  * prepare takes an event for the next exchange before its group is enqueued (so that a
  * failure comes before anything is), exchange records it on stream after the group, unprepare
- * gives it back unused. drain (cl's lock not held) waits until cl's exchanges completed (FCL_OK)
- * or the watch aborted cl (its reason). remove stops watching (the watch no longer touches cl
+ * gives it back unused (a failed record aborts cl: its group is enqueued and cannot be watched).
+ * drain (cl's lock not held, its device's context current) waits until cl's exchanges completed
+ * (FCL_OK), the watch aborted cl (its reason) or CUDA reports an error of their stream. remove stops watching (the watch no longer touches cl
  * after it); forget frees what the watch kept of cl and, if it aborted cl, clears the failure
  * from its device's waits. */
 fcl_status fcl__cuda_watch_add(fcl__cuda_link *cl);

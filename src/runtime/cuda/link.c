@@ -98,8 +98,9 @@ fcl_status fcl__cuda_link_id(const fcl_device *d, unsigned char *id) {
 
 /* One byte to and from every peer, once all have joined (cl watched): NCCL connects a pair on
  * its first exchange, on the host and with the peer's help, so that a later exchange a peer
- * never joins waits only on the device, where the watch sees it. The wait for it is the
- * watch's: a peer that fails here is seen as in any exchange. */
+ * never joins waits only on the device, where the watch sees it. The wait for this one's
+ * completion is the watch's; a peer that stops before connecting leaves this rank in NCCL's
+ * host-side connection (not watched: the ranks have just agreed to link). */
 static fcl_status connect_peers(fcl_link *l, CUdeviceptr buf, CUstream stream) {
   const nccl_api *nc = nccl();
   fcl__cuda_link *cl = l->native;
@@ -139,7 +140,7 @@ fcl_status fcl__cuda_link_create(fcl_link *l, const unsigned char *id) {
   cl->device = l->context->devices[0];
   cl->timeout = l->timeout;
   l->native = cl;
-  /* what can fail alone comes before the peers' rendezvous */
+  /* most of what can fail alone comes before the peers' rendezvous */
   CUdeviceptr buf = 0;
   CUstream stream = NULL;
   fcl_status st = FCL_OK;
@@ -152,9 +153,11 @@ fcl_status fcl__cuda_link_create(fcl_link *l, const unsigned char *id) {
   }
   if (st == FCL_OK) st = fcl__cuda_watch_add(cl);
   if (st == FCL_OK) st = connect_peers(l, buf, stream);
-  if (stream) cu->StreamDestroy(stream);
-  if (buf) cu->MemFree(buf);
-  if (st != FCL_OK) fcl__cuda_link_destroy(l, true);
+  if (st != FCL_OK) fcl__cuda_link_destroy(l, true); /* its kernels end before buf goes */
+  if (fcl__cuda_current(l->context->devices[0]) == FCL_OK) {
+    if (stream) cu->StreamDestroy(stream);
+    if (buf) cu->MemFree(buf);
+  }
   return st;
 }
 
@@ -219,13 +222,15 @@ void fcl__cuda_link_destroy(fcl_link *l, bool abort) {
   fcl__cuda_link *cl = l->native;
   if (!cl) return;
   /* NCCL's destroy waits for the link's work: done first under the watch, which aborts what a
-   * failed peer left unfinished (an abort: nothing is waited for) */
-  if (!abort && cl->comm && fcl__cuda_watch_drain(cl) != FCL_OK) {
+   * failed peer left unfinished (an abort: nothing is waited for); the drain reads the
+   * communicator under the link's lock (the watch may be aborting it) */
+  const bool current = fcl__cuda_current(l->context->devices[0]) == FCL_OK;
+  if (!abort && (!current || fcl__cuda_watch_drain(cl) != FCL_OK)) {
     fcl_clear_error();
     abort = true;
   }
-  fcl__cuda_watch_remove(cl); /* the watch no longer sees it */
-  if (cl->comm && fcl__cuda_current(l->context->devices[0]) == FCL_OK) {
+  fcl__cuda_watch_remove(cl); /* the watch no longer sees it: cl->comm is this thread's now */
+  if (cl->comm && current) {
     if (abort)
       nccl()->CommAbort(cl->comm);
     else
