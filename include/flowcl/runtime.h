@@ -392,7 +392,8 @@ typedef struct {
 
 /** bytes (> 0) of memory of kind for context's devices into *mem (release with
  * fcl_mem_release). host: FCL_MEM_HOST's memory (required); for the others, initial contents
- * copied in (NULL: uninitialized). Too much for the device: FCL_ERR_OUT_OF_MEMORY (or
+ * copied in before this returns (NULL: uninitialized): every command enqueued afterwards, on any
+ * queue, sees them, and host may be reused at once. Too much for the device: FCL_ERR_OUT_OF_MEMORY (or
  * FCL_ERR_INVALID_ARGUMENT over the device's largest allocation) giving the bytes. */
 fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes, void *host,
                           fcl_mem **mem);

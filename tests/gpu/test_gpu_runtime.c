@@ -5,6 +5,31 @@
 
 #include "fcl_test.h"
 
+/* A buffer's initial contents (fcl_mem_create's host) are in place before any command enqueued
+ * after the create: a fill enqueued at once, while the host runs ahead, must not be overwritten
+ * by the initial copy landing late (CUDA's cuMemcpyHtoD from pageable memory returns once the
+ * bytes are staged, and the queues' streams do not wait for its copy). Sizes of about one
+ * staging chunk, where the fill is done before the copy's last DMA. */
+static void check_contents_before_commands(fcl_context *ctx, fcl_queue *q) {
+  enum { MAX = 4 << 20, ROUNDS = 16 }; /* up to 16 MiB of floats */
+  float *h = malloc(MAX * sizeof *h);
+  if (!h) return;
+  size_t bad = 0;
+  for (size_t n = 16 << 10; n <= MAX; n *= 4)
+    for (int r = 0; r < ROUNDS; ++r) {
+      for (size_t i = 0; i < n; ++i) h[i] = 1.0f;
+      fcl_mem *b = NULL;
+      const float two = 2.0f;
+      CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, n * sizeof *h, h, &b));
+      CHECK_OK(fcl_mem_fill(q, b, &two, sizeof two, 0, n * sizeof *h, 0, NULL, NULL));
+      CHECK_OK(fcl_mem_read(q, b, 0, n * sizeof *h, h, FCL_BLOCKING, 0, NULL, NULL));
+      for (size_t i = 0; i < n; ++i) bad += h[i] != 2.0f;
+      fcl_mem_release(&b);
+    }
+  CHECKF(bad == 0, "%zu values of a fill enqueued right after the create were overwritten", bad);
+  free(h);
+}
+
 static void check_gpu(const fcl_device_entry *e) {
   fcl_device_info d;
   fcl_device_characterization c;
@@ -39,6 +64,7 @@ static void check_gpu(const fcl_device_entry *e) {
   size_t g = N, l = 256;
   fcl_event *ev = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
+  check_contents_before_commands(ctx, q);
   CHECK_OK(fcl_mem_read(q, by, 0, N * sizeof *y, y, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;

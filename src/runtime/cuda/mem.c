@@ -34,9 +34,16 @@ fcl_status fcl__cuda_mem_create(fcl_context *context, fcl_mem *m, void *host) {
                               CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
     if (r == CUDA_SUCCESS) r = cu()->MemHostGetDevicePointer(&cm->ptr, host, 0);
   }
+  /* The initial contents on the legacy stream, waited for: cuMemcpyHtoD from pageable memory
+   * returns once the data are staged, and the queues' streams do not wait for the legacy one,
+   * so a command enqueued next could run before the copy lands and be overwritten by it. */
   if (r == CUDA_SUCCESS && host && m->kind != FCL_MEM_HOST) {
     call = "cuMemcpyHtoD";
     r = cu()->MemcpyHtoD(cm->ptr, host, m->size);
+    if (r == CUDA_SUCCESS) {
+      call = "cuStreamSynchronize (legacy stream)";
+      r = cu()->StreamSynchronize(CU_STREAM_LEGACY);
+    }
   }
   m->native = cm;
   if (r != CUDA_SUCCESS) {

@@ -22,10 +22,20 @@
 #define cuModuleGetFunction(f, m, name) fcl__cu(NULL)->ModuleGetFunction(f, m, name)
 #define cuModuleGetGlobal(p, s, m, name) fcl__cu(NULL)->ModuleGetGlobal(p, s, m, name)
 #define cuModuleUnload(m) fcl__cu(NULL)->ModuleUnload(m)
-#define cuMemcpyHtoD(d, s, n) fcl__cu(NULL)->MemcpyHtoD(d, s, n)
+#define cuMemcpyHtoD(d, s, n) vk_constants(d, s, n)
 #define cuFuncSetAttribute(f, a, v) fcl__cu(NULL)->FuncSetAttribute(f, a, v)
 #define cuLaunchKernel(f, gx, gy, gz, bx, by, bz, sh, st, p, e)                                    \
   fcl__cu(NULL)->LaunchKernel(f, gx, gy, gz, bx, by, bz, sh, st, p, e)
+/* VkFFT writes a kernel's launch constants (its work-group shifts where a dispatch is split)
+ * with cuMemcpyHtoD, on the legacy stream, which the queues' streams do not wait for: a constant
+ * written for the next launch could reach an earlier one still queued. They go on the stream of
+ * the plan being made or appended instead, in order with its kernels (from pageable memory
+ * cuMemcpyHtoDAsync stages the bytes before it returns). */
+static _Thread_local CUstream launching;
+static CUresult vk_constants(CUdeviceptr dst, const void *src, size_t bytes) {
+  return fcl__cu(NULL)->MemcpyHtoDAsync(dst, src, bytes, launching);
+}
+
 /* VkFFT compiles each kernel through NVRTC to PTX, which the driver compiles again at every
  * load; its NVRTC calls go through flowcl's program cache instead: the kernel's text keyed like
  * any program's (the planning device, NVRTC's version), compiled once to a cubin for the
@@ -183,12 +193,17 @@ fcl_status fcl__cuda_vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *confi
   c.buffer = &buffer;
   c.bufferSize = &p->bytes;
   planning = queue->device;
+  launching = p->stream;
   VkFFTResult r = initializeVkFFT(&p->app, c);
   planning = NULL;
-  if (r != VKFFT_SUCCESS) {
+  /* VkFFT uploads its tables (twiddles, Bluestein's phases) with cudaMemcpy on the legacy stream,
+   * which returns before the copy lands: waited for here, before a queue's kernel reads them. */
+  CUresult sync = fcl__cu(NULL)->StreamSynchronize(CU_STREAM_LEGACY);
+  if (r != VKFFT_SUCCESS || sync != CUDA_SUCCESS) {
     deleteVkFFT(&p->app);
     free(p);
-    return vk_error(r, what);
+    return r != VKFFT_SUCCESS ? vk_error(r, what)
+                              : FCL_CU_ERROR(sync, "cuStreamSynchronize (VkFFT's tables)");
   }
   *out = &p->base;
   return FCL_OK;
@@ -199,6 +214,7 @@ fcl_status fcl__cuda_vkfft_append(fcl__vkfft *base, fcl_queue *queue, fcl_mem *i
   plan *p = (plan *)base;
   FCL_TRY(fcl__cuda_current(queue->device));
   p->stream = queue->native;
+  launching = p->stream;
   void *native = pointer(buffer), *native_in = pointer(input);
   VkFFTLaunchParams lp;
   memset(&lp, 0, sizeof lp);
