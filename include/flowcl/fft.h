@@ -1,5 +1,6 @@
 /** @file
- * flowcl FFT plans: real-to-complex transforms of field components on periodic domains.
+ * flowcl FFT plans: real-to-complex transforms of field components on periodic domains, and on
+ * domains walled along some axes (sine and cosine transforms there, below).
  *
  * Plan once, execute many (FFTW's contract): fcl_fft_create plans, compiles and allocates (and
  * may tune, with FFTW wisdom and VkFFT binaries cached on disk); fcl_fft_forward and
@@ -48,10 +49,26 @@
  * 3.34 ms a pass; flowcl-tgv's step 255.1 -> 237.3 ms; docs/benchmarks.md). fcl_fft_description
  * says which runs.
  *
+ * Walls: along a bounded axis of N points (both walls on the grid, field.h) a component is
+ * transformed as the periodic axis of its mirror image, 2 (N - 1) points over twice the length:
+ * odd about the walls where the component is Dirichlet (its wall values taken as 0: the sine
+ * transform of its N - 2 interior points, FFTW's RODFT00 up to a factor -2i), even where it is
+ * Neumann (the cosine transform of its N points, REDFT00). Each component has its own condition
+ * (fcl_field_set_component_bc; a free-slip wall's normal velocity is Dirichlet, the tangential
+ * ones Neumann), the same on both walls of an axis (else FCL_ERR_NOT_SUPPORTED at the
+ * transform). The plan transforms that extended domain (fcl_fft_domain): layouts, slots,
+ * wavenumbers (2 pi / 2L * m = pi / L * m) and the normalization (its number of points) are its,
+ * spectral kernels run on it unchanged, and backward writes the first N points of each walled
+ * axis (an odd component's walls set to 0). It costs a copy in and out per transform, twice the
+ * points along each walled axis, and a field of the extended shape with up to 3 components held
+ * by the plan. A walled axis must be whole on every rank: axis 0 always, axis 1 with 3D slabs
+ * (procs 1 x 1 x P), any axis on one rank.
+ *
  * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
  * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,
  * then allocate), and spectral kernels index a slot through it. The wavenumber of global index
- * m along an axis of n points and length L is 2 pi / L * (m <= n / 2 ? m : m - n).
+ * m along an axis of n points and length L is 2 pi / L * (m <= n / 2 ? m : m - n), n and L
+ * those of fcl_fft_domain (with walls, of the extended domain).
  *
  * Functions marked Collective are called by every rank of the field's topology. */
 #ifndef FLOWCL_FFT_H
@@ -106,10 +123,9 @@ fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
                                 fcl_fft_layout *layout, fcl_fft_backend *resolved);
 
 /** Plan transforms of components of fields shaped like `like` (same topology, dtype, context
- * and queue), with nslots spectral buffers from pool. Errors: a non-periodic axis, dim 1, a
- * decomposition that is neither slabs nor pencils (or too fine for them), a backend that is not
- * built in or does
- * not fit (named). Collective. Destroy *out with fcl_fft_destroy (waits for the queue;
+ * and queue), with nslots spectral buffers from pool. Errors: dim 1, a decomposition that is
+ * neither slabs nor pencils (or too fine for them), a walled axis split over ranks or of fewer
+ * than 3 points, a backend that is not built in or does not fit (named). Collective. Destroy *out with fcl_fft_destroy (waits for the queue;
  * collective too where the plan spans ranks, and before MPI_Finalize). */
 fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
                           fcl_pool *pool, fcl_fft **out);
@@ -137,6 +153,10 @@ fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot);
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot);
 /** @} */
 
+/** The periodic domain the plan transforms (owned by the plan): the fields' domain, each walled
+ * axis extended to its mirror image (2 (N - 1) points, twice the length). Its points are the
+ * normalization, its lengths and resolutions give the wavenumbers. */
+const fcl_domain *fcl_fft_domain(const fcl_fft *fft);
 /** The plan's spectral layout (owned by the plan). */
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft);
 /** The backend the plan resolved to (FCL_FFT_VKFFT or FCL_FFT_FFTW). */

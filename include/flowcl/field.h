@@ -147,9 +147,23 @@ fcl_queue *fcl_field_queue(const fcl_field *field);
 const size_t *fcl_field_padded_shape(const fcl_field *field);
 fcl_mem *fcl_field_buffer(const fcl_field *field, int comp);
 /** @} */
+/** Set the wall conditions of component comp along a bounded axis, lower and upper face (each
+ * FCL_BC_DIRICHLET or FCL_BC_NEUMANN; the domain's until set). A vector at a free-slip wall has
+ * a Dirichlet normal component and Neumann tangential ones, its curl the reverse; a scalar
+ * takes the domain's. The ghost exchanges mirror each component with its own sign, and FFT
+ * plans (flowcl/fft.h) extend it with its own parity. The exchanges are planned again: none may
+ * be in flight (FCL_ERR_INVALID_STATE); a failure leaves the field as it was. Errors: a
+ * periodic axis, a face that is not a wall condition. Collective where fcl_field_create was. */
+fcl_status fcl_field_set_component_bc(fcl_field *field, int comp, int axis, fcl_bc lower,
+                                      fcl_bc upper);
+/** The condition of component comp on face side (0 lower, 1 upper) of axis (FCL_BC_PERIODIC on
+ * a periodic axis, and for arguments out of range). */
+fcl_bc fcl_field_component_bc(const fcl_field *field, int comp, int axis, int side);
+
 /** Exchange the values of a and b, ghosts included, by exchanging their buffers (no copy): a
  * time level's history (u_prev <- u before u is overwritten) at no cost. Names stay. They must
- * share topology, components, precision, context and queue (FCL_ERR_INVALID_ARGUMENT). What
+ * share topology, components, precision, context, queue and component wall conditions
+ * (FCL_ERR_INVALID_ARGUMENT). What
  * flowcl built over either field follows at its next use: ghost exchanges, reductions,
  * transposes, the fd, advection and analytics operators; a launcher the caller built on
  * fcl_field_buffer does not (fcl_launcher_rebind). Every rank swaps the same fields; an exchange

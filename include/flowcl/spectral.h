@@ -1,11 +1,22 @@
 /** @file
- * flowcl spectral operators (periodic domains; operators/spectral).
+ * flowcl spectral operators (operators/spectral) on periodic domains and on domains with
+ * homogeneous walls along some axes (fft.h: each component extended odd or even about the walls
+ * by its own condition, fcl_field_set_component_bc).
  *
  * An fcl_spectral owns an FFT plan (flowcl/fft.h) with one spectral slot per component and the
  * pointwise kernels of kernels/spectral.cl. Every call transforms, applies one kernel and
  * transforms back; results are exact for band-limited data up to rounding. Input and output
  * may be the same field where a function says so. Fields must be on the topology, precision and
- * queue the fcl_spectral was made for. All functions are Collective over the topology. */
+ * queue the fcl_spectral was made for. All functions are Collective over the topology.
+ *
+ * Walls: the result of each operator has known conditions at the walls (Poisson keeps its
+ * input's, a derivative along a walled axis turns Dirichlet into Neumann and back, the curl of a
+ * free-slip velocity has Dirichlet tangential components and a Neumann normal one); an output
+ * component set otherwise is FCL_ERR_INVALID_ARGUMENT naming it, before anything runs. Free-slip
+ * walls (no penetration, no stress) are what Biot-Savart gives: with the vorticity's tangential
+ * components Dirichlet and its normal one Neumann, the velocity's normal component vanishes at the
+ * wall. A mean velocity (fcl_spectral_set_mean_velocity) through a wall is refused at the call.
+ * Poisson with Neumann walls solves for zero mean, as on a periodic axis. */
 #ifndef FLOWCL_SPECTRAL_H
 #define FLOWCL_SPECTRAL_H
 

@@ -20,7 +20,7 @@ static fcl_status make_launcher(fcl_spectral *s, const char *kernel, int nbuf, i
                                 size_t nextra, const fcl_arg *extra, size_t nparams,
                                 const fcl_param_spec *params, fcl_launcher **out) {
   const fcl_fft_layout *l = fcl_fft_layout_of(s->fft);
-  const fcl_domain *d = fcl_topology_domain(s->topo);
+  const fcl_domain *d = fcl_fft_domain(s->fft); /* with walls, the extended one (fft.h) */
   fcl_arg args[24];
   size_t n = 0;
   const int nslots = fcl_fft_nslots(s->fft);
@@ -112,6 +112,7 @@ fcl_status fcl_spectral_set_mean_velocity(fcl_spectral *s, const double *velocit
   static const char *const names[3] = {"mean_x", "mean_y", "mean_z"};
   for (int a = 0; a < 3; ++a) {
     double v = velocity && a < s->dim ? velocity[a] : 0.0;
+    s->mean[a] = v;
     FCL_TRY(fcl__spectral_set_real(s, s->biot_savart_params, names[a], v));
     FCL_TRY(fcl__spectral_set_real(s, s->diffuse_biot_savart_params, names[a], v));
   }
@@ -129,6 +130,8 @@ fcl_status fcl_spectral_create(const fcl_field *like, fcl_fft_backend backend, f
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "spectral operators for '%s'", fcl_field_name(like));
   s->topo = fcl_field_topology(like);
   s->dim = fcl_topology_domain(s->topo)->dim;
+  for (int a = 0; a < s->dim; ++a)
+    if (fcl_topology_domain(s->topo)->bc[a][0] != FCL_BC_PERIODIC) s->walled |= 1u << a;
   s->dtype = fcl_field_dtype(like);
   /* slots: one per component, and as many again for the velocity of the fused
    * diffusion + Biot-Savart pass (3D: omega and u, 3 each; 2D: omega, then ux and uy) */

@@ -54,25 +54,18 @@ void fcl__fft_device_layout(const fcl_topology *t, fcl_dtype dtype, fcl_fft_layo
                     (size_t)(t->local[1] * t->local[2]);
 }
 
-/* Periodic on every axis, 2D or 3D, x whole; slabs along the last axis or (3D) pencils. */
-static fcl_status check_field(const fcl_field *f) {
-  const fcl_topology *t = f->topo;
+/* 2D or 3D, x whole; slabs along the last axis or (3D) pencils (a topology without walls: those
+ * are extended first, fft_walls.c). */
+static fcl_status check_field(const fcl_topology *t, const char *name) {
   const int dim = t->domain.dim;
   if (dim < 2)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is 1D; transforms are 2D or 3D",
-                     f->name);
-  for (int a = 0; a < dim; ++a)
-    if (t->domain.bc[a][0] != FCL_BC_PERIODIC)
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
-                       "fft: field '%s' is not periodic along axis %d; "
-                       "FFT solvers need periodic axes",
-                       f->name, a);
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: field '%s' is 1D; transforms are 2D or 3D", name);
   if (t->procs[0] != 1)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "fft: field '%s' is split over %d x %d x %d ranks; distributed transforms "
                      "need axis 0 whole: slabs (procs 1 x 1 x P) or, in 3D, pencils "
                      "(1 x P1 x P2); redistribute with fcl_field_redistribute",
-                     f->name, t->procs[0], t->procs[1], t->procs[2]);
+                     name, t->procs[0], t->procs[1], t->procs[2]);
   const int64_t *n = t->domain.resolution, nxc = n[0] / 2 + 1;
   if (fcl__fft_pencils(t)) {
     /* the row transpose splits the complex x axis over P1, the column one y over P2 */
@@ -81,8 +74,8 @@ static fcl_status check_field(const fcl_field *f) {
                        "fft: field '%s' on pencils %d x %d: the transposes split the %lld "
                        "complex points of axis 0 over %d ranks and the %lld points of axis 1 "
                        "over %d; use fewer ranks along axis %d",
-                       f->name, t->procs[1], t->procs[2], (long long)nxc, t->procs[1],
-                       (long long)n[1], t->procs[2], t->procs[1] > nxc ? 1 : 2);
+                       name, t->procs[1], t->procs[2], (long long)nxc, t->procs[1], (long long)n[1],
+                       t->procs[2], t->procs[1] > nxc ? 1 : 2);
     return FCL_OK;
   }
   /* Slabs: the transpose splits the second-to-last complex axis over the ranks. */
@@ -92,7 +85,7 @@ static fcl_status check_field(const fcl_field *f) {
                      "fft: field '%s' on %d ranks, more than the %lld "
                      "complex points of axis %d the transpose splits; pencils "
                      "(procs 1 x P1 x P2) split two axes",
-                     f->name, t->size, (long long)split, dim - 2);
+                     name, t->size, (long long)split, dim - 2);
   return FCL_OK;
 }
 
@@ -105,38 +98,38 @@ static bool cpu_device(fcl_queue *q) {
 }
 
 /* The backend and its layout; collective (fftw-mpi's split is compared on every rank). */
-static fcl_status resolve(const fcl_field *f, fcl_fft_backend want, fcl_fft_layout *l,
+static fcl_status resolve(const fcl_topology *t, fcl_dtype dtype, fcl_queue *queue,
+                          const char *name, fcl_fft_backend want, fcl_fft_layout *l,
                           fcl_fft_backend *got) {
-  FCL_TRY(check_field(f));
+  FCL_TRY(check_field(t, name));
   if (!fcl_fft_backend_available(want))
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "fft: backend '%s' is not built in (FLOWCL_ENABLE_%s)",
                      fcl_fft_backend_name(want), want == FCL_FFT_VKFFT ? "VKFFT" : "FFTW");
 #if FLOWCL_ENABLE_FFTW
-  bool fftw_fits = !fcl__fft_pencils(f->topo) && fcl__fft_fftw_layout(f->topo, f->dtype, l);
+  bool fftw_fits = !fcl__fft_pencils(t) && fcl__fft_fftw_layout(t, dtype, l);
 #else
   bool fftw_fits = false;
 #endif
-  if (want == FCL_FFT_FFTW && fcl__fft_pencils(f->topo))
+  if (want == FCL_FFT_FFTW && fcl__fft_pencils(t))
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "fft: fftw-mpi takes slabs only, field '%s' is on pencils %d x %d; use "
                      "the vkfft backend",
-                     f->name, f->topo->procs[1], f->topo->procs[2]);
+                     name, t->procs[1], t->procs[2]);
   if (want == FCL_FFT_FFTW && !fftw_fits)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "fft: fftw-mpi splits axis %d of field '%s' (%lld "
                      "points) in blocks of ceil(n / %d), not as the topology does; use a "
                      "resolution divisible by the ranks or the vkfft backend",
-                     f->topo->domain.dim - 1, f->name,
-                     (long long)f->topo->domain.resolution[f->topo->domain.dim - 1], f->topo->size);
+                     t->domain.dim - 1, name, (long long)t->domain.resolution[t->domain.dim - 1],
+                     t->size);
   if (want == FCL_FFT_AUTO)
-    want = fftw_fits && (cpu_device(f->queue) || !FLOWCL_ENABLE_VKFFT) ? FCL_FFT_FFTW
-                                                                       : FCL_FFT_VKFFT;
+    want = fftw_fits && (cpu_device(queue) || !FLOWCL_ENABLE_VKFFT) ? FCL_FFT_FFTW : FCL_FFT_VKFFT;
   if (want == FCL_FFT_VKFFT && !FLOWCL_ENABLE_VKFFT)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "fft: field '%s' needs the vkfft backend (fftw-mpi "
                      "cannot take its decomposition), which is not built in",
-                     f->name);
-  if (want == FCL_FFT_VKFFT) fcl__fft_device_layout(f->topo, f->dtype, l);
+                     name);
+  if (want == FCL_FFT_VKFFT) fcl__fft_device_layout(t, dtype, l);
   *got = want;
   return FCL_OK;
 }
@@ -146,9 +139,31 @@ fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
   FCL_CHECK_NULL(like, 1);
   FCL_CHECK_NULL(layout, 3);
   fcl_fft_backend got = FCL_FFT_AUTO;
-  FCL_TRY(resolve(like, backend, layout, &got));
-  if (resolved) *resolved = got;
-  return FCL_OK;
+  fcl_topology *ext = NULL; /* the domain extended by its walls, NULL without */
+  FCL_TRY(fcl__fft_walls_topology(like, &ext));
+  fcl_status st = resolve(ext ? ext : like->topo, like->dtype, like->queue, like->name, backend,
+                          layout, &got);
+  fcl_topology_destroy(&ext);
+  if (st == FCL_OK && resolved) *resolved = got;
+  return st;
+}
+
+/* Components in one exchange where a component's transform is small (latency-bound: on PoCL,
+ * 2 ranks x 16 MiB, 0.79 of the time one at a time); large ones are bandwidth-bound (two H200,
+ * 128 MiB: 1.05) and would only pay the work array and staging per component. Decided from the
+ * global spectral shape (of the domain extended by its walls), the same on every rank (the
+ * exchanges are collective; a rank's own share differs by a row where the split is uneven). */
+static int batch_size(const fcl_field *like, int nslots) {
+  const fcl_domain *d = &like->topo->domain;
+  double values = 1;
+  for (int a = 0; a < d->dim; ++a) {
+    double n = (double)(d->bc[a][0] == FCL_BC_PERIODIC ? d->resolution[a]
+                                                       : 2 * (d->resolution[a] - 1));
+    values *= a == 0 ? (double)((int64_t)n / 2 + 1) : n;
+  }
+  const double share = values * 2.0 * (double)like->itemsize / (double)like->topo->size;
+  if (share > (double)FCL__FFT_BATCH_BYTES) return 1;
+  return nslots < FCL__FFT_BATCH ? nslots : FCL__FFT_BATCH;
 }
 
 fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int nslots,
@@ -162,8 +177,17 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   *out = NULL;
   fcl_fft *p = calloc(1, sizeof *p);
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
-  fcl_status st = resolve(like, backend, &p->layout, &p->backend);
+  p->field_topo = like->topo;
+  memcpy(p->field_padded, like->padded, sizeof p->field_padded);
+  /* walls: the backend transforms the extended field (fft_walls.c), up to one batch of
+   * components of it */
+  fcl_status st = fcl__fft_walls_create(like, batch_size(like, nslots), &p->walls);
+  if (st == FCL_OK && p->walls) like = fcl__fft_walls_field(p->walls);
+  if (st == FCL_OK)
+    st = resolve(like->topo, like->dtype, like->queue, like->name, backend, &p->layout,
+                 &p->backend);
   if (st != FCL_OK) {
+    fcl__fft_walls_destroy(&p->walls);
     free(p);
     return st;
   }
@@ -177,16 +201,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   p->dim = like->topo->domain.dim;
   p->distributed = like->topo->size > 1;
   p->nslots = nslots;
-  /* components in one exchange where a component's transform is small (latency-bound: on PoCL,
-   * 2 ranks x 16 MiB, 0.79 of the time one at a time); large ones are bandwidth-bound (two H200,
-   * 128 MiB: 1.05) and would only pay the work array and staging per component. Decided from
-   * the global shape, the same on every rank (the exchanges are collective; a rank's own share
-   * differs by a row where the split is uneven). */
-  const fcl_fft_layout *gl = &p->layout;
-  const double share = (double)gl->global[0] * (double)gl->global[1] * (double)gl->global[2] * 2.0 *
-                       (double)like->itemsize / (double)like->topo->size;
-  p->batch = nslots < FCL__FFT_BATCH ? nslots : FCL__FFT_BATCH;
-  if (share > (double)FCL__FFT_BATCH_BYTES) p->batch = 1;
+  p->batch = batch_size(like, nslots);
   p->slots = calloc((size_t)nslots, sizeof *p->slots);
   if (!p->slots) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
   const size_t stored = p->layout.bytes / p->real_size; /* reals of the spectral layout */
@@ -220,6 +235,7 @@ void fcl_fft_destroy(fcl_fft **fft) {
   fcl_fft *p = *fft;
   if (p->queue) fcl_queue_finish(p->queue);
   if (p->ops) p->ops->destroy(p->state);
+  fcl__fft_walls_destroy(&p->walls);
   for (int s = 0; p->slots && s < p->nslots; ++s) fcl_array_destroy(&p->slots[s]);
   free(p->slots);
   fcl_queue_release(&p->queue);
@@ -232,8 +248,8 @@ void fcl_fft_destroy(fcl_fft **fft) {
  * one of its slots. */
 static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int fpos, const char *fname,
                             int slot, int spos) {
-  if (f->topo != p->topo || f->dtype != p->dtype || f->queue != p->queue ||
-      memcmp(f->padded, p->padded, sizeof p->padded) != 0)
+  if (f->topo != p->field_topo || f->dtype != p->dtype || f->queue != p->queue ||
+      memcmp(f->padded, p->field_padded, sizeof p->field_padded) != 0)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "argument %d (%s): field '%s' is not on the plan's "
                      "topology, precision, ghosts and queue",
@@ -250,7 +266,10 @@ fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slo
   FCL_TRY(fcl__field_check_comp(src, comp, 3));
   FCL_TRY(check_use(fft, src, 2, "src", slot, 4));
   fcl_mem *buf = fcl_array_buffer(fft->slots[slot]);
-  return fft->ops->forward(fft, src, 1, &comp, &buf);
+  if (!fft->walls) return fft->ops->forward(fft, src, 1, &comp, &buf);
+  const int at = 0;
+  FCL_TRY(fcl__fft_walls_extend(fft->walls, src, comp, at));
+  return fft->ops->forward(fft, fcl__fft_walls_field(fft->walls), 1, &at, &buf);
 }
 
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
@@ -259,7 +278,10 @@ fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
   FCL_TRY(fcl__field_check_comp(dst, comp, 4));
   FCL_TRY(check_use(fft, dst, 3, "dst", slot, 2));
   fcl_mem *buf = fcl_array_buffer(fft->slots[slot]);
-  return fft->ops->backward(fft, 1, &buf, dst, &comp);
+  if (!fft->walls) return fft->ops->backward(fft, 1, &buf, dst, &comp);
+  const int at = 0;
+  FCL_TRY(fft->ops->backward(fft, 1, &buf, (fcl_field *)fcl__fft_walls_field(fft->walls), &at));
+  return fcl__fft_walls_restrict(fft->walls, at, dst, comp);
 }
 
 /* Every component of f with slots slot, slot + 1, ...: batches of the plan's size (the
@@ -280,8 +302,20 @@ static fcl_status components(fcl_fft *fft, fcl_field *f, int fpos, const char *f
       comp[i] = c0 + i;
       buf[i] = fcl_array_buffer(fft->slots[slot + c0 + i]);
     }
-    FCL_TRY(forward ? fft->ops->forward(fft, f, n, comp, buf)
-                    : fft->ops->backward(fft, n, buf, f, comp));
+    if (!fft->walls) {
+      FCL_TRY(forward ? fft->ops->forward(fft, f, n, comp, buf)
+                      : fft->ops->backward(fft, n, buf, f, comp));
+      continue;
+    }
+    /* walls: through the extended field's components 0 .. n - 1 */
+    fcl_field *e = (fcl_field *)fcl__fft_walls_field(fft->walls);
+    const int at[FCL__FFT_BATCH] = {0, 1, 2};
+    for (int i = 0; forward && i < n; ++i)
+      FCL_TRY(fcl__fft_walls_extend(fft->walls, f, comp[i], at[i]));
+    FCL_TRY(forward ? fft->ops->forward(fft, e, n, at, buf)
+                    : fft->ops->backward(fft, n, buf, e, at));
+    for (int i = 0; !forward && i < n; ++i)
+      FCL_TRY(fcl__fft_walls_restrict(fft->walls, at[i], f, comp[i]));
   }
   return FCL_OK;
 }
@@ -310,6 +344,7 @@ fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot) { return inplace(fft,
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot) { return inplace(fft, slot, false); }
 
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft) { return fft ? &fft->layout : NULL; }
+const fcl_domain *fcl_fft_domain(const fcl_fft *fft) { return fft ? &fft->topo->domain : NULL; }
 fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) {
   return fft ? fft->backend : FCL_FFT_AUTO;
 }

@@ -22,7 +22,27 @@ typedef struct {
   void (*destroy)(void *state);
 } fcl__fft_ops;
 
+/* Walls (fft_walls.c): the extended field a plan with walled axes transforms, and the copies
+ * into and out of it. */
+typedef struct fcl__fft_walls fcl__fft_walls;
+/* The periodic topology of like's domain extended by its walls (the field's process grid, no
+ * ghosts): NULL in *out (and FCL_OK) where like is periodic; errors for walls the scheme cannot
+ * take. Collective. */
+fcl_status fcl__fft_walls_topology(const fcl_field *like, fcl_topology **out);
+/* The same with a field of ncomp components on it (NULL without walls). Collective. */
+fcl_status fcl__fft_walls_create(const fcl_field *like, int ncomp, fcl__fft_walls **out);
+void fcl__fft_walls_destroy(fcl__fft_walls **walls);
+const fcl_field *fcl__fft_walls_field(const fcl__fft_walls *walls);
+/* Enqueue component comp of src extended into extended component at, or the reverse. */
+fcl_status fcl__fft_walls_extend(fcl__fft_walls *walls, const fcl_field *src, int comp, int at);
+fcl_status fcl__fft_walls_restrict(fcl__fft_walls *walls, int at, fcl_field *dst, int comp);
+
 struct fcl_fft {
+  /* the fields the plan takes (check_use); with walls, topo and padded below are those of the
+   * extended field the backend transforms */
+  const fcl_topology *field_topo;
+  size_t field_padded[3];
+  fcl__fft_walls *walls; /* NULL without walls */
   const fcl_topology *topo;
   fcl_context *context;
   fcl_queue *queue;

@@ -53,6 +53,7 @@ fcl_status fcl_field_create(fcl_topology *topo, fcl_context *context, fcl_queue 
   f->ncomp = ncomp;
   f->dtype = dtype;
   f->itemsize = fcl_dtype_size(dtype);
+  for (int c = 0; c < 3; ++c) memcpy(f->bc[c], topo->domain.bc, sizeof f->bc[c]);
   for (int a = 0; a < 3; ++a) f->padded[a] = (size_t)(topo->local[a] + 2 * topo->origin[a]);
   size_t shape[3] = {f->padded[2], f->padded[1], f->padded[0]};
   fcl_status st = field_program(f);
@@ -94,6 +95,63 @@ void fcl_field_destroy(fcl_field **field) {
   *field = NULL;
 }
 
+fcl_status fcl_field_set_component_bc(fcl_field *f, int comp, int axis, fcl_bc lower,
+                                      fcl_bc upper) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_TRY(fcl__field_check_comp(f, comp, 2));
+  const fcl_domain *d = &f->topo->domain;
+  FCL_CHECK_ARG(axis >= 0 && axis < d->dim, 3, "axis", "not an axis of the domain");
+  if (d->bc[axis][0] == FCL_BC_PERIODIC)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 3 (axis): field '%s' is periodic along axis %d; component "
+                     "conditions are for walls",
+                     f->name, axis);
+  const fcl_bc face[2] = {lower, upper};
+  for (int s = 0; s < 2; ++s)
+    if (face[s] != FCL_BC_DIRICHLET && face[s] != FCL_BC_NEUMANN)
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                       "argument %d (%s): %s (%d); a wall is FCL_BC_DIRICHLET or FCL_BC_NEUMANN",
+                       4 + s, s ? "upper" : "lower",
+                       face[s] == FCL_BC_PERIODIC ? "FCL_BC_PERIODIC" : "not a condition",
+                       (int)face[s]);
+  fcl__ghost_plan *plans[3] = {f->ghosts, f->local, f->accumulate};
+  for (int i = 0; i < 3; ++i)
+    if (fcl__ghost_plan_begun(plans[i]))
+      return FCL_ERROR(FCL_ERR_INVALID_STATE,
+                       "field '%s': a ghost exchange is in flight (begun, not ended); set "
+                       "component conditions between exchanges",
+                       f->name);
+  if (f->bc[comp][axis][0] == lower && f->bc[comp][axis][1] == upper) return FCL_OK;
+  /* the wall mirrors are kernels of the exchange plans: plan them again, the old ones kept
+   * until the new ones exist (a failure leaves the field as it was) */
+  const fcl_bc was[2] = {f->bc[comp][axis][0], f->bc[comp][axis][1]};
+  f->bc[comp][axis][0] = lower;
+  f->bc[comp][axis][1] = upper;
+  fcl__ghost_plan *now[3] = {NULL, NULL, NULL};
+  fcl_status st = fcl__ghost_plan_create(f, f->pool, false, false, &now[0]);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, f->pool, false, true, &now[1]);
+  if (st == FCL_OK) st = fcl__ghost_plan_create(f, f->pool, true, false, &now[2]);
+  fcl__ghost_plan **drop = now;
+  if (st == FCL_OK) {
+    f->ghosts = now[0], f->local = now[1], f->accumulate = now[2];
+    drop = plans;
+  } else {
+    f->bc[comp][axis][0] = was[0];
+    f->bc[comp][axis][1] = was[1];
+  }
+  /* the old plans' commands may still be queued */
+  fcl_status fin = fcl_queue_finish(f->queue);
+  if (st == FCL_OK) st = fin;
+  for (int i = 0; i < 3; ++i) fcl__ghost_plan_destroy(&drop[i]);
+  return st;
+}
+
+fcl_bc fcl_field_component_bc(const fcl_field *f, int comp, int axis, int side) {
+  if (!f || comp < 0 || comp >= f->ncomp || axis < 0 || axis > 2 || side < 0 || side > 1)
+    return FCL_BC_PERIODIC;
+  return f->bc[comp][axis][side];
+}
+
 fcl_status fcl_field_swap(fcl_field *a, fcl_field *b) {
   FCL_CHECK_NULL(a, 1);
   FCL_CHECK_NULL(b, 2);
@@ -103,6 +161,11 @@ fcl_status fcl_field_swap(fcl_field *a, fcl_field *b) {
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "swap of '%s' and '%s': they differ in topology, components, precision, "
                      "context or queue",
+                     a->name, b->name);
+  if (memcmp(a->bc, b->bc, sizeof a->bc) != 0)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "swap of '%s' and '%s': their components' wall conditions differ "
+                     "(fcl_field_set_component_bc)",
                      a->name, b->name);
   if (fcl__ghost_plan_begun(a->ghosts) || fcl__ghost_plan_begun(b->ghosts))
     return FCL_ERROR(FCL_ERR_INVALID_STATE,

@@ -179,11 +179,11 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
       }
     } else if (peer == MPI_PROC_NULL) {
       /* a wall: mirror about the wall point w (ghost w -/+ 1 + m <-> interior w +/- 1 + m) */
-      double sign = t->domain.bc[a][side] == FCL_BC_DIRICHLET ? -1.0 : 1.0;
       int64_t w = side == 0 ? o : o + n - 1, step = side == 0 ? -1 : 1;
       face_box(f, a, w + step, g, origin, ext);       /* ghost run, walking away from the wall */
       face_box(f, a, w - step, g, src_origin, dummy); /* interior run, walking inwards */
       for (int c = 0; c < nc; ++c) {
+        const double sign = f->bc[c][a][side] == FCL_BC_DIRICHLET ? -1.0 : 1.0;
         fcl_mem *buf = fcl_field_buffer(f, c);
         box gb = padded_box(f, buf, origin), ib = padded_box(f, buf, src_origin);
         gb.s[a] *= step;

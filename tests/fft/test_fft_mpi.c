@@ -319,16 +319,30 @@ static void check_components(env *e, fcl_topology *t, fcl_dtype dt) {
 
 static void check_errors(env *e) {
   fcl_field *f = NULL;
-  /* Walls are not periodic. */
+  /* Walls: along an axis split over ranks (slabs split z), or of 2 points; one condition on
+   * both walls of an axis at the transform. */
   fcl_domain d = fcl_domain_periodic(3, 8, 1.0);
-  d.bc[1][0] = d.bc[1][1] = FCL_BC_DIRICHLET;
+  d.bc[2][0] = d.bc[2][1] = FCL_BC_DIRICHLET;
+  d.resolution[2] = e->size > 1 ? 8 : 2;
   int procs[3] = {1, 1, e->size};
   fcl_topology *t = NULL;
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, NULL, &t));
   CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "walls", 1, FCL_FLOAT32, &f));
   fcl_fft *fft = NULL;
   CHECK_STATUS(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft), FCL_ERR_NOT_SUPPORTED,
-               "not periodic along axis 1");
+               e->size > 1 ? "walls along axis 2, which is split over" : "at least 3");
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+  d = fcl_domain_periodic(3, 8, 1.0);
+  d.bc[1][0] = FCL_BC_DIRICHLET, d.bc[1][1] = FCL_BC_NEUMANN;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, NULL, &t));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "mixed", 1, FCL_FLOAT32, &f));
+  CHECK_OK(fcl_fft_create(f, FCL_FFT_AUTO, 1, e->pool, &fft));
+  CHECK_STATUS(fcl_fft_forward(fft, f, 0, 0), FCL_ERR_NOT_SUPPORTED,
+               "Dirichlet on the lower wall of axis 1 and Neumann on the upper one");
+  CHECK_OK(fcl_field_set_component_bc(f, 0, 1, FCL_BC_NEUMANN, FCL_BC_NEUMANN));
+  CHECK_OK(fcl_fft_forward(fft, f, 0, 0));
+  fcl_fft_destroy(&fft);
   fcl_field_destroy(&f);
   fcl_topology_destroy(&t);
   /* 1D. */

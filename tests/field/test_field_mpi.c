@@ -88,8 +88,27 @@ static bool device_transport(env *e) {
 
 /* ---------------- ghosts ---------------- */
 
+/* The conditions of a free-slip velocity (fcl_field_set_component_bc): component c Dirichlet
+ * on both walls of axis c, Neumann on those of the other bounded axes. */
+static fcl_domain free_slip_domain(fcl_domain d, int c) {
+  for (int a = 0; a < d.dim; ++a)
+    if (d.bc[a][0] != FCL_BC_PERIODIC)
+      d.bc[a][0] = d.bc[a][1] = a == c ? FCL_BC_DIRICHLET : FCL_BC_NEUMANN;
+  return d;
+}
+
+static void set_free_slip(fcl_field *f, const fcl_domain *d) {
+  for (int c = 0; c < fcl_field_ncomp(f); ++c) {
+    fcl_domain dc = free_slip_domain(*d, c);
+    for (int a = 0; a < d->dim; ++a)
+      if (d->bc[a][0] != FCL_BC_PERIODIC)
+        CHECK_OK(fcl_field_set_component_bc(f, c, a, dc.bc[a][0], dc.bc[a][1]));
+  }
+}
+
+/* free_slip: the components' own conditions (set_free_slip) instead of the domain's. */
 static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs, const int *gw,
-                       fcl_dtype dt) {
+                       fcl_dtype dt, bool free_slip) {
   fcl_topology *t = NULL;
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, gw, &t));
   if (!t) return;
@@ -99,6 +118,12 @@ static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs
     return;
   }
   CHECK_OK(fcl_field_init(f, init_code, &d));
+  if (free_slip) { /* after a first exchange: the plans are made again */
+    CHECK_OK(fcl_field_ghosts_begin(f));
+    CHECK_OK(fcl_field_ghosts_end(f));
+    set_free_slip(f, &d);
+    CHECK_OK(fcl_field_init(f, init_code, &d));
+  }
   CHECK_OK(fcl_field_ghosts_begin(f));
   CHECK_OK(fcl_field_ghosts_end(f));
   const size_t *p = fcl_field_padded_shape(f);
@@ -111,6 +136,7 @@ static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs
   for (int c = 0; c < 3; ++c) {
     CHECK_OK(fcl_field_read(f, c, true, host));
     double scale = c == 0 ? 1 : c == 1 ? -1 : 0.5;
+    const fcl_domain dc = free_slip ? free_slip_domain(d, c) : d;
     for (size_t k = 0; k < p[2]; ++k)
       for (size_t j = 0; j < p[1]; ++j)
         for (size_t i = 0; i < p[0]; ++i) {
@@ -123,7 +149,7 @@ static void ghost_case(env *e, const char *label, fcl_domain d, const int *procs
             pad = pad || ll[a] < -g[a] || ll[a] >= fcl_topology_local_resolution(t)[a] + g[a];
           }
           if (pad) continue;
-          for (int a = 0; a < 3; ++a) gl[a] = land(&d, a, off[a] + ll[a], &sign);
+          for (int a = 0; a < 3; ++a) gl[a] = land(&dc, a, off[a] + ll[a], &sign);
           double want = sign * scale * code(gl), got = at(host, dt, idx);
           if (got != want && wrong++ == 0) first = idx, got0 = got, want0 = want;
         }
@@ -600,7 +626,31 @@ static void errors(env *e) {
                "1 is not a component of field 'u' (components 0 to 0)");
   CHECK_STATUS(fcl_field_transpose(f, 0, (int[]){0, 0, 1}, f, 0), FCL_ERR_INVALID_ARGUMENT,
                "not a permutation");
+  CHECK_STATUS(fcl_field_set_component_bc(f, 0, 0, FCL_BC_NEUMANN, FCL_BC_NEUMANN),
+               FCL_ERR_INVALID_ARGUMENT, "periodic along axis 0");
   fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
+  /* component conditions: walls only, between exchanges; swaps keep them together */
+  d = fcl_domain_periodic(3, 8, 1.0);
+  d.bc[2][0] = d.bc[2][1] = FCL_BC_DIRICHLET;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, (int[]){1, 1, 1}, &t));
+  f = make_field(e, t, "v", 3, FCL_FLOAT32);
+  fcl_field *g = make_field(e, t, "v_prev", 3, FCL_FLOAT32);
+  CHECK_STATUS(fcl_field_set_component_bc(f, 1, 2, FCL_BC_PERIODIC, FCL_BC_NEUMANN),
+               FCL_ERR_INVALID_ARGUMENT, "argument 4 (lower): FCL_BC_PERIODIC");
+  CHECK_STATUS(fcl_field_set_component_bc(f, 3, 2, FCL_BC_NEUMANN, FCL_BC_NEUMANN),
+               FCL_ERR_INVALID_ARGUMENT, "comp");
+  CHECK_OK(fcl_field_set_component_bc(f, 1, 2, FCL_BC_NEUMANN, FCL_BC_NEUMANN));
+  CHECK(fcl_field_component_bc(f, 1, 2, 1) == FCL_BC_NEUMANN);
+  CHECK(fcl_field_component_bc(f, 0, 2, 0) == FCL_BC_DIRICHLET);
+  CHECK_STATUS(fcl_field_swap(f, g), FCL_ERR_INVALID_ARGUMENT, "wall conditions differ");
+  CHECK_OK(fcl_field_ghosts_begin(f));
+  CHECK_STATUS(fcl_field_set_component_bc(f, 0, 2, FCL_BC_NEUMANN, FCL_BC_NEUMANN),
+               FCL_ERR_INVALID_STATE, "in flight");
+  CHECK_OK(fcl_field_ghosts_end(f));
+  CHECK(fcl_field_component_bc(f, 0, 2, 0) == FCL_BC_DIRICHLET);
+  fcl_field_destroy(&f);
+  fcl_field_destroy(&g);
   fcl_topology_destroy(&t);
 }
 
@@ -617,22 +667,23 @@ static void run_all(env *e) {
     for (int tr = 0; tr < ntr; ++tr) { /* read when a field (its exchange plans) is made */
       transport_ = transports[tr];
       setenv("FLOWCL_TRANSPORT", transport_, 1);
-      ghost_case(e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt);
-      ghost_case(e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt);
+      ghost_case(e, "periodic blocks", d, NULL, (int[]){2, 2, 2}, dt, false);
+      ghost_case(e, "periodic slabs along x", d, (int[]){size_, 1, 1}, (int[]){2, 1, 1}, dt, false);
       fcl_domain w = d;
       w.bc[1][0] = w.bc[1][1] = FCL_BC_DIRICHLET;
       w.bc[2][0] = w.bc[2][1] = FCL_BC_NEUMANN;
       w.bc[0][0] = FCL_BC_NEUMANN, w.bc[0][1] = FCL_BC_DIRICHLET;
-      ghost_case(e, "walls", w, NULL, (int[]){1, 2, 1}, dt);
-      ghost_case(e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt);
+      ghost_case(e, "walls", w, NULL, (int[]){1, 2, 1}, dt, false);
+      ghost_case(e, "walls in pencils", w, (int[]){1, 0, 0}, (int[]){2, 1, 2}, dt, false);
+      ghost_case(e, "free-slip walls", w, NULL, (int[]){2, 1, 2}, dt, true);
       fcl_domain d2 = fcl_domain_periodic(2, 0, 1.0);
       d2.resolution[0] = 10, d2.resolution[1] = 15;
       d2.bc[1][0] = d2.bc[1][1] = FCL_BC_NEUMANN;
-      ghost_case(e, "2D", d2, NULL, (int[]){2, 3}, dt);
+      ghost_case(e, "2D", d2, NULL, (int[]){2, 3}, dt, false);
       fcl_domain d1 = fcl_domain_periodic(1, 23, 1.0);
-      ghost_case(e, "1D periodic", d1, NULL, (int[]){3}, dt);
+      ghost_case(e, "1D periodic", d1, NULL, (int[]){3}, dt, false);
       d1.bc[0][0] = FCL_BC_DIRICHLET, d1.bc[0][1] = FCL_BC_NEUMANN;
-      ghost_case(e, "1D walls", d1, NULL, (int[]){2}, dt);
+      ghost_case(e, "1D walls", d1, NULL, (int[]){2}, dt, false);
       accumulate_case(e, "accumulate 1D walls", d1, (int[]){2}, dt);
       accumulate_case(e, "accumulate periodic", d, (int[]){2, 1, 2}, dt);
       accumulate_case(e, "accumulate walls", w, (int[]){1, 2, 1}, dt);
