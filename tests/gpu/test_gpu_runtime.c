@@ -30,6 +30,35 @@ static void check_contents_before_commands(fcl_context *ctx, fcl_queue *q) {
   free(h);
 }
 
+/* fcl_mem_release frees the memory once the commands that use it are done (runtime.h): a
+ * buffer released while fills of it are queued (the host far ahead of the device), then a new
+ * one of the same size created with initial contents at once (where the allocator may hand the
+ * same memory back), must keep those contents when the queued fills run. */
+static void check_release_waits(fcl_context *ctx, fcl_queue *q) {
+  enum { N = 16 << 20, FILLS = 2000, ROUNDS = 4 }; /* 64 MiB of floats */
+  float *h = malloc((size_t)N * sizeof *h);
+  if (!h) return;
+  size_t bad = 0;
+  const float one = 1.0f;
+  for (int r = 0; r < ROUNDS; ++r) {
+    fcl_mem *a = NULL, *b = NULL;
+    CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, (size_t)N * sizeof *h, NULL, &a));
+    for (int i = 0; a && i < FILLS; ++i)
+      CHECK_OK(fcl_mem_fill(q, a, &one, sizeof one, 0, (size_t)N * sizeof *h, 0, NULL, NULL));
+    fcl_mem_release(&a);
+    for (size_t i = 0; i < N; ++i) h[i] = 2.0f;
+    CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, (size_t)N * sizeof *h, h, &b));
+    CHECK_OK(fcl_mem_read(q, b, 0, (size_t)N * sizeof *h, h, FCL_BLOCKING, 0, NULL, NULL));
+    for (size_t i = 0; i < N; ++i) bad += h[i] != 2.0f;
+    fcl_mem_release(&b);
+  }
+  CHECKF(bad == 0,
+         "%zu values of a buffer created after a release were overwritten by the "
+         "released buffer's queued fills",
+         bad);
+  free(h);
+}
+
 static void check_gpu(const fcl_device_entry *e) {
   fcl_device_info d;
   fcl_device_characterization c;
@@ -65,6 +94,7 @@ static void check_gpu(const fcl_device_entry *e) {
   fcl_event *ev = NULL;
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
   check_contents_before_commands(ctx, q);
+  check_release_waits(ctx, q);
   CHECK_OK(fcl_mem_read(q, by, 0, N * sizeof *y, y, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;
