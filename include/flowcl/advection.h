@@ -23,6 +23,14 @@
  * neighbour's particles (one ghost exchange before the substep replaces the accumulation of
  * remeshed ghosts onto their owners). Along a periodic axis held whole by the rank, the line
  * wraps around in local memory and no ghosts are needed.
+ * Walls are handled the same way: the ghosts beyond a wall hold the mirror images of the
+ * particles next to it (each component with its own parity, fcl_field_set_component_bc), pushed
+ * by the mirrored velocity, so a substep is the periodic one of the mirror image restricted to
+ * the domain: the order of the scheme holds up to the wall, and for a component even about the
+ * walls (Neumann) the trapezoidal sum (wall points weighing half) is conserved to rounding
+ * (tests/operators/test_advection_mpi.c). The velocity's normal component must be Dirichlet at
+ * each wall (no flow through it), else FCL_ERR_INVALID_ARGUMENT; a walled axis needs the ghosts
+ * of a split one.
  *
  * Kernels are generated with the codegen layer (one work-group per tile of lines, the lines of
  * velocity, displacements and values in local memory) for the fields' precision, and tuned

@@ -163,14 +163,19 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
   }
   const int *procs = fcl_topology_procs(topo), *ghosts = fcl_topology_ghosts(topo);
   const int64_t *local = fcl_topology_local_resolution(topo);
+  /* walls: particles beyond a wall are the mirror images the ghost exchange puts there (each
+   * field's own parity), pushed by the mirrored velocity, which must be odd (no flow through
+   * the wall) for the images to mirror the particles' motion */
   for (int a = 0; a < d->dim; ++a)
-    if (d->bc[a][0] != FCL_BC_PERIODIC)
-      return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
-                       "advection: axis %d of '%s' is not periodic (the "
-                       "remeshing kernels have no wall treatment)",
-                       a, fcl_field_name(u));
+    for (int side = 0; side < 2 && d->bc[a][0] != FCL_BC_PERIODIC; ++side)
+      if (fcl_field_component_bc(u, a, a, side) != FCL_BC_DIRICHLET)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "advection: component %d of the velocity '%s' is Neumann at the %s "
+                         "wall of axis %d; it must be Dirichlet there (no flow through a wall: "
+                         "fcl_field_set_component_bc)",
+                         a, fcl_field_name(u), side ? "upper" : "lower", a);
   for (int a = 0; a < d->dim; ++a) {
-    wrap[a] = procs[a] == 1;
+    wrap[a] = procs[a] == 1 && d->bc[a][0] == FCL_BC_PERIODIC;
     if (wrap[a] && local[a] < reach->hu)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                        "advection: axis %d has %lld points, fewer "
@@ -178,10 +183,9 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
                        a, (long long)local[a], reach->hu);
     if (!wrap[a] && ghosts[a] < reach->hu)
       return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "advection: axis %d is split over %d ranks "
-                       "and needs %d ghosts for these options (formula, interpolation, "
-                       "max_cfl); the topology has %d",
-                       a, procs[a], reach->hu, ghosts[a]);
+                       "advection: axis %d %s and needs %d ghosts for these options (formula, "
+                       "interpolation, max_cfl); the topology has %d",
+                       a, procs[a] > 1 ? "is split over ranks" : "has walls", reach->hu, ghosts[a]);
   }
   return FCL_OK;
 }
