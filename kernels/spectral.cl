@@ -169,3 +169,23 @@ FCL_KERNEL void spectral_curl2(FCL_GLOBAL T2 *ux, FCL_GLOBAL const T2 *uy, LAYOU
   wave w = WAVE_HERE();
   ux[w.at] = times_i(w.kodd[0] * uy[w.at] - w.kodd[1] * ux[w.at]) * scale;
 }
+
+/* Buoyancy: omega^ += i k x (g b^), the vorticity source curl(b g) of the force b g over a step
+ * (gx, gy, gz: dt g); b^ in the first slot, read only. 3D: */
+FCL_KERNEL void spectral_buoyancy3(FCL_GLOBAL const T2 *b_, FCL_GLOBAL T2 *wx, FCL_GLOBAL T2 *wy,
+                                   FCL_GLOBAL T2 *wz, LAYOUT_ARGS, const T scale, const T gx,
+                                   const T gy, const T gz) {
+  wave w = WAVE_HERE();
+  const T *k = w.kodd;
+  const T2 b = b_[w.at];
+  wx[w.at] = (wx[w.at] + times_i(b * (k[1] * gz - k[2] * gy))) * scale;
+  wy[w.at] = (wy[w.at] + times_i(b * (k[2] * gx - k[0] * gz))) * scale;
+  wz[w.at] = (wz[w.at] + times_i(b * (k[0] * gy - k[1] * gx))) * scale;
+}
+
+/* The same in 2D: omega^ += i (kx gy - ky gx) b^. */
+FCL_KERNEL void spectral_buoyancy2(FCL_GLOBAL const T2 *b_, FCL_GLOBAL T2 *w_, LAYOUT_ARGS,
+                                   const T scale, const T gx, const T gy) {
+  wave w = WAVE_HERE();
+  w_[w.at] = (w_[w.at] + times_i(b_[w.at] * (w.kodd[0] * gy - w.kodd[1] * gx))) * scale;
+}

@@ -69,6 +69,16 @@ fcl_status fcl_spectral_derivative(fcl_spectral *spectral, const fcl_field *f, i
 /** Curl: 3D vector u -> vector w; 2D vector u -> scalar w (may not be u). */
 fcl_status fcl_spectral_curl(fcl_spectral *spectral, const fcl_field *u, fcl_field *w);
 
+/** Buoyancy (Boussinesq): omega += dt curl(b g), the vorticity source of the force b g per unit
+ * mass over a step (b a scalar such as a temperature or a density anomaly; g[dim], e.g. Ra Pr
+ * along the upward axis in Rayleigh-Benard units). One forward transform of b and of omega's
+ * components, one backward of omega's. With walls, g must be normal to them (omega's
+ * conditions, a free-slip vorticity's, must be those of the source: else
+ * FCL_ERR_INVALID_ARGUMENT naming the component). Errors: b not a scalar, omega not dim == 3 ?
+ * 3 : 1 components or b itself, g or dt not finite. */
+fcl_status fcl_spectral_buoyancy(fcl_spectral *spectral, const fcl_field *b, const double *g,
+                                 double dt, fcl_field *omega);
+
 /** Descriptions for a problem (flowcl/problem.h): Biot-Savart (reads omega, writes u), exact
  * diffusion of f over each step's dt, Leray projection of u. Each allocates a small state that
  * the problem frees (fcl_problem_add_operator frees it even when it fails); spectral and the

@@ -96,6 +96,10 @@ static fcl_status build(fcl_spectral *s, fcl_context *context) {
   FCL_TRY(make_launcher(s, "spectral_derivative", 1, 2, 0, NULL, 2, deriv, &s->derivative));
   FCL_TRY(make_launcher(s, three ? "spectral_curl3" : "spectral_curl2", three ? 3 : 2,
                         three ? 6 : 3, 0, NULL, 0, NULL, &s->curl));
+  fcl_param_spec g[3] = {{"gx", 0, real}, {"gy", 0, real}, {"gz", 0, real}};
+  FCL_TRY(make_launcher(s, three ? "spectral_buoyancy3" : "spectral_buoyancy2", three ? 4 : 2,
+                        three ? 7 : 3, 0, NULL, three ? 3 : 2, g, &s->buoyancy));
+  FCL_TRY(fcl_param_set_create(s->buoyancy, &s->buoyancy_params));
   FCL_TRY(fcl_param_set_create(s->diffuse, &s->diffuse_params));
   FCL_TRY(fcl_param_set_create(s->derivative, &s->derivative_params));
   FCL_TRY(fcl_param_set_create(s->diffuse_biot_savart, &s->diffuse_biot_savart_params));
@@ -156,8 +160,9 @@ void fcl_spectral_destroy(fcl_spectral **spectral) {
   fcl_param_set_destroy(&s->derivative_params);
   fcl_param_set_destroy(&s->diffuse_biot_savart_params);
   fcl_param_set_destroy(&s->biot_savart_params);
-  fcl_launcher *all[] = {s->poisson, s->biot_savart,        s->project, s->diffuse, s->derivative,
-                         s->curl,    s->diffuse_biot_savart};
+  fcl_param_set_destroy(&s->buoyancy_params);
+  fcl_launcher *all[] = {s->poisson, s->biot_savart,         s->project, s->diffuse, s->derivative,
+                         s->curl,    s->diffuse_biot_savart, s->buoyancy};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i) fcl_launcher_destroy(&all[i]);
   fcl_program_release(&s->program);
   fcl_fft_destroy(&s->fft);

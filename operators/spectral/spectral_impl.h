@@ -15,6 +15,8 @@ struct fcl_spectral {
   bool empty; /* this rank holds no spectral values (fftw-mpi's split can leave none) */
   fcl_launcher *poisson, *biot_savart, *project, *diffuse, *derivative, *curl;
   fcl_launcher *diffuse_biot_savart; /* omega in slots 0..dim-1 (2D: 0), u in the next dim */
+  fcl_launcher *buoyancy;            /* b in slot 0, omega in the next 3 (2D: 1) */
+  fcl_param_set *buoyancy_params;    /* dt g */
   fcl_param_set *diffuse_params, *derivative_params, *diffuse_biot_savart_params;
   fcl_param_set *biot_savart_params; /* the mean velocity (fcl_spectral_set_mean_velocity) */
   double mean[3];                    /* that velocity */

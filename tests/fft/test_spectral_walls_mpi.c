@@ -5,7 +5,7 @@
  * two, slabs and pencils; free-slip conditions (a velocity's normal component Dirichlet, its
  * tangential ones Neumann; the vorticity the reverse). Results must match to 1e-12 (double) or
  * 1e-5 (float) relative to the Linf norm: the data are band-limited. Output fields with wrong
- * conditions, and a mean velocity through a wall, are refused. */
+ * conditions, a mean velocity through a wall and a gravity along a wall, are refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +315,43 @@ static void check_box(env *e, const box_case *bc, fcl_fft_backend b, fcl_dtype d
     EXPECT("diffusion (Neumann)", sc, &ed);
     CHECK_STATUS(fcl_spectral_poisson(s, sc, ds), FCL_ERR_INVALID_ARGUMENT,
                  "is Dirichlet at the walls");
+  }
+  /* buoyancy: omega += dt curl(b g), g normal to the walls of the first walled axis; b odd
+   * there (a temperature between plates), even about any other wall (insulated) */
+  {
+    int wall = 0;
+    while (!(w >> wall & 1)) ++wall;
+    int kinds[3] = {COS, COS, COS};
+    kinds[wall] = SIN;
+    const int mp[3] = {1, 2, 1}, mw[3] = {1, 2, 1};
+    func bf = {.n = 1, .md = {make_mode(w, 0.9, mp, mw, kinds, -1)}};
+    for (int a = 0; a < DIM; ++a)
+      if (a != wall && w >> a & 1)
+        CHECK_OK(fcl_field_set_component_bc(sc, 0, a, FCL_BC_NEUMANN, FCL_BC_NEUMANN));
+    CHECK_OK(fcl_field_set_component_bc(sc, 0, wall, FCL_BC_DIRICHLET, FCL_BC_DIRICHLET));
+    set(sc, &bf);
+    set(om, wv);
+    double g[3] = {0, 0, 0};
+    g[wall] = 2.5;
+    const double h = 0.3;
+    func want[3];
+    if (bc->dim == 3) {
+      func gb[3], c3[3];
+      for (int c = 0; c < 3; ++c) {
+        gb[c] = bf;
+        for (int i = 0; i < gb[c].n; ++i) gb[c].md[i].amp *= g[c];
+      }
+      curl3(gb, c3);
+      for (int c = 0; c < 3; ++c) want[c] = sum(wv[c], c3[c], h);
+    } else { /* g_y d_x b - g_x d_y b */
+      want[0] = sum(sum(wv[0], deriv(bf, 0), h * g[1]), deriv(bf, 1), -h * g[0]);
+    }
+    CHECK_OK(fcl_spectral_buoyancy(s, sc, g, h, om));
+    EXPECT("buoyancy", om, want);
+    g[wall] = 0;
+    g[(wall + 1) % DIM] = 1;
+    CHECK_STATUS(fcl_spectral_buoyancy(s, sc, g, h, om), FCL_ERR_INVALID_ARGUMENT,
+                 "the gravity must be normal to the walls");
   }
   /* wrong conditions on an output or input field */
   all_bc(ds, w, FCL_BC_DIRICHLET);
