@@ -89,6 +89,9 @@ fcl_status fcl_spectral_diffusion_operator(fcl_spectral *spectral, fcl_field *f,
                                            fcl_operator *out);
 fcl_status fcl_spectral_project_operator(fcl_spectral *spectral, fcl_field *u, fcl_operator *out);
 /** @} */
+/** fcl_spectral_buoyancy over each step's dt (g copied): reads b, reads and writes omega. */
+fcl_status fcl_spectral_buoyancy_operator(fcl_spectral *spectral, fcl_field *b, const double *g,
+                                          fcl_field *omega, fcl_operator *out);
 /** The fused pass (fcl_spectral_diffuse_biot_savart) over each step's dt: reads and writes omega,
  * writes u. */
 fcl_status fcl_spectral_diffuse_biot_savart_operator(fcl_spectral *spectral, fcl_field *omega,

@@ -95,3 +95,41 @@ fcl_status fcl_spectral_project_operator(fcl_spectral *s, fcl_field *u, fcl_oper
   FCL_TRY(fcl__spectral_check_ncomp(u, s->dim, 2, "u"));
   return describe("projection", s, NULL, u, 0, s->project, project_apply, out);
 }
+
+typedef struct {
+  fcl_spectral *spectral;
+  fcl_field *b, *omega;
+  double g[3];
+} buoyancy_op;
+
+static fcl_status buoyancy_apply(void *data, const fcl_step_info *info) {
+  buoyancy_op *o = data;
+  return fcl_spectral_buoyancy(o->spectral, o->b, o->g, info->dt, o->omega);
+}
+
+static fcl_launcher *buoyancy_launcher(void *data, int index) {
+  return index == 0 ? ((buoyancy_op *)data)->spectral->buoyancy : NULL;
+}
+
+fcl_status fcl_spectral_buoyancy_operator(fcl_spectral *s, fcl_field *b, const double *g,
+                                          fcl_field *omega, fcl_operator *out) {
+  FCL_CHECK_NULL(s, 1);
+  FCL_CHECK_NULL(b, 2);
+  FCL_CHECK_NULL(g, 3);
+  FCL_CHECK_NULL(omega, 4);
+  FCL_CHECK_NULL(out, 5);
+  FCL_TRY(fcl__spectral_check_ncomp(b, 1, 2, "b"));
+  FCL_TRY(fcl__spectral_check_ncomp(omega, s->dim == 3 ? 3 : 1, 4, "omega"));
+  buoyancy_op *o = calloc(1, sizeof *o);
+  if (!o) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "buoyancy");
+  *o = (buoyancy_op){.spectral = s, .b = b, .omega = omega};
+  for (int a = 0; a < s->dim; ++a) o->g[a] = g[a];
+  *out = (fcl_operator){.name = "buoyancy",
+                        .data = o,
+                        .apply = buoyancy_apply,
+                        .launcher = buoyancy_launcher,
+                        .destroy = free};
+  out->uses[out->nuses++] = (fcl_field_use){b, 0, true, false};
+  out->uses[out->nuses++] = (fcl_field_use){omega, 0, true, true};
+  return FCL_OK;
+}

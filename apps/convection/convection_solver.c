@@ -1,0 +1,293 @@
+/* flowcl-convection solver: fields, operators and the time loop's callbacks.
+ *
+ * A step (Strang splitting): exact diffusion of theta and of the vorticity (Pr, with the
+ * Biot-Savart velocity in the same spectral pass) over dt / 2; the buoyancy coupling over dt,
+ * itself split symmetrically: omega += dt / 2 curl(Ra Pr theta e_z), the velocity of that
+ * vorticity, theta += dt u_z (the conduction profile 1 - z advected), omega += dt / 2 curl(...);
+ * advection of the vorticity and theta by u (remeshing, mirror images at the plates); the
+ * diffusions over dt / 2 again. Each part is an exact flow of its own equation but the
+ * advection (the remeshed particles' Runge-Kutta push), so the linear coupling is second order
+ * in dt.
+ * Free slip at the plates: u_z, the tangential vorticity and theta are Dirichlet (odd about
+ * the plates), the tangential velocity and the normal vorticity Neumann (even). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convection.h"
+
+#define PI 3.14159265358979323846
+#define TRY(x)                                                                                     \
+  do {                                                                                             \
+    fcl_status st_ = (x);                                                                          \
+    if (st_ != FCL_OK) return st_;                                                                 \
+  } while (0)
+
+typedef struct {
+  const convection_options *o;
+  int rank;
+  fcl_topology *topo;
+  fcl_context *ctx;
+  fcl_queue *q;
+  fcl_allocator *alloc;
+  fcl_pool *pool;
+  fcl_field *w, *theta, *u, *dtheta;
+  fcl_spectral *sp;
+  fcl_advection *adv;
+  fcl_fd *source;
+  fcl_problem *problem;
+  FILE *csv; /* rank 0 */
+  fcl_io_series *series;
+  double volume;
+} convection;
+
+static fcl_status open_device(convection *c) {
+  fcl_device_entry dev;
+  fcl_device_info info;
+  TRY(fcl_topology_select_device(c->topo, c->o->device, &dev));
+  TRY(fcl_device_get_info(dev.device, &info));
+  if (c->o->dtype == FCL_FLOAT64 && !info.double_fp_config) {
+    fprintf(stderr, "flowcl-convection: device '%s' has no double precision (--precision float)\n",
+            info.name);
+    return FCL_ERR_NOT_SUPPORTED;
+  }
+  if (c->rank == 0 && !c->o->quiet) printf("device: %s\n", info.name);
+  TRY(fcl_context_create(1, &dev.device, &c->ctx));
+  TRY(fcl_queue_create(c->ctx, dev.device, FCL_QUEUE_PROFILING, &c->q));
+  TRY(fcl_allocator_create_deferred(c->ctx, FCL_MEM_DEVICE, &c->alloc));
+  return fcl_pool_create(c->alloc, NULL, &c->pool);
+}
+
+/* The box: the vertical (axis 0) between the plates, whole on every rank; slabs along the last
+ * horizontal axis; ghosts for the advection along the vertical and the split axis. */
+static fcl_status make_fields(convection *c, MPI_Comm comm, int ghosts) {
+  const convection_options *o = c->o;
+  fcl_domain d = fcl_domain_periodic(o->dim, convection_horizontal_points(o), o->aspect);
+  d.resolution[0] = o->resolution;
+  d.length[0] = 1;
+  d.bc[0][0] = d.bc[0][1] = FCL_BC_DIRICHLET;
+  int size, procs[3] = {1, 1, 1}, g[3] = {ghosts, 0, 0};
+  MPI_Comm_size(comm, &size);
+  procs[o->dim - 1] = size;
+  if (size > 1) g[o->dim - 1] = ghosts;
+  c->volume = o->aspect * (o->dim == 3 ? o->aspect : 1);
+  TRY(fcl_topology_create(comm, &d, procs, g, &c->topo));
+  c->rank = fcl_topology_rank(c->topo);
+  TRY(open_device(c));
+  const int nw = o->dim == 3 ? 3 : 1;
+  TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "vorticity", nw, o->dtype, &c->w));
+  TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "theta", 1, o->dtype, &c->theta));
+  TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "velocity", o->dim, o->dtype, &c->u));
+  TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "dtheta_dz", 1, o->dtype, &c->dtheta));
+  const fcl_bc D = FCL_BC_DIRICHLET, N = FCL_BC_NEUMANN;
+  for (int a = 1; a < o->dim; ++a) TRY(fcl_field_set_component_bc(c->u, a, 0, N, N));
+  if (o->dim == 3) TRY(fcl_field_set_component_bc(c->w, 0, 0, N, N));
+  TRY(fcl_field_set_component_bc(c->u, 0, 0, D, D));
+  return fcl_field_set_component_bc(c->dtheta, 0, 0, N, N);
+}
+
+/* theta = A sin(pi z) (cos(k x) + cos(k y)), the vorticity and velocity 0. */
+static fcl_status initial(convection *c) {
+  const convection_options *o = c->o;
+  char e[256];
+  const double k = 2 * PI / o->aspect;
+  if (o->dim == 3)
+    snprintf(e, sizeof e, "%.17g * sin(M_PI * x) * (cos(%.17g * y) + cos(%.17g * z))", o->amplitude,
+             k, k);
+  else
+    snprintf(e, sizeof e, "%.17g * sin(M_PI * x) * cos(%.17g * y)", o->amplitude, k);
+  return fcl_field_init_expr(c->theta, 0, e);
+}
+
+static fcl_status add(convection *c, fcl_status described, const fcl_operator *op) {
+  TRY(described);
+  return fcl_problem_add_operator(c->problem, op);
+}
+
+static fcl_status make_problem(convection *c, const fcl_advection_options *ao) {
+  const convection_options *o = c->o;
+  TRY(fcl_spectral_create(c->w, FCL_FFT_AUTO, c->pool, &c->sp));
+  fcl_field *carried[2] = {c->w, c->theta};
+  TRY(fcl_advection_create(c->u, 2, carried, ao, &c->adv));
+  const fcl_fd_binding b[2] = {{"th", c->theta, 0, 0}, {"uz", c->u, 0, 0}};
+  TRY(fcl_fd_kernel_create("conduction_profile", 2, b,
+                           "th[k, j, i] = th[k, j, i] + dt * uz[k, j, i]",
+                           3.0 * (o->dtype == FCL_FLOAT64 ? 8 : 4), &c->source));
+  TRY(fcl_problem_create("convection", &c->problem));
+  TRY(fcl_problem_add_field(c->problem, c->w, true));
+  TRY(fcl_problem_add_field(c->problem, c->theta, true));
+  TRY(fcl_problem_add_field(c->problem, c->u, true));
+  /* Strang: half diffusion, the coupling (half buoyancy, the velocity of that vorticity, the
+   * profile's advection, half buoyancy), advection, half diffusion */
+  const double g[3] = {o->rayleigh * o->prandtl, 0, 0};
+  fcl_operator op;
+  for (int half = 0; half < 2; ++half) {
+    if (half) TRY(add(c, fcl_advection_operator(c->adv, &op), &op));
+    TRY(fcl_spectral_diffusion_operator(c->sp, c->theta, 1.0, &op));
+    op.dt_fraction = 0.5;
+    TRY(add(c, FCL_OK, &op));
+    TRY(fcl_spectral_diffuse_biot_savart_operator(c->sp, c->w, o->prandtl, c->u, &op));
+    op.dt_fraction = 0.5;
+    TRY(add(c, FCL_OK, &op));
+    if (half) break;
+    TRY(fcl_spectral_buoyancy_operator(c->sp, c->theta, g, c->w, &op));
+    op.dt_fraction = 0.5;
+    TRY(add(c, FCL_OK, &op));
+    TRY(add(c, fcl_spectral_biot_savart_operator(c->sp, c->w, c->u, &op), &op));
+    TRY(add(c, fcl_fd_operator(c->source, &op), &op));
+    TRY(fcl_spectral_buoyancy_operator(c->sp, c->theta, g, c->w, &op));
+    op.dt_fraction = 0.5;
+    TRY(add(c, FCL_OK, &op));
+  }
+  return fcl_problem_setup(c->problem);
+}
+
+static fcl_status measure(void *user, fcl_dt_inputs *in) {
+  convection *c = user;
+  const fcl_domain *d = fcl_topology_domain(c->topo);
+  *in = (fcl_dt_inputs){.dim = d->dim};
+  for (int a = 0; a < d->dim; ++a) {
+    TRY(fcl_field_reduce(c->u, a, FCL_REDUCE_NORM_LINF, &in->umax[a]));
+    in->dx[a] = fcl_domain_spacing(d, a);
+  }
+  return FCL_OK;
+}
+
+/* The plates' Nusselt numbers, 1 - <d theta / dz> over each plate (d theta / dz spectral). */
+static fcl_status nusselt(convection *c, double nu[2]) {
+  TRY(fcl_spectral_derivative(c->sp, c->theta, 0, 0, 1, c->dtheta, 0));
+  const int64_t *n = fcl_topology_local_resolution(c->topo);
+  const size_t count = (size_t)(n[0] * n[1] * n[2]);
+  double *v = malloc(count * sizeof *v), s[2] = {0, 0}, all[2];
+  if (!v) return FCL_ERR_OUT_OF_MEMORY;
+  fcl_status st = fcl_field_read(c->dtheta, 0, false, v);
+  if (st == FCL_OK && c->o->dtype == FCL_FLOAT32)
+    for (size_t i = count; i-- > 0;) v[i] = ((float *)v)[i];
+  for (size_t r = 0; st == FCL_OK && r < count / (size_t)n[0]; ++r) {
+    s[0] += v[r * (size_t)n[0]];
+    s[1] += v[r * (size_t)n[0] + (size_t)n[0] - 1];
+  }
+  free(v);
+  TRY(st);
+  MPI_Allreduce(s, all, 2, MPI_DOUBLE, MPI_SUM, fcl_topology_comm(c->topo));
+  const double points = (double)convection_horizontal_points(c->o) *
+                        (c->o->dim == 3 ? (double)convection_horizontal_points(c->o) : 1);
+  nu[0] = 1 - all[0] / points;
+  nu[1] = 1 - all[1] / points;
+  return FCL_OK;
+}
+
+static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
+  convection *c = user;
+  double e = 0, tmax, nu[2];
+  for (int a = 0; a < c->o->dim; ++a) {
+    double l2;
+    TRY(fcl_field_reduce(c->u, a, FCL_REDUCE_NORM_L2, &l2));
+    e += l2 * l2;
+  }
+  TRY(fcl_field_reduce(c->theta, 0, FCL_REDUCE_NORM_LINF, &tmax));
+  TRY(nusselt(c, nu));
+  if (c->csv)
+    fprintf(c->csv, "%lld,%.12g,%.6g,%.12e,%.12g,%.12g,%.12e\n", (long long)st->step, st->t, st->dt,
+            e / (2 * c->volume), nu[0], nu[1], tmax);
+  if (!isfinite(e)) {
+    fprintf(stderr,
+            "flowcl-convection: the kinetic energy is %g at t = %g: unstable (a smaller "
+            "--dt or --cfl)\n",
+            e, st->t);
+    return FCL_ERR_INVALID_STATE;
+  }
+  return FCL_OK;
+}
+
+static fcl_status snapshot(void *user, const fcl_sim_state *st) {
+#if FLOWCL_ENABLE_HDF5
+  convection *c = user;
+  fcl_field *fields[2] = {c->theta, c->w};
+  return fcl_io_series_write(c->series, 2, fields, st->t, st->step);
+#else
+  (void)user;
+  (void)st;
+  fprintf(stderr, "flowcl-convection: snapshots need HDF5 (not built in)\n");
+  return FCL_ERR_NOT_SUPPORTED;
+#endif
+}
+
+static fcl_status outputs(convection *c, MPI_Comm comm) {
+  const convection_options *o = c->o;
+  TRY(fcl_run_dir_prepare(comm, o->output_dir, NULL, "diagnostics.csv", true, o->overwrite, NULL));
+  if (c->rank == 0) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/diagnostics.csv", o->output_dir);
+    c->csv = fopen(path, "w");
+    if (!c->csv) {
+      fprintf(stderr, "flowcl-convection: cannot write %s\n", path);
+      return FCL_ERR_IO;
+    }
+    fprintf(c->csv,
+            "# flowcl-convection: dim %d, Ra %.9g, Pr %.9g, aspect %.9g, %lld points "
+            "vertically\nstep,t,dt,energy,nu_bottom,nu_top,theta_max\n",
+            o->dim, o->rayleigh, o->prandtl, o->aspect, (long long)o->resolution);
+  }
+#if FLOWCL_ENABLE_HDF5
+  if (o->snapshot_every > 0) TRY(fcl_io_series_create(o->output_dir, "convection", &c->series));
+#endif
+  return FCL_OK;
+}
+
+static void destroy(convection *c) {
+  if (c->csv) fclose(c->csv);
+#if FLOWCL_ENABLE_HDF5
+  fcl_io_series_destroy(&c->series);
+#endif
+  fcl_problem_destroy(&c->problem);
+  fcl_fd_destroy(&c->source);
+  fcl_advection_destroy(&c->adv);
+  fcl_spectral_destroy(&c->sp);
+  fcl_field *f[4] = {c->w, c->theta, c->u, c->dtheta};
+  for (int i = 0; i < 4; ++i) fcl_field_destroy(&f[i]);
+  fcl_pool_release(&c->pool);
+  fcl_allocator_release(&c->alloc);
+  fcl_queue_release(&c->q);
+  fcl_context_release(&c->ctx);
+  fcl_topology_destroy(&c->topo);
+}
+
+static fcl_status run(convection *c, MPI_Comm comm, fcl_sim_state *final) {
+  const convection_options *o = c->o;
+  fcl_advection_options ao = fcl_advection_default_options();
+  TRY(make_fields(c, comm, fcl_advection_ghosts_needed(&ao)));
+  TRY(initial(c));
+  TRY(make_problem(c, &ao));
+  TRY(outputs(c, comm));
+  fcl_simulation_options so = {.t_end = o->t_end,
+                               .max_steps = o->max_steps,
+                               .dt = {.dt_max = o->dt_max, .cfl = o->cfl},
+                               .measure = measure,
+                               .diagnostics = diagnostics,
+                               .diagnostics_every = o->diagnostics_every,
+                               .user = c,
+                               .progress = o->quiet ? NULL : stdout};
+  if (o->snapshot_every > 0) { /* the initial state, then every snapshot_every */
+    so.output = snapshot;
+    so.output_every_t = o->snapshot_every;
+    TRY(snapshot(c, &(fcl_sim_state){0}));
+  }
+  TRY(fcl_simulation_run(c->problem, &so, final));
+  /* the report is collective: rank 0 writes it */
+  char path[1200];
+  snprintf(path, sizeof path, "%s/report.txt", o->output_dir);
+  FILE *f = c->rank == 0 ? fopen(path, "w") : NULL;
+  fcl_status st = fcl_problem_report(c->problem, f ? f : stdout);
+  if (f) fclose(f);
+  TRY(st);
+  return FCL_OK;
+}
+
+fcl_status convection_run(const convection_options *o, MPI_Comm comm, fcl_sim_state *final) {
+  convection c = {.o = o};
+  fcl_status st = run(&c, comm, final);
+  destroy(&c);
+  return st;
+}
