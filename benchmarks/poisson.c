@@ -1,9 +1,9 @@
 /* poisson: Biot-Savart (vorticity to velocity through the spectral Poisson solve) of an N^3
  * field, beside the bare FFTs it performs (3 forward, 3 backward, on the same plan) and the
  * device copy bandwidth, all in the same run. Slabs along z over the ranks (mpirun -n P).
- * --walls also runs each size with free-slip walls along y (N points, both walls included:
- * fft.h's mirror extension) right after the periodic run, and prints the periodic time over
- * the walled one.
+ * --walls also runs each size with free-slip walls along y (N + 1 points, both walls
+ * included: N intervals, fft.h's mirror extension to 2 N) right after the periodic run, and
+ * prints the periodic time over the walled one.
  * A repeat is one call, completed (host wall clock, the slowest rank); medians of repeats.
  * Effective bandwidth counts one read of the vorticity and one write of the velocity.
  * Usage: poisson [--device SPEC] [--size N]... [--double] [--backend auto|vkfft|fftw]
@@ -42,9 +42,11 @@ typedef struct {
 static int run_size(long n, bool walls, fcl_dtype dt, fcl_fft_backend backend,
                     const bench_options *o, result *res) {
   fcl_domain d = fcl_domain_periodic(3, n, 6.283185307179586);
-  if (walls) { /* y in [0, pi]: the vorticity below is free-slip there */
+  if (walls) { /* y in [0, pi], N + 1 points (N intervals, as the periodic N): the vorticity
+                 below is free-slip there */
     d.bc[1][0] = d.bc[1][1] = FCL_BC_DIRICHLET;
     d.length[1] = 3.141592653589793;
+    d.resolution[1] = n + 1;
   }
   int procs[3] = {1, 1, 0};
   MPI_Comm_size(MPI_COMM_WORLD, &procs[2]);
