@@ -38,7 +38,9 @@ typedef struct {
   fcl_fd *source;
   fcl_problem *problem;
   FILE *csv; /* rank 0 */
+#if FLOWCL_ENABLE_HDF5
   fcl_io_series *series;
+#endif
   double volume;
 } convection;
 
