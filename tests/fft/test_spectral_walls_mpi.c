@@ -20,9 +20,10 @@ typedef struct {
   double phase[3]; /* periodic factors only */
 } mode;
 
+enum { MAX_MODES = 12 };
 typedef struct {
   int n;
-  mode md[8];
+  mode md[MAX_MODES];
 } func; /* a sum of modes */
 
 static double LEN[3];
@@ -81,7 +82,7 @@ static func diffused(func f, double nu_dt) {
   return f;
 }
 static func sum(func f, func g, double s) {
-  for (int i = 0; i < g.n; ++i) {
+  for (int i = 0; i < g.n && f.n < MAX_MODES; ++i) {
     f.md[f.n] = g.md[i];
     f.md[f.n++].amp *= s;
   }
@@ -98,7 +99,7 @@ static void curl3(const func *v, func *out) {
 static void velocity2(const func *psi, func *u) {
   u[0] = deriv(*psi, 1);
   u[1] = deriv(*psi, 0);
-  for (int i = 0; i < u[1].n; ++i) u[1].md[i].amp = -u[1].md[i].amp;
+  for (int i = 0; i < u[1].n && i < MAX_MODES; ++i) u[1].md[i].amp = -u[1].md[i].amp;
 }
 
 /* One mode with factor kinds from walls: periodic axes PER with m_per[a], walled ones `wall`
@@ -263,8 +264,8 @@ static void check_box(env *e, const box_case *bc, fcl_fft_backend b, fcl_dtype d
     vm[a] = vel[a];
     if (w >> a & 1) continue;
     mean[a] = 0.5 + 0.25 * a;
-    mode c0 = {.amp = mean[a], .kind = {PER, PER, PER}};
-    vm[a].md[vm[a].n++] = c0;
+    const mode c0 = {.amp = mean[a], .kind = {PER, PER, PER}};
+    vm[a] = sum(vm[a], (func){.n = 1, .md = {c0}}, 1);
   }
   set(om, wv);
   CHECK_OK(fcl_spectral_set_mean_velocity(s, mean));
