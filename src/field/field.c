@@ -106,14 +106,14 @@ fcl_status fcl_field_set_component_bc(fcl_field *f, int comp, int axis, fcl_bc l
                      "argument 3 (axis): field '%s' is periodic along axis %d; component "
                      "conditions are for walls",
                      f->name, axis);
-  const fcl_bc face[2] = {lower, upper};
-  for (int s = 0; s < 2; ++s)
-    if (face[s] != FCL_BC_DIRICHLET && face[s] != FCL_BC_NEUMANN)
-      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                       "argument %d (%s): %s (%d); a wall is FCL_BC_DIRICHLET or FCL_BC_NEUMANN",
-                       4 + s, s ? "upper" : "lower",
-                       face[s] == FCL_BC_PERIODIC ? "FCL_BC_PERIODIC" : "not a condition",
-                       (int)face[s]);
+  if (lower != FCL_BC_DIRICHLET && lower != FCL_BC_NEUMANN)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 4 (lower): %s (%d); a wall is FCL_BC_DIRICHLET or FCL_BC_NEUMANN",
+                     lower == FCL_BC_PERIODIC ? "FCL_BC_PERIODIC" : "not a condition", (int)lower);
+  if (upper != FCL_BC_DIRICHLET && upper != FCL_BC_NEUMANN)
+    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                     "argument 5 (upper): %s (%d); a wall is FCL_BC_DIRICHLET or FCL_BC_NEUMANN",
+                     upper == FCL_BC_PERIODIC ? "FCL_BC_PERIODIC" : "not a condition", (int)upper);
   fcl__ghost_plan *plans[3] = {f->ghosts, f->local, f->accumulate};
   for (int i = 0; i < 3; ++i)
     if (fcl__ghost_plan_begun(plans[i]))

@@ -31,7 +31,7 @@ struct fcl_field {
   fcl_dtype dtype;
   size_t itemsize;
   fcl_bc bc[3][3][2]; /* [comp][axis][side]: the domain's, or fcl_field_set_component_bc's */
-  size_t padded[3]; /* px, py, pz */
+  size_t padded[3];   /* px, py, pz */
   fcl_array *comp[3];
   fcl_program *program; /* kernels/field.cl for the dtype */
   fcl__ghost_plan *ghosts;
