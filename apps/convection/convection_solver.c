@@ -4,7 +4,7 @@
  * Biot-Savart velocity in the same spectral pass) over dt / 2; the buoyancy coupling over dt,
  * itself split symmetrically: omega += dt / 2 curl(Ra Pr theta e_z), the velocity of that
  * vorticity, theta += dt u_z (the conduction profile 1 - z advected), omega += dt / 2 curl(...);
- * advection of the vorticity and theta by u (remeshing, mirror images at the plates); the
+ * in 3D the vortex stretching (w . grad) u (fourth-order differences, RK2); advection of the vorticity and theta by u (remeshing, mirror images at the plates); the
  * diffusions over dt / 2 again. Each part is an exact flow of its own equation but the
  * advection (the remeshed particles' Runge-Kutta push), so the linear coupling is second order
  * in dt.
@@ -36,6 +36,7 @@ typedef struct {
   fcl_spectral *sp;
   fcl_advection *adv;
   fcl_fd *source;
+  fcl_fd *stretching; /* 3D */
   fcl_problem *problem;
   FILE *csv; /* rank 0 */
 #if FLOWCL_ENABLE_HDF5
@@ -62,17 +63,20 @@ static fcl_status open_device(convection *c) {
 }
 
 /* The box: the vertical (axis 0) between the plates, whole on every rank; slabs along the last
- * horizontal axis; ghosts for the advection along the vertical and the split axis. */
+ * horizontal axis; ghosts for the advection along the vertical and the split axis (and the
+ * stretching's in 3D). */
 static fcl_status make_fields(convection *c, MPI_Comm comm, int ghosts) {
   const convection_options *o = c->o;
   fcl_domain d = fcl_domain_periodic(o->dim, convection_horizontal_points(o), o->aspect);
   d.resolution[0] = o->resolution;
   d.length[0] = 1;
   d.bc[0][0] = d.bc[0][1] = FCL_BC_DIRICHLET;
-  int size, procs[3] = {1, 1, 1}, g[3] = {ghosts, 0, 0};
+  /* 3D: the stretching's differences read 2 ghosts along every axis */
+  const int other = o->dim == 3 ? 2 : 0;
+  int size, procs[3] = {1, 1, 1}, g[3] = {ghosts, other, other};
   MPI_Comm_size(comm, &size);
   procs[o->dim - 1] = size;
-  if (size > 1) g[o->dim - 1] = ghosts;
+  if (size > 1 && ghosts > g[o->dim - 1]) g[o->dim - 1] = ghosts;
   c->volume = o->aspect * (o->dim == 3 ? o->aspect : 1);
   TRY(fcl_topology_create(comm, &d, procs, g, &c->topo));
   c->rank = fcl_topology_rank(c->topo);
@@ -116,6 +120,8 @@ static fcl_status make_problem(convection *c, const fcl_advection_options *ao) {
   TRY(fcl_fd_kernel_create("conduction_profile", 2, b,
                            "th[k, j, i] = th[k, j, i] + dt * uz[k, j, i]",
                            3.0 * (o->dtype == FCL_FLOAT64 ? 8 : 4), &c->source));
+  /* 3D: vortex stretching (w . grad) u, fourth-order differences reading u's mirrored ghosts */
+  if (o->dim == 3) TRY(fcl_fd_stretching_create(c->u, c->w, 2, &c->stretching));
   TRY(fcl_problem_create("convection", &c->problem));
   TRY(fcl_problem_add_field(c->problem, c->w, true));
   TRY(fcl_problem_add_field(c->problem, c->theta, true));
@@ -141,6 +147,7 @@ static fcl_status make_problem(convection *c, const fcl_advection_options *ao) {
     TRY(fcl_spectral_buoyancy_operator(c->sp, c->theta, g, c->w, &op));
     op.dt_fraction = 0.5;
     TRY(add(c, FCL_OK, &op));
+    if (c->stretching) TRY(add(c, fcl_fd_operator(c->stretching, &op), &op));
   }
   return fcl_problem_setup(c->problem);
 }
@@ -162,8 +169,7 @@ static fcl_status nusselt(convection *c, double nu[2]) {
   const int64_t *n = fcl_topology_local_resolution(c->topo);
   const size_t count = (size_t)(n[0] * n[1] * n[2]);
   double *v = malloc(count * sizeof *v), s[2] = {0, 0}, all[2];
-  if (!v) return FCL_ERR_OUT_OF_MEMORY;
-  fcl_status st = fcl_field_read(c->dtheta, 0, false, v);
+  fcl_status st = v ? fcl_field_read(c->dtheta, 0, false, v) : FCL_ERR_OUT_OF_MEMORY;
   if (st == FCL_OK && c->o->dtype == FCL_FLOAT32)
     for (size_t i = count; i-- > 0;) v[i] = ((float *)v)[i];
   for (size_t r = 0; st == FCL_OK && r < count / (size_t)n[0]; ++r) {
@@ -171,8 +177,9 @@ static fcl_status nusselt(convection *c, double nu[2]) {
     s[1] += v[r * (size_t)n[0] + (size_t)n[0] - 1];
   }
   free(v);
-  TRY(st);
+  /* every rank reaches the sum, its own failure included (no rank left in it alone) */
   MPI_Allreduce(s, all, 2, MPI_DOUBLE, MPI_SUM, fcl_topology_comm(c->topo));
+  TRY(st);
   const double points = (double)convection_horizontal_points(c->o) *
                         (c->o->dim == 3 ? (double)convection_horizontal_points(c->o) : 1);
   nu[0] = 1 - all[0] / points;
@@ -245,6 +252,7 @@ static void destroy(convection *c) {
 #endif
   fcl_problem_destroy(&c->problem);
   fcl_fd_destroy(&c->source);
+  fcl_fd_destroy(&c->stretching);
   fcl_advection_destroy(&c->adv);
   fcl_spectral_destroy(&c->sp);
   fcl_field *f[4] = {c->w, c->theta, c->u, c->dtheta};

@@ -47,7 +47,9 @@ int main(int argc, char **argv) {
   fcl_sim_state final = {0};
   fcl_status st = convection_run(&o, MPI_COMM_WORLD, &final);
   if (st != FCL_OK) {
-    if (rank == 0) fprintf(stderr, "flowcl-convection: %s\n", fcl_last_error());
+    /* the library's message where it failed (the app's own checks print theirs) */
+    if (rank == 0 && fcl_last_status() == st)
+      fprintf(stderr, "flowcl-convection: %s\n", fcl_last_error());
     MPI_Finalize();
     return 1;
   }

@@ -399,6 +399,9 @@ fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes,
                           fcl_mem **mem);
 /** One more reference to mem (returned; NULL stays NULL). */
 fcl_mem *fcl_mem_retain(fcl_mem *mem);
+/** A number that no other memory object of the process has had (0 for NULL): an identity that
+ * outlives the object, for caches keyed by buffers (an address can come back for a new one). */
+uint64_t fcl_mem_serial(const fcl_mem *mem);
 /** Drop a reference and set *mem to NULL; the last frees the memory once the commands that use
  * it are done. Accepts NULL and *mem NULL. */
 void fcl_mem_release(fcl_mem **mem);

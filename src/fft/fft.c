@@ -148,6 +148,14 @@ fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
   return st;
 }
 
+fcl_status fcl__fft_agree(MPI_Comm comm, fcl_status st, const char *what) {
+  int ok = st == FCL_OK, all = ok;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
+  if (st == FCL_OK && !all)
+    return FCL_ERROR(FCL_ERR_FFT, "fft: %s failed on another rank (see its error)", what);
+  return st;
+}
+
 /* Components in one exchange where a component's transform is small (latency-bound: on PoCL,
  * 2 ranks x 16 MiB, 0.79 of the time one at a time); large ones are bandwidth-bound (two H200,
  * 128 MiB: 1.05) and would only pay the work array and staging per component. Decided from the
@@ -182,6 +190,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   /* walls: the backend transforms the extended field (fft_walls.c), up to one batch of
    * components of it */
   fcl_status st = fcl__fft_walls_create(like, batch_size(like, nslots), &p->walls);
+  st = fcl__fft_agree(like->topo->comm, st, "the walls' extended field");
   if (st == FCL_OK && p->walls) like = fcl__fft_walls_field(p->walls);
   if (st == FCL_OK)
     st = resolve(like->topo, like->dtype, like->queue, like->name, backend, &p->layout,
@@ -217,11 +226,7 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   if (st == FCL_OK && p->backend == FCL_FFT_FFTW) st = fcl__fft_fftw_plan(p);
 #endif
   /* Planning is collective: a rank that failed must not leave the others in a transform. */
-  int ok = st == FCL_OK, all = ok;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, p->topo->comm);
-  if (st == FCL_OK && !all)
-    st = FCL_ERROR(FCL_ERR_FFT, "fft: planning for '%s' failed on another rank (see its error)",
-                   like->name);
+  st = fcl__fft_agree(p->topo->comm, st, "planning");
   if (st != FCL_OK) {
     fcl_fft_destroy(&p);
     return st;

@@ -22,6 +22,10 @@ typedef struct {
   void (*destroy)(void *state);
 } fcl__fft_ops;
 
+/* Every rank's verdict on st (collective over comm): st where it failed, FCL_ERR_FFT naming
+ * what where another rank failed, so that no rank goes on into a collective alone. */
+fcl_status fcl__fft_agree(MPI_Comm comm, fcl_status st, const char *what);
+
 /* Walls (fft_walls.c): the extended field a plan with walled axes transforms, and the copies
  * into and out of it. */
 typedef struct fcl__fft_walls fcl__fft_walls;

@@ -7,7 +7,7 @@
  * unchanged: its wavenumbers 2 pi / 2L * m are the walls' pi / L * m, and a derivative turns a
  * sine series into a cosine one by itself. Backward keeps the first N points. Extensions and
  * restrictions are box copies of kernels/field.cl (box_axpy, a stride of -1 mirrors), kept per
- * field buffer and component conditions. */
+ * field buffer (its address and serial number) and component conditions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@ enum { CACHE = 24 };
 
 typedef struct {
   fcl_mem *buf;       /* the caller's field buffer */
+  uint64_t serial;    /* its fcl_mem_serial: a freed buffer's address can come back */
   int at;             /* component of the extended field */
   bool forward;       /* extend (true) or restrict */
   unsigned odd;       /* bit a: odd about the walls of axis a */
@@ -164,17 +165,22 @@ static fcl_status run(fcl__fft_walls *w, const fcl_field *f, int comp, int at, b
   entry *hit = NULL;
   for (int i = 0; i < CACHE && !hit; ++i) {
     entry *c = &w->cache[i];
-    if (c->list && c->buf == buf && c->at == at && c->forward == forward && c->odd == odd) hit = c;
+    if (c->list && c->buf == buf && c->serial == fcl_mem_serial(buf) && c->at == at &&
+        c->forward == forward && c->odd == odd)
+      hit = c;
   }
   if (!hit) {
     hit = &w->cache[w->next];
     w->next = (w->next + 1) % CACHE;
     fcl_launcher_destroy(&hit->list);
-    *hit = (entry){buf, at, forward, odd, NULL};
+    *hit = (entry){buf, fcl_mem_serial(buf), at, forward, odd, NULL};
     FCL_TRY(
         fcl_launcher_create_list(forward ? "fft.walls.extend" : "fft.walls.restrict", &hit->list));
     fcl_status st = forward ? build_extend(w, hit->list, f, buf, at, odd)
                             : build_restrict(w, hit->list, f, buf, at, odd);
+    /* every rank misses together (the calls are collective): none goes on into the transform
+     * alone */
+    st = fcl__fft_agree(w->topo->comm, st, "building the walls' copies");
     if (st != FCL_OK) {
       fcl_launcher_destroy(&hit->list);
       return st;

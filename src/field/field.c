@@ -128,9 +128,23 @@ fcl_status fcl_field_set_component_bc(fcl_field *f, int comp, int axis, fcl_bc l
   f->bc[comp][axis][0] = lower;
   f->bc[comp][axis][1] = upper;
   fcl__ghost_plan *now[3] = {NULL, NULL, NULL};
-  fcl_status st = fcl__ghost_plan_create(f, f->pool, false, false, &now[0]);
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, f->pool, false, true, &now[1]);
-  if (st == FCL_OK) st = fcl__ghost_plan_create(f, f->pool, true, false, &now[2]);
+  /* each creation is collective where the exchange has messages: every rank makes all three,
+   * then the ranks agree, and only then is anything committed */
+  fcl_status st = FCL_OK, s2;
+  for (int i = 0; i < 3; ++i) {
+    s2 = fcl__ghost_plan_create(f, f->pool, i == 2, i == 1, &now[i]);
+    if (st == FCL_OK) st = s2;
+  }
+  /* the old plans' commands may still be queued */
+  s2 = fcl_queue_finish(f->queue);
+  if (st == FCL_OK) st = s2;
+  int ok = st == FCL_OK, all = ok;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, f->topo->comm);
+  if (st == FCL_OK && !all)
+    st = FCL_ERROR(FCL_ERR_INVALID_STATE,
+                   "field '%s': planning the exchanges again failed on another rank (see its "
+                   "error)",
+                   f->name);
   fcl__ghost_plan **drop = now;
   if (st == FCL_OK) {
     f->ghosts = now[0], f->local = now[1], f->accumulate = now[2];
@@ -139,9 +153,6 @@ fcl_status fcl_field_set_component_bc(fcl_field *f, int comp, int axis, fcl_bc l
     f->bc[comp][axis][0] = was[0];
     f->bc[comp][axis][1] = was[1];
   }
-  /* the old plans' commands may still be queued */
-  fcl_status fin = fcl_queue_finish(f->queue);
-  if (st == FCL_OK) st = fin;
   for (int i = 0; i < 3; ++i) fcl__ghost_plan_destroy(&drop[i]);
   return st;
 }

@@ -51,7 +51,10 @@ struct fcl_mem {
   void *native;
   size_t size;
   fcl_mem_kind kind;
+  uint64_t serial; /* fcl__mem_serial's at creation: never reused (fcl_mem_serial) */
 };
+/* The next memory object's serial number (1, 2, ...; thread safe). */
+uint64_t fcl__mem_serial(void);
 
 /* What a device API tells of its vendor's hardware beyond fcl_device_info (0 or -1: unknown). */
 typedef struct {

@@ -6,6 +6,13 @@
 #include "check.h"
 #include "runtime_impl.h"
 
+uint64_t fcl__mem_serial(void) {
+  static atomic_uint_fast64_t next = 1;
+  return (uint64_t)atomic_fetch_add(&next, 1);
+}
+
+uint64_t fcl_mem_serial(const fcl_mem *mem) { return mem ? mem->serial : 0; }
+
 fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes, void *host,
                           fcl_mem **mem) {
   FCL_CHECK_NULL(context, 1);
@@ -21,6 +28,7 @@ fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes,
   atomic_init(&m->refs, 1);
   m->size = bytes;
   m->kind = kind;
+  m->serial = fcl__mem_serial();
   fcl_status st = m->backend->mem_create(context, m, host);
   if (st != FCL_OK) {
     free(m);

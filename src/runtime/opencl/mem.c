@@ -182,6 +182,7 @@ fcl_status fcl_mem_wrap(const fcl_context *context, cl_mem native, fcl_mem **mem
   if (!m) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "memory object");
   m->backend = &fcl__opencl_backend;
   atomic_init(&m->refs, 1);
+  m->serial = fcl__mem_serial();
   m->size = size;
   m->kind = (flags & CL_MEM_USE_HOST_PTR)     ? FCL_MEM_HOST
             : (flags & CL_MEM_ALLOC_HOST_PTR) ? FCL_MEM_PINNED
