@@ -1,8 +1,8 @@
 # flowcl-convection's linear onset (PoCL, seconds): Ra = 5000, Pr = 7, free slip, the critical
 # wavenumber, 17 points vertically; the kinetic energy's growth rate over the last 40 % of the
 # run against the dispersion relation's 57.5694 (within 1 %: validate.sh holds every case to
-# 0.03 % at finer settings); 2 ranks give the 1-rank energies to 1e-6; snapshots at t = 0, 0.04,
-# 0.08 with their XDMF sidecar (HDF5 builds).
+# 0.03 % at finer settings); 2 ranks give the 1-rank energies to 1e-6; the same rate in 3D;
+# snapshots at t = 0, 0.04, 0.08 with their XDMF sidecar (HDF5 builds).
 # cmake -DCONVECTION=... -DMPIEXEC=... [-DOVERSUBSCRIBE=...] -DWORK_DIR=... -DHDF5=ON|OFF -P ...
 file(REMOVE_RECURSE ${WORK_DIR})
 set(snap "")
@@ -19,6 +19,16 @@ foreach(np 1 2)
     message(FATAL_ERROR "flowcl-convection on ${np} rank(s) failed (${rc}): ${out} ${err}")
   endif()
 endforeach()
+# 3D (9 x 23 x 23 points, theta ~ sin(pi z)(cos(k x) + cos(k y))): the same rate, through the
+# 3D buoyancy, Biot-Savart and free-slip conditions, with the stretching (negligible here)
+execute_process(COMMAND ${MPIEXEC} -n 1 ${OVERSUBSCRIBE} ${CONVECTION} --dim 3 --rayleigh 5000
+                        --prandtl 7 --resolution 9 --t-end 0.08 --dt 2e-4 --amplitude 1e-8
+                        --diagnostics-every 10 --no-plot --quiet --output ${WORK_DIR}/3d
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "flowcl-convection --dim 3 failed (${rc}): ${out} ${err}")
+endif()
+foreach(run np1 3d)
 execute_process(COMMAND awk -F, "
     /^#/ || $1 == \"step\" { next }
     { t[n] = $2; e[n] = $4; n++ }
@@ -27,12 +37,13 @@ execute_process(COMMAND awk -F, "
       sigma = log(e[n - 1] / e[first]) / (2 * (t[n - 1] - t[first]));
       err = (sigma - 57.5694) / 57.5694;
       printf \"growth rate %.6g (dispersion relation 57.5694, %.3g %%)\\n\", sigma, 100 * err;
-      exit !(err < 0.01 && err > -0.01) }" ${WORK_DIR}/np1/diagnostics.csv
+      exit !(err < 0.01 && err > -0.01) }" ${WORK_DIR}/${run}/diagnostics.csv
                 RESULT_VARIABLE bad OUTPUT_VARIABLE msg)
-message(STATUS "${msg}")
+message(STATUS "${run}: ${msg}")
 if(bad)
-  message(FATAL_ERROR "the onset's growth rate is off: ${msg}")
+  message(FATAL_ERROR "the onset's growth rate is off (${run}): ${msg}")
 endif()
+endforeach()
 execute_process(COMMAND awk -F, "
     FNR == 1 { f++ }
     /^#/ || $1 == \"step\" { next }
