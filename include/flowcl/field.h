@@ -57,6 +57,10 @@ fcl_domain fcl_domain_periodic(int dim, int64_t n, double length);
 fcl_status fcl_domain_check(const fcl_domain *domain);
 /** Grid spacing along axis. */
 double fcl_domain_spacing(const fcl_domain *domain, int axis);
+/** The domain on a grid factor times finer along each of its axes: N points become factor N on a
+ * periodic axis and factor (N - 1) + 1 on a bounded one, so that the old points stay grid points
+ * (fine point factor g is point g). A plain computation: factor >= 1 is the caller's check. */
+fcl_domain fcl_domain_refine(const fcl_domain *domain, int factor);
 
 /** A domain decomposed over the ranks of a communicator (opaque; not thread safe). */
 typedef struct fcl_topology fcl_topology;

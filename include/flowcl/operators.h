@@ -13,6 +13,7 @@
 #include "flowcl/fd.h"
 #include "flowcl/penalization.h"
 #include "flowcl/problem.h"
+#include "flowcl/transfer.h"
 #endif
 #if FLOWCL_ENABLE_MPI && (FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT)
 #include "flowcl/spectral.h"

@@ -50,3 +50,11 @@ double fcl_domain_spacing(const fcl_domain *d, int axis) {
   return d->bc[axis][0] == FCL_BC_PERIODIC ? d->length[axis] / (double)n
                                            : d->length[axis] / (double)(n - 1);
 }
+
+fcl_domain fcl_domain_refine(const fcl_domain *d, int factor) {
+  fcl_domain r = *d;
+  for (int a = 0; a < d->dim && a < 3; ++a)
+    r.resolution[a] = d->bc[a][0] == FCL_BC_PERIODIC ? d->resolution[a] * factor
+                                                     : (d->resolution[a] - 1) * factor + 1;
+  return r;
+}
