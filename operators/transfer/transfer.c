@@ -1,6 +1,6 @@
 /* Grid transfers (transfer.h): the checks that one grid refines the other and that each rank's
  * source points and ghosts cover its destination, and one launch per component of
- * kernels/transfer.cl. The launchers are rebuilt when a field's buffers change (fcl_field_swap). */
+ * kernels/transfer.cl (built for the factor and dimension). The launchers are rebuilt when a field's buffers change (fcl_field_swap). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +146,18 @@ static fcl_status check_coverage(const fcl_transfer *t) {
                    fcl_field_name(t->from), fcl_field_name(t->dst), first, why);
 }
 
-/* One launch per component over dst's local points. */
+/* Interpolation: the coarse cells covering dst's local points along axis a (the first's
+ * global index, their number); one per point beyond dim. */
+static void cells(const fcl_transfer *t, int a, int64_t *first, int64_t *count) {
+  const fcl_topology *td = fcl_field_topology(t->dst);
+  const int64_t n = fcl_topology_local_resolution(td)[a], o = fcl_topology_offset(td)[a];
+  const int64_t r = a < t->dim ? t->factor : 1;
+  *first = o / r;
+  *count = (o + n - 1) / r - *first + 1;
+}
+
+/* One launch per component: a work-item per coarse cell (interpolation) or coarse point
+ * (restriction). */
 static fcl_status build_launches(fcl_transfer *t) {
   fcl_launcher_destroy(&t->list);
   FCL_TRY(fcl_launcher_create_list(t->name, &t->list));
@@ -158,11 +169,18 @@ static fcl_status build_launches(fcl_transfer *t) {
   const int64_t base = qd[0] + qd[1] * (int64_t)pd[0] + qd[2] * (int64_t)(pd[0] * pd[1]);
   const size_t item = fcl_dtype_size(fcl_field_dtype(t->dst));
   const size_t points = (size_t)(nd[0] * nd[1] * nd[2]);
-  const size_t read = t->interpolates ? points : points * (size_t)t->factor * (size_t)t->factor;
+  size_t read = points, global[3];
+  int64_t first[3], count[3];
+  for (int a = 0; a < 3; ++a) {
+    cells(t, a, &first[a], &count[a]);
+    global[a] = (size_t)(t->interpolates ? count[a] : nd[a]);
+    if (!t->interpolates && a < t->dim) read *= (size_t)t->factor;
+  }
+  if (t->interpolates) read = (size_t)(count[0] * count[1] * count[2]);
   for (int c = 0; c < fcl_field_ncomp(t->dst); ++c) {
     t->bound[0][c] = fcl_field_buffer(t->from, c);
     t->bound[1][c] = fcl_field_buffer(t->dst, c);
-    fcl_arg args[19];
+    fcl_arg args[22];
     unsigned k = 0;
     args[k] = fcl_arg_buffer(k, t->bound[1][c]), ++k;
     args[k] = fcl_arg_i64(k, base), ++k;
@@ -171,14 +189,18 @@ static fcl_status build_launches(fcl_transfer *t) {
     args[k] = fcl_arg_buffer(k, t->bound[0][c]), ++k;
     args[k] = fcl_arg_i64(k, (int64_t)pf[0]), ++k;
     args[k] = fcl_arg_i64(k, (int64_t)(pf[0] * pf[1])), ++k;
+    if (t->interpolates) {
+      for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32(k, (int32_t)count[a]), ++k;
+      for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32(k, (int32_t)first[a]), ++k;
+      for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32(k, (int32_t)od[a]), ++k;
+    }
     for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32(k, (int32_t)nd[a]), ++k;
-    for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i64(k, od[a]), ++k;
-    for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i64(k, qf[a] - of[a]), ++k;
-    args[k] = fcl_arg_i32(k, t->factor), ++k;
-    args[k] = fcl_arg_i32(k, t->dim), ++k;
+    if (!t->interpolates)
+      for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32(k, (int32_t)od[a]), ++k;
+    for (int a = 0; a < 3; ++a) args[k] = fcl_arg_i32(k, (int32_t)(qf[a] - of[a])), ++k;
     fcl_launch_config cfg = {.queue = fcl_field_queue(t->dst),
                              .work_dim = 3,
-                             .global = {(size_t)nd[0], (size_t)nd[1], (size_t)nd[2]},
+                             .global = {global[0], global[1], global[2]},
                              .bytes_per_launch = (points + read) * item};
     fcl_launcher *l = NULL;
     FCL_TRY(fcl_launcher_create_kernel(
@@ -197,8 +219,11 @@ static fcl_status plan(fcl_transfer *t) {
   snprintf(t->name, sizeof t->name, "%s.%s", fcl_field_name(t->dst),
            t->interpolates ? "interpolate" : "restrict");
   const bool f64 = fcl_field_dtype(t->dst) == FCL_FLOAT64;
+  char options[64];
+  snprintf(options, sizeof options, "-DT=%s -DR=%d -DDIM=%d", f64 ? "double -DFCL_FP64" : "float",
+           t->factor, t->dim);
   FCL_TRY(fcl_program_create_builtin(fcl_field_context(t->dst), "transfer.cl", &t->program));
-  FCL_TRY(fcl_program_build(t->program, f64 ? "-DT=double -DFCL_FP64" : "-DT=float"));
+  FCL_TRY(fcl_program_build(t->program, options));
   return build_launches(t);
 }
 
