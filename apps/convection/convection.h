@@ -14,6 +14,7 @@ typedef struct {
   double prandtl;     /* Pr */
   double aspect;      /* horizontal period over the height (each horizontal axis) */
   int64_t resolution; /* points along the vertical, both plates included */
+  int refinement;     /* theta's grid refines the velocity's this many times per axis (1, 2, 4) */
   double t_end;       /* end time */
   double dt_max;      /* largest step (and the step while the flow is slow) */
   double cfl;         /* dt max|u_d| / dx_d <= cfl */

@@ -22,9 +22,12 @@ static const char usage[] =
     "                        of rolls at the critical wavenumber pi / sqrt(2))\n"
     "  --resolution N        points along the vertical, plates included (default 33); the\n"
     "                        horizontal axes get A (N - 1) rounded\n"
+    "  --scalar-refinement R theta on a grid R times finer per axis (1, 2 or 4; default 1):\n"
+    "                        advected by the velocity interpolated to it, diffused there,\n"
+    "                        restricted to the velocity's grid for the buoyancy\n"
     "  --t-end T             end time (default 1)\n"
     "  --dt D                largest step, the step while the flow is slow (default 1e-4)\n"
-    "  --cfl C               dt max|u_d| / dx_d <= C (default 0.5)\n"
+    "  --cfl C               dt max|u_d| / dx_d <= C on theta's grid (default 0.5)\n"
     "  --amplitude A         initial theta = A sin(pi z) cos(k x) (3D: + cos(k y)) (default\n"
     "                        1e-3)\n"
     "  --max-steps N         stop after N steps (default: no limit)\n"
@@ -42,7 +45,8 @@ static const char usage[] =
     "\n"
     "Writes OUTPUT/diagnostics.csv: step, t, dt, energy (<|u|^2> / 2), nu_bottom and nu_top\n"
     "(the Nusselt numbers 1 - <d theta / dz> at each plate), theta_max (max|theta|); then\n"
-    "OUTPUT/report.txt, snapshots and OUTPUT/convection.png (python3-matplotlib).\n";
+    "OUTPUT/report.txt, snapshots (with --scalar-refinement, theta on its own grid in the\n"
+    "series theta_fine besides) and OUTPUT/convection.png (python3-matplotlib).\n";
 
 static int fail(int rank, const char *what, const char *value) {
   if (rank == 0) fprintf(stderr, "flowcl-convection: %s: '%s'\n%s", what, value, usage);
@@ -64,6 +68,7 @@ int convection_parse(int argc, char **argv, int rank, convection_options *o) {
                             .prandtl = 1,
                             .aspect = 2 * sqrt(2.0),
                             .resolution = 33,
+                            .refinement = 1,
                             .t_end = 1,
                             .dt_max = 1e-4,
                             .cfl = 0.5,
@@ -110,6 +115,8 @@ int convection_parse(int argc, char **argv, int rank, convection_options *o) {
         o->aspect = x;
       else if (!strcmp(a, "--resolution") && x >= 5 && x == floor(x))
         o->resolution = (int64_t)x;
+      else if (!strcmp(a, "--scalar-refinement") && (x == 1 || x == 2 || x == 4))
+        o->refinement = (int)x;
       else if (!strcmp(a, "--t-end") && x > 0)
         o->t_end = x;
       else if (!strcmp(a, "--dt") && x > 0)

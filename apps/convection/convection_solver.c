@@ -9,7 +9,11 @@
  * advection (the remeshed particles' Runge-Kutta push), so the linear coupling is second order
  * in dt.
  * Free slip at the plates: u_z, the tangential vorticity and theta are Dirichlet (odd about
- * the plates), the tangential velocity and the normal vorticity Neumann (even). */
+ * the plates), the tangential velocity and the normal vorticity Neumann (even).
+ * With --scalar-refinement R, theta lives on a grid R times finer (transfer.h): diffused there,
+ * advected there by the velocity interpolated to it (cubic), theta += dt u_z there with u_z
+ * interpolated, and restricted to the velocity's grid (full weighting) before each buoyancy
+ * half. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,23 +31,32 @@
 typedef struct {
   const convection_options *o;
   int rank;
-  fcl_topology *topo;
+  fcl_topology *topo, *topo_f; /* the velocity's grid, theta's when refined */
   fcl_context *ctx;
   fcl_queue *q;
   fcl_allocator *alloc;
   fcl_pool *pool;
   fcl_field *w, *theta, *u, *dtheta;
-  fcl_spectral *sp;
-  fcl_advection *adv;
+  fcl_field *theta_f, *u_f; /* refined: theta and the velocity on theta's grid */
+  fcl_spectral *sp, *sp_f;
+  fcl_transfer *interpolate, *to_coarse;
+  fcl_advection *adv, *adv_f;
   fcl_fd *source;
   fcl_fd *stretching; /* 3D */
   fcl_problem *problem;
   FILE *csv; /* rank 0 */
 #if FLOWCL_ENABLE_HDF5
-  fcl_io_series *series;
+  fcl_io_series *series, *series_f;
 #endif
   double volume;
 } convection;
+
+/* theta as it is advected and diffused (on its own grid when refined), the velocity there, and
+ * the spectral solver of that grid. @{ */
+static fcl_field *scalar_field(const convection *c) { return c->theta_f ? c->theta_f : c->theta; }
+static fcl_field *scalar_velocity(const convection *c) { return c->u_f ? c->u_f : c->u; }
+static fcl_spectral *scalar_spectral(const convection *c) { return c->sp_f ? c->sp_f : c->sp; }
+/* @} */
 
 static fcl_status open_device(convection *c) {
   fcl_device_entry dev;
@@ -72,11 +85,14 @@ static fcl_status make_fields(convection *c, MPI_Comm comm, int ghosts) {
   d.length[0] = 1;
   d.bc[0][0] = d.bc[0][1] = FCL_BC_DIRICHLET;
   /* 3D: the stretching's differences read 2 ghosts along every axis */
-  const int other = o->dim == 3 ? 2 : 0;
-  int size, procs[3] = {1, 1, 1}, g[3] = {ghosts, other, other};
+  /* refined: the velocity's cubic interpolation reads 2 ghosts along every axis, theta's
+   * restriction R - 1 */
+  const int r = o->refinement, other = o->dim == 3 || r > 1 ? 2 : 0;
+  int size, procs[3] = {1, 1, 1}, g[3] = {ghosts, other, o->dim == 3 ? 2 : 0};
   MPI_Comm_size(comm, &size);
   procs[o->dim - 1] = size;
   if (size > 1 && ghosts > g[o->dim - 1]) g[o->dim - 1] = ghosts;
+  if (g[0] < other) g[0] = other;
   c->volume = o->aspect * (o->dim == 3 ? o->aspect : 1);
   TRY(fcl_topology_create(comm, &d, procs, g, &c->topo));
   c->rank = fcl_topology_rank(c->topo);
@@ -85,11 +101,25 @@ static fcl_status make_fields(convection *c, MPI_Comm comm, int ghosts) {
   TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "vorticity", nw, o->dtype, &c->w));
   TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "theta", 1, o->dtype, &c->theta));
   TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "velocity", o->dim, o->dtype, &c->u));
-  TRY(fcl_field_create(c->topo, c->ctx, c->q, c->pool, "dtheta_dz", 1, o->dtype, &c->dtheta));
+  fcl_topology *ts = c->topo;
+  if (r > 1) {
+    const fcl_domain df = fcl_domain_refine(&d, r);
+    int gf[3] = {ghosts > r - 1 ? ghosts : r - 1, r - 1, o->dim == 3 ? r - 1 : 0};
+    if (size > 1 && ghosts > gf[o->dim - 1]) gf[o->dim - 1] = ghosts;
+    TRY(fcl_topology_create(comm, &df, procs, gf, &c->topo_f));
+    ts = c->topo_f;
+    TRY(fcl_field_create(ts, c->ctx, c->q, c->pool, "theta_fine", 1, o->dtype, &c->theta_f));
+    TRY(fcl_field_create(ts, c->ctx, c->q, c->pool, "velocity_fine", o->dim, o->dtype, &c->u_f));
+  }
+  TRY(fcl_field_create(ts, c->ctx, c->q, c->pool, "dtheta_dz", 1, o->dtype, &c->dtheta));
   const fcl_bc D = FCL_BC_DIRICHLET, N = FCL_BC_NEUMANN;
-  for (int a = 1; a < o->dim; ++a) TRY(fcl_field_set_component_bc(c->u, a, 0, N, N));
+  for (int a = 1; a < o->dim; ++a) {
+    TRY(fcl_field_set_component_bc(c->u, a, 0, N, N));
+    if (c->u_f) TRY(fcl_field_set_component_bc(c->u_f, a, 0, N, N));
+  }
   if (o->dim == 3) TRY(fcl_field_set_component_bc(c->w, 0, 0, N, N));
   TRY(fcl_field_set_component_bc(c->u, 0, 0, D, D));
+  if (c->u_f) TRY(fcl_field_set_component_bc(c->u_f, 0, 0, D, D));
   return fcl_field_set_component_bc(c->dtheta, 0, 0, N, N);
 }
 
@@ -103,7 +133,7 @@ static fcl_status initial(convection *c) {
              k, k);
   else
     snprintf(e, sizeof e, "%.17g * sin(M_PI * x) * cos(%.17g * y)", o->amplitude, k);
-  return fcl_field_init_expr(c->theta, 0, e);
+  return fcl_field_init_expr(scalar_field(c), 0, e);
 }
 
 static fcl_status add(convection *c, fcl_status described, const fcl_operator *op) {
@@ -114,9 +144,18 @@ static fcl_status add(convection *c, fcl_status described, const fcl_operator *o
 static fcl_status make_problem(convection *c, const fcl_advection_options *ao) {
   const convection_options *o = c->o;
   TRY(fcl_spectral_create(c->w, FCL_FFT_AUTO, c->pool, &c->sp));
-  fcl_field *carried[2] = {c->w, c->theta};
-  TRY(fcl_advection_create(c->u, 2, carried, ao, &c->adv));
-  const fcl_fd_binding b[2] = {{"th", c->theta, 0, 0}, {"uz", c->u, 0, 0}};
+  if (c->theta_f) {
+    TRY(fcl_spectral_create(c->theta_f, FCL_FFT_AUTO, c->pool, &c->sp_f));
+    TRY(fcl_transfer_create(c->u, c->u_f, &c->interpolate));
+    TRY(fcl_transfer_create(c->theta_f, c->theta, &c->to_coarse));
+    TRY(fcl_advection_create(c->u, 1, &c->w, ao, &c->adv));
+    TRY(fcl_advection_create(c->u_f, 1, &c->theta_f, ao, &c->adv_f));
+  } else {
+    fcl_field *carried[2] = {c->w, c->theta};
+    TRY(fcl_advection_create(c->u, 2, carried, ao, &c->adv));
+  }
+  fcl_field *th = scalar_field(c);
+  const fcl_fd_binding b[2] = {{"th", th, 0, 0}, {"uz", scalar_velocity(c), 0, 0}};
   TRY(fcl_fd_kernel_create("conduction_profile", 2, b,
                            "th[k, j, i] = th[k, j, i] + dt * uz[k, j, i]",
                            3.0 * (o->dtype == FCL_FLOAT64 ? 8 : 4), &c->source));
@@ -124,26 +163,34 @@ static fcl_status make_problem(convection *c, const fcl_advection_options *ao) {
   if (o->dim == 3) TRY(fcl_fd_stretching_create(c->u, c->w, 2, &c->stretching));
   TRY(fcl_problem_create("convection", &c->problem));
   TRY(fcl_problem_add_field(c->problem, c->w, true));
-  TRY(fcl_problem_add_field(c->problem, c->theta, true));
+  TRY(fcl_problem_add_field(c->problem, c->theta, !c->theta_f));
   TRY(fcl_problem_add_field(c->problem, c->u, true));
+  if (c->theta_f) {
+    TRY(fcl_problem_add_field(c->problem, c->theta_f, true));
+    TRY(fcl_problem_add_field(c->problem, c->u_f, false));
+  }
   /* Strang: half diffusion, the coupling (half buoyancy, the velocity of that vorticity, the
    * profile's advection, half buoyancy), advection, half diffusion */
   const double g[3] = {o->rayleigh * o->prandtl, 0, 0};
   fcl_operator op;
   for (int half = 0; half < 2; ++half) {
     if (half) TRY(add(c, fcl_advection_operator(c->adv, &op), &op));
-    TRY(fcl_spectral_diffusion_operator(c->sp, c->theta, 1.0, &op));
+    if (half && c->adv_f) TRY(add(c, fcl_advection_operator(c->adv_f, &op), &op));
+    TRY(fcl_spectral_diffusion_operator(scalar_spectral(c), th, 1.0, &op));
     op.dt_fraction = 0.5;
     TRY(add(c, FCL_OK, &op));
     TRY(fcl_spectral_diffuse_biot_savart_operator(c->sp, c->w, o->prandtl, c->u, &op));
     op.dt_fraction = 0.5;
     TRY(add(c, FCL_OK, &op));
     if (half) break;
+    if (c->to_coarse) TRY(add(c, fcl_transfer_operator(c->to_coarse, &op), &op));
     TRY(fcl_spectral_buoyancy_operator(c->sp, c->theta, g, c->w, &op));
     op.dt_fraction = 0.5;
     TRY(add(c, FCL_OK, &op));
     TRY(add(c, fcl_spectral_biot_savart_operator(c->sp, c->w, c->u, &op), &op));
+    if (c->interpolate) TRY(add(c, fcl_transfer_operator(c->interpolate, &op), &op));
     TRY(add(c, fcl_fd_operator(c->source, &op), &op));
+    if (c->to_coarse) TRY(add(c, fcl_transfer_operator(c->to_coarse, &op), &op));
     TRY(fcl_spectral_buoyancy_operator(c->sp, c->theta, g, c->w, &op));
     op.dt_fraction = 0.5;
     TRY(add(c, FCL_OK, &op));
@@ -154,7 +201,7 @@ static fcl_status make_problem(convection *c, const fcl_advection_options *ao) {
 
 static fcl_status measure(void *user, fcl_dt_inputs *in) {
   convection *c = user;
-  const fcl_domain *d = fcl_topology_domain(c->topo);
+  const fcl_domain *d = fcl_topology_domain(fcl_field_topology(scalar_field(c)));
   *in = (fcl_dt_inputs){.dim = d->dim};
   for (int a = 0; a < d->dim; ++a) {
     TRY(fcl_field_reduce(c->u, a, FCL_REDUCE_NORM_LINF, &in->umax[a]));
@@ -165,8 +212,9 @@ static fcl_status measure(void *user, fcl_dt_inputs *in) {
 
 /* The plates' Nusselt numbers, 1 - <d theta / dz> over each plate (d theta / dz spectral). */
 static fcl_status nusselt(convection *c, double nu[2]) {
-  TRY(fcl_spectral_derivative(c->sp, c->theta, 0, 0, 1, c->dtheta, 0));
-  const int64_t *n = fcl_topology_local_resolution(c->topo);
+  TRY(fcl_spectral_derivative(scalar_spectral(c), scalar_field(c), 0, 0, 1, c->dtheta, 0));
+  const fcl_topology *t = fcl_field_topology(c->dtheta);
+  const int64_t *n = fcl_topology_local_resolution(t), *global = fcl_topology_domain(t)->resolution;
   const size_t count = (size_t)(n[0] * n[1] * n[2]);
   double *v = malloc(count * sizeof *v), s[2] = {0, 0}, all[2];
   fcl_status st = v ? fcl_field_read(c->dtheta, 0, false, v) : FCL_ERR_OUT_OF_MEMORY;
@@ -180,8 +228,7 @@ static fcl_status nusselt(convection *c, double nu[2]) {
   /* every rank reaches the sum, its own failure included (no rank left in it alone) */
   MPI_Allreduce(s, all, 2, MPI_DOUBLE, MPI_SUM, fcl_topology_comm(c->topo));
   TRY(st);
-  const double points = (double)convection_horizontal_points(c->o) *
-                        (c->o->dim == 3 ? (double)convection_horizontal_points(c->o) : 1);
+  const double points = (double)global[1] * (double)global[2];
   nu[0] = 1 - all[0] / points;
   nu[1] = 1 - all[1] / points;
   return FCL_OK;
@@ -195,7 +242,7 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
     TRY(fcl_field_reduce(c->u, a, FCL_REDUCE_NORM_L2, &l2));
     e += l2 * l2;
   }
-  TRY(fcl_field_reduce(c->theta, 0, FCL_REDUCE_NORM_LINF, &tmax));
+  TRY(fcl_field_reduce(scalar_field(c), 0, FCL_REDUCE_NORM_LINF, &tmax));
   TRY(nusselt(c, nu));
   if (c->csv)
     fprintf(c->csv, "%lld,%.12g,%.6g,%.12e,%.12g,%.12g,%.12e\n", (long long)st->step, st->t, st->dt,
@@ -213,6 +260,10 @@ static fcl_status diagnostics(void *user, const fcl_sim_state *st) {
 static fcl_status snapshot(void *user, const fcl_sim_state *st) {
 #if FLOWCL_ENABLE_HDF5
   convection *c = user;
+  if (c->theta_f) { /* theta on its own grid, beside the vorticity */
+    TRY(fcl_io_series_write(c->series_f, 1, &c->theta_f, st->t, st->step));
+    return fcl_io_series_write(c->series, 1, &c->w, st->t, st->step);
+  }
   fcl_field *fields[2] = {c->theta, c->w};
   return fcl_io_series_write(c->series, 2, fields, st->t, st->step);
 #else
@@ -241,6 +292,8 @@ static fcl_status outputs(convection *c, MPI_Comm comm) {
   }
 #if FLOWCL_ENABLE_HDF5
   if (o->snapshot_every > 0) TRY(fcl_io_series_create(o->output_dir, "convection", &c->series));
+  if (o->snapshot_every > 0 && o->refinement > 1)
+    TRY(fcl_io_series_create(o->output_dir, "theta_fine", &c->series_f));
 #endif
   return FCL_OK;
 }
@@ -249,18 +302,24 @@ static void destroy(convection *c) {
   if (c->csv) fclose(c->csv);
 #if FLOWCL_ENABLE_HDF5
   fcl_io_series_destroy(&c->series);
+  fcl_io_series_destroy(&c->series_f);
 #endif
   fcl_problem_destroy(&c->problem);
   fcl_fd_destroy(&c->source);
   fcl_fd_destroy(&c->stretching);
   fcl_advection_destroy(&c->adv);
+  fcl_advection_destroy(&c->adv_f);
+  fcl_transfer_destroy(&c->interpolate);
+  fcl_transfer_destroy(&c->to_coarse);
+  fcl_spectral_destroy(&c->sp_f);
   fcl_spectral_destroy(&c->sp);
-  fcl_field *f[4] = {c->w, c->theta, c->u, c->dtheta};
-  for (int i = 0; i < 4; ++i) fcl_field_destroy(&f[i]);
+  fcl_field *f[6] = {c->w, c->theta, c->u, c->dtheta, c->theta_f, c->u_f};
+  for (int i = 0; i < 6; ++i) fcl_field_destroy(&f[i]);
   fcl_pool_release(&c->pool);
   fcl_allocator_release(&c->alloc);
   fcl_queue_release(&c->q);
   fcl_context_release(&c->ctx);
+  fcl_topology_destroy(&c->topo_f);
   fcl_topology_destroy(&c->topo);
 }
 
