@@ -1,6 +1,7 @@
 /* Grid transfers (transfer.h): the checks that one grid refines the other and that each rank's
  * source points and ghosts cover its destination, and one launch per component of
- * kernels/transfer.cl (built for the factor and dimension). The launchers are rebuilt when a field's buffers change (fcl_field_swap). */
+ * kernels/transfer.cl (built for the factor and dimension). The launches follow the fields'
+ * buffers through fcl_field_swap (fcl_launcher_rebind). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,6 @@ static void cells(const fcl_transfer *t, int a, int64_t *first, int64_t *count) 
 /* One launch per component: a work-item per coarse cell (interpolation) or coarse point
  * (restriction). */
 static fcl_status build_launches(fcl_transfer *t) {
-  fcl_launcher_destroy(&t->list);
   FCL_TRY(fcl_launcher_create_list(t->name, &t->list));
   const fcl_topology *tf = fcl_field_topology(t->from), *td = fcl_field_topology(t->dst);
   const int64_t *nd = fcl_topology_local_resolution(td), *od = fcl_topology_offset(td);
@@ -249,14 +249,19 @@ int fcl_transfer_factor(const fcl_transfer *t) { return t ? t->factor : 0; }
 
 bool fcl_transfer_interpolates(const fcl_transfer *t) { return t && t->interpolates; }
 
-/* Enqueue, rebuilding the launches first when a field's buffers changed. */
+/* Enqueue, after giving the launches the fields' buffers where fcl_field_swap changed them. */
 static fcl_status enqueue(fcl_transfer *t) {
+  fcl_mem *old[6], *now[6];
+  size_t n = 0;
   for (int c = 0; c < fcl_field_ncomp(t->dst); ++c)
-    if (t->bound[0][c] != fcl_field_buffer(t->from, c) ||
-        t->bound[1][c] != fcl_field_buffer(t->dst, c)) {
-      FCL_TRY(build_launches(t));
-      break;
+    for (int side = 0; side < 2; ++side) {
+      fcl_mem *current = fcl_field_buffer(side ? t->dst : t->from, c);
+      if (current == t->bound[side][c]) continue;
+      old[n] = t->bound[side][c];
+      now[n++] = current;
+      t->bound[side][c] = current;
     }
+  if (n) FCL_TRY(fcl_launcher_rebind(t->list, n, old, now));
   return fcl_launcher_call(t->list, NULL, NULL, 0, NULL, NULL);
 }
 

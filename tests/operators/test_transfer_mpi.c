@@ -6,7 +6,7 @@
  *   - restriction of a Fourier mode equals the mode times the full weighting's transfer function
  *     (sin(k h r / 2) / (r sin(k h / 2)))^2 per axis, h the fine spacing, to rounding;
  *   - the transfer as a problem operator (ghosts exchanged by the problem) equals
- *     fcl_transfer_apply;
+ *     fcl_transfer_apply, and writes a field's new buffer after fcl_field_swap;
  *   - errors: one field twice, grids that do not refine, too few ghosts, other components. */
 #include <math.h>
 #include <stdlib.h>
@@ -141,6 +141,15 @@ static void check_operator(env *e, fcl_dtype dt) {
   const size_t bytes = count * fcl_dtype_size(dt);
   for (size_t i = 0; i < bytes; ++i) differ += ((unsigned char *)a)[i] != ((unsigned char *)b)[i];
   CHECKF(differ == 0, "the transfer operator differs from fcl_transfer_apply in %zu bytes", differ);
+  /* after a swap the transfer writes the field's new buffer */
+  fcl_field *h = op_field(e, tf, "fine3", 1, dt, NULL);
+  CHECK_OK(fcl_field_swap(g, h));
+  CHECK_OK(fcl_transfer_apply(inside));
+  CHECK_OK(fcl_field_read(g, 0, false, b));
+  differ = 0;
+  for (size_t i = 0; i < bytes; ++i) differ += ((unsigned char *)a)[i] != ((unsigned char *)b)[i];
+  CHECKF(differ == 0, "after fcl_field_swap the transfer differs in %zu bytes", differ);
+  fcl_field_destroy(&h);
   free(a);
   free(b);
   fcl_problem_destroy(&p);
