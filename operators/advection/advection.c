@@ -106,6 +106,22 @@ static fcl_status resolve(const fcl_advection_options *in, fcl_advection_options
   return FCL_OK;
 }
 
+/* Walls: particles beyond a wall are the mirror images the ghost exchange puts there (each
+ * field's own parity), pushed by the mirrored velocity, which must be odd (no flow through the
+ * wall) for the images to mirror the particles' motion. Checked at creation and at every step
+ * (a condition set afterwards with fcl_field_set_component_bc). */
+static fcl_status check_no_penetration(const fcl_field *u) {
+  const fcl_domain *d = fcl_topology_domain(fcl_field_topology(u));
+  for (int a = 0; a < d->dim; ++a)
+    for (int side = 0; side < 2 && d->bc[a][0] != FCL_BC_PERIODIC; ++side)
+      if (fcl_field_component_bc(u, a, a, side) != FCL_BC_DIRICHLET)
+        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
+                         "advection: component %d of the velocity '%s' is Neumann at the %s "
+                         "wall of axis %d; it must be Dirichlet there (no flow through a wall: "
+                         "fcl_field_set_component_bc)",
+                         a, fcl_field_name(u), side ? "upper" : "lower", a);
+  return FCL_OK;
+}
 /* FCL_ADV_STRIDED_AUTO: FLOWCL_ADVECTION_STRIDED (auto, tiles or walk) may name the kernels. */
 static fcl_status strided_from_env(fcl_adv_strided *strided) {
   const char *v = getenv("FLOWCL_ADVECTION_STRIDED");
@@ -163,17 +179,7 @@ static fcl_status check_fields(const fcl_field *u, int nfields, fcl_field *const
   }
   const int *procs = fcl_topology_procs(topo), *ghosts = fcl_topology_ghosts(topo);
   const int64_t *local = fcl_topology_local_resolution(topo);
-  /* walls: particles beyond a wall are the mirror images the ghost exchange puts there (each
-   * field's own parity), pushed by the mirrored velocity, which must be odd (no flow through
-   * the wall) for the images to mirror the particles' motion */
-  for (int a = 0; a < d->dim; ++a)
-    for (int side = 0; side < 2 && d->bc[a][0] != FCL_BC_PERIODIC; ++side)
-      if (fcl_field_component_bc(u, a, a, side) != FCL_BC_DIRICHLET)
-        return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
-                         "advection: component %d of the velocity '%s' is Neumann at the %s "
-                         "wall of axis %d; it must be Dirichlet there (no flow through a wall: "
-                         "fcl_field_set_component_bc)",
-                         a, fcl_field_name(u), side ? "upper" : "lower", a);
+  FCL_TRY(check_no_penetration(u));
   for (int a = 0; a < d->dim; ++a) {
     wrap[a] = procs[a] == 1 && d->bc[a][0] == FCL_BC_PERIODIC;
     if (wrap[a] && local[a] < reach->hu)
@@ -467,6 +473,7 @@ fcl_status fcl_advection_step_bounded(fcl_advection *adv, double dt, const doubl
 
 /* The split step itself (the CFL check done). */
 static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current, int64_t index) {
+  FCL_TRY(check_no_penetration(adv->velocity));
   ++adv->calls;
   bool exchange = false;
   for (int a = 0; a < adv->dim; ++a) exchange = exchange || !adv->wrap[a];

@@ -864,6 +864,22 @@ static void check_errors(env *e) {
   fcl_field_destroy(&uw);
   fcl_field_destroy(&qw);
   fcl_topology_destroy(&tw);
+  /* a condition changed after creation: the next step refuses it */
+  const int g = fcl_advection_ghosts_needed(&o), gw[3] = {g, g, 0};
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &wall, NULL, gw, &tw));
+  uw = field(e, tw, "u", 2, FCL_FLOAT32, NULL, NULL);
+  qw = field(e, tw, "q", 1, FCL_FLOAT32, NULL, NULL);
+  fcl_advection *walled = NULL;
+  CHECK_OK(fcl_field_set_component_bc(uw, 1, 1, FCL_BC_DIRICHLET, FCL_BC_DIRICHLET));
+  CHECK_OK(fcl_advection_create(uw, 1, &qw, &o, &walled));
+  CHECK_OK(fcl_advection_step(walled, 1e-3));
+  CHECK_OK(fcl_field_set_component_bc(uw, 1, 1, FCL_BC_NEUMANN, FCL_BC_NEUMANN));
+  CHECK_STATUS(fcl_advection_step(walled, 1e-3), FCL_ERR_INVALID_ARGUMENT,
+               "component 1 of the velocity 'u' is Neumann at the lower wall of axis 1");
+  fcl_advection_destroy(&walled);
+  fcl_field_destroy(&uw);
+  fcl_field_destroy(&qw);
+  fcl_topology_destroy(&tw);
 }
 
 /* The CFL check's modes: one host wait per step (it was one per velocity component), none with
