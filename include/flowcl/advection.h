@@ -29,8 +29,8 @@
  * the domain: the order of the scheme holds up to the wall, and for a component even about the
  * walls (Neumann) the trapezoidal sum (wall points weighing half) is conserved to rounding
  * (tests/operators/test_advection_mpi.c). The velocity's normal component must be Dirichlet at
- * each wall (no flow through it), else FCL_ERR_INVALID_ARGUMENT; a walled axis needs the ghosts
- * of a split one.
+ * each wall (no flow through it), else FCL_ERR_INVALID_ARGUMENT at creation and at each step; a
+ * walled axis needs the ghosts of a split one.
  *
  * Kernels are generated with the codegen layer (one work-group per tile of lines, the lines of
  * velocity, displacements and values in local memory) for the fields' precision, and tuned
