@@ -56,19 +56,30 @@
  * Neumann (the cosine transform of its N points, REDFT00). Each component has its own condition
  * (fcl_field_set_component_bc; a free-slip wall's normal velocity is Dirichlet, the tangential
  * ones Neumann), the same on both walls of an axis (else FCL_ERR_NOT_SUPPORTED at the
- * transform). The plan transforms that extended domain (fcl_fft_domain): layouts, slots,
- * wavenumbers (2 pi / 2L * m = pi / L * m) and the normalization (its number of points) are its,
- * spectral kernels run on it unchanged, and backward writes the first N points of each walled
- * axis (an odd component's walls set to 0). It costs a copy in and out per transform, twice the
- * points along each walled axis, and a field of the extended shape with up to 3 components held
- * by the plan. A walled axis must be whole on every rank: axis 0 always, axis 1 with 3D slabs
- * (procs 1 x 1 x P), any axis on one rank.
+ * transform). The plan's domain (fcl_fft_domain) is the mirror image's: its wavenumbers
+ * (2 pi / 2L * m = pi / L * m) and normalization (its number of points) are those of the
+ * spectral kernels, which run on a walled plan unchanged; backward writes the N points of each
+ * walled axis (an odd component's walls set to 0). How the mirror image is transformed:
+ *   - VkFFT, walled y and z of N = 2^k + 1 points (3 to 2049): flowcl's mirrored column pass
+ *     at the wall's own size, the layout holding the N values m = 0 .. N - 1 of the mirror
+ *     image's spectrum along that axis (the others follow from its parity). It reads and writes
+ *     each value once and, by the mirror symmetry, does the work of a periodic pass of
+ *     N - 1 points (one H200, Biot-Savart with walls along y, 512^3 + 1: 0.81 of the periodic
+ *     box's speed on CUDA; docs/benchmarks.md).
+ *   - Otherwise (walls along x, the r2c axis; other N; FFTW): the field is copied into its
+ *     mirror image, a field of up to 3 components held by the plan, which is transformed as a
+ *     periodic one; the layout holds all 2 (N - 1) points (along x, N complex values, the r2c's
+ *     half). It costs a copy in and out per transform and twice the points along the axis.
+ * fcl_fft_layout_query says which layout a plan gets. A walled axis must be whole on every
+ * rank: axis 0 always, axis 1 with 3D slabs (procs 1 x 1 x P), axis 2 on pencils 1 x P x 1,
+ * any axis on one rank. In-place transforms take periodic plans only.
  *
  * Spectral layout: complex values of the global shape {nx / 2 + 1, ny, nz}, split over the
  * ranks along one axis and possibly stored transposed; fcl_fft_layout_query says how (query,
  * then allocate), and spectral kernels index a slot through it. The wavenumber of global index
  * m along an axis of n points and length L is 2 pi / L * (m <= n / 2 ? m : m - n), n and L
- * those of fcl_fft_domain (with walls, of the extended domain).
+ * those of fcl_fft_domain (with walls, of the mirror image: a walled axis's layout holds
+ * m <= n / 2 only, or all n).
  *
  * Functions marked Collective are called by every rank of the field's topology. */
 #ifndef FLOWCL_FFT_H
@@ -148,7 +159,8 @@ fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp);
 fcl_status fcl_fft_forward_components(fcl_fft *fft, const fcl_field *src, int slot);
 fcl_status fcl_fft_backward_components(fcl_fft *fft, int slot, fcl_field *dst);
 /** @} */
-/** In place on a slot (padded real form <-> spectral layout). Collective. @{ */
+/** In place on a slot (padded real form <-> spectral layout). Errors: a plan with walls
+ * (FCL_ERR_NOT_SUPPORTED). Collective. @{ */
 fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot);
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot);
 /** @} */

@@ -134,18 +134,34 @@ static fcl_status resolve(const fcl_topology *t, fcl_dtype dtype, fcl_queue *que
   return FCL_OK;
 }
 
+/* The backend, chosen for the domain with every walled axis extended (the scheme the FFTW
+ * backend runs), the walled axes it transforms itself, and its layout of the domain with the
+ * others extended. Collective. */
+static fcl_status plan_backend(const fcl_field *like, fcl_fft_backend want, fcl_fft_layout *l,
+                               fcl_fft_backend *got, unsigned *native) {
+  fcl_topology *ext = NULL;
+  FCL_TRY(fcl__fft_walls_topology(like, 0, &ext));
+  fcl_status st = resolve(ext ? ext : like->topo, like->dtype, like->queue, like->name, want, l,
+                          got);
+  fcl_topology_destroy(&ext);
+  FCL_TRY(st);
+  *native = fcl__fft_walls_native(&like->topo->domain, *got);
+  if (!*native) return FCL_OK;
+  FCL_TRY(fcl__fft_walls_topology(like, *native, &ext));
+  st = resolve(ext ? ext : like->topo, like->dtype, like->queue, like->name, *got, l, got);
+  fcl_topology_destroy(&ext);
+  return st;
+}
+
 fcl_status fcl_fft_layout_query(const fcl_field *like, fcl_fft_backend backend,
                                 fcl_fft_layout *layout, fcl_fft_backend *resolved) {
   FCL_CHECK_NULL(like, 1);
   FCL_CHECK_NULL(layout, 3);
   fcl_fft_backend got = FCL_FFT_AUTO;
-  fcl_topology *ext = NULL; /* the domain extended by its walls, NULL without */
-  FCL_TRY(fcl__fft_walls_topology(like, &ext));
-  fcl_status st = resolve(ext ? ext : like->topo, like->dtype, like->queue, like->name, backend,
-                          layout, &got);
-  fcl_topology_destroy(&ext);
-  if (st == FCL_OK && resolved) *resolved = got;
-  return st;
+  unsigned native;
+  FCL_TRY(plan_backend(like, backend, layout, &got, &native));
+  if (resolved) *resolved = got;
+  return FCL_OK;
 }
 
 fcl_status fcl__fft_agree(MPI_Comm comm, fcl_status st, const char *what) {
@@ -187,14 +203,16 @@ fcl_status fcl_fft_create(const fcl_field *like, fcl_fft_backend backend, int ns
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft plan for '%s'", like->name);
   p->field_topo = like->topo;
   memcpy(p->field_padded, like->padded, sizeof p->field_padded);
-  /* walls: the backend transforms the extended field (fft_walls.c), up to one batch of
-   * components of it */
-  fcl_status st = fcl__fft_walls_create(like, batch_size(like, nslots), &p->walls);
+  for (int a = 0; a < like->topo->domain.dim; ++a)
+    p->has_walls |= like->topo->domain.bc[a][0] != FCL_BC_PERIODIC;
+  fcl__fft_walls_domain(&like->topo->domain, 0, &p->spectral);
+  /* walls the backend does not transform itself: it transforms the extended field
+   * (fft_walls.c), up to one batch of components of it */
+  unsigned native = 0;
+  fcl_status st = plan_backend(like, backend, &p->layout, &p->backend, &native);
+  if (st == FCL_OK) st = fcl__fft_walls_create(like, native, batch_size(like, nslots), &p->walls);
   st = fcl__fft_agree(like->topo->comm, st, "the walls' extended field");
   if (st == FCL_OK && p->walls) like = fcl__fft_walls_field(p->walls);
-  if (st == FCL_OK)
-    st = resolve(like->topo, like->dtype, like->queue, like->name, backend, &p->layout,
-                 &p->backend);
   if (st != FCL_OK) {
     fcl__fft_walls_destroy(&p->walls);
     free(p);
@@ -265,16 +283,24 @@ static fcl_status check_use(const fcl_fft *p, const fcl_field *f, int fpos, cons
   return FCL_OK;
 }
 
+/* The walls' parity of component comp of f (fcl__fft_walls_parity; 0 without walls). */
+static fcl_status parity(const fcl_fft *fft, const fcl_field *f, int comp, unsigned *odd) {
+  *odd = 0;
+  return fft->has_walls ? fcl__fft_walls_parity(f, comp, odd) : FCL_OK;
+}
+
 fcl_status fcl_fft_forward(fcl_fft *fft, const fcl_field *src, int comp, int slot) {
   FCL_CHECK_NULL(fft, 1);
   FCL_CHECK_NULL(src, 2);
   FCL_TRY(fcl__field_check_comp(src, comp, 3));
   FCL_TRY(check_use(fft, src, 2, "src", slot, 4));
   fcl_mem *buf = fcl_array_buffer(fft->slots[slot]);
-  if (!fft->walls) return fft->ops->forward(fft, src, 1, &comp, &buf);
+  unsigned odd;
+  FCL_TRY(parity(fft, src, comp, &odd));
+  if (!fft->walls) return fft->ops->forward(fft, src, 1, &comp, &odd, &buf);
   const int at = 0;
   FCL_TRY(fcl__fft_walls_extend(fft->walls, src, comp, at));
-  return fft->ops->forward(fft, fcl__fft_walls_field(fft->walls), 1, &at, &buf);
+  return fft->ops->forward(fft, fcl__fft_walls_field(fft->walls), 1, &at, &odd, &buf);
 }
 
 fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
@@ -283,9 +309,12 @@ fcl_status fcl_fft_backward(fcl_fft *fft, int slot, fcl_field *dst, int comp) {
   FCL_TRY(fcl__field_check_comp(dst, comp, 4));
   FCL_TRY(check_use(fft, dst, 3, "dst", slot, 2));
   fcl_mem *buf = fcl_array_buffer(fft->slots[slot]);
-  if (!fft->walls) return fft->ops->backward(fft, 1, &buf, dst, &comp);
+  unsigned odd;
+  FCL_TRY(parity(fft, dst, comp, &odd));
+  if (!fft->walls) return fft->ops->backward(fft, 1, &buf, dst, &comp, &odd);
   const int at = 0;
-  FCL_TRY(fft->ops->backward(fft, 1, &buf, (fcl_field *)fcl__fft_walls_field(fft->walls), &at));
+  FCL_TRY(
+      fft->ops->backward(fft, 1, &buf, (fcl_field *)fcl__fft_walls_field(fft->walls), &at, &odd));
   return fcl__fft_walls_restrict(fft->walls, at, dst, comp);
 }
 
@@ -303,13 +332,15 @@ static fcl_status components(fcl_fft *fft, fcl_field *f, int fpos, const char *f
   for (int c0 = 0; c0 < ncomp; c0 += fft->batch) {
     int comp[FCL__FFT_BATCH], n = ncomp - c0 < fft->batch ? ncomp - c0 : fft->batch;
     fcl_mem *buf[FCL__FFT_BATCH];
+    unsigned odd[FCL__FFT_BATCH];
     for (int i = 0; i < n; ++i) {
       comp[i] = c0 + i;
       buf[i] = fcl_array_buffer(fft->slots[slot + c0 + i]);
+      FCL_TRY(parity(fft, f, comp[i], &odd[i]));
     }
     if (!fft->walls) {
-      FCL_TRY(forward ? fft->ops->forward(fft, f, n, comp, buf)
-                      : fft->ops->backward(fft, n, buf, f, comp));
+      FCL_TRY(forward ? fft->ops->forward(fft, f, n, comp, odd, buf)
+                      : fft->ops->backward(fft, n, buf, f, comp, odd));
       continue;
     }
     /* walls: through the extended field's components 0 .. n - 1 */
@@ -317,8 +348,8 @@ static fcl_status components(fcl_fft *fft, fcl_field *f, int fpos, const char *f
     const int at[FCL__FFT_BATCH] = {0, 1, 2};
     for (int i = 0; forward && i < n; ++i)
       FCL_TRY(fcl__fft_walls_extend(fft->walls, f, comp[i], at[i]));
-    FCL_TRY(forward ? fft->ops->forward(fft, e, n, at, buf)
-                    : fft->ops->backward(fft, n, buf, e, at));
+    FCL_TRY(forward ? fft->ops->forward(fft, e, n, at, odd, buf)
+                    : fft->ops->backward(fft, n, buf, e, at, odd));
     for (int i = 0; !forward && i < n; ++i)
       FCL_TRY(fcl__fft_walls_restrict(fft->walls, at[i], f, comp[i]));
   }
@@ -342,6 +373,9 @@ static fcl_status inplace(fcl_fft *fft, int slot, bool forward) {
   if (slot < 0 || slot >= fft->nslots)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 2 (slot): %d, the plan has %d slot(s)",
                      slot, fft->nslots);
+  if (fft->has_walls)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: in-place transforms take periodic plans; this one has walls");
   return fft->ops->inplace(fft, fcl_array_buffer(fft->slots[slot]), forward);
 }
 
@@ -349,7 +383,7 @@ fcl_status fcl_fft_forward_inplace(fcl_fft *fft, int slot) { return inplace(fft,
 fcl_status fcl_fft_backward_inplace(fcl_fft *fft, int slot) { return inplace(fft, slot, false); }
 
 const fcl_fft_layout *fcl_fft_layout_of(const fcl_fft *fft) { return fft ? &fft->layout : NULL; }
-const fcl_domain *fcl_fft_domain(const fcl_fft *fft) { return fft ? &fft->topo->domain : NULL; }
+const fcl_domain *fcl_fft_domain(const fcl_fft *fft) { return fft ? &fft->spectral : NULL; }
 fcl_fft_backend fcl_fft_backend_used(const fcl_fft *fft) {
   return fft ? fft->backend : FCL_FFT_AUTO;
 }

@@ -6,7 +6,8 @@
  * bandwidth on an H200 at 1024^3. This one keeps the columns in registers and exchanges half of
  * each value at a time through local memory, so a work-group reads 8 columns of 1024 (64-byte
  * pieces) or 16 of 512 (docs/benchmarks.md, sixteenth session). FLOWCL_FFT_COLUMNS picks it:
- * auto (the default: one rank, float, GPUs, 512 to 1024 points), on (wherever it fits), off. */
+ * auto (the default: one rank, float, GPUs, 512 to 1024 points), on (wherever it fits), off.
+ * Its mirrored form transforms walled axes other than x (fft_vkfft.c), always. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 struct fcl__fft_columns {
   fcl_kernel *kernel[2]; /* forward, backward */
+  bool walls;            /* the mirrored pass (its kernels take odd) */
   fcl_array *twiddles;
   size_t global[2], local[2];
 };
@@ -42,7 +44,9 @@ static int columns_per_group(const fcl__fft_columns_shape *s, size_t real_size,
                              const fcl_device_characterization *ch, const fcl_device_info *info,
                              int most) {
   for (int C = most; C >= 1; C /= 2) {
-    const size_t exchange = (size_t)s->n1 * (size_t)(s->n2 * C + C) * real_size;
+    /* the periodic form exchanges real and imaginary parts in turn, the mirrored one both */
+    const size_t exchange = (size_t)s->n1 * (size_t)(s->n2 * C + C) * real_size *
+                            (s->walls ? 2 : 1);
     const size_t items = (size_t)(C * s->n2);
     if (exchange <= ch->usable_local_mem_size && items <= info->max_work_group_size &&
         items <= info->max_work_item_sizes[0])
@@ -84,14 +88,19 @@ static fcl_status build_kernels(const fcl_fft *fft, fcl_device *dev,
 }
 
 fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n, size_t rows,
-                                   size_t ncols, size_t stride, size_t row_stride,
+                                   size_t ncols, size_t stride, size_t row_stride, bool walls,
                                    fcl__fft_columns **out) {
   *out = NULL;
-  int mode;
-  FCL_TRY(mode_from_env(&mode));
-  fcl__fft_columns_shape shape = {0, 0, 0, fft->dtype == FCL_FLOAT64};
-  if (!mode || !fcl__fft_columns_split(n, &shape.n1, &shape.n2) || ncols > UINT32_MAX)
-    return FCL_OK;
+  int mode = 2; /* the mirrored pass is the walls' transform itself, not a choice */
+  if (!walls) FCL_TRY(mode_from_env(&mode));
+  fcl__fft_columns_shape shape = {0, 0, 0, fft->dtype == FCL_FLOAT64, walls};
+  if (!mode || !fcl__fft_columns_split(n, &shape.n1, &shape.n2) || ncols > UINT32_MAX) {
+    if (!walls) return FCL_OK;
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "fft: the mirrored pass of a walled axis takes 3 to 2049 points with N - 1 "
+                     "a power of two, not %lld",
+                     (long long)(n / 2 + 1));
+  }
   fcl_device *dev;
   FCL_TRY(fcl_queue_device(fft->queue, &dev));
   fcl_device_info info;
@@ -121,6 +130,11 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
             (long long)n, fcl_status_string(st));
     st = FCL_OK;
   }
+  if (st == FCL_OK && !fits && walls)
+    st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                   "fft: the mirrored pass of %lld points does not fit the device (local memory "
+                   "or work-group size)",
+                   (long long)(n / 2 + 1));
   if (st != FCL_OK || !fits) {
     fcl__fft_columns_destroy(&c);
     return st;
@@ -140,6 +154,7 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
     if (st == FCL_OK) st = fcl_kernel_set_arg_u64(k, 3, (uint64_t)row_stride);
     if (st == FCL_OK) st = fcl_kernel_set_arg_u32(k, 4, (uint32_t)ncols);
   }
+  c->walls = walls;
   c->local[0] = (size_t)(shape.columns * shape.n2);
   c->local[1] = 1;
   c->global[0] = (ncols + (size_t)shape.columns - 1) / (size_t)shape.columns * c->local[0];
@@ -152,10 +167,11 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
   return FCL_OK;
 }
 
-fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, fcl_mem *data,
-                                bool forward) {
+fcl_status fcl__fft_columns_run(fcl__fft_columns *c, fcl_queue *queue, fcl_mem *data, bool forward,
+                                bool odd) {
   fcl_kernel *k = c->kernel[forward ? 0 : 1];
   FCL_TRY(fcl_kernel_set_arg_buffer(k, 0, data));
+  if (c->walls) FCL_TRY(fcl_kernel_set_arg_i32(k, 5, odd ? 1 : 0));
   return fcl_kernel_enqueue(k, queue, 2, c->global, c->local, NULL, 0, 0, NULL, NULL);
 }
 

@@ -4,7 +4,18 @@
  *   z = n2 z1 + z2, k = k1 + n1 k2,
  *   X[k1 + n1 k2] = sum_z2 W_n2^(z2 k2) W_n^(z2 k1) sum_z1 W_n1^(z1 k1) x[n2 z1 + z2].
  * The small transforms are written out as straight-line code (radix 2, twiddles as literals),
- * so that every value lives in a register. */
+ * so that every value lives in a register.
+ *
+ * The mirrored form (walls) transforms the mirror image x of a column of h + 1 = n / 2 + 1
+ * points, x[n - z] = s x[z] (s = -1 where the column is odd about its walls, whose values are
+ * then 0; else 1), and keeps X[0 .. h], X[n - k] = s X[k]. Both passes do half the work of the
+ * periodic one. Pass 1: the sequences of z2 = r and n2 - r are each other's reversal, so their
+ * transforms A satisfy A_{n2 - r}[k1] = s W_n1^-k1 A_r[-k1]: work-item r <= n2 / 2 loads and
+ * transforms its own and writes both rows' twiddled values, s conj(W_n^(r k1)) A_r[-k1] for
+ * n2 - r (W in the transform's direction). Pass 2: the outputs k2 >= n2 / 2 of row k1 are those
+ * below n2 / 2 of row n1 - k1, X[(n1 - k1) + n1 (n2 - 1 - k2)] = s X[k1 + n1 k2]: rows
+ * k1 <= n1 / 2 are transformed and store both. The exchange holds whole complex values in one
+ * round (the periodic form's two rounds would recompute pass 1's products). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +84,116 @@ static void small_dft(fcl__str *t, const char *v, int m, int sign, const char *r
   for (int k = 0; k < m; ++k) out[k] = a[k];
 }
 
-char *fcl__fft_columns_source(const fcl__fft_columns_shape *s) {
+/* A kernel's opening, up to its pointer p to the work-group's first column: the arguments
+ * (and odd, walls), the exchange of n1 rows of `row` values (`value`: real or real2). */
+static void kernel_head(fcl__str *t, const fcl__fft_columns_shape *s, int dir, const char *value,
+                        int row) {
   const char *real = s->dtype_double ? "double" : "float";
-  const int n1 = s->n1, n2 = s->n2, C = s->columns, T = C * n2;
+  const int C = s->columns;
+  fcl__str_printf(t,
+                  "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\n"
+                  "void fcl_fft_columns_%s(FCL_GLOBAL %s2 *restrict data,\n"
+                  "                        const FCL_GLOBAL %s2 *restrict tw, const ulong stride,\n"
+                  "                        const ulong row, const uint ncols%s) {\n"
+                  "  FCL_LOCAL %s ex[%d];\n"
+                  "  const int l = (int)get_local_id(0), c = l %% %d, r = l / %d;\n"
+                  "  const uint col = (uint)get_group_id(0) * %d + c;\n"
+                  "  const bool live = col < ncols;\n"
+                  "  FCL_GLOBAL %s2 *p = data + (ulong)get_group_id(1) * row + col;\n",
+                  C * s->n2, dir == 0 ? "forward" : "backward", real, real,
+                  s->walls ? ", const int odd" : "", value, s->n1 * row, C, C, C, real);
+}
+
+/* The program's text, or NULL (and nothing) where building it ran out of memory. */
+static char *finish(fcl__str *t) {
+  if (!t->failed) return t->s;
+  free(t->s);
+  return NULL;
+}
+
+/* The mirrored form (the file comment): kernels of the same names and arguments, and odd. */
+static char *walls_source(const fcl__fft_columns_shape *s) {
+  const char *real = s->dtype_double ? "double" : "float";
+  const int n1 = s->n1, n2 = s->n2, C = s->columns, n = n1 * n2, h = n / 2;
+  const int row = n2 * C + C; /* exchange [k1][z2][c], rows padded by C values */
+  fcl__str t = {0};
+  if (s->dtype_double) fcl__str_printf(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  /* a * b and a * conj(b) */
+  fcl__str_printf(&t,
+                  "#define FCL_WALLS_MUL(a, b) FCL_VEC2(%s2, a.x * b.x - a.y * b.y, a.x * b.y + "
+                  "a.y * b.x)\n"
+                  "#define FCL_WALLS_MULC(a, b) FCL_VEC2(%s2, a.x * b.x + a.y * b.y, a.y * b.x - "
+                  "a.x * b.y)\n",
+                  real, real);
+  for (int dir = 0; dir < 2; ++dir) {
+    const int sign = dir == 0 ? -1 : 1;
+    char value[16];
+    snprintf(value, sizeof value, "%s2", real);
+    kernel_head(&t, s, dir, value, row);
+    fcl__str_printf(&t, "  const %s sg = odd ? -1 : 1;\n", real);
+    /* pass 1: work-item (c, z2 = r <= n2 / 2) transforms x[n2 z1 + r] over z1 */
+    fcl__str_printf(&t, "  if (r <= %d) {\n  %s2 ", n2 / 2, real);
+    for (int i = 0; i < n1; ++i) fcl__str_printf(&t, "v%d%s", i, i + 1 < n1 ? ", " : ";\n");
+    fcl__str_printf(&t, "  if (live) {\n");
+    for (int i = 0; i < n1; ++i)
+      fcl__str_printf(&t,
+                      "    {const int z = %d + r; const %s f = z == 0 || z == %d ? (%s)(odd ? 0 : "
+                      "1) : z > %d ? sg : (%s)1;\n"
+                      "     v%d = p[(ulong)(z <= %d ? z : %d - z) * stride] * f;}\n",
+                      n2 * i, real, h, real, h, real, i, h, n);
+    fcl__str_printf(&t, "  }\n");
+    int o1[64], o2[64];
+    small_dft(&t, "v", n1, sign, real, o1);
+    /* own row r: W^(r k1) A[k1]; the partner n2 - r (0 < r < n2 / 2): s conj(W^(r k1)) A[-k1] */
+    for (int k = 0; k < n1; ++k) {
+      const int mk = (n1 - k) % n1;
+      fcl__str_printf(&t,
+                      "  {%s2 w = tw[(r * %d) %% %d]; w.y = %sw.y;\n"
+                      "   ex[%d + r * %d + c] = FCL_WALLS_MUL(v%d, w);\n"
+                      "   if (r > 0 && r < %d) ex[%d + (%d - r) * %d + c] = FCL_WALLS_MULC(v%d, w) "
+                      "* sg;}\n",
+                      real, k, n, sign < 0 ? "" : "-", k * row, C, o1[k], n2 / 2, k * row, n2, C,
+                      o1[mk]);
+    }
+    fcl__str_printf(&t, "  }\n  FCL_BARRIER_LOCAL();\n");
+    /* pass 2: work-item (c, r) transforms rows k1 = r + j n2 <= n1 / 2 over z2 */
+    for (int j = 0; j < n1 / n2; ++j) {
+      char name[16];
+      snprintf(name, sizeof name, "w%d_", j);
+      fcl__str_printf(&t, "  if (r + %d <= %d) {\n  const int k1 = r + %d;\n  %s2 ", j * n2, n1 / 2,
+                      j * n2, real);
+      for (int z2 = 0; z2 < n2; ++z2)
+        fcl__str_printf(&t, "w%d_%d = ex[k1 * %d + %d + c]%s", j, z2, row, z2 * C,
+                        z2 + 1 < n2 ? ", " : ";\n");
+      small_dft(&t, name, n2, sign, real, o2);
+      fcl__str_printf(&t, "  if (live) {\n");
+      for (int k2 = 0; k2 < n2; ++k2) {
+        char v[24];
+        snprintf(v, sizeof v, "w%d_%d", j, o2[k2]);
+        if (k2 < n2 / 2) /* X[k1 + n1 k2]; an odd column's X[0] is 0 */
+          fcl__str_printf(&t,
+                          "    p[(ulong)(k1 + %d) * stride] = %s * (%s)(k1 + %d == 0 && odd ? 0 : "
+                          "1);\n",
+                          n1 * k2, v, real, n1 * k2);
+        if (k2 == n2 / 2) /* X[h] (k1 = 0; 0 where odd) */
+          fcl__str_printf(&t, "    if (k1 == 0) p[(ulong)%d * stride] = %s * (%s)(odd ? 0 : 1);\n",
+                          h, v, real);
+        if (k2 >= n2 / 2) /* row n1 - k1's X[(n1 - k1) + n1 (n2 - 1 - k2)] = s X[k1 + n1 k2] */
+          fcl__str_printf(&t,
+                          "    if (k1 > 0 && k1 < %d) p[(ulong)(%d - k1) * stride] = %s * sg;\n",
+                          n1 / 2, n1 + n1 * (n2 - 1 - k2), v);
+      }
+      fcl__str_printf(&t, "  }\n  }\n");
+    }
+    fcl__str_printf(&t, "}\n");
+  }
+  return finish(&t);
+}
+
+char *fcl__fft_columns_source(const fcl__fft_columns_shape *s) {
+  if (s->walls) return walls_source(s);
+  const char *real = s->dtype_double ? "double" : "float";
+  const int n1 = s->n1, n2 = s->n2, C = s->columns;
   /* exchange layout: [k1][z2][c], rows of k1 padded by C values so that the 32 work-items of
    * a warp hit 32 banks on both sides */
   const int row = n2 * C + C;
@@ -83,18 +201,7 @@ char *fcl__fft_columns_source(const fcl__fft_columns_shape *s) {
   if (s->dtype_double) fcl__str_printf(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   for (int dir = 0; dir < 2; ++dir) {
     const int sign = dir == 0 ? -1 : 1;
-    fcl__str_printf(
-        &t,
-        "FCL_KERNEL FCL_GROUP_SIZE(%d, 1, 1)\n"
-        "void fcl_fft_columns_%s(FCL_GLOBAL %s2 *restrict data,\n"
-        "                        const FCL_GLOBAL %s2 *restrict tw, const ulong stride,\n"
-        "                        const ulong row, const uint ncols) {\n"
-        "  FCL_LOCAL %s ex[%d];\n"
-        "  const int l = (int)get_local_id(0), c = l %% %d, r = l / %d;\n"
-        "  const uint col = (uint)get_group_id(0) * %d + c;\n"
-        "  const bool live = col < ncols;\n"
-        "  FCL_GLOBAL %s2 *p = data + (ulong)get_group_id(1) * row + col;\n",
-        T, dir == 0 ? "forward" : "backward", real, real, real, n1 * row, C, C, C, real);
+    kernel_head(&t, s, dir, real, row);
     /* pass 1: work-item (c, z2 = r) transforms x[n2 z1 + z2] over z1 */
     fcl__str_printf(&t, "  %s2 ", real);
     for (int i = 0; i < n1; ++i) fcl__str_printf(&t, "v%d%s", i, i + 1 < n1 ? ", " : ";\n");
@@ -143,11 +250,7 @@ char *fcl__fft_columns_source(const fcl__fft_columns_shape *s) {
     }
     fcl__str_printf(&t, "}\n");
   }
-  if (t.failed) {
-    free(t.s);
-    return NULL;
-  }
-  return t.s;
+  return finish(&t);
 }
 
 bool fcl__fft_columns_split(int64_t n, int *n1, int *n2) {

@@ -13,11 +13,13 @@ enum { FCL__FFT_BATCH = 3 };
 #define FCL__FFT_BATCH_BYTES ((size_t)32 << 20)
 
 typedef struct {
-  /* n (<= the plan's batch) components comp[i] of a field to or from the slots slot[i] */
+  /* n (<= the plan's batch) components comp[i] of a field to or from the slots slot[i]; odd[i]:
+   * bit a set where component comp[i] is odd about the walls of axis a (fcl__fft_walls_parity;
+   * the backend reads the bits of the walled axes of its topology, fcl__fft_walls_native) */
   fcl_status (*forward)(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
-                        fcl_mem *const *slot);
-  fcl_status (*backward)(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_field *dst,
-                         const int *comp);
+                        const unsigned *odd, fcl_mem *const *slot);
+  fcl_status (*backward)(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_field *dst, const int *comp,
+                         const unsigned *odd);
   fcl_status (*inplace)(fcl_fft *fft, fcl_mem *slot, bool forward);
   void (*destroy)(void *state);
 } fcl__fft_ops;
@@ -27,26 +29,38 @@ typedef struct {
 fcl_status fcl__fft_agree(MPI_Comm comm, fcl_status st, const char *what);
 
 /* Walls (fft_walls.c): the extended field a plan with walled axes transforms, and the copies
- * into and out of it. */
+ * into and out of it. `native`: bit a set for the walled axes the backend transforms itself
+ * (fcl__fft_walls_native), which are not extended. */
 typedef struct fcl__fft_walls fcl__fft_walls;
-/* The periodic topology of like's domain extended by its walls (the field's process grid, no
- * ghosts): NULL in *out (and FCL_OK) where like is periodic; errors for walls the scheme cannot
- * take. Collective. */
-fcl_status fcl__fft_walls_topology(const fcl_field *like, fcl_topology **out);
-/* The same with a field of ncomp components on it (NULL without walls). Collective. */
-fcl_status fcl__fft_walls_create(const fcl_field *like, int ncomp, fcl__fft_walls **out);
+/* The walled axes VkFFT transforms by the mirrored column pass: axes 1 and 2 with N - 1 a power
+ * of two, N from 3 to 2049 (x, the r2c axis, is always extended). 0 for FFTW. */
+unsigned fcl__fft_walls_native(const fcl_domain *d, fcl_fft_backend backend);
+/* d with its walled axes not in native extended to periodic ones of 2 (N - 1) points over 2 L. */
+void fcl__fft_walls_domain(const fcl_domain *d, unsigned native, fcl_domain *ext);
+/* The topology of like's domain so extended (the field's process grid, no ghosts): NULL in *out
+ * (and FCL_OK) where no axis is extended; errors for walls the scheme cannot take (any walled
+ * axis). Collective. */
+fcl_status fcl__fft_walls_topology(const fcl_field *like, unsigned native, fcl_topology **out);
+/* The same with a field of ncomp components on it (NULL where nothing is extended). Collective. */
+fcl_status fcl__fft_walls_create(const fcl_field *like, unsigned native, int ncomp,
+                                 fcl__fft_walls **out);
 void fcl__fft_walls_destroy(fcl__fft_walls **walls);
 const fcl_field *fcl__fft_walls_field(const fcl__fft_walls *walls);
+/* Bit a of *odd set where component comp of f is Dirichlet (odd) on the walls of axis a;
+ * FCL_ERR_NOT_SUPPORTED where its two walls of an axis differ. */
+fcl_status fcl__fft_walls_parity(const fcl_field *f, int comp, unsigned *odd);
 /* Enqueue component comp of src extended into extended component at, or the reverse. */
 fcl_status fcl__fft_walls_extend(fcl__fft_walls *walls, const fcl_field *src, int comp, int at);
 fcl_status fcl__fft_walls_restrict(fcl__fft_walls *walls, int at, fcl_field *dst, int comp);
 
 struct fcl_fft {
-  /* the fields the plan takes (check_use); with walls, topo and padded below are those of the
-   * extended field the backend transforms */
+  /* the fields the plan takes (check_use); with extended walls, topo and padded below are those
+   * of the extended field the backend transforms */
   const fcl_topology *field_topo;
   size_t field_padded[3];
-  fcl__fft_walls *walls; /* NULL without walls */
+  bool has_walls;
+  fcl__fft_walls *walls; /* NULL where no axis is extended */
+  fcl_domain spectral;   /* the domain of the wavenumbers: every walled axis extended */
   const fcl_topology *topo;
   fcl_context *context;
   fcl_queue *queue;

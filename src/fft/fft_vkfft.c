@@ -5,7 +5,10 @@
  * a device work array, then transposes (fft_transpose.c) and c2c plans along the axes they make
  * whole: slabs, one transpose and the last axis; pencils, the row transpose and y, the column
  * transpose and z. In 3D, z may be flowcl's own pass (fft_columns.c): on one rank VkFFT's
- * plans then leave it out, on several it replaces the c2c plan of the last axis. */
+ * plans then leave it out, on several it replaces the c2c plan of the last axis. Walled y and z
+ * (fcl__fft_walls_native) are flowcl's mirrored column pass at the walls' own size, which
+ * VkFFT's plans leave out: y after the r2c (before any transpose: a walled axis is whole on
+ * every rank), z at the end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,9 @@ typedef struct {
   fcl__fft_transpose *second;     /* pencils with P2 > 1: along the columns (y <-> z) */
   fcl__fft_columns *columns;      /* one rank, 3D: flowcl's pass along z (VkFFT's plans omit z) */
   fcl__fft_columns *last_columns; /* distributed, 3D: flowcl's pass along z instead of `last` */
-  char description[96];
+  fcl__fft_columns *walls_y;      /* the mirrored pass along walled y, after the r2c */
+  fcl__fft_columns *walls_z;      /* the same along walled z, in the slot, last */
+  char description[128];
 } vk_state;
 
 static void vk_destroy(void *state) {
@@ -46,6 +51,8 @@ static void vk_destroy(void *state) {
   fcl__fft_transpose_destroy(&s->second);
   fcl__fft_columns_destroy(&s->columns);
   fcl__fft_columns_destroy(&s->last_columns);
+  fcl__fft_columns_destroy(&s->walls_y);
+  fcl__fft_columns_destroy(&s->walls_z);
   free(s);
 }
 
@@ -83,7 +90,7 @@ static fcl_status distributed_forward(vk_state *s, int n, fcl_mem *const *from,
   for (int i = 0; i < n && s->last; ++i)
     FCL_TRY(vk_append(s, s->last, NULL, slot[i], -1, "forward transform of the last axis"));
   for (int i = 0; i < n && s->last_columns; ++i)
-    FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], true));
+    FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], true, false));
   return FCL_OK;
 }
 
@@ -93,7 +100,7 @@ static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
   for (int i = 0; i < n && s->last; ++i)
     FCL_TRY(vk_append(s, s->last, NULL, slot[i], 1, "backward transform of the last axis"));
   for (int i = 0; i < n && s->last_columns; ++i)
-    FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], false));
+    FCL_TRY(fcl__fft_columns_run(s->last_columns, s->queue, slot[i], false, false));
   fcl_mem *x[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) x[i] = between(s, i, to[i], slot[i]);
   if (s->second) FCL_TRY(fcl__fft_transpose_run(s->second, n, x, slot, false));
@@ -104,27 +111,39 @@ static fcl_status distributed_backward(vk_state *s, int n, fcl_mem *const *slot,
   return fcl__fft_transpose_run(s->first, n, to, x, false);
 }
 
+/* odd: bit a of the walls' parity (fft_impl.h), for the mirrored pass along a */
+static bool odd_along(const unsigned *odd, int i, int a) { return odd[i] >> a & 1; }
+
 static fcl_status vk_forward(fcl_fft *fft, const fcl_field *src, int n, const int *comp,
-                             fcl_mem *const *slot) {
+                             const unsigned *odd, fcl_mem *const *slot) {
   vk_state *s = fft->state;
   fcl_mem *work[FCL__FFT_BATCH] = {0};
   for (int i = 0; i < n; ++i) {
     work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
     FCL_TRY(
         vk_append(s, s->whole, fcl_field_buffer(src, comp[i]), work[i], -1, "forward transform"));
-    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], true));
+    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], true, false));
+    if (s->walls_y)
+      FCL_TRY(fcl__fft_columns_run(s->walls_y, s->queue, work[i], true, odd_along(odd, i, 1)));
   }
-  return s->first ? distributed_forward(s, n, work, slot) : FCL_OK;
+  if (s->first) FCL_TRY(distributed_forward(s, n, work, slot));
+  for (int i = 0; i < n && s->walls_z; ++i)
+    FCL_TRY(fcl__fft_columns_run(s->walls_z, s->queue, slot[i], true, odd_along(odd, i, 2)));
+  return FCL_OK;
 }
 
 static fcl_status vk_backward(fcl_fft *fft, int n, fcl_mem *const *slot, fcl_field *dst,
-                              const int *comp) {
+                              const int *comp, const unsigned *odd) {
   vk_state *s = fft->state;
   fcl_mem *work[FCL__FFT_BATCH] = {0};
+  for (int i = 0; i < n && s->walls_z; ++i)
+    FCL_TRY(fcl__fft_columns_run(s->walls_z, s->queue, slot[i], false, odd_along(odd, i, 2)));
   for (int i = 0; i < n; ++i) work[i] = s->first ? fcl_array_buffer(s->pre[i]) : slot[i];
   if (s->first) FCL_TRY(distributed_backward(s, n, slot, work));
   for (int i = 0; i < n; ++i) {
-    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], false));
+    if (s->walls_y)
+      FCL_TRY(fcl__fft_columns_run(s->walls_y, s->queue, work[i], false, odd_along(odd, i, 1)));
+    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, work[i], false, false));
     FCL_TRY(
         vk_append(s, s->whole, fcl_field_buffer(dst, comp[i]), work[i], 1, "backward transform"));
   }
@@ -135,11 +154,11 @@ static fcl_status vk_inplace(fcl_fft *fft, fcl_mem *slot, bool forward) {
   vk_state *s = fft->state;
   if (forward) {
     FCL_TRY(vk_append(s, s->inplace, NULL, slot, -1, "in-place forward transform"));
-    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, true));
+    if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, true, false));
     return s->first ? distributed_forward(s, 1, &slot, &slot) : FCL_OK;
   }
   if (s->first) FCL_TRY(distributed_backward(s, 1, &slot, &slot));
-  if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, false));
+  if (s->columns) FCL_TRY(fcl__fft_columns_run(s->columns, s->queue, slot, false, false));
   return vk_append(s, s->inplace, NULL, slot, 1, "in-place backward transform");
 }
 
@@ -165,8 +184,9 @@ static fcl_status plan_axis(vk_state *s, const fcl_fft *fft, fcl__vkfft **plan, 
   return fcl__vkfft_plan(s->queue, &c, what, plan);
 }
 
-/* The work arrays, transposes and c2c plans of the distributed schemes. */
-static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
+/* The work arrays, transposes and c2c plans of the distributed schemes (walled_z: the last axis
+ * is the walls' mirrored pass, planned with the one-rank passes). */
+static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool, bool walled_z) {
   const fcl_topology *t = fft->topo;
   const fcl_fft_layout *l = &fft->layout;
   const int dim = fft->dim;
@@ -213,15 +233,15 @@ static fcl_status plan_distributed(vk_state *s, fcl_fft *fft, fcl_pool *pool) {
   for (int i = 0; i < fft->batch; ++i)
     FCL_TRY(fcl_array_create(pool, fft->queue, fft->dtype, 1, &reals, &s->pre[i]));
   /* the last axis, z in 3D (memory order x, y, z): flowcl's column pass where it is chosen */
-  if (dim == 3 && l->local[2] > 1)
+  if (dim == 3 && l->local[2] > 1 && !walled_z)
     FCL_TRY(fcl__fft_columns_create(fft, pool, l->local[2], (size_t)l->local[1],
                                     (size_t)l->local[0], (size_t)(l->local[0] * l->local[1]),
-                                    (size_t)l->local[0], &s->last_columns));
+                                    (size_t)l->local[0], false, &s->last_columns));
   snprintf(s->description, sizeof s->description, "vkfft (%s, %s transport)%s",
            s->middle || s->second ? "pencils" : "slabs", fcl__fft_transpose_transport(s->first),
            s->last_columns ? ", z by flowcl's column pass" : "");
   fft->description = s->description;
-  if (s->last_columns) return FCL_OK;
+  if (s->last_columns || walled_z) return FCL_OK;
   return plan_axis(s, fft, &s->last, l->local, dim - 1, slot,
                    "planning the transform of the last axis");
 }
@@ -236,7 +256,9 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   const fcl_topology *t = fft->topo;
   const int dim = fft->dim;
   const size_t *p = fft->padded;
-  if (fft->distributed) FCL_TRY(plan_distributed(s, fft, pool));
+  bool walled[3] = {false, false, false}; /* the mirrored passes' axes */
+  for (int a = 1; a < dim; ++a) walled[a] = t->domain.bc[a][0] != FCL_BC_PERIODIC;
+  if (fft->distributed) FCL_TRY(plan_distributed(s, fft, pool, walled[2]));
   /* The r2c over the axes a rank holds whole: x, and y and z unless split (the others are
    * batches). Axes of one point are left out (VkFFT cannot omit them). */
   const bool pencils = fcl__fft_pencils(t);
@@ -250,10 +272,25 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   const uint64_t pitch = t->size == 1 ? (uint64_t)fft->layout.pitch : nc[0];
   out_stride[0] = 1, out_stride[1] = pitch, out_stride[2] = pitch * nc[1];
   const int *g = t->origin; /* interior point 0 in the padded storage */
-  if (!fft->distributed && dim == 3 && n[2] > 1) {
+  if (!fft->distributed && dim == 3 && n[2] > 1 && !walled[2]) {
     FCL_TRY(fcl__fft_columns_create(fft, pool, (int64_t)n[2], nc[1], nc[0], pitch * nc[1], pitch,
-                                    &s->columns));
+                                    false, &s->columns));
     if (s->columns) fft->description = "vkfft, z by flowcl's column pass";
+  }
+  if (walled[1])
+    FCL_TRY(fcl__fft_columns_create(fft, pool, 2 * ((int64_t)n[1] - 1), nc[2], nc[0], pitch,
+                                    pitch * nc[1], true, &s->walls_y));
+  if (walled[2]) {
+    const fcl_fft_layout *l = &fft->layout;
+    FCL_TRY(fcl__fft_columns_create(fft, pool, 2 * (l->local[2] - 1), (size_t)l->local[1],
+                                    (size_t)l->local[0], (size_t)(l->pitch * l->local[1]),
+                                    (size_t)l->pitch, true, &s->walls_z));
+  }
+  if (walled[1] || walled[2]) {
+    char base[88]; /* the longest description, of pencils with the column pass, has 62 */
+    snprintf(base, sizeof base, "%s", fft->description);
+    snprintf(s->description, sizeof s->description, "%s, walls by flowcl's mirrored pass", base);
+    fft->description = s->description;
   }
   const uint64_t in_bytes = p[0] * p[1] * p[2] * fft->real_size;
   fcl__vkfft_config c = {.double_precision = fft->dtype == FCL_FLOAT64};
@@ -261,7 +298,8 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   for (int a = 0; a < dim; ++a) {
     if (a > 0 && n[a] == 1) continue;
     c.size[d] = n[a];
-    c.omit[d] = (fft->distributed && (pencils ? a > 0 : a == dim - 1)) || (a == 2 && s->columns);
+    c.omit[d] = (fft->distributed && (pencils ? a > 0 : a == dim - 1)) || (a == 2 && s->columns) ||
+                walled[a];
     if (d > 0) { /* VkFFT's stride i is that of its dimension i + 1 */
       c.input_stride[d - 1] = in_stride[a];
       c.stride[d - 1] = out_stride[a];
@@ -287,6 +325,7 @@ fcl_status fcl__fft_vkfft_plan(fcl_fft *fft, fcl_pool *pool) {
   fcl_status st = fcl__vkfft_plan(s->queue, &c, "planning the r2c transform", &s->whole);
   fcl_mem_release(&probe);
   FCL_TRY(st);
+  if (walled[1] || walled[2]) return FCL_OK; /* in-place transforms take periodic plans */
   /* The same axes in place on a slot, in the padded form (fft.h): the spectral strides stay
    * (padded rows); VkFFT takes the real rows of an in-place r2c as twice the complex ones */
   fcl__vkfft_config ip = c;

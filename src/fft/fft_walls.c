@@ -3,16 +3,18 @@
  * extended odd about both walls where it is Dirichlet (the wall values taken as 0) and even
  * where it is Neumann; the periodic transform of the odd extension is the sine transform of the
  * N - 2 interior points (FFTW's RODFT00, times -2i), of the even one the cosine transform of the
- * N points (REDFT00). The periodic plan and the spectral kernels then run on the extended field
- * unchanged: its wavenumbers 2 pi / 2L * m are the walls' pi / L * m, and a derivative turns a
- * sine series into a cosine one by itself. Backward keeps the first N points. Extensions and
- * restrictions are box copies of kernels/field.cl (box_axpy, a stride of -1 mirrors), kept per
- * field buffer (its address and serial number) and component conditions. */
+ * N points (REDFT00). The walled axes a backend transforms itself (`native`: VkFFT's mirrored
+ * column pass, fft_vkfft.c) stay as they are; the others are extended here, into a field the
+ * periodic plan then transforms unchanged: its wavenumbers 2 pi / 2L * m are the walls' pi / L *
+ * m, and a derivative turns a sine series into a cosine one by itself. Backward keeps the first
+ * N points. Extensions and restrictions are box copies of kernels/field.cl (box_axpy, a stride of
+ * -1 mirrors), kept per field buffer (its address and serial number) and component conditions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "fft_columns_impl.h"
 #include "fft_impl.h"
 
 enum { CACHE = 24 };
@@ -27,10 +29,10 @@ typedef struct {
 } entry;
 
 struct fcl__fft_walls {
-  fcl_topology *topo; /* the extended domain, periodic, the field's ranks, no ghosts */
+  fcl_topology *topo; /* the extended domain (native walls kept), the field's ranks, no ghosts */
   fcl_field *field;   /* the extended components */
-  bool walled[3];
-  int64_t n[3]; /* the field's local points per axis (a walled axis: all N) */
+  bool walled[3];     /* the axes extended here */
+  int64_t n[3];       /* the field's local points per axis (a walled axis: all N) */
   entry cache[CACHE];
   int next; /* the entry to replace next */
 };
@@ -139,12 +141,11 @@ static fcl_status build_restrict(fcl__fft_walls *w, fcl_launcher *list, const fc
   return FCL_OK;
 }
 
-/* Bit a set where component comp of f is odd about the walls of axis a; both walls of an axis
- * must agree (a mixed pair would need a quarter-wave transform). */
-static fcl_status parity(const fcl__fft_walls *w, const fcl_field *f, int comp, unsigned *odd) {
+fcl_status fcl__fft_walls_parity(const fcl_field *f, int comp, unsigned *odd) {
   *odd = 0;
-  for (int a = 0; a < 3; ++a) {
-    if (!w->walled[a]) continue;
+  const fcl_domain *d = &f->topo->domain;
+  for (int a = 0; a < d->dim; ++a) {
+    if (d->bc[a][0] == FCL_BC_PERIODIC) continue;
     fcl_bc lo = f->bc[comp][a][0], hi = f->bc[comp][a][1];
     if (lo != hi)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
@@ -159,8 +160,10 @@ static fcl_status parity(const fcl__fft_walls *w, const fcl_field *f, int comp, 
 
 /* Run the cached copies for (buffer, at, direction, parity), building them on a miss. */
 static fcl_status run(fcl__fft_walls *w, const fcl_field *f, int comp, int at, bool forward) {
-  unsigned odd;
-  FCL_TRY(parity(w, f, comp, &odd));
+  unsigned odd, extended = 0;
+  FCL_TRY(fcl__fft_walls_parity(f, comp, &odd));
+  for (int a = 0; a < 3; ++a) extended |= (unsigned)w->walled[a] << a;
+  odd &= extended;
   fcl_mem *buf = fcl_field_buffer(f, comp);
   entry *hit = NULL;
   for (int i = 0; i < CACHE && !hit; ++i) {
@@ -199,15 +202,34 @@ fcl_status fcl__fft_walls_restrict(fcl__fft_walls *w, int at, fcl_field *dst, in
 
 const fcl_field *fcl__fft_walls_field(const fcl__fft_walls *w) { return w->field; }
 
-fcl_status fcl__fft_walls_topology(const fcl_field *like, fcl_topology **out) {
+unsigned fcl__fft_walls_native(const fcl_domain *d, fcl_fft_backend backend) {
+  unsigned native = 0;
+  int n1, n2;
+  for (int a = 1; a < d->dim && backend == FCL_FFT_VKFFT; ++a)
+    if (d->bc[a][0] != FCL_BC_PERIODIC &&
+        fcl__fft_columns_split(2 * (d->resolution[a] - 1), &n1, &n2))
+      native |= 1u << a;
+  return native;
+}
+
+void fcl__fft_walls_domain(const fcl_domain *d, unsigned native, fcl_domain *ext) {
+  *ext = *d;
+  for (int a = 0; a < d->dim; ++a) {
+    if (d->bc[a][0] == FCL_BC_PERIODIC || native >> a & 1) continue;
+    ext->resolution[a] = 2 * (d->resolution[a] - 1);
+    ext->length[a] = 2 * d->length[a];
+    ext->bc[a][0] = ext->bc[a][1] = FCL_BC_PERIODIC;
+  }
+}
+
+fcl_status fcl__fft_walls_topology(const fcl_field *like, unsigned native, fcl_topology **out) {
   *out = NULL;
   const fcl_topology *t = like->topo;
   const fcl_domain *d = &t->domain;
-  fcl_domain ext = *d;
-  bool any = false;
+  bool extend = false;
   for (int a = 0; a < d->dim; ++a) {
     if (d->bc[a][0] == FCL_BC_PERIODIC) continue;
-    any = true;
+    extend |= !(native >> a & 1);
     if (t->procs[a] != 1)
       return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                        "fft: field '%s' has walls along axis %d, which is split over %d ranks; "
@@ -219,19 +241,19 @@ fcl_status fcl__fft_walls_topology(const fcl_field *like, fcl_topology **out) {
                        "fft: field '%s' has %lld points along walled axis %d; transforms need "
                        "at least 3 (two walls and an interior point)",
                        like->name, (long long)d->resolution[a], a);
-    ext.resolution[a] = 2 * (d->resolution[a] - 1);
-    ext.length[a] = 2 * d->length[a];
-    ext.bc[a][0] = ext.bc[a][1] = FCL_BC_PERIODIC;
   }
-  if (!any) return FCL_OK;
+  if (!extend) return FCL_OK;
+  fcl_domain ext;
+  fcl__fft_walls_domain(d, native, &ext);
   /* the cartesian communicator with the field's process grid: the same coordinates per rank */
   return fcl_topology_create(t->comm, &ext, t->procs, NULL, out);
 }
 
-fcl_status fcl__fft_walls_create(const fcl_field *like, int ncomp, fcl__fft_walls **out) {
+fcl_status fcl__fft_walls_create(const fcl_field *like, unsigned native, int ncomp,
+                                 fcl__fft_walls **out) {
   *out = NULL;
   fcl_topology *topo = NULL;
-  FCL_TRY(fcl__fft_walls_topology(like, &topo));
+  FCL_TRY(fcl__fft_walls_topology(like, native, &topo));
   if (!topo) return FCL_OK;
   fcl__fft_walls *w = calloc(1, sizeof *w);
   if (!w) {
@@ -241,7 +263,7 @@ fcl_status fcl__fft_walls_create(const fcl_field *like, int ncomp, fcl__fft_wall
   w->topo = topo;
   const fcl_topology *t = like->topo;
   for (int a = 0; a < 3; ++a) {
-    w->walled[a] = a < t->domain.dim && t->domain.bc[a][0] != FCL_BC_PERIODIC;
+    w->walled[a] = a < t->domain.dim && t->domain.bc[a][0] != FCL_BC_PERIODIC && !(native >> a & 1);
     w->n[a] = t->local[a];
   }
   fcl_status st = fcl_field_create(w->topo, like->context, like->queue, like->pool, like->name,

@@ -345,6 +345,45 @@ static void check_errors(env *e) {
   fcl_fft_destroy(&fft);
   fcl_field_destroy(&f);
   fcl_topology_destroy(&t);
+  /* Walls along y of 9 points: VkFFT transforms them at their own size (its mirrored pass; the
+   * layout holds 9 points there), FFTW through the mirror image (16); both plans' domain is the
+   * mirror image's (wavenumbers, normalization) and the query gives the plan's layout. Mixed
+   * walls are refused there too, and in-place transforms on walled plans. */
+  d = fcl_domain_periodic(3, 8, 1.0);
+  d.bc[1][0] = d.bc[1][1] = FCL_BC_DIRICHLET;
+  d.resolution[1] = 9;
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, procs, NULL, &t));
+  CHECK_OK(fcl_field_create(t, e->ctx, e->q, e->pool, "walled", 1, FCL_FLOAT32, &f));
+  fcl_fft_backend list[2];
+  for (int bi = 0, nb = backends(list); bi < nb; ++bi) {
+    fcl_fft_layout query;
+    fcl_fft_backend resolved;
+    CHECK_OK(fcl_fft_layout_query(f, list[bi], &query, &resolved));
+    CHECK_OK(fcl_fft_create(f, list[bi], 1, e->pool, &fft));
+    const fcl_fft_layout *l = fcl_fft_layout_of(fft);
+    const int64_t want = resolved == FCL_FFT_VKFFT ? 9 : 16;
+    CHECKF(query.count == l->count && query.bytes == l->bytes && query.pitch == l->pitch &&
+               !memcmp(query.global, l->global, sizeof query.global) &&
+               !memcmp(query.local, l->local, sizeof query.local) &&
+               !memcmp(query.order, l->order, sizeof query.order),
+           "%s: walled layout query differs from the plan's", fcl_fft_backend_name(resolved));
+    CHECKF(l->global[1] == want, "%s: %lld spectral points along the walls, expected %lld",
+           fcl_fft_backend_name(resolved), (long long)l->global[1], (long long)want);
+    const fcl_domain *sd = fcl_fft_domain(fft);
+    CHECKF(sd->resolution[1] == 16 && fabs(sd->length[1] - 2.0) < 1e-15 &&
+               sd->bc[1][0] == FCL_BC_PERIODIC,
+           "%s: the plan's domain is not the mirror image (%lld points over %g)",
+           fcl_fft_backend_name(resolved), (long long)sd->resolution[1], sd->length[1]);
+    CHECK_STATUS(fcl_fft_forward_inplace(fft, 0), FCL_ERR_NOT_SUPPORTED,
+                 "in-place transforms take periodic plans");
+    CHECK_OK(fcl_field_set_component_bc(f, 0, 1, FCL_BC_DIRICHLET, FCL_BC_NEUMANN));
+    CHECK_STATUS(fcl_fft_forward(fft, f, 0, 0), FCL_ERR_NOT_SUPPORTED,
+                 "Dirichlet on the lower wall of axis 1 and Neumann on the upper one");
+    CHECK_OK(fcl_field_set_component_bc(f, 0, 1, FCL_BC_DIRICHLET, FCL_BC_DIRICHLET));
+    fcl_fft_destroy(&fft);
+  }
+  fcl_field_destroy(&f);
+  fcl_topology_destroy(&t);
   /* 1D. */
   d = fcl_domain_periodic(1, 16, 1.0);
   CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, NULL, &t));

@@ -165,14 +165,17 @@ static void dump_generated(const char *dir, const recipe *r) {
   fcl_kbuilder_destroy(&kb);
 }
 
-/* flowcl's column FFT is built with the FFT layer's VkFFT backend (MPI and VkFFT) */
+/* flowcl's column FFT, periodic and mirrored (walls), is built with the FFT layer's VkFFT
+ * backend (MPI and VkFFT) */
 #if FLOWCL_ENABLE_MPI && FLOWCL_ENABLE_VKFFT
 static void dump_fft_columns(const char *dir) {
   for (int64_t n = 4; n <= 4096; n *= 2)
-    for (int dbl = 0; dbl < 2; ++dbl) {
-      fcl__fft_columns_shape s = {.columns = 4, .dtype_double = dbl};
+    for (int v = 0; v < 4; ++v) {
+      const int dbl = v & 1, walls = v >> 1;
+      fcl__fft_columns_shape s = {.columns = 4, .dtype_double = dbl, .walls = walls};
       char name[64];
-      snprintf(name, sizeof name, "fft_columns_%lld_%s", (long long)n, dbl ? "double" : "float");
+      snprintf(name, sizeof name, "fft_%s_%lld_%s", walls ? "walls" : "columns", (long long)n,
+               dbl ? "double" : "float");
       char *source = fcl__fft_columns_split(n, &s.n1, &s.n2) ? fcl__fft_columns_source(&s) : NULL;
       if (!source) {
         fprintf(stderr, "%s: no source\n", name);
