@@ -16,6 +16,7 @@ typedef struct {
   int columns; /* adjacent columns per work-group (work-items: columns * n2) */
   bool dtype_double;
   bool walls; /* mirrored: a column holds n / 2 + 1 values, the first half of its mirror image */
+  bool split; /* mirrored: the exchange takes real parts, then imaginary ones (else whole values) */
 } fcl__fft_columns_shape;
 
 /* The pass of one plan: NULL in *out (and FCL_OK) where FLOWCL_FFT_COLUMNS, the device or the

@@ -15,7 +15,7 @@
  * n2 - r (W in the transform's direction). Pass 2: the outputs k2 >= n2 / 2 of row k1 are those
  * below n2 / 2 of row n1 - k1, X[(n1 - k1) + n1 (n2 - 1 - k2)] = s X[k1 + n1 k2]: rows
  * k1 <= n1 / 2 are transformed and store both. The exchange holds whole complex values in one
- * round (the periodic form's two rounds would recompute pass 1's products). */
+ * round, or (split) real parts and then imaginary ones, pass 1's products computed for each. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,13 +128,12 @@ static char *walls_source(const fcl__fft_columns_shape *s) {
   for (int dir = 0; dir < 2; ++dir) {
     const int sign = dir == 0 ? -1 : 1;
     char value[16];
-    snprintf(value, sizeof value, "%s2", real);
+    snprintf(value, sizeof value, "%s%s", real, s->split ? "" : "2");
     kernel_head(&t, s, dir, value, row);
-    fcl__str_printf(&t, "  const %s sg = odd ? -1 : 1;\n", real);
-    /* pass 1: work-item (c, z2 = r <= n2 / 2) transforms x[n2 z1 + r] over z1 */
-    fcl__str_printf(&t, "  if (r <= %d) {\n  %s2 ", n2 / 2, real);
+    fcl__str_printf(&t, "  const %s sg = odd ? -1 : 1;\n  %s2 ", real, real);
     for (int i = 0; i < n1; ++i) fcl__str_printf(&t, "v%d%s", i, i + 1 < n1 ? ", " : ";\n");
-    fcl__str_printf(&t, "  if (live) {\n");
+    /* pass 1: work-item (c, z2 = r <= n2 / 2) transforms x[n2 z1 + r] over z1 */
+    fcl__str_printf(&t, "  if (r <= %d) {\n  if (live) {\n", n2 / 2);
     for (int i = 0; i < n1; ++i)
       fcl__str_printf(&t,
                       "    {const int z = %d + r; const %s f = z == 0 || z == %d ? (%s)(odd ? 0 : "
@@ -144,27 +143,45 @@ static char *walls_source(const fcl__fft_columns_shape *s) {
     fcl__str_printf(&t, "  }\n");
     int o1[64], o2[64];
     small_dft(&t, "v", n1, sign, real, o1);
-    /* own row r: W^(r k1) A[k1]; the partner n2 - r (0 < r < n2 / 2): s conj(W^(r k1)) A[-k1] */
-    for (int k = 0; k < n1; ++k) {
-      const int mk = (n1 - k) % n1;
-      fcl__str_printf(&t,
-                      "  {%s2 w = tw[(r * %d) %% %d]; w.y = %sw.y;\n"
-                      "   ex[%d + r * %d + c] = FCL_WALLS_MUL(v%d, w);\n"
-                      "   if (r > 0 && r < %d) ex[%d + (%d - r) * %d + c] = FCL_WALLS_MULC(v%d, w) "
-                      "* sg;}\n",
-                      real, k, n, sign < 0 ? "" : "-", k * row, C, o1[k], n2 / 2, k * row, n2, C,
-                      o1[mk]);
+    fcl__str_printf(&t, "  }\n");
+    /* pass 2's rows k1 = r + j n2 <= n1 / 2 of work-item (c, r), gathered from the exchange */
+    for (int j = 0; j < n1 / n2; ++j) {
+      fcl__str_printf(&t, "  %s2 ", real);
+      for (int z2 = 0; z2 < n2; ++z2)
+        fcl__str_printf(&t, "w%d_%d%s", j, z2, z2 + 1 < n2 ? ", " : ";\n");
     }
-    fcl__str_printf(&t, "  }\n  FCL_BARRIER_LOCAL();\n");
-    /* pass 2: work-item (c, r) transforms rows k1 = r + j n2 <= n1 / 2 over z2 */
+    /* the exchange, whole values or (split) the real parts, then the imaginary ones: own row r,
+     * W^(r k1) A[k1]; the partner n2 - r (0 < r < n2 / 2), s conj(W^(r k1)) A[-k1] */
+    const char *parts[2] = {s->split ? ".x" : "", ".y"};
+    for (int part = 0; part < (s->split ? 2 : 1); ++part) {
+      const char *pc = parts[part];
+      if (part) fcl__str_printf(&t, "  FCL_BARRIER_LOCAL();\n");
+      fcl__str_printf(&t, "  if (r <= %d) {\n", n2 / 2);
+      for (int k = 0; k < n1; ++k) {
+        const int mk = (n1 - k) % n1;
+        fcl__str_printf(&t,
+                        "  {%s2 w = tw[(r * %d) %% %d]; w.y = %sw.y;\n"
+                        "   ex[%d + r * %d + c] = FCL_WALLS_MUL(v%d, w)%s;\n"
+                        "   if (r > 0 && r < %d) ex[%d + (%d - r) * %d + c] = "
+                        "FCL_WALLS_MULC(v%d, w)%s * sg;}\n",
+                        real, k, n, sign < 0 ? "" : "-", k * row, C, o1[k], pc, n2 / 2, k * row, n2,
+                        C, o1[mk], pc);
+      }
+      fcl__str_printf(&t, "  }\n  FCL_BARRIER_LOCAL();\n");
+      for (int j = 0; j < n1 / n2; ++j) {
+        fcl__str_printf(&t, "  if (r + %d <= %d) {\n", j * n2, n1 / 2);
+        for (int z2 = 0; z2 < n2; ++z2)
+          fcl__str_printf(&t, "    w%d_%d%s = ex[(r + %d) * %d + %d + c];\n", j, z2, pc, j * n2,
+                          row, z2 * C);
+        fcl__str_printf(&t, "  }\n");
+      }
+    }
+    /* pass 2: work-item (c, r) transforms its rows over z2 */
     for (int j = 0; j < n1 / n2; ++j) {
       char name[16];
       snprintf(name, sizeof name, "w%d_", j);
-      fcl__str_printf(&t, "  if (r + %d <= %d) {\n  const int k1 = r + %d;\n  %s2 ", j * n2, n1 / 2,
-                      j * n2, real);
-      for (int z2 = 0; z2 < n2; ++z2)
-        fcl__str_printf(&t, "w%d_%d = ex[k1 * %d + %d + c]%s", j, z2, row, z2 * C,
-                        z2 + 1 < n2 ? ", " : ";\n");
+      fcl__str_printf(&t, "  if (r + %d <= %d) {\n  const int k1 = r + %d;\n", j * n2, n1 / 2,
+                      j * n2);
       small_dft(&t, name, n2, sign, real, o2);
       fcl__str_printf(&t, "  if (live) {\n");
       for (int k2 = 0; k2 < n2; ++k2) {

@@ -172,7 +172,8 @@ static void dump_fft_columns(const char *dir) {
   for (int64_t n = 4; n <= 4096; n *= 2)
     for (int v = 0; v < 4; ++v) {
       const int dbl = v & 1, walls = v >> 1;
-      fcl__fft_columns_shape s = {.columns = 4, .dtype_double = dbl, .walls = walls};
+      fcl__fft_columns_shape s = {
+          .columns = 4, .dtype_double = dbl, .walls = walls, .split = walls && dbl};
       char name[64];
       snprintf(name, sizeof name, "fft_%s_%lld_%s", walls ? "walls" : "columns", (long long)n,
                dbl ? "double" : "float");
