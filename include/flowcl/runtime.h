@@ -339,7 +339,10 @@ fcl_status fcl_event_on_complete(fcl_event *event, fcl_event_callback callback, 
 fcl_status fcl_user_event_create(const fcl_context *context, fcl_event **event);
 /** Set a user event to FCL_EVENT_COMPLETE: commands waiting for it may run. */
 fcl_status fcl_user_event_complete(fcl_event *event);
-/** Put a user event in an error state (negative code): dependent commands do not run. */
+/** Put a user event in an error state (negative code): dependent commands do not run (OpenCL).
+ * On CUDA they run (a stream cannot drop queued commands); their events then end in error
+ * (fcl_event_status, fcl_events_wait and callbacks give the code), and so do host waits on
+ * their queues (fcl_queue_finish, blocking transfers and maps, from then on). */
 fcl_status fcl_user_event_fail(fcl_event *event, int error);
 
 /** The profiling times of a command. */

@@ -2,7 +2,8 @@
  * launch.h): the device is held back by a user event that a second thread completes or fails
  * after a delay (fcl_test_gate.h), so each call under test runs before the work it checks.
  *   - fcl_events_wait: an event that ends in error while the host waits is reported by its
- *     index, with its code; the command behind the failed event does not run;
+ *     index, with its code; the command behind the failed event does not run (OpenCL), or
+ *     runs and its event and queue report the failure (CUDA);
  *   - fcl_event_profile of a command not yet run is FCL_ERR_NOT_SUPPORTED, its times once run;
  *   - a plain host step of a list runs only once the earlier steps have completed, and not at
  *     all when one of them failed (the call returns the failure);
@@ -15,35 +16,41 @@
  * The parts that fail a user event run in processes of their own, each as its last command
  * (the argument names the part: late-failure, host-step, refusals): on NVIDIA's driver a
  * command behind a failed user event breaks every context of the process ("OpenCL context
- * error"), and every later command fails. */
+ * error"), and every later command fails. On the CUDA backend the command behind a failed user
+ * event runs (a stream cannot drop it) and its event, and waits on it, end in the failure;
+ * kernel capture and images are OpenCL's (flowcl/opencl.h) and checked on OpenCL devices. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fcl_test_gate.h"
 #include "flowcl/opencl.h"
 
-static const char *source =
-    "__kernel void fill(__global int *x, const int v) { x[get_global_id(0)] = v; }\n"
+static const char *fill_source = /* the portable kernel vocabulary: every backend */
+    "FCL_KERNEL void fill(FCL_GLOBAL int *x, const int v) { x[get_global_id(0)] = v; }\n";
+static const char *sample_source =
     "__kernel void sample(__read_only image2d_t im, sampler_t s, __global float4 *out) {\n"
     "  out[0] = read_imagef(im, s, (int2)(0, 0));\n"
     "}\n";
 
 enum { N = 1024 };
 
+/* Whether the device under test is reached through OpenCL (else CUDA). */
+static bool on_opencl;
+
+/* The status a wait on a failed command returns: its backend's. */
+static fcl_status backend_error(void) { return on_opencl ? FCL_ERR_OPENCL : FCL_ERR_CUDA; }
+
 /* Set the buffer's N ints to 7 (blocking). */
 static void reset(fcl_queue *q, fcl_mem *b) {
   int host[N];
   for (int i = 0; i < N; ++i) host[i] = 7;
-  CHECK(clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(b), CL_TRUE, 0, sizeof host, host, 0, NULL,
-                             NULL) == CL_SUCCESS);
+  CHECK_OK(fcl_mem_write(q, b, 0, sizeof host, host, FCL_BLOCKING, 0, NULL, NULL));
 }
 
 /* The buffer's N ints all equal v. */
 static bool all_equal(fcl_queue *q, fcl_mem *b, int v) {
   int host[N];
-  if (clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(b), CL_TRUE, 0, sizeof host, host, 0, NULL,
-                          NULL) != CL_SUCCESS)
-    return false;
+  if (fcl_mem_read(q, b, 0, sizeof host, host, FCL_BLOCKING, 0, NULL, NULL) != FCL_OK) return false;
   for (int i = 0; i < N; ++i)
     if (host[i] != v) return false;
   return true;
@@ -60,7 +67,8 @@ static void enqueue_fill(fcl_kernel *k, fcl_queue *q, fcl_mem *b, int v, unsigne
 }
 
 /* runtime.h: "an event that ended in error is reported by index"; "dependent commands do not
- * run". The second of two events fails 0.3 s into the wait. */
+ * run" (OpenCL) or run and end in the failure (CUDA). The second of two events fails 0.3 s into
+ * the wait. */
 static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, fcl_kernel *k,
                                                fcl_mem *b) {
   fcl_queue *held = NULL;
@@ -73,11 +81,19 @@ static void events_wait_reports_a_late_failure(fcl_context *ctx, fcl_queue *q, f
   fcl_event *g = fcl_test_gate_event(gate);
   enqueue_fill(k, held, b, 1, 1, &g, &bad);
   fcl_event *const both[2] = {ok, bad};
-  CHECK_STATUS(fcl_events_wait(2, both), FCL_ERR_OPENCL, "event 1 of 2 ended in error");
+  CHECK_STATUS(fcl_events_wait(2, both), backend_error(), "event 1 of 2 ended in error");
   CHECKF(fcl_test_gate_opened(gate), "%s", "fcl_events_wait returned before the event failed");
   CHECKF(fcl_last_native_error() < 0, "native code %d, expected the event's negative status",
          fcl_last_native_error());
-  CHECKF(all_equal(q, b, 7), "%s", "the command behind the failed event wrote its buffer");
+  int status = 0;
+  if (bad) CHECK_OK(fcl_event_status(bad, &status));
+  CHECKF(status < 0, "the failed command's event has status %d", status);
+  if (on_opencl) {
+    CHECKF(all_equal(q, b, 7), "%s", "the command behind the failed event wrote its buffer");
+  } else { /* runtime.h: it runs, and a host wait on its queue reports the failure */
+    CHECK_STATUS(fcl_queue_finish(held), FCL_ERR_CUDA, "ran after a user event that failed");
+    CHECKF(all_equal(q, b, 1), "%s", "the command behind the failed event did not run");
+  }
   fcl_test_gate_join(&gate);
   fcl_event_release(&ok);
   if (bad) fcl_event_release(&bad);
@@ -144,7 +160,7 @@ static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, f
     fcl_event *const g = fcl_test_gate_event(v.gate);
     const fcl_status st = fcl_launcher_call(list, lq, NULL, 1, &g, NULL);
     if (fails) {
-      CHECK_STATUS(st, FCL_ERR_OPENCL, "ended in error");
+      CHECK_STATUS(st, backend_error(), "ended in error");
       CHECKF(!v.ran, "%s", "a host step ran after a failed step");
     } else {
       CHECK_OK(st);
@@ -153,7 +169,8 @@ static void host_step_waits(fcl_context *ctx, fcl_queue *q, fcl_program *prog, f
              v.saw_write ? "the kernel's values" : "the values from before the kernel");
     }
     fcl_test_gate_join(&v.gate);
-    clFinish(fcl_queue_cl(lq)); /* may report the failed command: nothing to check */
+    fcl_queue_finish(lq); /* may report the failed command: nothing to check */
+    fcl_clear_error();
     fcl_launcher_destroy(&list);
     fcl_queue_release(&lq);
   }
@@ -263,7 +280,7 @@ static void other_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, fc
 
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(device, &info));
-  if (info.image_support) {
+  if (on_opencl && info.image_support) { /* images are OpenCL's (flowcl/opencl.h) */
     const cl_image_format format = {CL_R, CL_FLOAT};
     fcl_image *im = NULL;
     char limit[64];
@@ -301,7 +318,7 @@ static void other_refusals(fcl_context *ctx, fcl_queue *q, fcl_program *prog, fc
     } else {
       fcl_test_skip_part(fcl_test_device_name(device), "an unsupported image format (it has all)");
     }
-  } else {
+  } else if (on_opencl) {
     fcl_test_skip_part(fcl_test_device_name(device), "the image limits (no images)");
   }
 
@@ -338,6 +355,8 @@ static bool kit_open(fcl_device *device, kit *t) {
   CHECK_OK(fcl_context_create(1, &device, &t->ctx));
   if (!t->ctx) return false;
   CHECK_OK(fcl_queue_create(t->ctx, NULL, 0, &t->q));
+  char source[1024]; /* the image kernel only where images are: OpenCL's */
+  snprintf(source, sizeof source, "%s%s", fill_source, on_opencl ? sample_source : "");
   CHECK_OK(fcl_program_create_source(t->ctx, source, "checks fire", &t->prog));
   CHECK_OK(fcl_program_build(t->prog, NULL));
   CHECK_OK(fcl_kernel_create(t->prog, "fill", &t->k));
@@ -355,6 +374,7 @@ static void kit_close(kit *t) {
 
 static void check_device(const fcl_device_entry *e, void *user) {
   const char *part = user;
+  on_opencl = !strcmp(fcl_device_backend(e->device), "opencl");
   kit t;
   if (kit_open(e->device, &t)) {
     if (!strcmp(part, "late-failure")) {
@@ -363,7 +383,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
       host_step_waits(t.ctx, t.q, t.prog, t.b); /* its failing call last */
     } else {
       profile_of_a_pending_command(t.ctx, t.k, t.b);
-      capture_refusals(t.ctx, t.q, t.prog, t.b, e->device);
+      if (on_opencl) capture_refusals(t.ctx, t.q, t.prog, t.b, e->device);
       other_refusals(t.ctx, t.q, t.prog, e->device);
     }
   }

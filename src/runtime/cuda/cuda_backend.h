@@ -50,12 +50,48 @@ void fcl__cuda_rect_unload(fcl__cuda_device *d);
  * driver on a device's objects does first: flowcl's threads never set one). */
 fcl_status fcl__cuda_current(const fcl_device *device);
 
+/* User events a command runs after (retained): those not complete when it, or an earlier
+ * command of its queue, waited for them, directly or through another command's event. CUDA
+ * cannot drop the commands behind a user event that fails, so they run; their events end in
+ * its error instead (fcl__cuda_gates_failed). */
+typedef struct {
+  fcl_event **events;
+  unsigned count, capacity;
+} fcl__cuda_gates;
+/* The first failure among g's user events (their negative status), else 0. */
+int fcl__cuda_gates_failed(const fcl__cuda_gates *g);
+/* Release g's user events. */
+void fcl__cuda_gates_clear(fcl__cuda_gates *g);
+/* A command waits for the wait list: g (its queue's) drops its completed user events and takes
+ * the list's user events and those the list's events ran after (gates.c). */
+fcl_status fcl__cuda_gates_wait(fcl__cuda_gates *g, unsigned num_wait, fcl_event *const *wait);
+/* to takes from's user events that are not complete. */
+fcl_status fcl__cuda_gates_copy(const fcl__cuda_gates *from, fcl__cuda_gates *to);
+/* FCL_OK, or FCL_ERR_CUDA with the failure of one of g's user events (what: the command or
+ * commands that ran after it). */
+fcl_status fcl__cuda_gates_report(const fcl__cuda_gates *g, const char *what);
+
+/* A queue: its stream and what its commands run after (under lock). */
+typedef struct {
+  CUstream stream;
+  pthread_mutex_t lock;
+  fcl__cuda_gates gates;
+} fcl__cuda_queue;
+static inline CUstream fcl__cuda_stream(const fcl_queue *q) {
+  return ((const fcl__cuda_queue *)q->native)->stream;
+}
+/* Wait on the host until q's stream is idle (call names the wait): FCL_OK, or the failure of
+ * an aborted link of its device (fcl__cuda_waited) or of a user event its commands ran after. */
+fcl_status fcl__cuda_queue_sync(fcl_queue *q, const char *call);
+
 /* An event: the CUDA event recorded after its command (end) and, on a profiling queue, one
- * recorded before it (start); the device whose context made them. */
+ * recorded before it (start); the device whose context made them; the user events its command
+ * ran after. */
 typedef struct fcl__cuda_callback fcl__cuda_callback;
 typedef struct {
   CUevent start, end;
   const fcl_device *device;
+  fcl__cuda_gates gates;
   /* A user event (fcl_user_event_create) has no CUDA event: a word of page-locked host memory
    * the device reads (0 until set, then 1), which streams wait for (cuStreamWaitValue32); its
    * status, and the callbacks to call when it is set. */

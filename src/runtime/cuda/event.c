@@ -16,6 +16,7 @@ void fcl__cuda_event_free(fcl__cuda_event *e) {
     if (e->start) cu->EventDestroy(e->start);
     if (e->word) cu->MemFreeHost((void *)e->word);
   }
+  fcl__cuda_gates_clear(&e->gates);
   if (e->user) pthread_mutex_destroy(&e->lock);
   free(e);
 }
@@ -41,6 +42,12 @@ fcl_status fcl__cuda_events_wait(unsigned n, fcl_event *const *events) {
     }
     FCL_TRY(fcl__cuda_current(e->device));
     FCL_TRY(fcl__cuda_waited(e->device, cu->EventSynchronize(e->end), "cuEventSynchronize"));
+    const int failed = fcl__cuda_gates_failed(&e->gates);
+    if (failed < 0)
+      return fcl__error_set(FCL_ERR_CUDA, failed, __func__, __FILE__, __LINE__,
+                            "event %u of %u ended in error %d: its command ran after a user "
+                            "event that failed (CUDA ran it: its results are not valid)",
+                            i, n, failed);
   }
   return FCL_OK;
 }
@@ -55,9 +62,10 @@ fcl_status fcl__cuda_event_status(const fcl_event *event, int *status) {
   }
   FCL_TRY(fcl__cuda_current(e->device));
   CUresult r = fcl__cu(NULL)->EventQuery(e->end);
-  if (r == CUDA_SUCCESS)
-    *status = FCL_EVENT_COMPLETE;
-  else if (r == CUDA_ERROR_NOT_READY)
+  if (r == CUDA_SUCCESS) {
+    const int failed = fcl__cuda_gates_failed(&e->gates);
+    *status = failed < 0 ? failed : FCL_EVENT_COMPLETE;
+  } else if (r == CUDA_ERROR_NOT_READY)
     *status = FCL_EVENT_SUBMITTED;
   else
     return FCL_CU_ERROR(r, "cuEventQuery");
@@ -69,6 +77,10 @@ fcl_status fcl__cuda_event_profile(const fcl_event *event, fcl_event_times *time
   if (!e->start)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "the event's queue was not made for profiling");
   FCL_TRY(fcl__cuda_current(e->device));
+  const CUresult done = fcl__cu(NULL)->EventQuery(e->end);
+  if (done == CUDA_ERROR_NOT_READY)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "no profiling times: the event is not complete");
+  FCL_CU_TRY(done, "cuEventQuery");
   float ms = 0;
   FCL_CU_TRY(fcl__cu(NULL)->EventElapsedTime(&ms, e->start, e->end), "cuEventElapsedTime");
   /* CUDA measures intervals, not instants: the command's start is the origin */
@@ -87,7 +99,8 @@ struct fcl__cuda_callback {
 
 static void CUDA_CB call_back(void *arg) {
   fcl__cuda_callback *c = arg;
-  c->callback(c->event, FCL_EVENT_COMPLETE, c->user);
+  const int failed = fcl__cuda_gates_failed(&((const fcl__cuda_event *)c->event->native)->gates);
+  c->callback(c->event, failed < 0 ? failed : FCL_EVENT_COMPLETE, c->user);
   fcl_event_release(&c->event);
   free(c);
 }

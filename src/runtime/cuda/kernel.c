@@ -110,7 +110,7 @@ fcl_status fcl__cuda_kernel_enqueue(fcl_kernel *k, fcl_queue *q, unsigned dim, c
     }
   }
   CUresult r = cu->LaunchKernel(ck->function, grid[0], grid[1], grid[2], block[0], block[1],
-                                block[2], shared, q->native, ck->params, NULL);
+                                block[2], shared, fcl__cuda_stream(q), ck->params, NULL);
   if (r != CUDA_SUCCESS) {
     fcl__cuda_event_free(e);
     return FCL_CU_ERROR(r, "cuLaunchKernel");

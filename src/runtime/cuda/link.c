@@ -166,7 +166,7 @@ static fcl_status send_receive(fcl__cuda_link *cl, fcl_queue *q, unsigned n,
                                const fcl_link_message *msg) {
   const nccl_api *nc = nccl();
   ncclComm_t comm = cl->comm;
-  CUstream stream = q->native;
+  CUstream stream = fcl__cuda_stream(q);
   NCCL_TRY(nc->GroupStart(), comm, "ncclGroupStart");
   ncclResult_t r = ncclSuccess;
   const char *call = "ncclSend";
@@ -195,7 +195,7 @@ fcl_status fcl__cuda_link_exchange(fcl_link *l, fcl_queue *q, unsigned n,
                            : FCL_ERROR(FCL_ERR_CUDA, "the link was aborted: %s", cl->failure);
   if (st == FCL_OK) st = send_receive(cl, q, n, msg);
   if (st == FCL_OK)
-    st = fcl__cuda_watch_exchange(cl, w, q->native);
+    st = fcl__cuda_watch_exchange(cl, w, fcl__cuda_stream(q));
   else
     fcl__cuda_watch_unprepare(cl, w);
   pthread_mutex_unlock(&cl->lock);

@@ -80,8 +80,7 @@ static CUdeviceptr at(const fcl_mem *m, size_t offset) {
 /* The end of an enqueue: its event, and the host wait of a blocking one. */
 static fcl_status finish(fcl_queue *q, fcl__cuda_event *e, bool blocking, fcl_event **event) {
   FCL_TRY(fcl__cuda_after(q, e, event));
-  if (blocking)
-    FCL_TRY(fcl__cuda_waited(q->device, cu()->StreamSynchronize(q->native), "cuStreamSynchronize"));
+  if (blocking) FCL_TRY(fcl__cuda_queue_sync(q, "cuStreamSynchronize"));
   return FCL_OK;
 }
 
@@ -102,7 +101,8 @@ fcl_status fcl__cuda_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t
                                fcl_event *const *wait, fcl_event **event) {
   BEGIN(q, num_wait, wait, event);
   if (bytes)
-    CALL(cu()->MemcpyHtoDAsync(at(dst, offset), host, bytes, q->native), "cuMemcpyHtoDAsync");
+    CALL(cu()->MemcpyHtoDAsync(at(dst, offset), host, bytes, fcl__cuda_stream(q)),
+         "cuMemcpyHtoDAsync");
   return finish(q, e, blocking, event);
 }
 
@@ -111,7 +111,8 @@ fcl_status fcl__cuda_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, s
                               fcl_event **event) {
   BEGIN(q, num_wait, wait, event);
   if (bytes)
-    CALL(cu()->MemcpyDtoHAsync(host, at(src, offset), bytes, q->native), "cuMemcpyDtoHAsync");
+    CALL(cu()->MemcpyDtoHAsync(host, at(src, offset), bytes, fcl__cuda_stream(q)),
+         "cuMemcpyDtoHAsync");
   return finish(q, e, blocking, event);
 }
 
@@ -120,8 +121,9 @@ fcl_status fcl__cuda_mem_copy(fcl_queue *q, const fcl_mem *src, size_t src_offse
                               fcl_event *const *wait, fcl_event **event) {
   BEGIN(q, num_wait, wait, event);
   if (bytes)
-    CALL(cu()->MemcpyDtoDAsync(at(dst, dst_offset), at(src, src_offset), bytes, q->native),
-         "cuMemcpyDtoDAsync");
+    CALL(
+        cu()->MemcpyDtoDAsync(at(dst, dst_offset), at(src, src_offset), bytes, fcl__cuda_stream(q)),
+        "cuMemcpyDtoDAsync");
   return finish(q, e, false, event);
 }
 
@@ -135,20 +137,21 @@ fcl_status fcl__cuda_mem_fill(fcl_queue *q, fcl_mem *dst, const void *pattern, s
   /* the runtime checked: pattern_size a power of two, offset and bytes its multiples; memory
    * from cuMemAlloc starts 256-byte aligned, so every pattern is aligned on its width */
   if (pattern_size == 1) {
-    CALL(cu()->MemsetD8Async(p, *(const unsigned char *)pattern, n, q->native), "cuMemsetD8Async");
+    CALL(cu()->MemsetD8Async(p, *(const unsigned char *)pattern, n, fcl__cuda_stream(q)),
+         "cuMemsetD8Async");
   } else if (pattern_size == 2) {
     unsigned short v;
     memcpy(&v, pattern, 2);
-    CALL(cu()->MemsetD16Async(p, v, n, q->native), "cuMemsetD16Async");
+    CALL(cu()->MemsetD16Async(p, v, n, fcl__cuda_stream(q)), "cuMemsetD16Async");
   } else if (pattern_size == 4) {
     unsigned v;
     memcpy(&v, pattern, 4);
-    CALL(cu()->MemsetD32Async(p, v, n, q->native), "cuMemsetD32Async");
+    CALL(cu()->MemsetD32Async(p, v, n, fcl__cuda_stream(q)), "cuMemsetD32Async");
   } else { /* each 32-bit word of the pattern down a column of pitch pattern_size */
     for (size_t w = 0; w < pattern_size / 4; ++w) {
       unsigned v;
       memcpy(&v, (const unsigned char *)pattern + 4 * w, 4);
-      CALL(cu()->MemsetD2D32Async(p + 4 * w, pattern_size, v, 1, n, q->native),
+      CALL(cu()->MemsetD2D32Async(p + 4 * w, pattern_size, v, 1, n, fcl__cuda_stream(q)),
            "cuMemsetD2D32Async");
     }
   }
@@ -224,7 +227,7 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
     c.WidthInBytes = r[0];
     c.Height = r[1];
     c.Depth = whole ? r[2] : 1;
-    CALL(cu()->Memcpy3DAsync(&c, q->native), "cuMemcpy3DAsync");
+    CALL(cu()->Memcpy3DAsync(&c, fcl__cuda_stream(q)), "cuMemcpy3DAsync");
   }
   return finish(q, e, blocking, event);
 }
@@ -236,7 +239,7 @@ fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t of
   (void)e; /* no event is wanted: e is NULL unless the queue profiles */
   fcl__cuda_event_free(e);
   if (cm->host) { /* pinned or registered: the host's own address, once the stream is idle */
-    FCL_TRY(fcl__cuda_waited(q->device, cu()->StreamSynchronize(q->native), "cuStreamSynchronize"));
+    FCL_TRY(fcl__cuda_queue_sync(q, "cuStreamSynchronize (map)"));
     *host = (unsigned char *)cm->host + offset;
     return FCL_OK;
   }
@@ -248,12 +251,10 @@ fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t of
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "map of %zu bytes", bytes);
   }
   CUresult r = flags & FCL_MAP_READ
-                   ? cu()->MemcpyDtoHAsync(staging, at(m, offset), bytes, q->native)
+                   ? cu()->MemcpyDtoHAsync(staging, at(m, offset), bytes, fcl__cuda_stream(q))
                    : CUDA_SUCCESS;
-  fcl_status st = r == CUDA_SUCCESS
-                      ? fcl__cuda_waited(q->device, cu()->StreamSynchronize(q->native),
-                                         "cuStreamSynchronize (map)")
-                      : FCL_CU_ERROR(r, "cuMemcpyDtoHAsync (map)");
+  fcl_status st = r == CUDA_SUCCESS ? fcl__cuda_queue_sync(q, "cuStreamSynchronize (map)")
+                                    : FCL_CU_ERROR(r, "cuMemcpyDtoHAsync (map)");
   if (st != FCL_OK) {
     free(map);
     free(staging);
@@ -276,7 +277,7 @@ fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned nu
   if (*pp) {
     fcl__cuda_mapping *map = *pp;
     if (map->flags & FCL_MAP_WRITE)
-      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), map->staging, map->bytes, q->native),
+      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), map->staging, map->bytes, fcl__cuda_stream(q)),
            "cuMemcpyHtoDAsync (unmap)");
     /* the copy from pageable memory is staged before the call returns */
     *pp = map->next;

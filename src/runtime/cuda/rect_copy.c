@@ -98,7 +98,7 @@ fcl_status fcl__cuda_rect_copy(fcl_queue *q, CUdeviceptr src, CUdeviceptr dst, c
   const unsigned grid_x = gx > 65535 ? 65535 : (unsigned)(gx ? gx : 1),
                  grid_y = slices > 65535 ? 65535 : (unsigned)(slices ? slices : 1);
   FCL_CU_TRY(fcl__cu(NULL)->LaunchKernel(d->rect_copy[kind], grid_x, grid_y, 1, block, 1, 1, 0,
-                                         q->native, params, NULL),
+                                         fcl__cuda_stream(q), params, NULL),
              "cuLaunchKernel (rectangle copy)");
   return FCL_OK;
 }

@@ -176,7 +176,7 @@ fcl_status fcl__cuda_vkfft_plan(fcl_queue *queue, const fcl__vkfft_config *confi
   if (!p) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "VkFFT plan");
   p->base.backend = &fcl__cuda_backend;
   p->device = ((const fcl__cuda_device *)queue->device->native)->device;
-  p->stream = queue->native;
+  p->stream = fcl__cuda_stream(queue);
   p->input_bytes = config->input_bytes;
   p->bytes = config->bytes;
   void *input = pointer(config->input), *buffer = pointer(config->buffer);
@@ -213,7 +213,7 @@ fcl_status fcl__cuda_vkfft_append(fcl__vkfft *base, fcl_queue *queue, fcl_mem *i
                                   fcl_mem *buffer, int direction, const char *what) {
   plan *p = (plan *)base;
   FCL_TRY(fcl__cuda_current(queue->device));
-  p->stream = queue->native;
+  p->stream = fcl__cuda_stream(queue);
   launching = p->stream;
   void *native = pointer(buffer), *native_in = pointer(input);
   VkFFTLaunchParams lp;
