@@ -42,12 +42,14 @@
  * needs to keep it.
  *
  * Along z, a VkFFT plan in 3D may run flowcl's own pass instead of VkFFT's (FLOWCL_FFT_COLUMNS:
- * auto, the default, on one rank in float on GPUs for 512 to 1024 points; on, wherever it fits,
- * on several ranks too; off): VkFFT keeps whole columns in local memory, 4 columns of 1024
- * complex floats in OpenCL's 48 KB on NVIDIA devices, and reads them in 32-byte pieces; the
- * column pass keeps them in registers and reads 8 columns at once (one H200, 1024^3: 5.38 ->
- * 3.34 ms a pass; flowcl-tgv's step 255.1 -> 237.3 ms; docs/benchmarks.md). fcl_fft_description
- * says which runs.
+ * auto, the default, on one rank in float on GPUs for 512 to 1024 points, where VkFFT's local
+ * memory holds fewer whole columns than the pass's work-group; on, wherever it fits, on several
+ * ranks too; off): VkFFT keeps whole columns in local memory, 4 columns of 1024 complex floats
+ * in OpenCL's 48 KB on NVIDIA devices, and reads them in 32-byte pieces; the column pass keeps
+ * them in registers and reads 8 columns at once (one H200, 1024^3: 5.38 -> 3.34 ms a pass;
+ * flowcl-tgv's step 255.1 -> 237.3 ms; docs/benchmarks.md). On CUDA VkFFT takes the opt-in
+ * 227 KB of an H200 and its own pass is the faster one: auto leaves z to it there.
+ * fcl_fft_description says which runs.
  *
  * Walls: along a bounded axis of N points (both walls on the grid, field.h) a component is
  * transformed as the periodic axis of its mirror image, 2 (N - 1) points over twice the length:

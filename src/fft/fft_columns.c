@@ -6,7 +6,8 @@
  * bandwidth on an H200 at 1024^3. This one keeps the columns in registers and exchanges half of
  * each value at a time through local memory, so a work-group reads 8 columns of 1024 (64-byte
  * pieces) or 16 of 512 (docs/benchmarks.md, sixteenth session). FLOWCL_FFT_COLUMNS picks it:
- * auto (the default: one rank, float, GPUs, 512 to 1024 points), on (wherever it fits), off.
+ * auto (the default: one rank, float, GPUs, 512 to 1024 points, where VkFFT's local memory
+ * holds fewer columns than this pass's work-group), on (wherever it fits), off.
  * Its mirrored form transforms walled axes other than x (fft_vkfft.c), always. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "check.h"
 #include "fft_columns_impl.h"
 #include "fft_impl.h"
+#include "vkfft.h"
 
 struct fcl__fft_columns {
   fcl_kernel *kernel[2]; /* forward, backward */
@@ -116,12 +118,20 @@ fcl_status fcl__fft_columns_create(const fcl_fft *fft, fcl_pool *pool, int64_t n
     return FCL_OK;
   fcl_device_characterization ch;
   FCL_TRY(fcl_device_characterize(dev, &ch));
+  shape.columns = columns_per_group(&shape, fft->real_size, &ch, &info, 16);
+  /* auto, too: where VkFFT's strided pass keeps fewer whole columns in its local memory than
+   * this one takes a work-group (OpenCL's 48 KB on NVIDIA holds 12 columns of 512 complex
+   * floats, against 16 here; CUDA's opt-in 227 KB on an H200 holds 56, and VkFFT's pass was
+   * measured faster there, docs/benchmarks.md) */
+  size_t vk_local = 0;
+  if (mode == 1 && fcl__vkfft_local_mem(fft->queue, &vk_local) != FCL_OK) fcl_clear_error();
+  if (mode == 1 && vk_local / ((size_t)n * 2 * fft->real_size) >= (size_t)shape.columns)
+    return FCL_OK;
   fcl__fft_columns *c = calloc(1, sizeof *c);
   if (!c) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "fft: the column transform");
   /* fewer columns where the compiled kernel takes fewer work-items; none: VkFFT's pass */
   bool fits = false;
   fcl_status st = FCL_OK;
-  shape.columns = columns_per_group(&shape, fft->real_size, &ch, &info, 16);
   while (st == FCL_OK && shape.columns && !fits) {
     st = build_kernels(fft, dev, &shape, n, c, &fits);
     if (st == FCL_OK && !fits)

@@ -127,12 +127,14 @@ struct fcl__backend {
                                      fcl_build_status *status);
   fcl_status (*program_load_meta)(fcl_program *p, const char *cached_meta);
   /* VkFFT plans (vkfft.h; NULL where the backend has no VkFFT build): the plan's backend
-   * object, its launch on a queue of this backend, its freeing. */
+   * object, its launch on a queue of this backend, its freeing, and the local memory VkFFT's
+   * kernels take on a device of the backend. */
   fcl_status (*vkfft_plan)(fcl_queue *queue, const struct fcl__vkfft_config *config,
                            const char *what, struct fcl__vkfft **out);
   fcl_status (*vkfft_append)(struct fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
                              fcl_mem *buffer, int direction, const char *what);
   void (*vkfft_destroy)(struct fcl__vkfft *plan);
+  fcl_status (*vkfft_local_mem)(const fcl_device *d, size_t *bytes);
   /* Kernels. create fills k->native with the kernel called name of a built program (k->meta and
    * k->values set); destroy releases it. set_arg gives argument index a by-value (how FCL__VALUE:
    * size bytes at value), a buffer (FCL__BUFFER: value is the fcl_mem, NULL for a NULL

@@ -28,6 +28,15 @@ fcl_status fcl__vkfft_append(fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
   return plan->backend->vkfft_append(plan, queue, input, buffer, direction, what);
 }
 
+fcl_status fcl__vkfft_local_mem(fcl_queue *queue, size_t *bytes) {
+  if (!queue || !bytes) return FCL_ERROR(FCL_ERR_INTERNAL, "VkFFT local memory: a NULL argument");
+  *bytes = 0;
+  if (!queue->backend->vkfft_local_mem)
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "VkFFT is not built for the '%s' backend",
+                     queue->backend->name);
+  return queue->backend->vkfft_local_mem(queue->device, bytes);
+}
+
 void fcl__vkfft_destroy(fcl__vkfft **plan) {
   if (!plan || !*plan) return;
   (*plan)->backend->vkfft_destroy(*plan);

@@ -43,5 +43,10 @@ fcl_status fcl__vkfft_append(fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
                              int direction, const char *what);
 /* Free the plan and set *plan to NULL (accepts NULL). */
 void fcl__vkfft_destroy(fcl__vkfft **plan);
+/* The local memory, bytes, that VkFFT's kernels may take on queue's device (its
+ * sharedMemorySize: OpenCL's local memory size, CUDA's opt-in maximum per block, which is
+ * larger): how many whole columns its strided passes keep there. A backend without VkFFT:
+ * FCL_ERR_NOT_SUPPORTED. */
+fcl_status fcl__vkfft_local_mem(fcl_queue *queue, size_t *bytes);
 
 #endif

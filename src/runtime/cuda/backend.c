@@ -30,6 +30,7 @@ const fcl__backend fcl__cuda_backend = {
     .vkfft_plan = fcl__cuda_vkfft_plan,
     .vkfft_append = fcl__cuda_vkfft_append,
     .vkfft_destroy = fcl__cuda_vkfft_destroy,
+    .vkfft_local_mem = fcl__cuda_vkfft_local_mem,
 #endif
     .program_create_source = fcl__cuda_program_create_source,
     .program_create_binaries = fcl__cuda_program_create_binaries,

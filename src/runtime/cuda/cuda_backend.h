@@ -267,6 +267,7 @@ fcl_status fcl__cuda_vkfft_plan(fcl_queue *queue, const struct fcl__vkfft_config
 fcl_status fcl__cuda_vkfft_append(struct fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
                                   fcl_mem *buffer, int direction, const char *what);
 void fcl__cuda_vkfft_destroy(struct fcl__vkfft *plan);
+fcl_status fcl__cuda_vkfft_local_mem(const fcl_device *d, size_t *bytes);
 /* event.c */
 void fcl__cuda_event_release(fcl_event *e);
 fcl_status fcl__cuda_events_wait(unsigned n, fcl_event *const *events);

@@ -229,3 +229,14 @@ void fcl__cuda_vkfft_destroy(fcl__vkfft *base) {
   deleteVkFFT(&p->app);
   free(p);
 }
+
+fcl_status fcl__cuda_vkfft_local_mem(const fcl_device *d, size_t *bytes) {
+  FCL_TRY(fcl__cuda_current(d));
+  int value = 0; /* what VkFFT's CUDA build sets its sharedMemorySize to */
+  FCL_CU_TRY(fcl__cu(NULL)->DeviceGetAttribute(
+                 &value, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                 ((const fcl__cuda_device *)d->native)->device),
+             "cuDeviceGetAttribute (shared memory per block, opt-in)");
+  *bytes = (size_t)value;
+  return FCL_OK;
+}

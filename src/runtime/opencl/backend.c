@@ -39,6 +39,7 @@ const fcl__backend fcl__opencl_backend = {
     .vkfft_plan = fcl__opencl_vkfft_plan,
     .vkfft_append = fcl__opencl_vkfft_append,
     .vkfft_destroy = fcl__opencl_vkfft_destroy,
+    .vkfft_local_mem = fcl__opencl_vkfft_local_mem,
 #endif
     .kernel_create = fcl__opencl_kernel_create,
     .kernel_destroy = fcl__opencl_kernel_destroy,

@@ -132,6 +132,7 @@ fcl_status fcl__opencl_vkfft_plan(fcl_queue *queue, const struct fcl__vkfft_conf
 fcl_status fcl__opencl_vkfft_append(struct fcl__vkfft *plan, fcl_queue *queue, fcl_mem *input,
                                     fcl_mem *buffer, int direction, const char *what);
 void fcl__opencl_vkfft_destroy(struct fcl__vkfft *plan);
+fcl_status fcl__opencl_vkfft_local_mem(const fcl_device *d, size_t *bytes);
 
 fcl_status fcl__opencl_kernel_create(fcl_program *p, const char *name, fcl_kernel *k);
 void fcl__opencl_kernel_destroy(fcl_kernel *k);

@@ -98,3 +98,11 @@ void fcl__opencl_vkfft_destroy(fcl__vkfft *base) {
   deleteVkFFT(&p->app);
   free(p);
 }
+
+fcl_status fcl__opencl_vkfft_local_mem(const fcl_device *d, size_t *bytes) {
+  cl_ulong size = 0; /* what VkFFT's OpenCL build sets its sharedMemorySize to */
+  FCL_CL_TRY(clGetDeviceInfo(fcl__device_cl(d), CL_DEVICE_LOCAL_MEM_SIZE, sizeof size, &size, NULL),
+             "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+  *bytes = (size_t)size;
+  return FCL_OK;
+}
