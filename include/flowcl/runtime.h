@@ -116,7 +116,7 @@ typedef struct {
   bool extensions_truncated;   /**< the extension list did not fit in extensions */
   char built_in_kernels[1024]; /**< CL_DEVICE_BUILT_IN_KERNELS, ';'-separated */
   char il_version[256];        /**< SPIR-V versions accepted ("" when none) */
-  /** OpenCL version of the device, parsed from version. @{ */
+  /** OpenCL version of the device, parsed from version (0 on CUDA). @{ */
   int version_major, version_minor;
   /** @} */
   fcl_device_type type; /**< FCL_DEVICE_GPU, _CPU, _ACCELERATOR... (bits) */
@@ -406,7 +406,7 @@ fcl_mem *fcl_mem_retain(fcl_mem *mem);
  * outlives the object, for caches keyed by buffers (an address can come back for a new one). */
 uint64_t fcl_mem_serial(const fcl_mem *mem);
 /** Drop a reference and set *mem to NULL; the last frees the memory once the commands that use
- * it are done. Accepts NULL and *mem NULL. */
+ * it are done, without waiting for them here. Accepts NULL and *mem NULL. */
 void fcl_mem_release(fcl_mem **mem);
 /** Bytes of mem (0 for NULL). */
 size_t fcl_mem_size(const fcl_mem *mem);
@@ -432,7 +432,8 @@ fcl_status fcl_mem_fill(fcl_queue *queue, fcl_mem *dst, const void *pattern, siz
                         fcl_event **event);
 /** Make fresh memory exist on the queue's device now (blocking, a host sync; its contents are
  * undefined afterwards): a driver that allocates at first use fails here, as
- * FCL_ERR_OUT_OF_MEMORY giving the bytes, not in a later command. */
+ * FCL_ERR_OUT_OF_MEMORY giving the bytes, not in a later command. On CUDA memory exists once
+ * created: this returns at once, no host sync. */
 fcl_status fcl_mem_commit(fcl_queue *queue, fcl_mem *mem);
 /** Rectangular transfers (fcl_rect: for the host side, its origin and pitches apply to host).
  * @{ */

@@ -167,7 +167,8 @@ struct fcl__backend {
   fcl_status (*mem_fill)(fcl_queue *q, fcl_mem *dst, const void *pattern, size_t pattern_size,
                          size_t offset, size_t bytes, unsigned num_wait, fcl_event *const *wait,
                          fcl_event **event);
-  /* Make m exist on q's device now, blocking (contents undefined afterwards). */
+  /* Make m exist on q's device now, blocking (contents undefined afterwards); NULL where memory
+   * exists once created (no wait, no host sync counted). */
   fcl_status (*mem_commit)(fcl_queue *q, fcl_mem *m);
   /* Rectangles: write (host to dst), read (src to host), copy (src to dst). */
   fcl_status (*mem_rect)(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,

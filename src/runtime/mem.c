@@ -130,6 +130,7 @@ fcl_status fcl_mem_fill(fcl_queue *queue, fcl_mem *dst, const void *pattern, siz
 fcl_status fcl_mem_commit(fcl_queue *queue, fcl_mem *mem) {
   FCL_CHECK_NULL(queue, 1);
   FCL_CHECK_NULL(mem, 2);
+  if (!mem->backend->mem_commit) return FCL_OK; /* the memory exists once created */
   fcl__count_host_sync();
   return mem->backend->mem_commit(queue, mem);
 }

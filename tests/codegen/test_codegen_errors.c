@@ -377,7 +377,7 @@ static void launcher(const fcl_device_entry *device, void *user) {
   CHECK_OK(fcl_param_set_i32(ps, "n", 250));
   CHECK_OK(fcl_param_set_f32(ps, "value", 1000.0f));
   CHECK_OK(fcl_launcher_call(list, q, ps, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(x), CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(q, x, 0, sizeof host, host, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += host[i] != (i < 250 ? 1000.0f + (float)i : -1.0f);
   CHECKF(bad == 0, "%d wrong elements after calls with n = 0, 100, 250", bad);
@@ -387,11 +387,11 @@ static void launcher(const fcl_device_entry *device, void *user) {
   CHECK_OK(fcl_param_set_f32(ps, "value", 7.0f));
   CHECK_STATUS(fcl_launcher_call(list, q, ps, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
                "array 'x' has 1200 bytes, its shape needs 1204");
-  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(x), CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(q, x, 0, sizeof host, host, FCL_BLOCKING, 0, NULL, NULL));
   CHECK(host[0] == 1000.0f && host[N - 1] == -1.0f);
   CHECK_OK(fcl_param_set_i32(ps, "n", 250)); /* the same buffer, sizes that fit again */
   CHECK_OK(fcl_launcher_call(list, q, ps, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(x), CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(q, x, 0, sizeof host, host, FCL_BLOCKING, 0, NULL, NULL));
   CHECK(host[0] == 7.0f && host[249] == 7.0f + 249 && host[N - 1] == -1.0f);
   fcl_param_set_destroy(&ps);
   fcl_launcher_destroy(&list);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fcl_test.h"
+#include "fcl_test_gate.h"
 
 /* A buffer's initial contents (fcl_mem_create's host) are in place before any command enqueued
  * after the create: a fill enqueued at once, while the host runs ahead, must not be overwritten
@@ -59,6 +59,39 @@ static void check_release_waits(fcl_context *ctx, fcl_queue *q) {
   free(h);
 }
 
+/* Releasing memory or a user event does not wait for the device: with a queue held by a user
+ * event that this thread would set later, a release that waited (CUDA's cuMemFree and
+ * cuMemFreeHost wait for the whole device) would never return. The gate opens from another
+ * thread after 2 s: a release that returns after that waited. The memory is freed later, and
+ * a buffer made after the gate opened works. */
+static void check_release_with_a_held_queue(fcl_context *ctx, fcl_queue *q) {
+  fcl_queue *held = NULL;
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
+  fcl_test_gate *gate = fcl_test_gate_hold(ctx, held, 2.0, FCL_EVENT_COMPLETE);
+  if (!held || !gate) return;
+  for (int kind = 0; kind < 2; ++kind) {
+    fcl_mem *b = NULL;
+    CHECK_OK(fcl_mem_create(ctx, kind ? FCL_MEM_PINNED : FCL_MEM_DEVICE, 1 << 20, NULL, &b));
+    fcl_mem_release(&b);
+  }
+  fcl_event *other = NULL;
+  CHECK_OK(fcl_user_event_create(ctx, &other));
+  CHECK_OK(fcl_user_event_complete(other));
+  fcl_event_release(&other);
+  CHECKF(!fcl_test_gate_opened(gate), "%s",
+         "a release waited for a queue held by a user event (it would never return if this "
+         "thread were to set the event)");
+  fcl_test_gate_join(&gate);
+  CHECK_OK(fcl_queue_finish(held));
+  fcl_queue_release(&held);
+  int v = 0;
+  fcl_mem *after = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof v, &(int){7}, &after));
+  CHECK_OK(fcl_mem_read(q, after, 0, sizeof v, &v, FCL_BLOCKING, 0, NULL, NULL));
+  CHECK(v == 7);
+  fcl_mem_release(&after);
+}
+
 static void check_gpu(const fcl_device_entry *e) {
   fcl_device_info d;
   fcl_device_characterization c;
@@ -95,6 +128,7 @@ static void check_gpu(const fcl_device_entry *e) {
   CHECK_OK(fcl_kernel_enqueue(k, q, 1, &g, &l, NULL, 0, 0, NULL, &ev));
   check_contents_before_commands(ctx, q);
   check_release_waits(ctx, q);
+  check_release_with_a_held_queue(ctx, q);
   CHECK_OK(fcl_mem_read(q, by, 0, N * sizeof *y, y, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += y[i] != 0.25f * (float)(i % 4096) + 1.0f;

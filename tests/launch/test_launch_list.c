@@ -7,8 +7,8 @@
 #include "fcl_test.h"
 
 static const char *source =
-    "__kernel void scale(__global float *y, const float a) { y[get_global_id(0)] *= a; }\n"
-    "__kernel void shift(__global float *y, const int a) { y[get_global_id(0)] += a; }\n";
+    "FCL_KERNEL void scale(FCL_GLOBAL float *y, const float a) { y[get_global_id(0)] *= a; }\n"
+    "FCL_KERNEL void shift(FCL_GLOBAL float *y, const int a) { y[get_global_id(0)] += a; }\n";
 
 enum { N = 64, ROWS = 8, COLS = 8 };
 

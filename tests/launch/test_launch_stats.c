@@ -7,7 +7,7 @@
 #include "flowcl/opencl.h"
 
 static const char *source =
-    "__kernel void scale(__global float *y, const float a) { y[get_global_id(0)] *= a; }\n";
+    "FCL_KERNEL void scale(FCL_GLOBAL float *y, const float a) { y[get_global_id(0)] *= a; }\n";
 
 static char traced[16384];
 static void capture(fcl_log_level level, const char *message, void *user) {

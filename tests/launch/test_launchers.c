@@ -6,11 +6,15 @@
 #include "flowcl/opencl.h"
 
 static const char *source =
-    "__kernel void scale(__global float *y, const float a, const int n) {\n"
+    "#ifdef FCL_PRELUDE_CUDA\n" /* the portable vocabulary has no atomics */
+    "#define atomic_inc(p) atomicAdd((p), 1)\n"
+    "#endif\n"
+    "FCL_KERNEL void scale(FCL_GLOBAL float *y, const float a, const int n) {\n"
     "  int i = get_global_id(0);\n"
     "  if (i < n) y[i] = a * y[i];\n"
     "}\n"
-    "__kernel void record(__global int *out, __global int *counter, const int i, const int j,\n"
+    "FCL_KERNEL void record(FCL_GLOBAL int *out, FCL_GLOBAL int *counter, const int i, const int "
+    "j,\n"
     "                     const int width) {\n"
     "  out[i * width + j] = atomic_inc(counter); /* the launch's position in the sequence */\n"
     "}\n";
@@ -46,8 +50,7 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_launcher_as_list(l, "triple list", &list));
   CHECK(fcl_launcher_list_size(list) == 1 && fcl_launcher_list_get(list, 0) == l);
   CHECK_OK(fcl_launcher_call(list, e->q, NULL, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(by), CL_TRUE, 0, sizeof out, out, 0, NULL,
-                      NULL);
+  CHECK_OK(fcl_mem_read(e->q, by, 0, sizeof out, out, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != 9.0f * (float)i;
   CHECKF(bad == 0, "%d wrong after two fixed launches", bad);
@@ -100,8 +103,7 @@ static void kernel_launchers(env *e) {
   CHECK_OK(fcl_param_set_slot(p, "a", &slot));
   CHECK_OK(fcl_param_set_value(p, slot, FCL_TYPE_F32, (fcl_value){.f32 = 4.0f}));
   CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(by), CL_TRUE, 0, sizeof out, out, 0, NULL,
-                      NULL);
+  CHECK_OK(fcl_mem_read(e->q, by, 0, sizeof out, out, FCL_BLOCKING, 0, NULL, NULL));
   bad = 0;
   for (int i = 0; i < N; ++i) bad += out[i] != (i < 500 ? 0.25f : 0.5f) * 4.0f * 9.0f * (float)i;
   CHECKF(bad == 0, "%d wrong after parametrized launches", bad);
@@ -145,13 +147,13 @@ static void iterative(env *e, fcl_queue *q, bool barrier) {
   bool ooo = fcl_queue_flags(q) & FCL_QUEUE_OUT_OF_ORDER;
   if (ooo && !barrier) {
     CHECK(ev == NULL);
-    clFinish(fcl_queue_cl(q));
+    CHECK_OK(fcl_queue_finish(q));
   } else {
     CHECK(ev != NULL);
     CHECK_OK(fcl_events_wait(1, &ev)); /* on an out-of-order queue: the barrier's event */
     fcl_event_release(&ev);
   }
-  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(bo), CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_read(q, bo, 0, sizeof out, out, FCL_BLOCKING, 0, NULL, NULL));
   int bad = 0, order = 0, seen[9] = {0};
   for (int i = 4; i >= 0; i -= 2)
     for (int j = 1; j <= 5; j += 2) {
@@ -199,8 +201,7 @@ static void list_of_values(env *e) {
   CHECK(fcl_launcher_num_params(l) == 1);
   CHECK_OK(fcl_param_set_i32(p, "i", 3));
   CHECK_OK(fcl_launcher_call(l, NULL, p, 0, NULL, NULL));
-  clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(bo), CL_TRUE, 0, sizeof out, out, 0, NULL,
-                      NULL);
+  CHECK_OK(fcl_mem_read(e->q, bo, 0, sizeof out, out, FCL_BLOCKING, 0, NULL, NULL));
   CHECK(out[3 * W + 2] == 0 && out[3 * W + 0] == 1 && out[3 * W + 1] == -1 && out[0] == -1);
   fcl_param_set_destroy(&p);
   fcl_launcher_destroy(&l);
@@ -232,8 +233,7 @@ static void kbuilder_iterative(env *e) {
     CHECK_OK(fcl_param_set_i32(p, "n", N));
     CHECK_OK(fcl_param_set_buffer(p, "acc", acc));
     CHECK_OK(fcl_launcher_call(l, e->q, p, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(fcl_queue_cl(e->q), fcl_mem_cl(acc), CL_TRUE, 0, sizeof host, host, 0,
-                              NULL, NULL) == CL_SUCCESS);
+    CHECK_OK(fcl_mem_read(e->q, acc, 0, sizeof host, host, FCL_BLOCKING, 0, NULL, NULL));
     int bad = 0;
     for (int i = 0; i < N; ++i) bad += host[i] != 6 * (i + 1);
     CHECKF(!bad, "generated iterative launcher: %d wrong sums", bad);

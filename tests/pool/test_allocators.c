@@ -12,8 +12,8 @@ static void round_trip(fcl_queue *q, fcl_allocator *a, size_t n) {
   CHECK(m.size == n);
   unsigned char *in = malloc(n), *out = malloc(n);
   for (size_t i = 0; i < n; ++i) in[i] = (unsigned char)(i * 7);
-  clEnqueueWriteBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, 0, n, in, 0, NULL, NULL);
-  clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, 0, n, out, 0, NULL, NULL);
+  CHECK_OK(fcl_mem_write(q, m.buffer, 0, n, in, FCL_BLOCKING, 0, NULL, NULL));
+  CHECK_OK(fcl_mem_read(q, m.buffer, 0, n, out, FCL_BLOCKING, 0, NULL, NULL));
   CHECK(memcmp(in, out, n) == 0);
   free(in);
   free(out);
@@ -30,6 +30,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   fcl_device_info d;
   CHECK_OK(fcl_device_get_info(e->device, &d));
+  const bool on_opencl = !strcmp(fcl_device_backend(e->device), "opencl");
 
   /* More than the device's memory, at once or in parts: refused with the figures, though the
    * deferred allocator's driver would accept it lazily (NVIDIA does; PoCL then aborts at first
@@ -46,7 +47,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
          "deferred allocation of %zu bytes: %s: %s", too_big, fcl_status_name(st),
          fcl_last_error());
   if (st == FCL_OK) fcl_allocator_free(a, &m);
-  /* in parts no larger than the largest allocation: the one past the device memory fails */
+  /* in parts no larger than the largest allocation: the one past the device memory fails (on
+   * CUDA, which allocates at once, the one past what the context leaves free: within 10 %) */
   enum { PARTS = 64 };
   fcl_allocation parts[PARTS];
   size_t part = d.max_mem_alloc_size < d.global_mem_size / 3 ? (size_t)d.max_mem_alloc_size
@@ -54,10 +56,10 @@ static void check_device(const fcl_device_entry *e, void *user) {
   int held = 0;
   for (; held < PARTS; ++held)
     if ((st = fcl_allocator_alloc(a, part, &parts[held])) != FCL_OK) break;
-  CHECKF(st == FCL_ERR_OUT_OF_MEMORY && fcl_test_contains(fcl_last_error(), "device memory") &&
-             (double)(held + 1) * (double)part > (double)d.global_mem_size,
-         "%d parts of %zu bytes held, then %s: %s", held, part, fcl_status_name(st),
-         fcl_last_error());
+  CHECKF(
+      st == FCL_ERR_OUT_OF_MEMORY && fcl_test_contains(fcl_last_error(), "device memory") &&
+          (double)(held + 1) * (double)part > (on_opencl ? 1.0 : 0.9) * (double)d.global_mem_size,
+      "%d parts of %zu bytes held, then %s: %s", held, part, fcl_status_name(st), fcl_last_error());
   while (held > 0) fcl_allocator_free(a, &parts[--held]);
   round_trip(q, a, 12345); /* freeing gave the room back */
   CHECK_STATUS(fcl_allocator_alloc(a, 0, &m), FCL_ERR_INVALID_ARGUMENT, "argument 2 (size)");
@@ -79,19 +81,19 @@ static void check_device(const fcl_device_entry *e, void *user) {
   /* Host-pinned: mappable staging memory. */
   CHECK_OK(fcl_allocator_create_host_pinned(ctx, &a));
   CHECK_OK(fcl_allocator_alloc(a, 4096, &m));
-  cl_mem_flags flags = 0;
-  clGetMemObjectInfo(fcl_mem_cl(m.buffer), CL_MEM_FLAGS, sizeof flags, &flags, NULL);
-  CHECK(flags & CL_MEM_ALLOC_HOST_PTR);
-  cl_int err;
-  int *p = clEnqueueMapBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, CL_MAP_WRITE, 0, 4096,
-                              0, NULL, NULL, &err);
-  CHECK(err == CL_SUCCESS && p);
+  CHECK(fcl_mem_where(m.buffer) == FCL_MEM_PINNED);
+  if (on_opencl) { /* OpenCL's own view of it */
+    cl_mem_flags flags = 0;
+    clGetMemObjectInfo(fcl_mem_cl(m.buffer), CL_MEM_FLAGS, sizeof flags, &flags, NULL);
+    CHECK(flags & CL_MEM_ALLOC_HOST_PTR);
+  }
+  int *p = NULL;
+  CHECK_OK(fcl_mem_map(q, m.buffer, FCL_MAP_WRITE, 0, 4096, 0, NULL, (void **)&p));
   if (p) {
     for (int i = 0; i < 1024; ++i) p[i] = i * i;
-    clEnqueueUnmapMemObject(fcl_queue_cl(q), fcl_mem_cl(m.buffer), p, 0, NULL, NULL);
+    CHECK_OK(fcl_mem_unmap(q, m.buffer, p, 0, NULL, NULL));
     int back[1024];
-    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(m.buffer), CL_TRUE, 0, sizeof back, back, 0,
-                        NULL, NULL);
+    CHECK_OK(fcl_mem_read(q, m.buffer, 0, sizeof back, back, FCL_BLOCKING, 0, NULL, NULL));
     CHECK(back[1023] == 1023 * 1023 && back[5] == 25);
   }
   fcl_allocator_free(a, &m);

@@ -8,7 +8,7 @@
 #include "fcl_test.h"
 
 static const char *source =
-    "__kernel void stamp(__global int *x, const int v) { x[get_global_id(0)] = v; }\n";
+    "FCL_KERNEL void stamp(FCL_GLOBAL int *x, const int v) { x[get_global_id(0)] = v; }\n";
 
 static void check_device(const fcl_device_entry *e, void *user) {
   (void)user;

@@ -42,6 +42,17 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_kernel_create(p, "axpy", &axpy));
   CHECK_OK(fcl_kernel_create(p, "group_sum", &sum));
   if (!axpy || !sum || !q) return;
+  if (strcmp(fcl_device_backend(e->device), "opencl")) { /* a capture is an OpenCL program */
+    size_t one = 1;
+    CHECK_STATUS(fcl_kernel_capture(axpy, q, 1, &one, NULL, NULL, 0, "never-written.c"),
+                 FCL_ERR_INVALID_ARGUMENT, "not an OpenCL kernel");
+    fcl_kernel_destroy(&axpy);
+    fcl_kernel_destroy(&sum);
+    fcl_program_release(&p);
+    fcl_queue_release(&q);
+    fcl_context_release(&ctx);
+    return;
+  }
   float hx[N], hy[N];
   int hi[N];
   for (int i = 0; i < N; ++i) {

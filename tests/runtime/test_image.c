@@ -90,7 +90,7 @@ static void check_device(const fcl_device_entry *d, void *user) {
   CHECK_OK(fcl_context_create(1, &d->device, &ctx));
   CHECK_OK(fcl_queue_create(ctx, NULL, 0, &q));
   if (!ctx || !q) return;
-  check_mem_objects(fcl_context_cl(ctx));
+  if (fcl_context_cl(ctx)) check_mem_objects(fcl_context_cl(ctx)); /* OpenCL's memory objects */
   fcl_device_info info;
   CHECK_OK(fcl_device_get_info(d->device, &info));
   const cl_image_format rgba = {CL_RGBA, CL_FLOAT};

@@ -11,7 +11,7 @@
 #include "sha256.h"
 #include "flowcl/opencl.h"
 
-static const char *src = "__kernel void k(__global int *out) { out[0] = 4321; }\n";
+static const char *src = "FCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = 4321; }\n";
 static char log_text[16384];
 
 static void capture_log(fcl_log_level level, const char *message, void *user) {
@@ -65,8 +65,7 @@ static int build_and_run(fcl_context *ctx, bool *from_cache) {
   if (k && q && out) {
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0, NULL,
-                        NULL);
+    CHECK_OK(fcl_mem_read(q, out, 0, sizeof value, &value, FCL_BLOCKING, 0, NULL, NULL));
   }
   fcl_queue_release(&q);
   if (out) fcl_mem_release(&out);

@@ -50,8 +50,7 @@ static int build_and_run(fcl_context *ctx, const char *src, const char *options,
     CHECK(info.kind == FCL_ARG_GLOBAL && strcmp(info.name, "out") == 0);
     CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
     CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-    clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0, NULL,
-                        NULL);
+    CHECK_OK(fcl_mem_read(q, out, 0, sizeof value, &value, FCL_BLOCKING, 0, NULL, NULL));
   }
   fcl_queue_release(&q);
   fcl_mem_release(&out);
@@ -93,7 +92,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
 
   /* The compiler's warning must be shown on the fresh build and again on the cache hit. */
   const char *src = "#warning flowcl_cached_warning\n"
-                    "__kernel void k(__global int *out) { out[0] = 1234; }\n";
+                    "FCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = 1234; }\n";
   log_text[0] = '\0';
   fcl_log_set_handler(capture_log, NULL);
   CHECK(build_and_run(ctx, src, NULL, &hit) == 1234);
@@ -113,7 +112,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK(fcl_test_count_files(dir, ".clbin") == 2);
 
   /* Corrupted payload: logged, removed, rebuilt from source, and the entry rewritten. */
-  const char *src2 = "__kernel void k(__global int *out) { out[0] = 77; }\n";
+  const char *src2 = "FCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = 77; }\n";
   char sub[4200];
   snprintf(sub, sizeof sub, "%s/corrupt", dir);
   setenv("FLOWCL_CACHE_DIR", sub, 1);
@@ -151,8 +150,8 @@ static void check_device(const fcl_device_entry *e, void *user) {
   char keyed[4200], entry_a[4400], entry_b[4400];
   snprintf(keyed, sizeof keyed, "%s/keyed", dir);
   setenv("FLOWCL_CACHE_DIR", keyed, 1);
-  const char *src_a = "__kernel void k(__global int *out) { out[0] = 5; }\n";
-  const char *src_b = "__kernel void k(__global int *out) { out[0] = 6; }\n";
+  const char *src_a = "FCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = 5; }\n";
+  const char *src_b = "FCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = 6; }\n";
   CHECK(build_and_run(ctx, src_a, NULL, &hit) == 5 && !hit);
   fcl_test_find_file(keyed, ".clbin", entry_a, sizeof entry_a);
   char moved[4500];
@@ -191,7 +190,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   snprintf(options, sizeof options, "-I %s", incdir);
   CHECK(mkdir_p(incdir) == 0);
   const char *src3 =
-      "#include \"value.h\"\n__kernel void k(__global int *out) { out[0] = VALUE; }\n";
+      "#include \"value.h\"\nFCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = VALUE; }\n";
   write_text(header, "#define VALUE 5\n");
   CHECK(build_and_run(ctx, src3, options, &hit) == 5 && !hit);
   CHECK(build_and_run(ctx, src3, options, &hit) == 5 && hit);

@@ -23,7 +23,8 @@ static void build_all(const fcl_device_entry *e, void *user) {
   CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, sizeof(int), NULL, &out));
   for (int i = 0; i < PROGRAMS && ctx && q; ++i) {
     char src[256];
-    snprintf(src, sizeof src, "__kernel void k(__global int *out) { out[0] = %d; }\n", 1000 + i);
+    snprintf(src, sizeof src, "FCL_KERNEL void k(FCL_GLOBAL int *out) { out[0] = %d; }\n",
+             1000 + i);
     fcl_program *p = NULL;
     fcl_kernel *k = NULL;
     int value = -1;
@@ -34,8 +35,7 @@ static void build_all(const fcl_device_entry *e, void *user) {
     if (k) {
       CHECK_OK(fcl_kernel_set_arg_buffer(k, 0, out));
       CHECK_OK(fcl_kernel_enqueue_task(k, q, 0, NULL, NULL));
-      clEnqueueReadBuffer(fcl_queue_cl(q), fcl_mem_cl(out), CL_TRUE, 0, sizeof value, &value, 0,
-                          NULL, NULL);
+      CHECK_OK(fcl_mem_read(q, out, 0, sizeof value, &value, FCL_BLOCKING, 0, NULL, NULL));
     }
     CHECKF(value == 1000 + i, "program %d gave %d", i, value);
     fcl_kernel_destroy(&k);

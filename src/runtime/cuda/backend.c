@@ -52,7 +52,7 @@ const fcl__backend fcl__cuda_backend = {
     .mem_read = fcl__cuda_mem_read,
     .mem_copy = fcl__cuda_mem_copy,
     .mem_fill = fcl__cuda_mem_fill,
-    .mem_commit = fcl__cuda_mem_commit,
+    /* no mem_commit: cuMemAlloc's memory exists once allocated */
     .mem_rect = fcl__cuda_mem_rect,
     .mem_map = fcl__cuda_mem_map,
     .mem_unmap = fcl__cuda_mem_unmap,

@@ -51,7 +51,11 @@ void fcl__cuda_context_destroy(fcl_context *c) {
     if (d->callbacks && fcl__cuda_current(c->devices[0]) == FCL_OK)
       fcl__cu(NULL)->StreamDestroy(d->callbacks);
     d->callbacks = NULL;
-    if (fcl__cuda_current(c->devices[0]) == FCL_OK) fcl__cuda_rect_unload(d);
+    if (fcl__cuda_current(c->devices[0]) == FCL_OK) {
+      fcl__cuda_free_deferred(c->devices[0], true);
+      fcl__cuda_rect_unload(d);
+      fcl__cuda_words_free(d);
+    }
     fcl__cu(NULL)->DevicePrimaryCtxRelease(d->device);
     d->primary = NULL;
   }

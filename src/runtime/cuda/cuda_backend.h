@@ -30,7 +30,30 @@ typedef struct {
    * fails (fcl__cuda_waited). */
   int failed_links;
   char link_failure[256];
+  /* Words for user events (user_words.c): pages of mapped page-locked memory made on first use
+   * and freed with the primary context, the free words in a list. */
+  struct fcl__cuda_word *free_words;
+  struct fcl__cuda_word_page *word_pages;
+  /* User events not yet set, and the memory whose freeing waits for them (deferred_free.c). */
+  int user_events_pending;
+  struct fcl__cuda_mem *deferred;
 } fcl__cuda_device;
+
+/* A word of mapped page-locked memory that streams wait for (user events). Its value only grows:
+ * a user event waits for the value after the one the word had when it took it, so a stream
+ * still to reach a wait on the word's earlier event is not held by the next one. */
+typedef struct fcl__cuda_word {
+  struct fcl__cuda_word *next;
+  volatile unsigned *host;
+  CUdeviceptr device;
+} fcl__cuda_word;
+/* A free word of device's (its context current), or an error. Freeing page-locked memory waits
+ * for the whole device, which a stream held by another user event might never reach: words go
+ * back to the device's list instead (fcl__cuda_word_give), and the pages with the context
+ * (fcl__cuda_words_free). */
+fcl_status fcl__cuda_word_take(const fcl_device *device, fcl__cuda_word **out);
+void fcl__cuda_word_give(const fcl_device *device, fcl__cuda_word *word);
+void fcl__cuda_words_free(fcl__cuda_device *d);
 
 /* After a host wait on device: FCL_OK, or the failure of its aborted links (their exchanges'
  * data are lost), else the wait's own error r (call names the wait). */
@@ -92,12 +115,12 @@ typedef struct {
   CUevent start, end;
   const fcl_device *device;
   fcl__cuda_gates gates;
-  /* A user event (fcl_user_event_create) has no CUDA event: a word of page-locked host memory
-   * the device reads (0 until set, then 1), which streams wait for (cuStreamWaitValue32); its
-   * status, and the callbacks to call when it is set. */
+  /* A user event (fcl_user_event_create) has no CUDA event: a word the device reads, which
+   * streams wait for until it reaches target (cuStreamWaitValue32), set to target by the host;
+   * its status, and the callbacks to call when it is set. */
   bool user;
-  volatile unsigned *word;
-  CUdeviceptr word_device;
+  fcl__cuda_word *word;
+  unsigned target;
   int status;
   fcl__cuda_callback *callbacks;
   pthread_mutex_t lock;
@@ -120,13 +143,26 @@ typedef struct fcl__cuda_mapping {
   size_t offset, bytes;
   unsigned flags;
 } fcl__cuda_mapping;
-typedef struct {
+typedef struct fcl__cuda_mem {
   CUdeviceptr ptr;
   void *host;
   bool registered;
   const fcl_device *device;
   fcl__cuda_mapping *maps;
+  fcl_mem_kind kind;
+  struct fcl__cuda_mem *next_deferred;
 } fcl__cuda_mem;
+/* Free cm's memory and cm now (mem.c). */
+void fcl__cuda_mem_free(fcl__cuda_mem *cm);
+/* Freeing device or page-locked memory waits for the whole device (cuMemFree, cuMemFreeHost),
+ * and a stream held by a user event does not finish before the event is set, maybe by the
+ * thread that frees: while a device has user events not yet set, frees wait in a list
+ * (deferred_free.c). hold counts them (+1 made, -1 set or released unset); free_later keeps cm
+ * for later where any is pending (false: free it now); free_deferred frees the list once none
+ * is, or at once with force (the last context going). */
+void fcl__cuda_hold(const fcl_device *device, int delta);
+bool fcl__cuda_free_later(fcl__cuda_mem *cm);
+void fcl__cuda_free_deferred(const fcl_device *device, bool force);
 
 /* A program: the cubin and the module loaded from it, the compiler's log, the module's
  * functions in the order of the program's kernel metadata. */
@@ -185,7 +221,6 @@ fcl_status fcl__cuda_mem_copy(fcl_queue *q, const fcl_mem *src, size_t src_offse
 fcl_status fcl__cuda_mem_fill(fcl_queue *q, fcl_mem *dst, const void *pattern, size_t pattern_size,
                               size_t offset, size_t bytes, unsigned num_wait,
                               fcl_event *const *wait, fcl_event **event);
-fcl_status fcl__cuda_mem_commit(fcl_queue *q, fcl_mem *m);
 fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
                               const fcl_rect *rect, bool blocking, unsigned num_wait,
                               fcl_event *const *wait, fcl_event **event);

@@ -11,11 +11,13 @@
 void fcl__cuda_event_free(fcl__cuda_event *e) {
   if (!e) return;
   const fcl__cu_api *cu = fcl__cu(NULL);
-  if (cu && e->device && fcl__cuda_current(e->device) == FCL_OK) {
+  if (cu && e->device && fcl__cuda_current(e->device) == FCL_OK) { /* the context lives */
     if (e->end) cu->EventDestroy(e->end);
     if (e->start) cu->EventDestroy(e->start);
-    if (e->word) cu->MemFreeHost((void *)e->word);
+    /* a word whose event was never set stays out: a stream may wait on it for ever */
+    if (e->word && e->status != FCL_EVENT_SUBMITTED) fcl__cuda_word_give(e->device, e->word);
   }
+  if (e->word && e->status == FCL_EVENT_SUBMITTED) fcl__cuda_hold(e->device, -1);
   fcl__cuda_gates_clear(&e->gates);
   if (e->user) pthread_mutex_destroy(&e->lock);
   free(e);
@@ -28,7 +30,7 @@ fcl_status fcl__cuda_events_wait(unsigned n, fcl_event *const *events) {
   for (unsigned i = 0; i < n; ++i) {
     fcl__cuda_event *e = events[i]->native;
     if (e->user) { /* the host polls the word until another thread sets it */
-      while (!__atomic_load_n(e->word, __ATOMIC_ACQUIRE)) {
+      while (__atomic_load_n(e->word->host, __ATOMIC_ACQUIRE) != e->target) {
         struct timespec ts = {0, 20000};
         nanosleep(&ts, NULL);
       }
@@ -75,7 +77,8 @@ fcl_status fcl__cuda_event_status(const fcl_event *event, int *status) {
 fcl_status fcl__cuda_event_profile(const fcl_event *event, fcl_event_times *times) {
   const fcl__cuda_event *e = event->native;
   if (!e->start)
-    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "the event's queue was not made for profiling");
+    return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
+                     "the event's queue was not made with FCL_QUEUE_PROFILING");
   FCL_TRY(fcl__cuda_current(e->device));
   const CUresult done = fcl__cu(NULL)->EventQuery(e->end);
   if (done == CUDA_ERROR_NOT_READY)
@@ -144,25 +147,19 @@ fcl_status fcl__cuda_event_on_complete(fcl_event *event, fcl_event_callback call
 
 fcl_status fcl__cuda_user_event_create(const fcl_context *context, fcl_event **event) {
   FCL_TRY(fcl__cuda_current(context->devices[0]));
-  const fcl__cu_api *cu = fcl__cu(NULL);
   fcl__cuda_event *e = calloc(1, sizeof *e);
   if (!e) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "user event");
   e->user = true;
   e->device = context->devices[0];
   e->status = FCL_EVENT_SUBMITTED;
   pthread_mutex_init(&e->lock, NULL);
-  void *word = NULL;
-  CUresult r = cu->MemHostAlloc(&word, sizeof(unsigned),
-                                CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
-  if (r == CUDA_SUCCESS) {
-    e->word = word;
-    *e->word = 0;
-    r = cu->MemHostGetDevicePointer(&e->word_device, word, 0);
-  }
-  if (r != CUDA_SUCCESS) {
+  const fcl_status st = fcl__cuda_word_take(e->device, &e->word);
+  if (st != FCL_OK) {
     fcl__cuda_event_free(e);
-    return FCL_CU_ERROR(r, "cuMemHostAlloc (a user event)");
+    return st;
   }
+  e->target = *e->word->host + 1;
+  fcl__cuda_hold(e->device, 1); /* until set: frees wait (deferred_free.c) */
   return fcl__event_new(&fcl__cuda_backend, e, event);
 }
 
@@ -176,8 +173,9 @@ fcl_status fcl__cuda_user_event_set(fcl_event *event, int status) {
   e->callbacks = NULL;
   /* the device reads the word: waiting streams go on (after a failure too: CUDA cannot cancel
    * the commands behind it, so they run) */
-  if (!set) __atomic_store_n(e->word, 1u, __ATOMIC_RELEASE);
+  if (!set) __atomic_store_n(e->word->host, e->target, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&e->lock);
+  if (!set) fcl__cuda_hold(e->device, -1);
   if (set) return FCL_ERROR(FCL_ERR_INVALID_STATE, "the user event was set already");
   while (list) {
     fcl__cuda_callback *next = list->next;

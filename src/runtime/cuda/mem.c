@@ -13,9 +13,11 @@ static const fcl__cu_api *cu(void) { return fcl__cu(NULL); }
 
 fcl_status fcl__cuda_mem_create(fcl_context *context, fcl_mem *m, void *host) {
   FCL_TRY(fcl__cuda_current(context->devices[0]));
+  fcl__cuda_free_deferred(context->devices[0], false);
   fcl__cuda_mem *cm = calloc(1, sizeof *cm);
   if (!cm) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "CUDA memory object");
   cm->device = context->devices[0];
+  cm->kind = m->kind;
   CUresult r = CUDA_SUCCESS;
   const char *call = "";
   if (m->kind == FCL_MEM_DEVICE) {
@@ -59,11 +61,17 @@ fcl_status fcl__cuda_mem_create(fcl_context *context, fcl_mem *m, void *host) {
 
 void fcl__cuda_mem_destroy(fcl_mem *m) {
   fcl__cuda_mem *cm = m->native;
-  if (!cm) return;
+  if (!cm || fcl__cuda_free_later(cm)) return;
+  const fcl_device *device = cm->device;
+  fcl__cuda_mem_free(cm);
+  fcl__cuda_free_deferred(device, false);
+}
+
+void fcl__cuda_mem_free(fcl__cuda_mem *cm) {
   if (fcl__cuda_current(cm->device) == FCL_OK) {
-    if (m->kind == FCL_MEM_DEVICE && cm->ptr) cu()->MemFree(cm->ptr);
-    if (m->kind == FCL_MEM_PINNED && cm->host) cu()->MemFreeHost(cm->host);
-    if (m->kind == FCL_MEM_HOST && cm->registered) cu()->MemHostUnregister(cm->host);
+    if (cm->kind == FCL_MEM_DEVICE && cm->ptr) cu()->MemFree(cm->ptr);
+    if (cm->kind == FCL_MEM_PINNED && cm->host) cu()->MemFreeHost(cm->host);
+    if (cm->kind == FCL_MEM_HOST && cm->registered) cu()->MemHostUnregister(cm->host);
   }
   for (fcl__cuda_mapping *p = cm->maps, *next; p; p = next) {
     next = p->next;
@@ -156,12 +164,6 @@ fcl_status fcl__cuda_mem_fill(fcl_queue *q, fcl_mem *dst, const void *pattern, s
     }
   }
   return finish(q, e, false, event);
-}
-
-fcl_status fcl__cuda_mem_commit(fcl_queue *q, fcl_mem *m) {
-  (void)q; /* cuMemAlloc's memory exists once allocated */
-  (void)m;
-  return FCL_OK;
 }
 
 /* One side of a rectangle: device memory m, or host memory at host, from byte offset on, rows of

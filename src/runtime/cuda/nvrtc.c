@@ -74,9 +74,11 @@ static fcl_status translate(const char *opt, char *nv, size_t size, bool *pass) 
            !strcmp(opt, "-cl-kernel-arg-info") || !strncmp(opt, "-cl-std=", 8) ||
            !strcmp(opt, "-cl-single-precision-constant") || !strcmp(opt, "-Werror"))
     *pass = false;
-  else if (!strncmp(opt, "--", 2) || !strncmp(opt, "-I", 2))
-    snprintf(nv, size, "%s", opt); /* NVRTC's own, and include folders */
-  else
+  else if (!strncmp(opt, "--", 2) || !strncmp(opt, "-I", 2)) {
+    if (snprintf(nv, size, "%s", opt) >= (int)size) /* NVRTC's own, and include folders */
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "build option '%s': longer than %zu characters",
+                       opt, size - 1);
+  } else
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "build option '%s' has no meaning for NVRTC (the CUDA backend takes -D, -I, "
                      "-w, -cl-fast-relaxed-math, -cl-denorms-are-zero, -cl-opt-disable, "
@@ -132,6 +134,18 @@ fcl_status fcl__nvrtc_compile(const char *source, size_t prelude_length, const c
   argv[argc++] = "-diag-suppress=161,177,550";
   fcl_status st = FCL_OK;
   for (int i = 0; i < n && st == FCL_OK; ++i) {
+    if (!strcmp(word[i], "-I")) { /* OpenCL's "-I dir" is NVRTC's "-Idir" */
+      if (i + 1 == n)
+        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "build option -I without a folder");
+      else if (snprintf(nv[argc], sizeof nv[argc], "-I%s", word[++i]) >= (int)sizeof nv[argc])
+        st = FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "build option -I %s: longer than %zu characters",
+                       word[i], sizeof nv[argc] - 3);
+      else {
+        argv[argc] = nv[argc];
+        argc++;
+      }
+      continue;
+    }
     if (!strncmp(word[i], "-D", 2)) {
       const char *def = word[i][2] ? word[i] + 2 : i + 1 < n ? word[++i] : NULL;
       if (!def)

@@ -94,8 +94,9 @@ fcl_status fcl__cuda_before(fcl_queue *q, unsigned num_wait, fcl_event *const *w
   for (unsigned i = 0; i < num_wait; ++i) {
     const fcl__cuda_event *w = wait[i]->native;
     if (w->user)
-      FCL_CU_TRY(cu->StreamWaitValue32(cq->stream, w->word_device, 1, CU_STREAM_WAIT_VALUE_GEQ),
-                 "cuStreamWaitValue32 (a user event)");
+      FCL_CU_TRY(
+          cu->StreamWaitValue32(cq->stream, w->word->device, w->target, CU_STREAM_WAIT_VALUE_GEQ),
+          "cuStreamWaitValue32 (a user event)");
     else
       FCL_CU_TRY(cu->StreamWaitEvent(cq->stream, w->end, 0), "cuStreamWaitEvent");
   }

@@ -193,6 +193,9 @@ fcl_status fcl_kernel_capture(fcl_kernel *kernel, fcl_queue *queue, cl_uint work
                               unsigned flags, const char *path) {
   FCL_CHECK_NULL(kernel, 1);
   FCL_CHECK_NULL(queue, 2);
+  FCL_CHECK_ARG(kernel->backend == &fcl__opencl_backend, 1, "kernel",
+                "not an OpenCL kernel (a capture is an OpenCL program)");
+  FCL_CHECK_ARG(queue->backend == &fcl__opencl_backend, 2, "queue", "not an OpenCL queue");
   FCL_CHECK_ARG(work_dim >= 1 && work_dim <= 3, 3, "work_dim", "must be 1, 2 or 3");
   FCL_CHECK_NULL(global, 4);
   FCL_CHECK_NULL(path, 8);
