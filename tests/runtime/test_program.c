@@ -122,6 +122,19 @@ static void check_device(const fcl_device_entry *e, void *user) {
     fcl_program_release(&unit);
     fcl_program_release(&lib);
     fcl_program_release(&linked);
+  } else if (strcmp(fcl_device_backend(dev), "opencl")) {
+    /* OpenCL's entries (flowcl/opencl.h) refuse another backend's objects, naming it */
+    fcl_program *unit = NULL, *linked = NULL;
+    CHECK_OK(fcl_program_create_source(ctx, "FCL_KERNEL void k(FCL_GLOBAL int *o) { o[0] = 1; }",
+                                       "unit.cl", &unit));
+    CHECK_STATUS(fcl_program_compile(unit, NULL, 0, NULL, NULL), FCL_ERR_INVALID_ARGUMENT,
+                 "this entry is OpenCL's");
+    CHECK_STATUS(fcl_program_link(ctx, 1, &unit, NULL, &linked), FCL_ERR_INVALID_ARGUMENT,
+                 "this entry is OpenCL's");
+    CHECK(linked == NULL);
+    CHECK_STATUS(fcl_platform_unload_compiler(e->platform), FCL_ERR_INVALID_ARGUMENT,
+                 fcl_device_backend(dev));
+    fcl_program_release(&unit);
   }
 
   /* all_kernels gives every kernel of the program. */

@@ -88,6 +88,16 @@ static inline cl_device_id fcl__device_cl(const fcl_device *device) {
 static inline cl_platform_id fcl__platform_cl(const fcl_platform *platform) {
   return platform ? (cl_platform_id)platform->native : NULL;
 }
+/* An object of another backend given to an OpenCL-only entry (flowcl/opencl.h): argument pos
+ * (arg) refused before any OpenCL call sees its native handle. */
+#define FCL_CHECK_OPENCL(backend_of, pos, arg)                                                     \
+  do {                                                                                             \
+    if ((backend_of) != &fcl__opencl_backend)                                                      \
+      return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,                                                   \
+                       "argument %d (%s): of the '%s' backend; this entry is OpenCL's "            \
+                       "(flowcl/opencl.h)",                                                        \
+                       (pos), (arg), (backend_of)->name);                                          \
+  } while (0)
 
 /* Records an OpenCL failure: status FCL_ERR_OPENCL (FCL_ERR_OUT_OF_MEMORY for the allocation
  * codes), native code cl_error, message "<what>: CL_NAME (code)". */

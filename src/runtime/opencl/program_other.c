@@ -45,6 +45,7 @@ fcl_status fcl_program_create_built_in(fcl_context *context, const char *names, 
     }
     p = e;
   }
+  FCL_CHECK_OPENCL(context->backend, 1, "context");
   fcl_program *prog;
   FCL_TRY(fcl__program_new(context, NULL, "<built-in kernels>", &prog));
   cl_int err;
@@ -103,6 +104,7 @@ fcl_status fcl_program_create_bytes(fcl_context *context, const void *bytes, siz
 
 fcl_status fcl_platform_unload_compiler(const fcl_platform *platform) {
   FCL_CHECK_NULL(platform, 1);
+  FCL_CHECK_OPENCL(platform->backend, 1, "platform");
   FCL_CL_TRY(clUnloadPlatformCompiler(fcl__platform_cl(platform)), "clUnloadPlatformCompiler");
   return FCL_OK;
 }
@@ -122,6 +124,7 @@ fcl_status fcl_program_create_il(fcl_context *context, const void *il, size_t si
                        "SPIR-V / IL programs are not supported by this device ('%s', %s)",
                        info.name, info.version);
   }
+  FCL_CHECK_OPENCL(context->backend, 1, "context");
   fcl_program *p;
   FCL_TRY(fcl__program_new(context, NULL, "<SPIR-V>", &p));
   cl_int err;
@@ -139,6 +142,9 @@ fcl_status fcl_program_compile(fcl_program *program, const char *options, unsign
   FCL_CHECK_NULL(program, 1);
   FCL_CHECK_ARG(num_headers == 0 || (headers && header_names), 4, "headers",
                 "headers and header_names must not be NULL when num_headers > 0");
+  FCL_CHECK_OPENCL(program->context->backend, 1, "program");
+  for (unsigned i = 0; i < num_headers; ++i)
+    FCL_CHECK_OPENCL(headers[i]->context->backend, 4, "headers");
   fcl_program *p = program;
   char *opts = fcl__program_full_options(p->context, options);
   cl_program *hs = num_headers ? malloc(num_headers * sizeof *hs) : NULL;
@@ -170,6 +176,9 @@ fcl_status fcl_program_link(fcl_context *context, unsigned num_programs,
   FCL_CHECK_NULL(programs, 3);
   FCL_CHECK_NULL(out, 5);
   *out = NULL;
+  FCL_CHECK_OPENCL(context->backend, 1, "context");
+  for (unsigned i = 0; i < num_programs; ++i)
+    FCL_CHECK_OPENCL(programs[i]->context->backend, 3, "programs");
   cl_program *ps = malloc(num_programs * sizeof *ps);
   if (!ps) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "program list");
   char origin[1024] = "link of";

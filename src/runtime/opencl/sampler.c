@@ -9,6 +9,7 @@ fcl_status fcl_sampler_create(fcl_context *ctx, const fcl_sampler_desc *d, cl_sa
   FCL_CHECK_NULL(d, 2);
   FCL_CHECK_NULL(out, 3);
   *out = NULL;
+  FCL_CHECK_OPENCL(ctx->backend, 1, "ctx");
   if (d->filter != CL_FILTER_NEAREST && d->filter != CL_FILTER_LINEAR)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT,
                      "sampler: filter 0x%x (CL_FILTER_NEAREST or "

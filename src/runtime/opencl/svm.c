@@ -24,6 +24,7 @@ fcl_status fcl_svm_alloc(const fcl_context *context, size_t bytes, bool fine_gra
   FCL_CHECK_NULL(context, 1);
   FCL_CHECK_ARG(bytes > 0, 2, "bytes", "must be > 0");
   FCL_CHECK_NULL(ptr, 4);
+  FCL_CHECK_OPENCL(context->backend, 1, "context");
   cl_svm_mem_flags flags = CL_MEM_READ_WRITE | (fine_grain ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0);
   *ptr = clSVMAlloc(fcl__context_cl(context), flags, bytes, 0);
   if (!*ptr)
@@ -33,7 +34,8 @@ fcl_status fcl_svm_alloc(const fcl_context *context, size_t bytes, bool fine_gra
 }
 
 void fcl_svm_free(const fcl_context *context, void *ptr) {
-  if (context && ptr) clSVMFree(fcl__context_cl(context), ptr);
+  if (context && ptr && context->backend == &fcl__opencl_backend)
+    clSVMFree(fcl__context_cl(context), ptr);
 }
 
 fcl_status fcl_svm_fill(fcl_queue *queue, void *ptr, const void *pattern, size_t pattern_size,
