@@ -31,7 +31,7 @@ void fcl__one_pass_destroy(fcl__one_pass **s) {
   fcl_launcher_destroy(&(*s)->launcher);
   fcl_program_release(&(*s)->program);
   fcl_array_destroy(&(*s)->partial);
-  free((*s)->host);
+  fcl_host_free(fcl_field_context((*s)->u), (*s)->host);
   free(*s);
   *s = NULL;
 }
@@ -73,8 +73,8 @@ static fcl_status launcher(fcl__one_pass *s, fcl_pool *pool, const fcl_device_in
   FCL_TRY(fcl_array_create(pool, fcl_field_queue(u),
                            info->double_fp_config ? FCL_FLOAT64 : FCL_FLOAT32, 1, &count,
                            &s->partial));
-  if (!(s->host = malloc(count * s->itemsize)))
-    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "analytics of '%s': partials", fcl_field_name(u));
+  /* read each call without staging (fcl_host_alloc) */
+  FCL_TRY(fcl_host_alloc(fcl_field_context(u), count * s->itemsize, &s->host));
   fcl_arg args[28];
   int k = 0;
   const int nw = s->w ? fcl_field_ncomp(s->w) : 0;

@@ -34,7 +34,7 @@ void fcl__reduce_state_free(void *state) {
   for (int c = 0; c < 3; ++c) {
     fcl_launcher_destroy(&r->launcher[c]);
     if (r->partial[c]) fcl_mem_release(&r->partial[c]);
-    free(r->host[c]);
+    fcl_host_free(r->field->context, r->host[c]);
   }
   free(r);
 }
@@ -63,10 +63,8 @@ static fcl_status state_create(fcl_field *f, reduce_state **out) {
   for (int c = 0; st == FCL_OK && c < f->ncomp; ++c) {
     st = fcl_mem_create(f->context, FCL_MEM_DEVICE, bytes, NULL, &r->partial[c]);
     if (st != FCL_OK) break;
-    if (!(r->host[c] = malloc(bytes))) {
-      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "field '%s': reduction", f->name);
-      break;
-    }
+    st = fcl_host_alloc(f->context, bytes, &r->host[c]); /* read without staging */
+    if (st != FCL_OK) break;
     fcl_arg args[17] = {fcl_arg_buffer(0, fcl_field_buffer(f, c)),
                         fcl_arg_i64(1, px),
                         fcl_arg_i64(2, pxy),

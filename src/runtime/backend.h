@@ -155,6 +155,10 @@ struct fcl__backend {
    * host sync. */
   fcl_status (*mem_create)(fcl_context *context, fcl_mem *m, void *host);
   void (*mem_destroy)(fcl_mem *m);
+  /* Host memory that non-blocking transfers use without staging (fcl_host_alloc); NULL: malloc
+   * and free (a backend whose transfers of any host memory do not wait). */
+  fcl_status (*host_alloc)(fcl_context *context, size_t bytes, void **host);
+  void (*host_free)(fcl_context *context, void *host);
   fcl_status (*mem_write)(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes, const void *host,
                           bool blocking, unsigned num_wait, fcl_event *const *wait,
                           fcl_event **event);

@@ -38,6 +38,25 @@ fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes,
   return FCL_OK;
 }
 
+fcl_status fcl_host_alloc(fcl_context *context, size_t bytes, void **host) {
+  FCL_CHECK_NULL(context, 1);
+  FCL_CHECK_ARG(bytes > 0, 2, "bytes", "must be > 0");
+  FCL_CHECK_NULL(host, 3);
+  *host = NULL;
+  if (context->backend->host_alloc) return context->backend->host_alloc(context, bytes, host);
+  if (!(*host = malloc(bytes)))
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%zu bytes of host memory", bytes);
+  return FCL_OK;
+}
+
+void fcl_host_free(fcl_context *context, void *host) {
+  if (!context || !host) return;
+  if (context->backend->host_free)
+    context->backend->host_free(context, host);
+  else
+    free(host);
+}
+
 fcl_mem *fcl_mem_retain(fcl_mem *mem) {
   if (mem) atomic_fetch_add(&mem->refs, 1);
   return mem;

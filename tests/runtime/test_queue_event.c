@@ -197,6 +197,36 @@ static void check_device(const fcl_device_entry *e, void *user) {
   CHECK_STATUS(fcl_mem_commit(plain, NULL), FCL_ERR_INVALID_ARGUMENT, "argument 2");
   fcl_mem_release(&fresh);
 
+  /* Host memory for transfers (fcl_host_alloc): arguments named; a non-blocking read into it
+   * and a write from it carry the values; freed memory comes back for the next request. */
+  void *h = NULL, *h2 = NULL;
+  CHECK_STATUS(fcl_host_alloc(NULL, 64, &h), FCL_ERR_INVALID_ARGUMENT, "argument 1");
+  CHECK_STATUS(fcl_host_alloc(ctx, 0, &h), FCL_ERR_INVALID_ARGUMENT, "argument 2 (bytes)");
+  CHECK_STATUS(fcl_host_alloc(ctx, 64, NULL), FCL_ERR_INVALID_ARGUMENT, "argument 3");
+  CHECK_OK(fcl_host_alloc(ctx, 4096 * sizeof(int), &h));
+  fcl_mem *via = NULL;
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, 4096 * sizeof(int), NULL, &via));
+  if (h && via) {
+    int *hi = h, wrong = 0;
+    for (int i = 0; i < 4096; ++i) hi[i] = 5 * i - 3;
+    fcl_event *done = NULL;
+    CHECK_OK(fcl_mem_write(plain, via, 0, 4096 * sizeof(int), h, FCL_NON_BLOCKING, 0, NULL, &done));
+    CHECK_OK(fcl_events_wait(1, &done));
+    fcl_event_release(&done);
+    for (int i = 0; i < 4096; ++i) hi[i] = 0;
+    CHECK_OK(fcl_mem_read(plain, via, 0, 4096 * sizeof(int), h, FCL_NON_BLOCKING, 0, NULL, &done));
+    CHECK_OK(fcl_events_wait(1, &done));
+    fcl_event_release(&done);
+    for (int i = 0; i < 4096; ++i) wrong += hi[i] != 5 * i - 3;
+    CHECKF(!wrong, "fcl_host_alloc memory: %d of 4096 values wrong after a write and a read",
+           wrong);
+  }
+  fcl_mem_release(&via);
+  fcl_host_free(ctx, h);
+  CHECK_OK(fcl_host_alloc(ctx, 4096 * sizeof(int), &h2));
+  fcl_host_free(ctx, h2);
+  fcl_host_free(ctx, NULL); /* accepted */
+
   /* Native kernels where the device has them; a clear refusal otherwise. */
   int result = 0;
   native_args args = {21, &result};

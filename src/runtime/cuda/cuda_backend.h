@@ -37,6 +37,9 @@ typedef struct {
   /* User events not yet set, and the memory whose freeing waits for them (deferred_free.c). */
   int user_events_pending;
   struct fcl__cuda_mem *deferred;
+  /* Page-locked blocks that stage the caller's pageable memory (host_stage.c): every one made,
+   * the free ones; freed with the primary context. */
+  struct fcl__cuda_stage *stages, *free_stages;
 } fcl__cuda_device;
 
 /* A word of mapped page-locked memory that streams wait for (user events). Its value only grows:
@@ -163,6 +166,32 @@ void fcl__cuda_mem_free(fcl__cuda_mem *cm);
 void fcl__cuda_hold(const fcl_device *device, int delta);
 bool fcl__cuda_free_later(fcl__cuda_mem *cm);
 void fcl__cuda_free_deferred(const fcl_device *device, bool force);
+
+/* Non-blocking transfers with the caller's pageable memory (host_stage.c). The driver stages
+ * pageable memory itself after waiting for the stream (CUDA's "API synchronization behavior"),
+ * so such a transfer would wait for every command before it, and behind a user event that the
+ * calling thread sets later, forever. They go through page-locked blocks instead. rows: where
+ * the caller's bytes lie (depth slices of height rows of width bytes from host, pitches in
+ * bytes), packed in the block. */
+typedef struct {
+  unsigned char *host;
+  size_t width, height, depth, row_pitch, slice_pitch;
+} fcl__cuda_rows;
+typedef struct fcl__cuda_stage fcl__cuda_stage;
+/* Whether the caller's rows are page-locked (copied by the device without staging). */
+bool fcl__cuda_rows_pinned(const fcl_device *device, const fcl__cuda_rows *rows);
+/* A free block of device's holding rows packed (made if none; the context current) at *block;
+ * a write's rows copied into it now. */
+fcl_status fcl__cuda_stage_take(const fcl_device *device, const fcl__cuda_rows *rows, bool write,
+                                fcl__cuda_stage **stage, void **block);
+/* Enqueued on stream after the copy that uses the block: a read's rows copied out of it, then
+ * the block freed for the next take, by a host function (on failure the block stays taken). */
+fcl_status fcl__cuda_stage_give(fcl__cuda_stage *stage, bool read, CUstream stream);
+/* fcl_host_alloc and fcl_host_free: a block lent to the caller, and given back. */
+fcl_status fcl__cuda_host_alloc(fcl_context *context, size_t bytes, void **host);
+void fcl__cuda_host_free(fcl_context *context, void *host);
+/* Every block of d (its context current, the device idle). */
+void fcl__cuda_stages_free(fcl__cuda_device *d);
 
 /* A program: the cubin and the module loaded from it, the compiler's log, the module's
  * functions in the order of the program's kernel metadata. */

@@ -103,14 +103,31 @@ static fcl_status finish(fcl_queue *q, fcl__cuda_event *e, bool blocking, fcl_ev
       return FCL_CU_ERROR(r_, call);                                                               \
     }                                                                                              \
   } while (0)
+/* A staging step (host_stage.c): a non-blocking transfer of the caller's pageable memory goes
+ * through a page-locked block, so that it does not wait for the stream. */
+#define STAGE(expr)                                                                                \
+  do {                                                                                             \
+    const fcl_status st_ = (expr);                                                                 \
+    if (st_ != FCL_OK) {                                                                           \
+      fcl__cuda_event_free(e);                                                                     \
+      return st_;                                                                                  \
+    }                                                                                              \
+  } while (0)
 
 fcl_status fcl__cuda_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes,
                                const void *host, bool blocking, unsigned num_wait,
                                fcl_event *const *wait, fcl_event **event) {
   BEGIN(q, num_wait, wait, event);
-  if (bytes)
-    CALL(cu()->MemcpyHtoDAsync(at(dst, offset), host, bytes, fcl__cuda_stream(q)),
+  if (bytes) {
+    const fcl__cuda_rows rows = {(unsigned char *)host, bytes, 1, 1, bytes, bytes};
+    fcl__cuda_stage *s = NULL;
+    void *block = NULL;
+    if (!blocking && !fcl__cuda_rows_pinned(q->device, &rows))
+      STAGE(fcl__cuda_stage_take(q->device, &rows, true, &s, &block));
+    CALL(cu()->MemcpyHtoDAsync(at(dst, offset), s ? block : host, bytes, fcl__cuda_stream(q)),
          "cuMemcpyHtoDAsync");
+    if (s) STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
+  }
   return finish(q, e, blocking, event);
 }
 
@@ -118,9 +135,16 @@ fcl_status fcl__cuda_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, s
                               void *host, bool blocking, unsigned num_wait, fcl_event *const *wait,
                               fcl_event **event) {
   BEGIN(q, num_wait, wait, event);
-  if (bytes)
-    CALL(cu()->MemcpyDtoHAsync(host, at(src, offset), bytes, fcl__cuda_stream(q)),
+  if (bytes) {
+    const fcl__cuda_rows rows = {host, bytes, 1, 1, bytes, bytes};
+    fcl__cuda_stage *s = NULL;
+    void *block = NULL;
+    if (!blocking && !fcl__cuda_rows_pinned(q->device, &rows))
+      STAGE(fcl__cuda_stage_take(q->device, &rows, false, &s, &block));
+    CALL(cu()->MemcpyDtoHAsync(s ? block : host, at(src, offset), bytes, fcl__cuda_stream(q)),
          "cuMemcpyDtoHAsync");
+    if (s) STAGE(fcl__cuda_stage_give(s, true, fcl__cuda_stream(q)));
+  }
   return finish(q, e, blocking, event);
 }
 
@@ -194,13 +218,32 @@ static void side(CUDA_MEMCPY3D *c, bool src, const fcl_mem *m, unsigned char *ho
 fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, void *host,
                               const fcl_rect *rect, bool blocking, unsigned num_wait,
                               fcl_event *const *wait, fcl_event **event) {
-  const size_t *so = rect->src_origin, *dso = rect->dst_origin, *r = rect->region;
+  const size_t *r = rect->region;
+  size_t so[3], dso[3];
+  memcpy(so, rect->src_origin, sizeof so);
+  memcpy(dso, rect->dst_origin, sizeof dso);
   /* packed pitches, as OpenCL reads 0 */
-  const size_t sr = rect->src_row_pitch ? rect->src_row_pitch : r[0];
-  const size_t ss = rect->src_slice_pitch ? rect->src_slice_pitch : r[1] * sr;
-  const size_t dr = rect->dst_row_pitch ? rect->dst_row_pitch : r[0];
-  const size_t ds = rect->dst_slice_pitch ? rect->dst_slice_pitch : r[1] * dr;
+  size_t sr = rect->src_row_pitch ? rect->src_row_pitch : r[0];
+  size_t ss = rect->src_slice_pitch ? rect->src_slice_pitch : r[1] * sr;
+  size_t dr = rect->dst_row_pitch ? rect->dst_row_pitch : r[0];
+  size_t ds = rect->dst_slice_pitch ? rect->dst_slice_pitch : r[1] * dr;
   BEGIN(q, num_wait, wait, event);
+  /* the host side, if any: staged when pageable and not blocking (the block packed) */
+  fcl__cuda_stage *stage = NULL;
+  if (host && !blocking) {
+    const bool write = !src;
+    size_t *o = write ? so : dso, *rp = write ? &sr : &dr, *sp = write ? &ss : &ds;
+    const fcl__cuda_rows rows = {
+        (unsigned char *)host + o[0] + o[1] * *rp + o[2] * *sp, r[0], r[1], r[2], *rp, *sp};
+    if (!fcl__cuda_rows_pinned(q->device, &rows)) {
+      void *block = NULL;
+      STAGE(fcl__cuda_stage_take(q->device, &rows, write, &stage, &block));
+      host = block;
+      o[0] = o[1] = o[2] = 0;
+      *rp = r[0];
+      *sp = r[0] * r[1];
+    }
+  }
   const fcl__cuda_mem *sm = src ? src->native : NULL, *dm = dst ? dst->native : NULL;
   if (sm && dm && !sm->host && !dm->host && sm->device == q->device && dm->device == q->device) {
     /* device memory of the queue's device on both sides: a kernel (rect_copy.c) */
@@ -231,6 +274,7 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
     c.Depth = whole ? r[2] : 1;
     CALL(cu()->Memcpy3DAsync(&c, fcl__cuda_stream(q)), "cuMemcpy3DAsync");
   }
+  if (stage) STAGE(fcl__cuda_stage_give(stage, !dst, fcl__cuda_stream(q)));
   return finish(q, e, blocking, event);
 }
 
@@ -278,10 +322,15 @@ fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned nu
   BEGIN(q, num_wait, wait, event);
   if (*pp) {
     fcl__cuda_mapping *map = *pp;
-    if (map->flags & FCL_MAP_WRITE)
-      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), map->staging, map->bytes, fcl__cuda_stream(q)),
+    if (map->flags & FCL_MAP_WRITE && map->bytes) { /* through a block: the map's copy goes now */
+      const fcl__cuda_rows rows = {map->staging, map->bytes, 1, 1, map->bytes, map->bytes};
+      fcl__cuda_stage *s = NULL;
+      void *block = NULL;
+      STAGE(fcl__cuda_stage_take(q->device, &rows, true, &s, &block));
+      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), block, map->bytes, fcl__cuda_stream(q)),
            "cuMemcpyHtoDAsync (unmap)");
-    /* the copy from pageable memory is staged before the call returns */
+      STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
+    }
     *pp = map->next;
     free(map->staging);
     free(map);
