@@ -27,6 +27,7 @@ struct fcl__cuda_stage {
   fcl__cuda_rows rows; /* while taken */
   CUevent written;     /* a write's: recorded after the device's copy */
   bool writing;        /* free once written has completed */
+  bool lent;           /* to fcl_host_alloc's caller */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* every device's lists */
@@ -150,16 +151,25 @@ fcl_status fcl__cuda_host_alloc(fcl_context *context, size_t bytes, void **host)
   const fcl__cuda_rows rows = {NULL, bytes, 1, 1, bytes, bytes};
   fcl__cuda_stage *s = NULL;
   FCL_TRY(fcl__cuda_current(context->devices[0]));
-  return fcl__cuda_stage_take(context->devices[0], &rows, false, &s, host);
+  FCL_TRY(fcl__cuda_stage_take(context->devices[0], &rows, false, &s, host));
+  pthread_mutex_lock(&lock);
+  s->lent = true;
+  pthread_mutex_unlock(&lock);
+  return FCL_OK;
 }
 
+/* Only a block lent and not yet given back: a second free of the same memory does nothing. */
 void fcl__cuda_host_free(fcl_context *context, void *host) {
   fcl__cuda_device *d = context->devices[0]->native;
   pthread_mutex_lock(&lock);
   fcl__cuda_stage *s = d->stages;
-  while (s && s->block != host) s = s->next;
+  while (s && !(s->lent && s->block == host)) s = s->next;
+  if (s) {
+    s->lent = false;
+    s->next_free = d->free_stages;
+    d->free_stages = s;
+  }
   pthread_mutex_unlock(&lock);
-  if (s) give_back(s);
 }
 
 void fcl__cuda_stages_free(fcl__cuda_device *d) {
