@@ -413,13 +413,14 @@ size_t fcl_mem_size(const fcl_mem *mem);
 /** Where mem lives. */
 fcl_mem_kind fcl_mem_where(const fcl_mem *mem);
 
-/** bytes (> 0) of host memory at *host for transfers on context's queues (until fcl_host_free or
- * the context's last release): page-locked where the backend would otherwise stage a
- * non-blocking transfer of the caller's pageable memory. The CUDA backend does, through a
- * page-locked block, and a read's stream then waits for a host function that copies the block
- * out (microseconds a read); a read into this memory is the device's copy alone. Elsewhere
- * plain memory. Freed memory is kept for reuse while the context lives. Not for kernels
- * (FCL_MEM_PINNED). */
+/** bytes (> 0) of host memory at *host for transfers on context's queues, given back with
+ * fcl_host_free before the context's last release: page-locked where the backend would
+ * otherwise stage a non-blocking transfer of the caller's pageable memory. The CUDA backend
+ * does, through page-locked blocks (powers of two from 4 KiB, kept for reuse until the device's
+ * last context goes, also those of this memory; where none can be made the transfer goes
+ * unstaged and may wait for its queue, with a warning), and a read's stream then waits for a
+ * host function that copies the block out (microseconds a read); a read into this memory is
+ * the device's copy alone. Elsewhere plain memory (malloc). Not for kernels (FCL_MEM_PINNED). */
 fcl_status fcl_host_alloc(fcl_context *context, size_t bytes, void **host);
 /** Give back host memory from fcl_host_alloc of context; no transfer may still use it. Accepts
  * NULL. */
@@ -427,8 +428,10 @@ void fcl_host_free(fcl_context *context, void *host);
 
 /** Transfers, enqueued on queue after the wait list; event (may be NULL) completes with them.
  * A range past the end of an fcl_mem is FCL_ERR_INVALID_ARGUMENT naming the argument.
- * FCL_NON_BLOCKING: the host memory must stay valid until the event completes; FCL_BLOCKING
- * returns once it may be used again (a host sync). @{ */
+ * FCL_NON_BLOCKING: the host memory must stay valid until the event completes, and a write may
+ * read it at any time until then, also when enqueued (CUDA's staging does): memory that a
+ * pending read fills is written from only after that read's event; FCL_BLOCKING returns once it
+ * may be used again (a host sync). @{ */
 fcl_status fcl_mem_write(fcl_queue *queue, fcl_mem *dst, size_t offset, size_t bytes,
                          const void *host, fcl_blocking blocking, unsigned num_wait,
                          fcl_event *const *wait, fcl_event **event);

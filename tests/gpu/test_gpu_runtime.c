@@ -137,7 +137,7 @@ static void check_pageable_transfers_behind_a_gate(fcl_context *ctx) {
            "a non-blocking transfer of pageable memory waited for a queue held by a user event");
     CHECK_OK(fcl_events_wait(lent ? 5 : 4, ev));
     int bad = 0, around = 0;
-    for (int i = 0; i < N; ++i) bad += out[i] != want[i] + (lent && lent[i] != want[i]);
+    for (int i = 0; i < N; ++i) bad += (out[i] != want[i]) + (lent && lent[i] != want[i]);
     for (int y = 0; y < RN / RP; ++y)
       for (int x = 0; x < RP; ++x) {
         const bool inside = y >= 2 && y < 2 + RH && x >= 3 && x < 3 + RW;

@@ -55,7 +55,7 @@ void fcl__cuda_context_destroy(fcl_context *c) {
       fcl__cuda_free_deferred(c->devices[0], true);
       fcl__cuda_rect_unload(d);
       fcl__cuda_words_free(d);
-      fcl__cuda_stages_free(d);
+      fcl__cuda_stages_free(c->devices[0]);
     }
     fcl__cu(NULL)->DevicePrimaryCtxRelease(d->device);
     d->primary = NULL;

@@ -164,6 +164,7 @@ void fcl__cuda_mem_free(fcl__cuda_mem *cm);
  * for later where any is pending (false: free it now); free_deferred frees the list once none
  * is, or at once with force (the last context going). */
 void fcl__cuda_hold(const fcl_device *device, int delta);
+bool fcl__cuda_user_events_pending(const fcl_device *device);
 bool fcl__cuda_free_later(fcl__cuda_mem *cm);
 void fcl__cuda_free_deferred(const fcl_device *device, bool force);
 
@@ -190,8 +191,9 @@ fcl_status fcl__cuda_stage_give(fcl__cuda_stage *stage, bool read, CUstream stre
 /* fcl_host_alloc and fcl_host_free: a block lent to the caller, and given back. */
 fcl_status fcl__cuda_host_alloc(fcl_context *context, size_t bytes, void **host);
 void fcl__cuda_host_free(fcl_context *context, void *host);
-/* Every block of d (its context current, the device idle). */
-void fcl__cuda_stages_free(fcl__cuda_device *d);
+/* Every block of device, with its last context (current): after the device is idle, or left
+ * where a user event is pending. */
+void fcl__cuda_stages_free(const fcl_device *device);
 
 /* A program: the cubin and the module loaded from it, the compiler's log, the module's
  * functions in the order of the program's kernel metadata. */

@@ -14,6 +14,14 @@ void fcl__cuda_hold(const fcl_device *device, int delta) {
   pthread_mutex_unlock(&lock);
 }
 
+bool fcl__cuda_user_events_pending(const fcl_device *device) {
+  const fcl__cuda_device *d = device->native;
+  pthread_mutex_lock(&lock);
+  const bool pending = d->user_events_pending > 0;
+  pthread_mutex_unlock(&lock);
+  return pending;
+}
+
 bool fcl__cuda_free_later(fcl__cuda_mem *cm) {
   fcl__cuda_device *d = cm->device->native;
   pthread_mutex_lock(&lock);

@@ -24,6 +24,7 @@
   X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice device))        \
   X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice device))                    \
   X(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                             \
+  X(CtxSynchronize, "cuCtxSynchronize", (void))                                                    \
   X(StreamCreate, "cuStreamCreate", (CUstream * stream, unsigned flags))                           \
   X(StreamDestroy, "cuStreamDestroy_v2", (CUstream stream))                                        \
   X(StreamSynchronize, "cuStreamSynchronize", (CUstream stream))                                   \

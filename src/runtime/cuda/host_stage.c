@@ -9,6 +9,7 @@
  * (sizes in powers of two) until the primary context goes: freeing page-locked memory would wait
  * for the whole device. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,8 @@ bool fcl__cuda_rows_pinned(const fcl_device *device, const fcl__cuda_rows *r) {
 fcl_status fcl__cuda_stage_take(const fcl_device *device, const fcl__cuda_rows *rows, bool write,
                                 fcl__cuda_stage **stage, void **block) {
   fcl__cuda_device *d = device->native;
+  if (packed(rows) > SIZE_MAX / 2)
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%zu bytes of page-locked memory", packed(rows));
   size_t size = SMALLEST;
   while (size < packed(rows)) size *= 2;
   pthread_mutex_lock(&lock);
@@ -96,15 +99,18 @@ fcl_status fcl__cuda_stage_take(const fcl_device *device, const fcl__cuda_rows *
   if (!s) {
     s = calloc(1, sizeof *s);
     if (!s) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "a staging block");
+    const char *call = "cuMemHostAlloc (page-locked block)";
     CUresult r = fcl__cu(NULL)->MemHostAlloc(&s->block, size, CU_MEMHOSTALLOC_PORTABLE);
-    if (r == CUDA_SUCCESS) r = fcl__cu(NULL)->EventCreate(&s->written, CU_EVENT_DISABLE_TIMING);
+    if (r == CUDA_SUCCESS) {
+      call = "cuEventCreate (page-locked block)";
+      r = fcl__cu(NULL)->EventCreate(&s->written, CU_EVENT_DISABLE_TIMING);
+    }
     if (r != CUDA_SUCCESS) {
       if (s->block) fcl__cu(NULL)->MemFreeHost(s->block);
       free(s);
       return r == CUDA_ERROR_OUT_OF_MEMORY
-                 ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY,
-                             "cuMemHostAlloc of %zu bytes (staging pageable memory)", size)
-                 : FCL_CU_ERROR(r, "cuMemHostAlloc (staging pageable memory)");
+                 ? FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "%s of %zu bytes", call, size)
+                 : FCL_CU_ERROR(r, call);
     }
     s->device = d;
     s->size = size;
@@ -172,14 +178,22 @@ void fcl__cuda_host_free(fcl_context *context, void *host) {
   pthread_mutex_unlock(&lock);
 }
 
-void fcl__cuda_stages_free(fcl__cuda_device *d) {
+/* A read's host function may still be to run (a released queue's commands do): the device is
+ * waited for first, outside the lock the host function takes; with a user event still pending,
+ * which nobody may ever set, the blocks are left instead. */
+void fcl__cuda_stages_free(const fcl_device *device) {
+  fcl__cuda_device *d = device->native;
   pthread_mutex_lock(&lock);
-  for (fcl__cuda_stage *s = d->stages, *next; s; s = next) {
+  fcl__cuda_stage *list = d->stages;
+  d->stages = d->free_stages = NULL;
+  pthread_mutex_unlock(&lock);
+  if (!list || fcl__cuda_user_events_pending(device) ||
+      fcl__cu(NULL)->CtxSynchronize() != CUDA_SUCCESS)
+    return;
+  for (fcl__cuda_stage *s = list, *next; s; s = next) {
     next = s->next;
     fcl__cu(NULL)->EventDestroy(s->written);
     fcl__cu(NULL)->MemFreeHost(s->block);
     free(s);
   }
-  d->stages = d->free_stages = NULL;
-  pthread_mutex_unlock(&lock);
 }

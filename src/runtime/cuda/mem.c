@@ -114,6 +114,20 @@ static fcl_status finish(fcl_queue *q, fcl__cuda_event *e, bool blocking, fcl_ev
     }                                                                                              \
   } while (0)
 
+/* A block for a non-blocking transfer of the caller's pageable rows, or none (*stage NULL: the
+ * driver's own staging, which may wait for the stream) where page-locked memory ran out. */
+static fcl_status stage_rows(fcl_queue *q, const fcl__cuda_rows *rows, bool write,
+                             fcl__cuda_stage **stage, void **block) {
+  *stage = NULL;
+  const fcl_status st = fcl__cuda_stage_take(q->device, rows, write, stage, block);
+  if (st != FCL_ERR_OUT_OF_MEMORY) return st;
+  fcl_log(FCL_LOG_WARNING, "%s: the transfer goes unstaged and may wait for its queue",
+          fcl_last_error());
+  fcl_clear_error();
+  *stage = NULL;
+  return FCL_OK;
+}
+
 fcl_status fcl__cuda_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t bytes,
                                const void *host, bool blocking, unsigned num_wait,
                                fcl_event *const *wait, fcl_event **event) {
@@ -123,7 +137,7 @@ fcl_status fcl__cuda_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t
     fcl__cuda_stage *s = NULL;
     void *block = NULL;
     if (!blocking && !fcl__cuda_rows_pinned(q->device, &rows))
-      STAGE(fcl__cuda_stage_take(q->device, &rows, true, &s, &block));
+      STAGE(stage_rows(q, &rows, true, &s, &block));
     CALL(cu()->MemcpyHtoDAsync(at(dst, offset), s ? block : host, bytes, fcl__cuda_stream(q)),
          "cuMemcpyHtoDAsync");
     if (s) STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
@@ -140,7 +154,7 @@ fcl_status fcl__cuda_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, s
     fcl__cuda_stage *s = NULL;
     void *block = NULL;
     if (!blocking && !fcl__cuda_rows_pinned(q->device, &rows))
-      STAGE(fcl__cuda_stage_take(q->device, &rows, false, &s, &block));
+      STAGE(stage_rows(q, &rows, false, &s, &block));
     CALL(cu()->MemcpyDtoHAsync(s ? block : host, at(src, offset), bytes, fcl__cuda_stream(q)),
          "cuMemcpyDtoHAsync");
     if (s) STAGE(fcl__cuda_stage_give(s, true, fcl__cuda_stream(q)));
@@ -235,9 +249,10 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
     size_t *o = write ? so : dso, *rp = write ? &sr : &dr, *sp = write ? &ss : &ds;
     const fcl__cuda_rows rows = {
         (unsigned char *)host + o[0] + o[1] * *rp + o[2] * *sp, r[0], r[1], r[2], *rp, *sp};
-    if (!fcl__cuda_rows_pinned(q->device, &rows)) {
-      void *block = NULL;
-      STAGE(fcl__cuda_stage_take(q->device, &rows, write, &stage, &block));
+    void *block = NULL;
+    if (!fcl__cuda_rows_pinned(q->device, &rows))
+      STAGE(stage_rows(q, &rows, write, &stage, &block));
+    if (stage) {
       host = block;
       o[0] = o[1] = o[2] = 0;
       *rp = r[0];
@@ -326,10 +341,11 @@ fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned nu
       const fcl__cuda_rows rows = {map->staging, map->bytes, 1, 1, map->bytes, map->bytes};
       fcl__cuda_stage *s = NULL;
       void *block = NULL;
-      STAGE(fcl__cuda_stage_take(q->device, &rows, true, &s, &block));
-      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), block, map->bytes, fcl__cuda_stream(q)),
+      STAGE(stage_rows(q, &rows, true, &s, &block));
+      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), s ? block : map->staging, map->bytes,
+                                 fcl__cuda_stream(q)),
            "cuMemcpyHtoDAsync (unmap)");
-      STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
+      if (s) STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
     }
     *pp = map->next;
     free(map->staging);
