@@ -1,11 +1,13 @@
 /* Contexts, queues and events: reference counting, wrapping a caller's context, queue flags,
  * barrier and marker, user events gating work, failed user events, completion callbacks,
- * profiling times, native kernels. */
+ * profiling times, native kernels, host memory for transfers (fcl_host_alloc) and non-blocking
+ * transfers that do not wait for the device. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "fcl_test.h"
+#include "fcl_test_gate.h"
 #include "flowcl/opencl.h"
 
 static atomic_int callback_calls;
@@ -23,6 +25,78 @@ typedef struct {
 static void native_double(void *args) {
   native_args *a = args;
   *a->target = a->value * 2;
+}
+
+/* runtime.h: a non-blocking transfer needs the host memory valid until its event, and does not
+ * wait for the device, also with the caller's pageable memory (the CUDA driver stages pageable
+ * memory after waiting for the stream): behind a queue held by a user event, writes and reads,
+ * whole and rectangles, and reads into fcl_host_alloc memory, return at once; once the event is
+ * set the values arrive, and host bytes around a rectangle read are left as they were. */
+static void check_pageable_transfers_behind_a_gate(fcl_context *ctx) {
+  enum { ROW = 64, N = ROW * 64, PW = 8, PH = 4, PP = 12, RW = 10, RH = 5, RP = 16, RN = RP * 8 };
+  int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out), *want = malloc(N * sizeof *in);
+  int *patch = malloc(PP * (PH + 1) * sizeof *patch), *part = malloc(RN * sizeof *part);
+  fcl_queue *held = NULL;
+  fcl_mem *b = NULL;
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof *in, NULL, &b));
+  fcl_test_gate *gate = held ? fcl_test_gate_hold(ctx, held, 1.0, FCL_EVENT_COMPLETE) : NULL;
+  if (in && out && want && patch && part && held && b && gate) {
+    for (int i = 0; i < N; ++i) want[i] = in[i] = 3 * i + 1;
+    for (int i = 0; i < PP * (PH + 1); ++i) patch[i] = 100000 + i;
+    for (int i = 0; i < RN; ++i) part[i] = -7;
+    /* the patch's rows at host (2 ints, 1 row), pitch PP ints, into b at (16 ints, row 3) */
+    const fcl_rect pr = {.src_origin = {2 * sizeof(int), 1, 0},
+                         .dst_origin = {16 * sizeof(int), 3, 0},
+                         .region = {PW * sizeof(int), PH, 1},
+                         .src_row_pitch = PP * sizeof(int),
+                         .dst_row_pitch = ROW * sizeof(int)};
+    for (int y = 0; y < PH; ++y)
+      for (int x = 0; x < PW; ++x) want[(3 + y) * ROW + 16 + x] = patch[(1 + y) * PP + 2 + x];
+    /* b at (8 ints, row 2), RW x RH ints, into part at (3 ints, row 2), pitch RP ints */
+    const fcl_rect rr = {.src_origin = {8 * sizeof(int), 2, 0},
+                         .dst_origin = {3 * sizeof(int), 2, 0},
+                         .region = {RW * sizeof(int), RH, 1},
+                         .src_row_pitch = ROW * sizeof(int),
+                         .dst_row_pitch = RP * sizeof(int)};
+    fcl_event *ev[5] = {NULL, NULL, NULL, NULL, NULL};
+    int *lent = NULL; /* fcl_host_alloc's memory: read without staging */
+    CHECK_OK(fcl_host_alloc(ctx, N * sizeof *lent, (void **)&lent));
+    CHECK_OK(fcl_mem_write(held, b, 0, N * sizeof *in, in, FCL_NON_BLOCKING, 0, NULL, &ev[0]));
+    CHECK_OK(fcl_mem_write_rect(held, b, patch, &pr, FCL_NON_BLOCKING, 0, NULL, &ev[1]));
+    CHECK_OK(fcl_mem_read(held, b, 0, N * sizeof *out, out, FCL_NON_BLOCKING, 0, NULL, &ev[2]));
+    CHECK_OK(fcl_mem_read_rect(held, b, part, &rr, FCL_NON_BLOCKING, 0, NULL, &ev[3]));
+    if (lent)
+      CHECK_OK(fcl_mem_read(held, b, 0, N * sizeof *lent, lent, FCL_NON_BLOCKING, 0, NULL, &ev[4]));
+    CHECKF(!fcl_test_gate_opened(gate), "%s",
+           "a non-blocking transfer of pageable memory waited for a queue held by a user event");
+    CHECK_OK(fcl_events_wait(lent ? 5 : 4, ev));
+    int bad = 0, around = 0;
+    for (int i = 0; i < N; ++i) bad += (out[i] != want[i]) + (lent && lent[i] != want[i]);
+    for (int y = 0; y < RN / RP; ++y)
+      for (int x = 0; x < RP; ++x) {
+        const bool inside = y >= 2 && y < 2 + RH && x >= 3 && x < 3 + RW;
+        if (inside)
+          bad += part[y * RP + x] != want[(y - 2 + 2) * ROW + 8 + x - 3];
+        else
+          around += part[y * RP + x] != -7;
+      }
+    CHECKF(bad == 0 && around == 0,
+           "non-blocking transfers of pageable memory: %d wrong values, %d host values around a "
+           "rectangle overwritten",
+           bad, around);
+    for (int i = 0; i < 5; ++i) fcl_event_release(&ev[i]);
+    fcl_host_free(ctx, lent);
+  }
+  fcl_test_gate_join(&gate);
+  if (held) CHECK_OK(fcl_queue_finish(held));
+  fcl_mem_release(&b);
+  fcl_queue_release(&held);
+  free(in);
+  free(out);
+  free(want);
+  free(patch);
+  free(part);
 }
 
 static void check_device(const fcl_device_entry *e, void *user) {
@@ -244,6 +318,7 @@ static void check_device(const fcl_device_entry *e, void *user) {
   fcl_queue_release(&plain);
   fcl_queue_release(&q);
   fcl_queue_release(&ooo);
+  check_pageable_transfers_behind_a_gate(ctx);
   fcl_context_release(&ctx);
   CHECK(ctx == NULL);
   fcl_context_release(&ctx); /* NULL is accepted */
