@@ -30,21 +30,20 @@ static void native_double(void *args) {
 /* runtime.h: a non-blocking transfer needs the host memory valid until its event, and does not
  * wait for the device, also with the caller's pageable memory (the CUDA driver stages pageable
  * memory after waiting for the stream): behind a queue held by a user event, writes and reads,
- * whole and rectangles, and reads into fcl_host_alloc memory, return at once; once the event is
- * set the values arrive, and host bytes around a rectangle read are left as they were. */
-static void check_pageable_transfers_behind_a_gate(fcl_context *ctx) {
-  enum { ROW = 64, N = ROW * 64, PW = 8, PH = 4, PP = 12, RW = 10, RH = 5, RP = 16, RN = RP * 8 };
+ * whole and rectangles (the read one of two slices), and reads into fcl_host_alloc memory,
+ * return at once; once the event is set the values arrive, and host bytes around a rectangle read
+ * are left as they were. Round 1 takes again the staging blocks that round 0 gave back. */
+enum { ROW = 64, SLICE = 16 * ROW, N = 4 * SLICE, PW = 8, PH = 4, PP = 12 };
+enum { RW = 10, RH = 5, RD = 2, RP = 16, RS = 8 * RP, RN = 3 * RS };
+
+static void transfers_behind_a_gate(fcl_context *ctx, fcl_queue *held, fcl_mem *b, int round) {
   int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out), *want = malloc(N * sizeof *in);
   int *patch = malloc(PP * (PH + 1) * sizeof *patch), *part = malloc(RN * sizeof *part);
-  fcl_queue *held = NULL;
-  fcl_mem *b = NULL;
-  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
-  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof *in, NULL, &b));
-  fcl_test_gate *gate = held ? fcl_test_gate_hold(ctx, held, 1.0, FCL_EVENT_COMPLETE) : NULL;
-  if (in && out && want && patch && part && held && b && gate) {
-    for (int i = 0; i < N; ++i) want[i] = in[i] = 3 * i + 1;
-    for (int i = 0; i < PP * (PH + 1); ++i) patch[i] = 100000 + i;
-    for (int i = 0; i < RN; ++i) part[i] = -7;
+  fcl_test_gate *gate = fcl_test_gate_hold(ctx, held, 1.0, FCL_EVENT_COMPLETE);
+  if (in && out && want && patch && part && gate) {
+    for (int i = 0; i < N; ++i) want[i] = in[i] = 3 * i + 1 + 1000000 * round;
+    for (int i = 0; i < PP * (PH + 1); ++i) patch[i] = 100000 + i - 7 * round;
+    for (int i = 0; i < RN; ++i) part[i] = -7 - round;
     /* the patch's rows at host (2 ints, 1 row), pitch PP ints, into b at (16 ints, row 3) */
     const fcl_rect pr = {.src_origin = {2 * sizeof(int), 1, 0},
                          .dst_origin = {16 * sizeof(int), 3, 0},
@@ -53,12 +52,15 @@ static void check_pageable_transfers_behind_a_gate(fcl_context *ctx) {
                          .dst_row_pitch = ROW * sizeof(int)};
     for (int y = 0; y < PH; ++y)
       for (int x = 0; x < PW; ++x) want[(3 + y) * ROW + 16 + x] = patch[(1 + y) * PP + 2 + x];
-    /* b at (8 ints, row 2), RW x RH ints, into part at (3 ints, row 2), pitch RP ints */
-    const fcl_rect rr = {.src_origin = {8 * sizeof(int), 2, 0},
-                         .dst_origin = {3 * sizeof(int), 2, 0},
-                         .region = {RW * sizeof(int), RH, 1},
+    /* b at (8 ints, row 2, slice 1), RW x RH x RD ints, into part at (3 ints, row 2, slice 1),
+     * pitches RP and RS ints */
+    const fcl_rect rr = {.src_origin = {8 * sizeof(int), 2, 1},
+                         .dst_origin = {3 * sizeof(int), 2, 1},
+                         .region = {RW * sizeof(int), RH, RD},
                          .src_row_pitch = ROW * sizeof(int),
-                         .dst_row_pitch = RP * sizeof(int)};
+                         .src_slice_pitch = SLICE * sizeof(int),
+                         .dst_row_pitch = RP * sizeof(int),
+                         .dst_slice_pitch = RS * sizeof(int)};
     fcl_event *ev[5] = {NULL, NULL, NULL, NULL, NULL};
     int *lent = NULL; /* fcl_host_alloc's memory: read without staging */
     CHECK_OK(fcl_host_alloc(ctx, N * sizeof *lent, (void **)&lent));
@@ -68,35 +70,47 @@ static void check_pageable_transfers_behind_a_gate(fcl_context *ctx) {
     CHECK_OK(fcl_mem_read_rect(held, b, part, &rr, FCL_NON_BLOCKING, 0, NULL, &ev[3]));
     if (lent)
       CHECK_OK(fcl_mem_read(held, b, 0, N * sizeof *lent, lent, FCL_NON_BLOCKING, 0, NULL, &ev[4]));
-    CHECKF(!fcl_test_gate_opened(gate), "%s",
-           "a non-blocking transfer of pageable memory waited for a queue held by a user event");
+    CHECKF(!fcl_test_gate_opened(gate),
+           "round %d: a non-blocking transfer of pageable memory waited for a queue held by a "
+           "user event",
+           round);
     CHECK_OK(fcl_events_wait(lent ? 5 : 4, ev));
     int bad = 0, around = 0;
     for (int i = 0; i < N; ++i) bad += (out[i] != want[i]) + (lent && lent[i] != want[i]);
-    for (int y = 0; y < RN / RP; ++y)
-      for (int x = 0; x < RP; ++x) {
-        const bool inside = y >= 2 && y < 2 + RH && x >= 3 && x < 3 + RW;
-        if (inside)
-          bad += part[y * RP + x] != want[(y - 2 + 2) * ROW + 8 + x - 3];
-        else
-          around += part[y * RP + x] != -7;
-      }
+    for (int z = 0; z < RN / RS; ++z)
+      for (int y = 0; y < RS / RP; ++y)
+        for (int x = 0; x < RP; ++x) {
+          const int v = part[z * RS + y * RP + x];
+          if (z >= 1 && z < 1 + RD && y >= 2 && y < 2 + RH && x >= 3 && x < 3 + RW)
+            bad += v != want[z * SLICE + y * ROW + 8 + x - 3];
+          else
+            around += v != -7 - round;
+        }
     CHECKF(bad == 0 && around == 0,
-           "non-blocking transfers of pageable memory: %d wrong values, %d host values around a "
-           "rectangle overwritten",
-           bad, around);
+           "round %d: non-blocking transfers of pageable memory: %d wrong values, %d host values "
+           "around a rectangle overwritten",
+           round, bad, around);
     for (int i = 0; i < 5; ++i) fcl_event_release(&ev[i]);
     fcl_host_free(ctx, lent);
   }
+  CHECK(gate != NULL);
   fcl_test_gate_join(&gate);
-  if (held) CHECK_OK(fcl_queue_finish(held));
-  fcl_mem_release(&b);
-  fcl_queue_release(&held);
+  CHECK_OK(fcl_queue_finish(held));
   free(in);
   free(out);
   free(want);
   free(patch);
   free(part);
+}
+
+static void check_pageable_transfers_behind_a_gate(fcl_context *ctx) {
+  fcl_queue *held = NULL;
+  fcl_mem *b = NULL;
+  CHECK_OK(fcl_queue_create(ctx, NULL, 0, &held));
+  CHECK_OK(fcl_mem_create(ctx, FCL_MEM_DEVICE, N * sizeof(int), NULL, &b));
+  for (int round = 0; round < 2 && held && b; ++round) transfers_behind_a_gate(ctx, held, b, round);
+  fcl_mem_release(&b);
+  fcl_queue_release(&held);
 }
 
 static void check_device(const fcl_device_entry *e, void *user) {

@@ -186,8 +186,13 @@ bool fcl__cuda_rows_pinned(const fcl_device *device, const fcl__cuda_rows *rows)
 fcl_status fcl__cuda_stage_take(const fcl_device *device, const fcl__cuda_rows *rows, bool write,
                                 fcl__cuda_stage **stage, void **block);
 /* Enqueued on stream after the copy that uses the block: a read's rows copied out of it, then
- * the block freed for the next take, by a host function (on failure the block stays taken). */
+ * the block freed for the next take, by a host function (a read's failure: as cancelled below,
+ * its rows not copied out; a write's: the block stays taken). */
 fcl_status fcl__cuda_stage_give(fcl__cuda_stage *stage, bool read, CUstream stream);
+/* Instead of fcl__cuda_stage_give where the copy failed to enqueue (or a part of it): the block
+ * is free again once the stream has passed what was enqueued (an event; nothing copied out),
+ * or, where no event can be recorded, stays taken until the device's blocks are freed. */
+void fcl__cuda_stage_cancel(fcl__cuda_stage *stage, CUstream stream);
 /* fcl_host_alloc and fcl_host_free: a block lent to the caller, and given back. */
 fcl_status fcl__cuda_host_alloc(fcl_context *context, size_t bytes, void **host);
 void fcl__cuda_host_free(fcl_context *context, void *host);

@@ -58,8 +58,8 @@
   X(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))    \
   X(MemsetD16Async, "cuMemsetD16Async", (CUdeviceptr dst, unsigned short v, size_t n, CUstream s)) \
   X(MemsetD32Async, "cuMemsetD32Async", (CUdeviceptr dst, unsigned v, size_t n, CUstream s))       \
-  X(PointerGetAttribute, "cuPointerGetAttribute",                                                  \
-    (void *data, CUpointer_attribute a, CUdeviceptr ptr))                                          \
+  X(PointerGetAttributes, "cuPointerGetAttributes",                                                \
+    (unsigned n, CUpointer_attribute *a, void **data, CUdeviceptr ptr))                            \
   X(MemsetD2D32Async, "cuMemsetD2D32Async",                                                        \
     (CUdeviceptr dst, size_t pitch, unsigned v, size_t width, size_t height, CUstream s))          \
   X(ModuleLoadData, "cuModuleLoadData", (CUmodule * module, const void *image))                    \

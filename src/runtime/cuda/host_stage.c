@@ -55,11 +55,15 @@ static void copy_rows(const fcl__cuda_rows *r, unsigned char *block, bool into_b
     }
 }
 
-/* Whether the byte at p is page-locked memory the driver knows (cuMemHostAlloc, registered). */
+/* Whether the byte at p is page-locked memory the driver knows (cuMemHostAlloc, registered).
+ * The plural call answers a memory type of 0 for memory CUDA does not know where the singular
+ * one fails (an error return that compute-sanitizer's API check reports). */
 static bool pinned_at(const unsigned char *p) {
   unsigned type = 0;
-  return fcl__cu(NULL)->PointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                            (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+  CUpointer_attribute what = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  void *data = &type;
+  return fcl__cu(NULL)->PointerGetAttributes(1, &what, &data, (CUdeviceptr)(uintptr_t)p) ==
+             CUDA_SUCCESS &&
          type == CU_MEMORYTYPE_HOST;
 }
 
@@ -140,18 +144,28 @@ static void CUDA_CB after_read(void *user) {
   give_back(s);
 }
 
-fcl_status fcl__cuda_stage_give(fcl__cuda_stage *s, bool read, CUstream stream) {
-  if (read) {
-    const CUresult r = fcl__cu(NULL)->LaunchHostFunc(stream, after_read, s);
-    return r == CUDA_SUCCESS ? FCL_OK : FCL_CU_ERROR(r, "cuLaunchHostFunc (staged read)");
-  }
+/* The block free for a later take once the stream has passed this point (an event). */
+static CUresult free_after(fcl__cuda_stage *s, CUstream stream) {
   const CUresult r = fcl__cu(NULL)->EventRecord(s->written, stream);
-  if (r != CUDA_SUCCESS) return FCL_CU_ERROR(r, "cuEventRecord (staged write)");
+  if (r != CUDA_SUCCESS) return r;
   pthread_mutex_lock(&lock);
   s->writing = true;
   pthread_mutex_unlock(&lock);
-  return FCL_OK;
+  return CUDA_SUCCESS;
 }
+
+fcl_status fcl__cuda_stage_give(fcl__cuda_stage *s, bool read, CUstream stream) {
+  if (read) {
+    const CUresult r = fcl__cu(NULL)->LaunchHostFunc(stream, after_read, s);
+    if (r == CUDA_SUCCESS) return FCL_OK;
+    free_after(s, stream);
+    return FCL_CU_ERROR(r, "cuLaunchHostFunc (staged read)");
+  }
+  const CUresult r = free_after(s, stream);
+  return r == CUDA_SUCCESS ? FCL_OK : FCL_CU_ERROR(r, "cuEventRecord (staged write)");
+}
+
+void fcl__cuda_stage_cancel(fcl__cuda_stage *s, CUstream stream) { free_after(s, stream); }
 
 fcl_status fcl__cuda_host_alloc(fcl_context *context, size_t bytes, void **host) {
   const fcl__cuda_rows rows = {NULL, bytes, 1, 1, bytes, bytes};

@@ -114,6 +114,17 @@ static fcl_status finish(fcl_queue *q, fcl__cuda_event *e, bool blocking, fcl_ev
     }                                                                                              \
   } while (0)
 
+/* CALL for the copy that uses block s (or none): on failure the block is cancelled, not given. */
+#define CALL_STAGED(expr, call, s)                                                                 \
+  do {                                                                                             \
+    CUresult r_ = (expr);                                                                          \
+    if (r_ != CUDA_SUCCESS) {                                                                      \
+      if (s) fcl__cuda_stage_cancel((s), fcl__cuda_stream(q));                                     \
+      fcl__cuda_event_free(e);                                                                     \
+      return FCL_CU_ERROR(r_, call);                                                               \
+    }                                                                                              \
+  } while (0)
+
 /* A block for a non-blocking transfer of the caller's pageable rows, or none (*stage NULL: the
  * driver's own staging, which may wait for the stream) where page-locked memory ran out. */
 static fcl_status stage_rows(fcl_queue *q, const fcl__cuda_rows *rows, bool write,
@@ -138,8 +149,9 @@ fcl_status fcl__cuda_mem_write(fcl_queue *q, fcl_mem *dst, size_t offset, size_t
     void *block = NULL;
     if (!blocking && !fcl__cuda_rows_pinned(q->device, &rows))
       STAGE(stage_rows(q, &rows, true, &s, &block));
-    CALL(cu()->MemcpyHtoDAsync(at(dst, offset), s ? block : host, bytes, fcl__cuda_stream(q)),
-         "cuMemcpyHtoDAsync");
+    CALL_STAGED(
+        cu()->MemcpyHtoDAsync(at(dst, offset), s ? block : host, bytes, fcl__cuda_stream(q)),
+        "cuMemcpyHtoDAsync", s);
     if (s) STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
   }
   return finish(q, e, blocking, event);
@@ -155,8 +167,9 @@ fcl_status fcl__cuda_mem_read(fcl_queue *q, const fcl_mem *src, size_t offset, s
     void *block = NULL;
     if (!blocking && !fcl__cuda_rows_pinned(q->device, &rows))
       STAGE(stage_rows(q, &rows, false, &s, &block));
-    CALL(cu()->MemcpyDtoHAsync(s ? block : host, at(src, offset), bytes, fcl__cuda_stream(q)),
-         "cuMemcpyDtoHAsync");
+    CALL_STAGED(
+        cu()->MemcpyDtoHAsync(s ? block : host, at(src, offset), bytes, fcl__cuda_stream(q)),
+        "cuMemcpyDtoHAsync", s);
     if (s) STAGE(fcl__cuda_stage_give(s, true, fcl__cuda_stream(q)));
   }
   return finish(q, e, blocking, event);
@@ -287,7 +300,7 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
     c.WidthInBytes = r[0];
     c.Height = r[1];
     c.Depth = whole ? r[2] : 1;
-    CALL(cu()->Memcpy3DAsync(&c, fcl__cuda_stream(q)), "cuMemcpy3DAsync");
+    CALL_STAGED(cu()->Memcpy3DAsync(&c, fcl__cuda_stream(q)), "cuMemcpy3DAsync", stage);
   }
   if (stage) STAGE(fcl__cuda_stage_give(stage, !dst, fcl__cuda_stream(q)));
   return finish(q, e, blocking, event);
@@ -342,9 +355,9 @@ fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned nu
       fcl__cuda_stage *s = NULL;
       void *block = NULL;
       STAGE(stage_rows(q, &rows, true, &s, &block));
-      CALL(cu()->MemcpyHtoDAsync(at(m, map->offset), s ? block : map->staging, map->bytes,
-                                 fcl__cuda_stream(q)),
-           "cuMemcpyHtoDAsync (unmap)");
+      CALL_STAGED(cu()->MemcpyHtoDAsync(at(m, map->offset), s ? block : map->staging, map->bytes,
+                                        fcl__cuda_stream(q)),
+                  "cuMemcpyHtoDAsync (unmap)", s);
       if (s) STAGE(fcl__cuda_stage_give(s, false, fcl__cuda_stream(q)));
     }
     *pp = map->next;
