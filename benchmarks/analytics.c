@@ -10,7 +10,6 @@
 
 #define BENCH_NAME "analytics"
 #include "field_setup.h"
-#include "flowcl/opencl.h"
 
 enum { REDUCE_ONE, GRAD_KERNEL, DT_MEASURE, DIAGNOSTICS, COPY, NCASE };
 static const char *const NAMES[NCASE] = {
@@ -41,11 +40,11 @@ static fcl_status run_case(cases *c, int k) {
       return fcl_analytics_compute(
           c->an,
           FCL_DIAG_ENERGY | FCL_DIAG_ENSTROPHY | FCL_DIAG_MAX_VORTICITY | FCL_DIAG_DIVERGENCE, &d);
-    default:
-      if (clEnqueueCopyBuffer(fcl_queue_cl(c->q), fcl_mem_cl(fcl_field_buffer(c->w, 0)),
-                              fcl_mem_cl(c->scratch), 0, 0, c->bytes, 0, NULL, NULL) != CL_SUCCESS)
-        return FCL_ERR_OPENCL;
-      return fcl_queue_finish(c->q);
+    default: {
+      fcl_status st = fcl_mem_copy(c->q, fcl_field_buffer(c->w, 0), 0, c->scratch, 0, c->bytes, 0,
+                                   NULL, NULL);
+      return st == FCL_OK ? fcl_queue_finish(c->q) : st;
+    }
   }
 }
 

@@ -17,6 +17,19 @@
     return 1;                                                                                      \
   } while (0)
 
+/* The benchmarks that time flowcl against raw OpenCL calls refuse a device of another backend
+ * (those calls would fail or do nothing there). */
+#define REQUIRE_OPENCL(device)                                                                     \
+  do {                                                                                             \
+    if (strcmp(fcl_device_backend(device), "opencl")) {                                            \
+      fprintf(stderr,                                                                              \
+              BENCH_NAME ": times flowcl against raw OpenCL calls: needs an OpenCL device, not "   \
+                         "one of the %s backend\n",                                                \
+              fcl_device_backend(device));                                                         \
+      return 2;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
 static inline double bench_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -3,7 +3,7 @@
  * On an N^3 float grid (N = 256 on a GPU, 128 otherwise): a 3D 7-point stencil and a transpose
  * of every xy-plane (out[k, i, j] = in[k, j, i]), each tuned by fcl_tune over its space of
  * choices, then timed (median of repeats, profiling events). Effective bandwidth counts one
- * read and one write of the grid; the copy bandwidth is the better of clEnqueueCopyBuffer and a
+ * read and one write of the grid; the copy bandwidth is the better of fcl_mem_copy and a
  * generated float4 copy kernel on the same buffers. The untuned default variant is timed side
  * by side. Goals on a GPU: stencil >= 0.80 and transpose >= 0.75 of copy bandwidth.
  * Usage: codegen [--device SPEC] [--size N] [--effort none|estimate|measure|exhaustive]
@@ -13,7 +13,6 @@
 
 #define BENCH_NAME "codegen"
 #include "bench_util.h"
-#include "flowcl/opencl.h"
 
 typedef struct {
   fcl_context *ctx;
@@ -23,7 +22,7 @@ typedef struct {
   size_t bytes;
   int repeats;
   size_t max_wg;
-  cl_ulong local_mem;
+  uint64_t local_mem;
 } env;
 
 /* Median device time (ns) of a launcher called with in -> out buffers named in/out. */
@@ -56,23 +55,19 @@ static fcl_status time_launcher(env *e, fcl_launcher *l, const char *in, const c
 static fcl_status copy_buffer_ns(env *e, double *median) {
   double *t = calloc((size_t)e->repeats, sizeof *t);
   if (!t) return FCL_ERR_OUT_OF_MEMORY;
-  for (int r = -1; r < e->repeats; ++r) {
-    cl_event ev = NULL;
-    if (clEnqueueCopyBuffer(fcl_queue_cl(e->q), fcl_mem_cl(e->a), fcl_mem_cl(e->b), 0, 0, e->bytes,
-                            0, NULL, &ev) != CL_SUCCESS ||
-        clWaitForEvents(1, &ev) != CL_SUCCESS) {
-      free(t);
-      return FCL_ERR_OPENCL;
-    }
-    cl_ulong t0 = 0, t1 = 0;
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    if (r >= 0) t[r] = (double)(t1 - t0);
-    clReleaseEvent(ev);
+  fcl_status st = FCL_OK;
+  for (int r = -1; r < e->repeats && st == FCL_OK; ++r) {
+    fcl_event *ev = NULL;
+    fcl_event_times times;
+    st = fcl_mem_copy(e->q, e->a, 0, e->b, 0, e->bytes, 0, NULL, &ev);
+    if (st == FCL_OK) st = fcl_events_wait(1, &ev);
+    if (st == FCL_OK) st = fcl_event_profile(ev, &times);
+    if (st == FCL_OK && r >= 0) t[r] = (double)(times.end_ns - times.start_ns);
+    fcl_event_release(&ev);
   }
-  *median = bench_median(t, e->repeats);
+  if (st == FCL_OK) *median = bench_median(t, e->repeats);
   free(t);
-  return FCL_OK;
+  return st;
 }
 
 static fcl_status copy_kernel_ns(env *e, double *median) {
@@ -140,7 +135,7 @@ static fcl_status apply_stencil(void *user, fcl_kbuilder *kb, const int64_t *c) 
   const env *e = user;
   int64_t kz = c[0], sm = c[1], tx = c[2], ty = c[3], vec = c[4], pf = c[5], al = c[6], fix = c[7];
   if ((size_t)(tx * ty) > e->max_wg) return refuse();
-  if (pf && (cl_ulong)(3 * (ty + 2) * (tx * vec + 2) * 4) > e->local_mem) return refuse();
+  if (pf && (uint64_t)(3 * (ty + 2) * (tx * vec + 2) * 4) > e->local_mem) return refuse();
   if (!al && vec == 1) return refuse();       /* the same as aligned to 1 */
   if (sm && (kz == 1 || pf)) return refuse(); /* no loop to stream along; or local memory */
   char size[32];
@@ -184,7 +179,7 @@ static fcl_status apply_transpose(void *user, fcl_kbuilder *kb, const int64_t *c
   int64_t t = c[0], rows = c[1], pad = c[2], pf = c[3];
   if (rows > t || (size_t)(t * rows) > e->max_wg) return refuse();
   if (!pf && pad) return refuse();
-  if ((cl_ulong)(t * (t + pad) * 4) > e->local_mem) return refuse();
+  if ((uint64_t)(t * (t + pad) * 4) > e->local_mem) return refuse();
   fcl_status st = fcl_kbuilder_split_iname(kb, "j", t, "g.0", "l.0");
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i", t, "g.1", NULL);
   if (st == FCL_OK) st = fcl_kbuilder_split_iname(kb, "i_inner", rows, NULL, "l.1");
@@ -293,21 +288,20 @@ int main(int argc, char **argv) {
       fcl_mem_create(e.ctx, FCL_MEM_DEVICE, e.bytes, NULL, &e.b) != FCL_OK)
     DIE("two buffers of %zu bytes", e.bytes);
   float one = 1.0f;
-  clEnqueueFillBuffer(fcl_queue_cl(e.q), fcl_mem_cl(e.a), &one, sizeof one, 0, e.bytes, 0, NULL,
-                      NULL);
-  clEnqueueFillBuffer(fcl_queue_cl(e.q), fcl_mem_cl(e.b), &one, sizeof one, 0, e.bytes, 0, NULL,
-                      NULL);
-  clFinish(fcl_queue_cl(e.q));
+  if (fcl_mem_fill(e.q, e.a, &one, sizeof one, 0, e.bytes, 0, NULL, NULL) != FCL_OK ||
+      fcl_mem_fill(e.q, e.b, &one, sizeof one, 0, e.bytes, 0, NULL, NULL) != FCL_OK ||
+      fcl_queue_finish(e.q) != FCL_OK)
+    DIE("fill the buffers");
 
   printf("codegen on %s: %lld^3 float, effort %s, median of %d\n", info.name, (long long)e.n,
          fcl_tune_effort_name(effort), o.repeats);
   double copy_buf_ns, copy_kern_ns;
-  if (copy_buffer_ns(&e, &copy_buf_ns) != FCL_OK) DIE("clEnqueueCopyBuffer");
+  if (copy_buffer_ns(&e, &copy_buf_ns) != FCL_OK) DIE("fcl_mem_copy");
   if (copy_kernel_ns(&e, &copy_kern_ns) != FCL_OK) DIE("copy kernel");
   double gbs_buf = 2.0 * (double)e.bytes / copy_buf_ns,
          gbs_kern = 2.0 * (double)e.bytes / copy_kern_ns;
   double copy_gbs = gbs_buf > gbs_kern ? gbs_buf : gbs_kern;
-  printf("  %-34s %9.1f GB/s\n  %-34s %9.1f GB/s\n", "copy: clEnqueueCopyBuffer", gbs_buf,
+  printf("  %-34s %9.1f GB/s\n  %-34s %9.1f GB/s\n", "copy: fcl_mem_copy", gbs_buf,
          "copy: generated float4 kernel", gbs_kern);
 
   outcome res[2] = {{.name = "stencil7"}, {.name = "transpose_xy"}};

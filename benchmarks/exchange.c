@@ -1,8 +1,8 @@
 /* exchange: the comm layer's all-to-all on each transport (mpi, staged; device between CUDA
  * devices, where the CUDA backend links), beside the raw figures
  * of the same run on the same ranks: pinned device->host and host->device copies (all ranks at
- * once; into the mapped memory of a CL_MEM_ALLOC_HOST_PTR buffer, and into host memory that a
- * CL_MEM_USE_HOST_PTR buffer wraps, as the staged transport's window; the bound takes the faster),
+ * once; into the mapped memory of an FCL_MEM_PINNED buffer, and into host memory that an
+ * FCL_MEM_HOST buffer wraps, as the staged transport's window; the bound takes the faster),
  * both directions at once, and MPI_Sendrecv of host memory between rank pairs. The pattern is the FFT slab
  * transpose's: each rank's buffer of --mib MiB is split into one strided block of rows per rank
  * (rows of 4 KiB in slices), received as contiguous runs. Times are medians over repeats of the
@@ -20,7 +20,6 @@
 #include "comm_impl.h"
 #include "field_setup.h"
 #include "nccl_figures.h"
-#include "flowcl/opencl.h"
 
 enum { ROW = 4096 };
 
@@ -58,11 +57,11 @@ typedef struct {
 
 static int pinned_copy(bench *b, void *arg) {
   copy_arg *c = arg;
-  cl_int err = c->to_host ? clEnqueueReadBuffer(fcl_queue_cl(b->e.q), fcl_mem_cl(c->dev), CL_TRUE,
-                                                0, b->out_bytes, c->pinned, 0, NULL, NULL)
-                          : clEnqueueWriteBuffer(fcl_queue_cl(b->e.q), fcl_mem_cl(c->dev), CL_TRUE,
-                                                 0, b->out_bytes, c->pinned, 0, NULL, NULL);
-  return err != CL_SUCCESS;
+  const fcl_status st = c->to_host ? fcl_mem_read(b->e.q, c->dev, 0, b->out_bytes, c->pinned,
+                                                  FCL_BLOCKING, 0, NULL, NULL)
+                                   : fcl_mem_write(b->e.q, c->dev, 0, b->out_bytes, c->pinned,
+                                                   FCL_BLOCKING, 0, NULL, NULL);
+  return st != FCL_OK;
 }
 
 /* Half of the outgoing bytes down on the bench's queue while the other half goes up on a second
@@ -76,12 +75,12 @@ typedef struct {
 static int duplex_copy(bench *b, void *arg) {
   duplex_arg *c = arg;
   size_t half = b->out_bytes / 2;
-  cl_int e1 = clEnqueueReadBuffer(fcl_queue_cl(b->e.q), fcl_mem_cl(c->down_from), CL_FALSE, 0, half,
-                                  c->pinned, 0, NULL, NULL);
-  cl_int e2 = clEnqueueWriteBuffer(fcl_queue_cl(c->up_queue), fcl_mem_cl(c->up_to), CL_FALSE, 0,
-                                   half, c->pinned + half, 0, NULL, NULL);
-  cl_int e3 = clFinish(fcl_queue_cl(b->e.q)), e4 = clFinish(fcl_queue_cl(c->up_queue));
-  return e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS || e4 != CL_SUCCESS;
+  const fcl_status e1 = fcl_mem_read(b->e.q, c->down_from, 0, half, c->pinned, FCL_NON_BLOCKING, 0,
+                                     NULL, NULL);
+  const fcl_status e2 = fcl_mem_write(c->up_queue, c->up_to, 0, half, c->pinned + half,
+                                      FCL_NON_BLOCKING, 0, NULL, NULL);
+  const fcl_status e3 = fcl_queue_finish(b->e.q), e4 = fcl_queue_finish(c->up_queue);
+  return e1 != FCL_OK || e2 != FCL_OK || e3 != FCL_OK || e4 != FCL_OK;
 }
 
 static int sendrecv(bench *b, void *arg) {
@@ -188,7 +187,6 @@ int main(int argc, char **argv) {
   b.bytes = ROW * rows * slices;
   size_t block = b.bytes / (size_t)P;
   b.out_bytes = P > 1 ? block * (size_t)(P - 1) : b.bytes;
-  cl_int err;
   fcl_mem *da = NULL;
   if (fcl_mem_create(b.e.ctx, FCL_MEM_DEVICE, b.bytes, NULL, &da) != FCL_OK) DIE("buffer");
   fcl_mem *db = NULL;
@@ -200,10 +198,10 @@ int main(int argc, char **argv) {
   if (!wrapped || fcl_mem_create(b.e.ctx, FCL_MEM_HOST, b.bytes, wrapped, &wrap) != FCL_OK)
     DIE("%zu bytes of buffers", b.bytes);
   char zero = 1;
-  clEnqueueFillBuffer(fcl_queue_cl(b.e.q), fcl_mem_cl(da), &zero, 1, 0, b.bytes, 0, NULL, NULL);
-  void *host = clEnqueueMapBuffer(fcl_queue_cl(b.e.q), fcl_mem_cl(pin), CL_TRUE,
-                                  CL_MAP_READ | CL_MAP_WRITE, 0, b.bytes, 0, NULL, NULL, &err);
-  if (!host) DIE("map the pinned buffer");
+  void *host = NULL;
+  if (fcl_mem_fill(b.e.q, da, &zero, 1, 0, b.bytes, 0, NULL, NULL) != FCL_OK ||
+      fcl_mem_map(b.e.q, pin, FCL_MAP_READ | FCL_MAP_WRITE, 0, b.bytes, 0, NULL, &host) != FCL_OK)
+    DIE("map the pinned buffer");
 
   copy_arg down = {da, host, true}, up = {da, host, false};
   copy_arg wdown = {da, wrapped, true}, wup = {da, wrapped, false};
@@ -279,11 +277,11 @@ int main(int argc, char **argv) {
            "%d\n",
            b.e.info.name, P, b.bytes >> 20, b.out_bytes >> 20, o.repeats);
     const double gb = (double)b.out_bytes / 1e9;
-    printf("  pinned device->host (all ranks at once)  %8.2f GB/s per rank mapped ALLOC_HOST_PTR, "
-           "%.2f wrapped USE_HOST_PTR\n",
+    printf("  pinned device->host (all ranks at once)  %8.2f GB/s per rank mapped FCL_MEM_PINNED, "
+           "%.2f wrapped FCL_MEM_HOST\n",
            gb / t_d2h_mapped, gb / t_d2h_wrapped);
-    printf("  pinned host->device (all ranks at once)  %8.2f GB/s per rank mapped ALLOC_HOST_PTR, "
-           "%.2f wrapped USE_HOST_PTR\n",
+    printf("  pinned host->device (all ranks at once)  %8.2f GB/s per rank mapped FCL_MEM_PINNED, "
+           "%.2f wrapped FCL_MEM_HOST\n",
            gb / t_h2d_mapped, gb / t_h2d_wrapped);
     printf("  pinned both directions at once           %8.2f GB/s each way per rank (%s)\n", duplex,
            wrapped_faster ? "wrapped" : "mapped");
@@ -360,8 +358,8 @@ int main(int argc, char **argv) {
   }
   free(send);
   free(recv);
-  clEnqueueUnmapMemObject(fcl_queue_cl(b.e.q), fcl_mem_cl(pin), host, 0, NULL, NULL);
-  clFinish(fcl_queue_cl(b.e.q));
+  if (fcl_mem_unmap(b.e.q, pin, host, 0, NULL, NULL) != FCL_OK || fcl_queue_finish(b.e.q) != FCL_OK)
+    DIE("unmap the pinned buffer");
   fcl_mem_release(&pin);
   fcl_mem_release(&wrap);
   free(wrapped);

@@ -11,7 +11,6 @@
 
 #define BENCH_NAME "field_expr"
 #include "field_setup.h"
-#include "flowcl/opencl.h"
 
 static const char *const DEFAULT_EXPR =
     "amp * sin(x) * cos(y) * cos(z) * cos(3.14159265358979 * t / "
@@ -77,8 +76,7 @@ int main(int argc, char **argv) {
       DIE("evaluation");
     const double eval = bench_now() - t0;
     t0 = bench_now();
-    if (clEnqueueCopyBuffer(fcl_queue_cl(e.q), fcl_mem_cl(fcl_field_buffer(f, 0)),
-                            fcl_mem_cl(scratch), 0, 0, bytes, 0, NULL, NULL) != CL_SUCCESS ||
+    if (fcl_mem_copy(e.q, fcl_field_buffer(f, 0), 0, scratch, 0, bytes, 0, NULL, NULL) != FCL_OK ||
         fcl_queue_finish(e.q) != FCL_OK)
       DIE("copy");
     const double copy = bench_now() - t0;

@@ -1,11 +1,10 @@
 /* Shared setup of the field benchmarks (mpirun-able): MPI, one device per rank through the
  * topology, a context, a profiling queue and a buffer pool; the device copy bandwidth measured
- * with clEnqueueCopyBuffer (median of repeats, profiling events). */
+ * with fcl_mem_copy (median of repeats, profiling events). */
 #ifndef FLOWCL_BENCH_FIELD_SETUP_H
 #define FLOWCL_BENCH_FIELD_SETUP_H
 
 #include "bench_util.h"
-#include "flowcl/opencl.h"
 
 typedef struct {
   fcl_context *ctx;

@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
   fcl_program *prog = NULL;
   fcl_queue *q = NULL;
   if (fcl_device_select(o.device, &dev) != FCL_OK) DIE("no device");
+  REQUIRE_OPENCL(dev.device);
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK ||
       fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK)
     DIE("context");

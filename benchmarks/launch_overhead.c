@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   fcl_kernel *k = NULL;
   fcl_queue *q = NULL;
   if (fcl_device_select(spec, &dev) != FCL_OK) DIE("no device");
+  REQUIRE_OPENCL(dev.device);
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK) DIE("context");
   if (fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK) DIE("queue");
   const char *src = "__kernel void tiny(__global float *x, const float a) {\n"

@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
   fcl_allocator *alloc = NULL;
   fcl_pool *pool = NULL;
   if (fcl_device_select(o.device, &dev) != FCL_OK) DIE("no device");
+  REQUIRE_OPENCL(dev.device);
   if (fcl_context_create(1, &dev.device, &ctx) != FCL_OK) DIE("context");
   fcl_queue *q = NULL;
   if (fcl_queue_create(ctx, NULL, 0, &q) != FCL_OK) DIE("queue");
