@@ -871,8 +871,11 @@ static void emit_declarations(emitter *em) {
       fcl__emit_print(em, in->lo);
       fcl__str_printf(&em->out, " + ");
     }
-    fcl__str_printf(&em->out, "(int)get_%s_id(%d);\n", in->tag == TAG_G ? "group" : "local",
-                    in->axis);
+    if (in->tag != TAG_G && em->axes.local[in->axis] == 1) /* the one item along the axis: */
+      fcl__str_printf(&em->out, "0;\n"); /* CUDA's launch bounds do not tell its compiler */
+    else
+      fcl__str_printf(&em->out, "(int)get_%s_id(%d);\n", in->tag == TAG_G ? "group" : "local",
+                      in->axis);
   }
   for (size_t p = 0; p < kb->nprefetches; ++p) {
     fcl__str_indent(&em->out, em->depth);
