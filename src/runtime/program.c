@@ -230,13 +230,15 @@ static bool build_from_cache(fcl_program *p, const char *options, char (*keys)[6
   if (all) {
     size_t *sizes = malloc(n * sizeof *sizes);
     const unsigned char **bins = malloc(n * sizeof *bins);
-    fcl_status st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "binary list");
+    fcl_status st;
     if (sizes && bins) {
       for (unsigned i = 0; i < n; ++i) {
         sizes[i] = entries[i].binary_size;
         bins[i] = entries[i].binary;
       }
       st = p->context->backend->program_load(p, sizes, bins, options);
+    } else {
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "binary list");
     }
     free(sizes);
     free(bins);

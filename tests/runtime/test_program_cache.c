@@ -100,8 +100,11 @@ static void check_device(const fcl_device_entry *e, void *user) {
   bool warned_fresh = fcl_test_contains(log_text, "flowcl_cached_warning");
   CHECK(fcl_test_count_files(dir, ".clbin") == 1);
   log_text[0] = '\0';
+  fcl_clear_error();
   CHECK(build_and_run(ctx, src, NULL, &hit) == 1234);
   CHECK(hit);
+  /* error.h: the last error is a failing call's; a hit fails nothing */
+  CHECKF(fcl_last_error()[0] == '\0', "a build from the cache left an error: %s", fcl_last_error());
   CHECKF(!warned_fresh || fcl_test_contains(log_text, "flowcl_cached_warning"),
          "warning not shown on the cache hit: %s", log_text);
   CHECK(fcl_test_contains(log_text, "from the program cache") || !warned_fresh);
