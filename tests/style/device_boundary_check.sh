@@ -6,7 +6,7 @@
 # outside the CUDA backend (src/runtime/cuda/) calls CUDA's driver API or NVRTC, names their
 # types or includes their headers.
 # Comments and string literals are not code: they are skipped. Tests and benchmarks may keep raw
-# OpenCL baselines. Usage: device_boundary_check.sh SOURCE_DIR [--counts] (--counts lists each
+# OpenCL baselines (a benchmark's behind REQUIRE_OPENCL, checked below). Usage: device_boundary_check.sh SOURCE_DIR [--counts] (--counts lists each
 # file's calls and types, 0 0 ones aside).
 src=${1:?usage: device_boundary_check.sh SOURCE_DIR [--counts]}
 cd "$src" || exit 1
@@ -44,5 +44,18 @@ for f in $files; do
     bad=1
   fi
 done
-[ $bad = 0 ] && echo "device boundary: $n files, no OpenCL outside src/runtime/opencl/, no CUDA or NVRTC outside src/runtime/cuda/"
+# A benchmark may time flowcl against raw OpenCL calls, but those calls fail or do nothing on
+# another backend's device (a CUDA queue has no OpenCL handle): one that makes them refuses such
+# a device first (REQUIRE_OPENCL, benchmarks/bench_util.h).
+for f in $(git ls-files 'benchmarks/*.c'); do
+  code=$(perl -e "$strip" "$f")
+  calls=$(printf '%s\n' "$code" | grep -oE '\bcl[A-Z][A-Za-z0-9]*[[:space:]]*\(' | wc -l)
+  if [ "$calls" -gt 0 ] && ! printf '%s\n' "$code" | grep -q 'REQUIRE_OPENCL('; then
+    echo "device boundary: $f makes $calls raw OpenCL calls without REQUIRE_OPENCL: on a CUDA" \
+      "device they fail or do nothing (use the runtime's functions, or refuse other backends)"
+    bad=1
+  fi
+  n=$((n + 1))
+done
+[ $bad = 0 ] && echo "device boundary: $n files, no OpenCL outside src/runtime/opencl/, no CUDA or NVRTC outside src/runtime/cuda/, raw OpenCL in benchmarks behind REQUIRE_OPENCL"
 exit $bad
