@@ -47,11 +47,14 @@ done
 # A benchmark may time flowcl against raw OpenCL calls, but those calls fail or do nothing on
 # another backend's device (a CUDA queue has no OpenCL handle): one that makes them refuses such
 # a device first (REQUIRE_OPENCL, benchmarks/bench_util.h).
-for f in $(git ls-files 'benchmarks/*.c'); do
+for f in $(git ls-files 'benchmarks/*.c' 'benchmarks/*.h'); do
   code=$(perl -e "$strip" "$f")
-  calls=$(printf '%s\n' "$code" | grep -oE '\bcl[A-Z][A-Za-z0-9]*[[:space:]]*\(' | wc -l)
+  # raw calls, OpenCL types, and the interop handles (fcl_queue_cl(...), ...) they take
+  calls=$(printf '%s\n' "$code" |
+    grep -oE '\bcl[A-Z][A-Za-z0-9]*[[:space:]]*\(|\bcl_[a-z][a-z0-9_]*\b|\bfcl_[a-z]+_cl[[:space:]]*\(' |
+    wc -l)
   if [ "$calls" -gt 0 ] && ! printf '%s\n' "$code" | grep -q 'REQUIRE_OPENCL('; then
-    echo "device boundary: $f makes $calls raw OpenCL calls without REQUIRE_OPENCL: on a CUDA" \
+    echo "device boundary: $f has $calls raw OpenCL calls or types without REQUIRE_OPENCL: on a CUDA" \
       "device they fail or do nothing (use the runtime's functions, or refuse other backends)"
     bad=1
   fi
