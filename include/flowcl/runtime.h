@@ -759,6 +759,27 @@ fcl_status fcl_link_ranks(const fcl_link *link, int *ranks, int *rank);
  * *link NULL: nothing. */
 void fcl_link_release(fcl_link **link, bool abort);
 
+/** Sizes of memory shares. */
+enum {
+  FCL_MEM_SHARE_BYTES = 96 /**< bytes of a memory share (fcl_mem_share) */
+};
+
+/** Writes into share (FCL_MEM_SHARE_BYTES) what another process of this host needs to open
+ * mem (device memory from fcl_mem_create; CUDA: an IPC handle of the allocation and its size).
+ * The share is plain bytes: send it as MPI sends any. FCL_ERR_NOT_SUPPORTED where mem's backend
+ * cannot share memory (OpenCL) or mem is not device memory of this process. */
+fcl_status fcl_mem_share(fcl_mem *mem, unsigned char *share);
+
+/** Opens memory another process shared (fcl_mem_share) as device memory of context's one
+ * device, which must reach the sharer's device directly (NVLink or PCIe peer access): copies
+ * and kernels on context's queues read and write it in place, ordered on the queue like any
+ * memory; nothing orders them with the sharer's queues (the caller does, e.g. by a link's
+ * exchange before and after). Release it with fcl_mem_release before the sharer frees the
+ * memory. FCL_ERR_NOT_SUPPORTED saying why where the backend has no shares, the devices cannot
+ * reach each other, or share comes from this process; FCL_ERR_INVALID_ARGUMENT where share is
+ * not one. */
+fcl_status fcl_mem_open_shared(fcl_context *context, const unsigned char *share, fcl_mem **out);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Counters                                                                                    */
 /* ------------------------------------------------------------------------------------------ */

@@ -113,3 +113,4 @@ fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, fcl_mem *const *a, f
 }
 
 const char *fcl__alltoall_transport(const fcl__alltoall *x) { return x->ops->name; }
+bool fcl__alltoall_peer_writes(const fcl__alltoall *x) { return x->peer_writes; }

@@ -210,8 +210,21 @@ struct fcl__alltoall {
   fcl__block *send, *recv;   /* per peer */
   size_t *send_at, *recv_at; /* packed offsets of the peers' blocks (own block excluded) */
   size_t send_total, recv_total;
+  bool peer_writes; /* the device transport stores into the peers' memory (alltoall_peer.c) */
   void *state;
 };
+
+/* Peer writes of the device transport's all-to-all (alltoall_peer.c): each rank stores its
+ * blocks straight into its peers' staging, opened in its process (fcl_mem_open_shared).
+ * create (collective, after x's layout, on x's link): *out NULL and FCL_OK where some rank
+ * cannot (logged) or FLOWCL_PEER_WRITES=off; FCL_ERR_INVALID_ARGUMENT on every rank where that
+ * variable is neither auto nor off. run: as the transport's run, on x's queue, no host wait.
+ * destroy: after x's queue has finished. */
+typedef struct fcl__peer_writes fcl__peer_writes;
+fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_writes **out);
+fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
+                                fcl_mem *const *b, bool forward);
+void fcl__peer_writes_destroy(fcl__peer_writes **w);
 
 /* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
  * transport's shared staging holds that many); kind AUTO tries device, staged, then mpi. */
@@ -226,6 +239,8 @@ fcl_status fcl__alltoall_run(fcl__alltoall *x, fcl_mem *a, fcl_mem *b, bool forw
 fcl_status fcl__alltoall_run_batch(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
                                    bool forward);
 const char *fcl__alltoall_transport(const fcl__alltoall *x);
+/* Whether x's runs go by peer writes (the device transport where every rank can). */
+bool fcl__alltoall_peer_writes(const fcl__alltoall *x);
 void fcl__alltoall_destroy(fcl__alltoall **x);
 
 enum {

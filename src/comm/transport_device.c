@@ -2,7 +2,8 @@
  * (fcl_link, device_link.c), every run one group of sends and receives enqueued on the caller's
  * queue, so that nothing waits on the host. A block that is one run of memory travels as it is;
  * a strided one is packed into (or unpacked from) device staging by a rectangle copy on the same
- * queue; the own block is copied on the device. */
+ * queue; the own block is copied on the device. Where every rank can open its peers' memory,
+ * the blocks go by peer writes instead (alltoall_peer.c). */
 #include <stdlib.h>
 
 #include "check.h"
@@ -10,15 +11,18 @@
 
 typedef struct {
   fcl_link *link;
-  size_t part;           /* bytes of one pair's part of a staging buffer */
-  fcl_mem *stage[2];     /* [0]: outgoing packed blocks, [1]: incoming */
-  fcl_link_message *msg; /* 2 (P - 1) per pair */
+  size_t part;            /* bytes of one pair's part of a staging buffer */
+  fcl_mem *stage[2];      /* [0]: outgoing packed blocks, [1]: incoming */
+  fcl_link_message *msg;  /* 2 (P - 1) per pair */
+  fcl__peer_writes *peer; /* NULL: sends and receives on the link */
 } a2a_state;
 
 static void a2a_destroy(fcl__alltoall *x) {
   a2a_state *s = x->state;
   if (!s) return;
   fcl_queue_finish(x->queue); /* the staging may be in flight */
+  fcl__peer_writes_destroy(&s->peer);
+  x->peer_writes = false;
   for (int i = 0; i < 2; ++i) fcl_mem_release(&s->stage[i]);
   fcl__link_leave(&s->link);
   free(s->msg);
@@ -34,12 +38,16 @@ static fcl_status a2a_setup(fcl__alltoall *x) {
   s->part = x->send_total > x->recv_total ? x->send_total : x->recv_total;
   s->msg = calloc(2 * (size_t)x->size * (size_t)x->batch, sizeof *s->msg);
   fcl_status st = s->msg ? FCL_OK : FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "device transport");
-  /* staging only where some block is strided */
+  /* every rank goes on, or none: the peer writes' set-up is collective */
+  FCL_TRY(fcl__all_ok(x->comm, st == FCL_OK, fcl_last_error()));
+  FCL_TRY(fcl__peer_writes_create(x, s->link, &s->peer));
+  x->peer_writes = s->peer != NULL;
+  /* staging only where some block is strided and blocks go on the link */
   bool strided = false;
   for (int q = 0; q < x->size; ++q)
     strided = strided || (q != x->rank && (!fcl__block_contiguous(&x->send[q]) ||
                                            !fcl__block_contiguous(&x->recv[q])));
-  for (int i = 0; st == FCL_OK && strided && s->part && i < 2; ++i)
+  for (int i = 0; st == FCL_OK && strided && !s->peer && s->part && i < 2; ++i)
     st = fcl_mem_create(x->context, FCL_MEM_DEVICE, s->part * (size_t)x->batch, NULL, &s->stage[i]);
   /* all ranks set up, or none (then auto takes another transport) */
   return fcl__all_ok(x->comm, st == FCL_OK, fcl_last_error());
@@ -48,6 +56,7 @@ static fcl_status a2a_setup(fcl__alltoall *x) {
 static fcl_status a2a_run(fcl__alltoall *x, int n, fcl_mem *const *a, fcl_mem *const *b,
                           bool forward) {
   a2a_state *s = x->state;
+  if (s->peer) return fcl__peer_writes_run(s->peer, x, n, a, b, forward);
   const int P = x->size, me = x->rank;
   const fcl__block *out_blocks = forward ? x->send : x->recv,
                    *in_blocks = forward ? x->recv : x->send;

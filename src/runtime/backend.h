@@ -182,6 +182,11 @@ struct fcl__backend {
                         unsigned num_wait, fcl_event *const *wait, void **host);
   fcl_status (*mem_unmap)(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
                           fcl_event *const *wait, fcl_event **event);
+  /* Memory shared between processes (fcl_mem_share; NULL where the backend cannot share):
+   * share writes FCL_MEM_SHARE_BYTES for a device allocation m; open_shared fills m->native (m
+   * zeroed but backend, refs, kind and serial) and m->size from another process's share. */
+  fcl_status (*mem_share)(const fcl_mem *m, unsigned char *share);
+  fcl_status (*mem_open_shared)(fcl_context *context, fcl_mem *m, const unsigned char *share);
   /* Links (fcl_link; NULL where the backend has none). supported says why not; id makes a
    * group's id; create fills l->native (context, ranks and rank set) and blocks until the group
    * has joined; exchange enqueues the checked messages as one group on q; destroy frees

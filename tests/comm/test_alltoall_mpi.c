@@ -2,7 +2,8 @@
  * link) and on auto: strided blocks
  * of rows out of a 3D array, uneven splits (one rank gets more rows), forward into contiguous
  * runs and backward again, each value naming its source rank and position, one pair of buffers
- * or a batch of two in one run; FLOWCL_TRANSPORT errors. */
+ * or a batch of two in one run; the device transport by peer writes and by the link's sends;
+ * FLOWCL_TRANSPORT and FLOWCL_PEER_WRITES errors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,14 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
     /* auto on one node: staged; one rank alone keeps its block on the device either way */
     CHECKF(strcmp(fcl__alltoall_transport(x), expect) == 0, "transport %s: got %s",
            fcl__transport_name(kind), fcl__alltoall_transport(x));
+    /* the device transport stores into the peers' memory unless told not to */
+    const bool peer = fcl__alltoall_peer_writes(x), off = getenv("FLOWCL_PEER_WRITES") != NULL;
+    CHECKF(!peer || (strcmp(expect, "device") == 0 && !off && P > 1),
+           "peer writes on the %s transport, FLOWCL_PEER_WRITES %s, %d ranks", expect,
+           off ? "off" : "unset", P);
+    if (strcmp(expect, "device") == 0 && !off && P > 1 && !peer)
+      fcl_test_skip_part(NULL, "the device transport's peer writes (the ranks' devices cannot "
+                               "open each other's memory: the log says why)");
     /* one pair, again (a second run reuses the staging), then both pairs at once */
     for (int rep = 0; rep < 3; ++rep) {
       const int pairs = rep < 2 ? 1 : 2;
@@ -106,7 +115,22 @@ static void run(fcl_test_mpi_env *e) {
   check_transport(e, FCL__TRANSPORT_MPI, "mpi");
   check_transport(e, FCL__TRANSPORT_STAGED, "staged");
   const bool linked = fcl_test_device_transport(e);
-  if (linked) check_transport(e, FCL__TRANSPORT_DEVICE, "device");
+  if (linked) {
+    check_transport(e, FCL__TRANSPORT_DEVICE, "device"); /* peer writes */
+    setenv("FLOWCL_PEER_WRITES", "off", 1);              /* sends and receives on the link */
+    check_transport(e, FCL__TRANSPORT_DEVICE, "device");
+    setenv("FLOWCL_PEER_WRITES", "sometimes", 1);
+    fcl__block whole = fcl__block_range(0, 4);
+    fcl__block *blocks = malloc((size_t)e->size * sizeof *blocks);
+    for (int q = 0; blocks && q < e->size; ++q) blocks[q] = whole;
+    fcl__alltoall *x = NULL;
+    CHECK_STATUS(fcl__alltoall_create(e->ctx, e->q, MPI_COMM_WORLD, 4, blocks, blocks, 1,
+                                      FCL__TRANSPORT_DEVICE, &x),
+                 FCL_ERR_INVALID_ARGUMENT, "FLOWCL_PEER_WRITES='sometimes'");
+    CHECK(x == NULL);
+    free(blocks);
+    unsetenv("FLOWCL_PEER_WRITES");
+  }
   check_transport(e, FCL__TRANSPORT_AUTO, linked ? "device" : "staged");
   /* the staged transport's pipeline: many chunks (of 2 slices or rows here) */
   setenv("FLOWCL_TRANSPORT_CHUNK", "200", 1);

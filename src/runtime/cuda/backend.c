@@ -58,6 +58,8 @@ const fcl__backend fcl__cuda_backend = {
     .mem_rect = fcl__cuda_mem_rect,
     .mem_map = fcl__cuda_mem_map,
     .mem_unmap = fcl__cuda_mem_unmap,
+    .mem_share = fcl__cuda_mem_share,
+    .mem_open_shared = fcl__cuda_mem_open_shared,
 #if FLOWCL_HAVE_NCCL
     .link_supported = fcl__cuda_link_supported,
     .link_id = fcl__cuda_link_id,

@@ -150,6 +150,7 @@ typedef struct fcl__cuda_mem {
   CUdeviceptr ptr;
   void *host;
   bool registered;
+  bool opened; /* another process's memory, opened by cuIpcOpenMemHandle (mem_share.c) */
   const fcl_device *device;
   fcl__cuda_mapping *maps;
   fcl_mem_kind kind;
@@ -262,6 +263,8 @@ fcl_status fcl__cuda_mem_rect(fcl_queue *q, const fcl_mem *src, fcl_mem *dst, vo
                               fcl_event *const *wait, fcl_event **event);
 fcl_status fcl__cuda_mem_map(fcl_queue *q, fcl_mem *m, unsigned flags, size_t offset, size_t bytes,
                              unsigned num_wait, fcl_event *const *wait, void **host);
+fcl_status fcl__cuda_mem_share(const fcl_mem *m, unsigned char *share);
+fcl_status fcl__cuda_mem_open_shared(fcl_context *context, fcl_mem *m, const unsigned char *share);
 fcl_status fcl__cuda_mem_unmap(fcl_queue *q, fcl_mem *m, void *host, unsigned num_wait,
                                fcl_event *const *wait, fcl_event **event);
 /* link.c (built where nccl.h was found) */

@@ -47,6 +47,10 @@
   X(MemHostUnregister, "cuMemHostUnregister", (void *host))                                        \
   X(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                       \
     (CUdeviceptr * ptr, void *host, unsigned flags))                                               \
+  X(IpcGetMemHandle, "cuIpcGetMemHandle", (CUipcMemHandle * handle, CUdeviceptr ptr))              \
+  X(IpcOpenMemHandle, "cuIpcOpenMemHandle_v2",                                                     \
+    (CUdeviceptr * ptr, CUipcMemHandle handle, unsigned flags))                                    \
+  X(IpcCloseMemHandle, "cuIpcCloseMemHandle", (CUdeviceptr ptr))                                   \
   X(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr dst, const void *src, size_t bytes))               \
   X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                                       \
     (CUdeviceptr dst, const void *src, size_t bytes, CUstream s))                                  \

@@ -69,7 +69,8 @@ void fcl__cuda_mem_destroy(fcl_mem *m) {
 
 void fcl__cuda_mem_free(fcl__cuda_mem *cm) {
   if (fcl__cuda_current(cm->device) == FCL_OK) {
-    if (cm->kind == FCL_MEM_DEVICE && cm->ptr) cu()->MemFree(cm->ptr);
+    if (cm->kind == FCL_MEM_DEVICE && cm->ptr)
+      cm->opened ? cu()->IpcCloseMemHandle(cm->ptr) : cu()->MemFree(cm->ptr);
     if (cm->kind == FCL_MEM_PINNED && cm->host) cu()->MemFreeHost(cm->host);
     if (cm->kind == FCL_MEM_HOST && cm->registered) cu()->MemHostUnregister(cm->host);
   }

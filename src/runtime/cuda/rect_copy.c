@@ -85,11 +85,19 @@ fcl_status fcl__cuda_rect_copy(fcl_queue *q, CUdeviceptr src, CUdeviceptr dst, c
   fcl_status st = load(d);
   pthread_mutex_unlock(&lock);
   FCL_TRY(st);
+  /* rows back to back on both sides (a slab's block): one row a slice, in wider words (an odd
+   * row of complex numbers allows 8 bytes, a slice of 256 of them 16) */
+  size_t row = r[0], rows = r[1];
+  if (rows > 1 && sr == row && dr == row) {
+    row *= rows;
+    rows = 1;
+    sr = dr = row;
+  }
   /* the widest word dividing both addresses, the row length and every pitch */
-  const uint64_t all = (uint64_t)src | (uint64_t)dst | r[0] | sr | ss | dr | ds;
+  const uint64_t all = (uint64_t)src | (uint64_t)dst | row | sr | ss | dr | ds;
   int kind = 4;
   while (kind > 0 && all % ((uint64_t)1 << kind)) --kind;
-  const unsigned long long word = 1ull << kind, w = r[0] / word, n = w * r[1], slices = r[2];
+  const unsigned long long word = 1ull << kind, w = row / word, n = w * rows, slices = r[2];
   unsigned long long p[4] = {sr / word, ss / word, dr / word, ds / word};
   void *params[] = {&src,  &dst,  (void *)&w, (void *)&n, (void *)&slices,
                     &p[0], &p[1], &p[2],      &p[3]};
