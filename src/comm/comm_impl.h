@@ -14,7 +14,9 @@
  *   device  transport_device.c  ranks whose devices link (fcl_link: NCCL between CUDA devices,
  *                            device_link.c): blocks go from device memory to device memory
  *                            (NVLink where the GPUs have it) in grouped sends and receives on
- *                            the caller's queue; no host copy and no host wait.
+ *                            the caller's queue; no host copy and no host wait. Its all-to-all
+ *                            goes by peer writes where every rank can open its peers' memory
+ *                            (alltoall_peer.c, FLOWCL_PEER_WRITES).
  * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|device|staged|mpi
  * chooses for both exchanges; auto takes device where every rank's device links (each its own
  * device), else staged where every rank of the communicator shares one node and the driver
