@@ -1,13 +1,15 @@
 /* Peer writes: the device transport's all-to-all with every rank storing its blocks straight
- * into its peers' incoming staging, opened in this process (fcl_mem_open_shared: CUDA IPC over
- * NVLink). A strided block is packed on the way (the rectangle copy reads here and writes
- * there), so a block crosses once instead of packed, sent and received: on two H200 the block
- * of a 512^3 slab transpose (134.7 MB) moves in 0.38 ms each way at once against NCCL's 0.50
- * plus the packing (tools/probes/peer_write_transpose.cu, docs/benchmarks.md). The ranks' queues
- * meet twice on the link, by 4-byte messages: before the stores (each peer's staging is free:
- * its queue has passed its last unpacking) and after them (every block has arrived); then each
- * rank unpacks its staging into its buffers. The link's watchdog covers both meetings, so a rank
- * that fails ends its peers with an error as an exchange does. */
+ * into its peers' buffers, opened in this process (fcl_mem_open_shared: CUDA IPC over NVLink;
+ * alltoall_peer_buffers.c tells the ranks each run's destinations). A rectangle copy reads the
+ * block here and writes it there in the peer's layout, so a block crosses once instead of
+ * packed, sent and unpacked: on two H200 the block of a 512^3 slab transpose (134.7 MB) moves
+ * in 0.38 ms each way at once against NCCL's 0.50 plus the packing
+ * (tools/probes/peer_write_transpose.cu, docs/benchmarks.md). Where a destination cannot be
+ * shared, is also a source of the run, or the two blocks' shapes need two copies, the block goes
+ * into the peer's incoming staging instead and the peer unpacks it. The ranks' queues meet twice
+ * on the link, by 4-byte messages: before the stores (each peer has passed its last use of its
+ * buffers and staging) and after them (every block has arrived). The link's watchdog covers
+ * both meetings, so a rank that fails ends its peers with an error as an exchange does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,11 @@ struct fcl__peer_writes {
   size_t *at;        /* [2 P]: where this rank's block starts in q's part: forward, backward */
   size_t *peer_part; /* [P]: q's part */
   fcl_link_message *msg; /* 2 P: one meeting */
+  fcl__block *their;     /* [2 P]: q's send[me] and recv[me] */
+  fcl__peer_buffers *buffers;
+  fcl_mem **targets; /* [P * batch]: this run's destination buffers of the peers, opened here */
+  bool *shared;      /* [batch]: this run's destinations of this rank, shared */
+  fcl_mem **dest;    /* [batch]: this run's destinations that peers may store into */
 };
 
 /* FLOWCL_PEER_WRITES: unset, empty or "auto": where every rank can; "off": never. */
@@ -45,6 +52,11 @@ void fcl__peer_writes_destroy(fcl__peer_writes **wp) {
   free(w->at);
   free(w->peer_part);
   free(w->msg);
+  free(w->their);
+  fcl__peer_buffers_destroy(&w->buffers);
+  free(w->targets);
+  free(w->shared);
+  free(w->dest);
   free(w);
   *wp = NULL;
 }
@@ -104,8 +116,14 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
     w->at = calloc(2 * (size_t)P, sizeof *w->at);
     w->peer_part = calloc((size_t)P, sizeof *w->peer_part);
     w->msg = calloc(2 * (size_t)P, sizeof *w->msg);
+    w->their = calloc(2 * (size_t)P, sizeof *w->their);
+    w->targets = calloc((size_t)P * (size_t)x->batch, sizeof *w->targets);
+    w->shared = calloc((size_t)x->batch, sizeof *w->shared);
+    w->dest = calloc((size_t)x->batch, sizeof *w->dest);
+    if (fcl__peer_buffers_create(x, &w->buffers) != FCL_OK) fcl_clear_error();
   }
-  if (!w || !shares || !mine || !w->peer || !w->at || !w->peer_part || !w->msg) {
+  if (!w || !shares || !mine || !w->peer || !w->at || !w->peer_part || !w->msg || !w->their ||
+      !w->targets || !w->shared || !w->dest || !w->buffers) {
     fcl__peer_writes_destroy(&w);
     free(shares);
     free(mine);
@@ -130,6 +148,17 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
   }
   if (rc == MPI_SUCCESS)
     rc = MPI_Alltoall(mine, 3, MPI_UNSIGNED_LONG_LONG, theirs, 3, MPI_UNSIGNED_LONG_LONG, x->comm);
+  /* each peer's blocks with this rank, for stores into its own buffers */
+  fcl__block *blocks = malloc(2 * (size_t)P * sizeof *blocks);
+  for (int q = 0; blocks && q < P; ++q) {
+    blocks[2 * q] = x->send[q];
+    blocks[2 * q + 1] = x->recv[q];
+  }
+  if (rc == MPI_SUCCESS)
+    rc = blocks ? MPI_Alltoall(blocks, (int)(2 * sizeof *blocks), MPI_BYTE, w->their,
+                               (int)(2 * sizeof *blocks), MPI_BYTE, x->comm)
+                : MPI_ERR_NO_MEM;
+  free(blocks);
   for (int q = 0; q < P; ++q) {
     w->at[2 * q] = (size_t)theirs[3 * q];
     w->at[2 * q + 1] = (size_t)theirs[3 * q + 1];
@@ -163,30 +192,54 @@ static fcl_status meet(fcl__peer_writes *w, fcl__alltoall *x) {
   return st;
 }
 
+/* Whether a block goes from s into d by one copy (fcl__block_copy). */
+static bool copyable(const fcl__block *s, const fcl__block *d) {
+  return fcl__block_contiguous(s) || fcl__block_contiguous(d) ||
+         (s->region[0] == d->region[0] && s->region[1] == d->region[1]);
+}
+
 fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
                                 fcl_mem *const *b, bool forward) {
-  const int P = x->size, me = x->rank;
+  const int P = x->size, me = x->rank, B = x->batch;
   const fcl__block *out_blocks = forward ? x->send : x->recv,
                    *in_blocks = forward ? x->recv : x->send;
   const size_t *in_at = forward ? x->recv_at : x->send_at;
-  FCL_TRY(meet(w, x)); /* the peers' staging is free */
+  /* a peer's block from this rank lands in its recv[me] forward, its send[me] backward */
+  const int theirs_in = forward ? 1 : 0, theirs_out = 1 - theirs_in;
+  /* a destination that is also a source of this run takes its blocks through the staging: a
+   * peer's stores would overwrite what this rank still sends */
+  fcl_mem **dest = w->dest;
+  for (int i = 0; i < n; ++i) {
+    dest[i] = forward ? b[i] : a[i];
+    for (int j = 0; j < n; ++j)
+      if (dest[i] == (forward ? a[j] : b[j])) dest[i] = NULL;
+  }
+  FCL_TRY(fcl__peer_buffers_exchange(w->buffers, x, n, dest, w->targets, w->shared));
+  FCL_TRY(meet(w, x)); /* the peers' buffers and staging are free */
   for (int i = 0; i < n; ++i) {
     fcl_mem *from = forward ? a[i] : b[i], *to = forward ? b[i] : a[i];
     FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[me], to, &in_blocks[me]));
     for (int q = 0; q < P; ++q) {
       const size_t bytes = fcl__block_bytes(&out_blocks[q]);
       if (q == me || !bytes) continue;
+      const fcl__block *into = &w->their[2 * q + theirs_in];
+      fcl_mem *target = w->targets[q * B + i];
+      if (target && copyable(&out_blocks[q], into)) { /* straight into the peer's buffer */
+        FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[q], target, into));
+        continue;
+      }
       fcl__block there = fcl__block_range((size_t)i * w->peer_part[q] + w->at[2 * q + !forward],
                                           bytes);
       FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[q], w->peer[q], &there));
     }
   }
-  FCL_TRY(meet(w, x)); /* every block has arrived */
-  for (int i = 0; i < n; ++i) {
+  FCL_TRY(meet(w, x));          /* every block has arrived */
+  for (int i = 0; i < n; ++i) { /* unpack what came through the staging */
     fcl_mem *to = forward ? b[i] : a[i];
     for (int q = 0; q < P; ++q) {
       const size_t bytes = fcl__block_bytes(&in_blocks[q]);
       if (q == me || !bytes) continue;
+      if (w->shared[i] && copyable(&w->their[2 * q + theirs_out], &in_blocks[q])) continue;
       fcl__block packed = fcl__block_range((size_t)i * w->part + in_at[q], bytes);
       FCL_TRY(fcl__block_copy(x->queue, w->stage, &packed, to, &in_blocks[q]));
     }

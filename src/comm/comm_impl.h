@@ -227,6 +227,17 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
 fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
                                 fcl_mem *const *b, bool forward);
 void fcl__peer_writes_destroy(fcl__peer_writes **w);
+/* The peers' destination buffers of peer writes, opened here (alltoall_peer_buffers.c).
+ * exchange (collective, on the host): this rank's n destination buffers described to every rank
+ * and theirs opened (kept while they come again; mine[i] NULL: not to be stored into by the
+ * peers); theirs[q * batch + i]: peer q's i-th, NULL
+ * where q could not share it (its block goes through q's staging); shared[i]: whether this
+ * rank's i-th was shared (else its blocks come through the staging). */
+typedef struct fcl__peer_buffers fcl__peer_buffers;
+fcl_status fcl__peer_buffers_create(const fcl__alltoall *x, fcl__peer_buffers **out);
+fcl_status fcl__peer_buffers_exchange(fcl__peer_buffers *pb, fcl__alltoall *x, int n,
+                                      fcl_mem *const *mine, fcl_mem **theirs, bool *shared);
+void fcl__peer_buffers_destroy(fcl__peer_buffers **pb);
 
 /* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
  * transport's shared staging holds that many); kind AUTO tries device, staged, then mpi. */

@@ -21,7 +21,10 @@ static int32_t value(int rank, int i, int j, int k, int ny) {
   return rank * 1000000 + (k * ny + j) * NX + i;
 }
 
-static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
+/* b_kind: where the contiguous side lives (pinned host memory cannot be shared: the device
+ * transport's peer writes then come through its staging one way and go straight the other). */
+static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char *expect,
+                            fcl_mem_kind b_kind) {
   const int P = e->size, me = e->rank, ny = 2 * P + 1;
   const size_t row = NX * sizeof(int32_t), a_bytes = row * (size_t)ny * NZ;
   int my_n, my_lo;
@@ -47,7 +50,7 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
   for (int p = 0; p < 2; ++p) {
     for (size_t v = 0; p && v < a_bytes / sizeof *a; ++v) a[v] += SHIFT;
     CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, a_bytes, a, &da[p]));
-    CHECK_OK(fcl_mem_create(e->ctx, FCL_MEM_DEVICE, b_bytes, NULL, &db[p]));
+    CHECK_OK(fcl_mem_create(e->ctx, b_kind, b_bytes, NULL, &db[p]));
   }
   for (size_t v = 0; v < a_bytes / sizeof *a; ++v) a[v] -= SHIFT;
   fcl__alltoall *x = NULL;
@@ -112,13 +115,14 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
 }
 
 static void run(fcl_test_mpi_env *e) {
-  check_transport(e, FCL__TRANSPORT_MPI, "mpi");
-  check_transport(e, FCL__TRANSPORT_STAGED, "staged");
+  check_transport(e, FCL__TRANSPORT_MPI, "mpi", FCL_MEM_DEVICE);
+  check_transport(e, FCL__TRANSPORT_STAGED, "staged", FCL_MEM_DEVICE);
   const bool linked = fcl_test_device_transport(e);
   if (linked) {
-    check_transport(e, FCL__TRANSPORT_DEVICE, "device"); /* peer writes */
-    setenv("FLOWCL_PEER_WRITES", "off", 1);              /* sends and receives on the link */
-    check_transport(e, FCL__TRANSPORT_DEVICE, "device");
+    check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_DEVICE); /* peer writes */
+    check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_PINNED);
+    setenv("FLOWCL_PEER_WRITES", "off", 1); /* sends and receives on the link */
+    check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_DEVICE);
     setenv("FLOWCL_PEER_WRITES", "sometimes", 1);
     fcl__block whole = fcl__block_range(0, 4);
     fcl__block *blocks = malloc((size_t)e->size * sizeof *blocks);
@@ -131,10 +135,10 @@ static void run(fcl_test_mpi_env *e) {
     free(blocks);
     unsetenv("FLOWCL_PEER_WRITES");
   }
-  check_transport(e, FCL__TRANSPORT_AUTO, linked ? "device" : "staged");
+  check_transport(e, FCL__TRANSPORT_AUTO, linked ? "device" : "staged", FCL_MEM_DEVICE);
   /* the staged transport's pipeline: many chunks (of 2 slices or rows here) */
   setenv("FLOWCL_TRANSPORT_CHUNK", "200", 1);
-  check_transport(e, FCL__TRANSPORT_STAGED, "staged");
+  check_transport(e, FCL__TRANSPORT_STAGED, "staged", FCL_MEM_DEVICE);
   unsetenv("FLOWCL_TRANSPORT_CHUNK");
 
   fcl__transport t;
