@@ -9,7 +9,11 @@
  * into the peer's incoming staging instead and the peer unpacks it. The ranks' queues meet twice
  * on the link, by 4-byte messages: before the stores (each peer has passed its last use of its
  * buffers and staging) and after them (every block has arrived). The link's watchdog covers
- * both meetings, so a rank that fails ends its peers with an error as an exchange does. */
+ * both meetings, so a rank that fails there ends its peers with an error as an exchange does;
+ * not the host's MPI_Allgather of a run's destinations, which waits for every rank (a rank that
+ * never reaches the run leaves its peers there). Where the watchdog ends a meeting, the stores
+ * enqueued behind it still run: the peer's buffers then hold undefined data, as an aborted
+ * exchange's would. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +36,8 @@ struct fcl__peer_writes {
   fcl_mem **targets; /* [P * batch]: this run's destination buffers of the peers, opened here */
   bool *shared;      /* [batch]: this run's destinations of this rank, shared */
   fcl_mem **dest;    /* [batch]: this run's destinations that peers may store into */
+  MPI_Comm comm;     /* the plan's, once every rank takes part (MPI_COMM_NULL before) */
+  bool shared_out;   /* this rank may have shared memory with the others */
 };
 
 /* FLOWCL_PEER_WRITES: unset, empty or "auto": where every rank can; "off": never. */
@@ -42,18 +48,31 @@ static fcl_status wanted(bool *want) {
   return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_PEER_WRITES='%s': auto or off", v);
 }
 
-void fcl__peer_writes_destroy(fcl__peer_writes **wp) {
+void fcl__peer_writes_destroy(fcl__peer_writes **wp, bool settled) {
   fcl__peer_writes *w = *wp;
   if (!w) return;
+  /* close what this rank opened of the others; then, once every rank has, free what it shared */
   for (int q = 0; w->peer && q < w->size; ++q) fcl_mem_release(&w->peer[q]);
-  fcl_mem_release(&w->stage);
+  fcl__peer_buffers_close(w->buffers);
+  /* every rank that took part comes here (the plan's end is collective) and learns whether all
+   * ended well: only then is what this rank shared closed everywhere and free to go */
+  if (w->comm != MPI_COMM_NULL) {
+    int mine = settled, all = 0;
+    settled = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, w->comm) == MPI_SUCCESS && all;
+  }
+  if (settled || !w->shared_out) {
+    fcl_mem_release(&w->stage);
+    fcl__peer_buffers_release(&w->buffers);
+  } else {
+    fcl_log(FCL_LOG_WARNING, "peer writes: the ranks did not end together; this rank's shared "
+                             "memory stays allocated (a peer may still have it open)");
+  }
   fcl_mem_release(&w->token);
   free(w->peer);
   free(w->at);
   free(w->peer_part);
   free(w->msg);
   free(w->their);
-  fcl__peer_buffers_destroy(&w->buffers);
   free(w->targets);
   free(w->shared);
   free(w->dest);
@@ -93,47 +112,63 @@ static bool open_peers(fcl__alltoall *x, fcl__peer_writes *w, const unsigned cha
   return true;
 }
 
+/* All of w's arrays (false: some allocation failed). */
+static bool allocate(fcl__alltoall *x, fcl_link *link, fcl__peer_writes **wp) {
+  const int P = x->size;
+  fcl__peer_writes *w = *wp = calloc(1, sizeof *w);
+  if (!w) return false;
+  w->link = link;
+  w->comm = MPI_COMM_NULL;
+  w->size = P;
+  w->part = x->send_total > x->recv_total ? x->send_total : x->recv_total;
+  w->peer = calloc((size_t)P, sizeof *w->peer);
+  w->at = calloc(2 * (size_t)P, sizeof *w->at);
+  w->peer_part = calloc((size_t)P, sizeof *w->peer_part);
+  w->msg = calloc(2 * (size_t)P, sizeof *w->msg);
+  w->their = calloc(2 * (size_t)P, sizeof *w->their);
+  w->targets = calloc((size_t)P * (size_t)x->batch, sizeof *w->targets);
+  w->shared = calloc((size_t)x->batch, sizeof *w->shared);
+  w->dest = calloc((size_t)x->batch, sizeof *w->dest);
+  if (fcl__peer_buffers_create(x, &w->buffers) != FCL_OK) fcl_clear_error();
+  return w->peer && w->at && w->peer_part && w->msg && w->their && w->targets && w->shared &&
+         w->dest && w->buffers;
+}
+
 fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_writes **out) {
   *out = NULL;
   const int P = x->size;
   bool want = false;
-  int bad = wanted(&want) != FCL_OK, any_bad = 0;
+  /* this rank's verdict before any rank shares anything: 1 a bad FLOWCL_PEER_WRITES, 2 out of
+   * memory; every rank learns the worst, so that all go on or all stop */
+  int bad = wanted(&want) != FCL_OK ? 1 : 0, worst = 0;
   char why[256] = "";
   if (bad) snprintf(why, sizeof why, "%s", fcl_last_error());
-  FCL_MPI_TRY(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, x->comm),
-              "peer writes: MPI_Allreduce");
-  if (any_bad)
-    return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s",
-                     bad ? why : "FLOWCL_PEER_WRITES is neither auto nor off on another rank");
-  fcl__peer_writes *w = calloc(1, sizeof *w);
+  fcl__peer_writes *w = NULL;
   unsigned char *shares = calloc((size_t)P, FCL_MEM_SHARE_BYTES);
   unsigned long long *mine = calloc(6 * (size_t)P, sizeof *mine);
-  if (w) {
-    w->link = link;
-    w->size = P;
-    w->part = x->send_total > x->recv_total ? x->send_total : x->recv_total;
-    w->peer = calloc((size_t)P, sizeof *w->peer);
-    w->at = calloc(2 * (size_t)P, sizeof *w->at);
-    w->peer_part = calloc((size_t)P, sizeof *w->peer_part);
-    w->msg = calloc(2 * (size_t)P, sizeof *w->msg);
-    w->their = calloc(2 * (size_t)P, sizeof *w->their);
-    w->targets = calloc((size_t)P * (size_t)x->batch, sizeof *w->targets);
-    w->shared = calloc((size_t)x->batch, sizeof *w->shared);
-    w->dest = calloc((size_t)x->batch, sizeof *w->dest);
-    if (fcl__peer_buffers_create(x, &w->buffers) != FCL_OK) fcl_clear_error();
-  }
-  if (!w || !shares || !mine || !w->peer || !w->at || !w->peer_part || !w->msg || !w->their ||
-      !w->targets || !w->shared || !w->dest || !w->buffers) {
-    fcl__peer_writes_destroy(&w);
+  fcl__block *blocks = malloc(2 * (size_t)P * sizeof *blocks);
+  if (!allocate(x, link, &w) || !shares || !mine || !blocks) bad = bad ? bad : 2;
+  int rc = MPI_Allreduce(&bad, &worst, 1, MPI_INT, MPI_MAX, x->comm);
+  if (rc != MPI_SUCCESS || worst) {
+    fcl__peer_writes_destroy(&w, false); /* nothing shared yet, no collective */
     free(shares);
     free(mine);
-    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "peer writes for %d ranks", P);
+    free(blocks);
+    if (rc != MPI_SUCCESS) return fcl__mpi_error(rc, "peer writes: MPI_Allreduce");
+    if (worst == 1)
+      return FCL_ERROR(
+          FCL_ERR_INVALID_ARGUMENT, "%s",
+          bad == 1 ? why : "FLOWCL_PEER_WRITES is neither auto nor off on another rank");
+    return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "peer writes for %d ranks%s", P,
+                     bad == 2 ? "" : " (on another rank)");
   }
   unsigned long long *theirs = mine + 3 * P;
+  w->comm = x->comm; /* every rank is in the collectives from here */
   /* every rank reaches every collective below, whatever it could do */
   int can = want && P > 1 && prepare(x, w, shares), all = 0;
-  int rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, shares, FCL_MEM_SHARE_BYTES, MPI_BYTE,
-                         x->comm);
+  w->shared_out = can;
+  rc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, shares, FCL_MEM_SHARE_BYTES, MPI_BYTE,
+                     x->comm);
   if (rc == MPI_SUCCESS) {
     int every = 0;
     rc = MPI_Allreduce(&can, &every, 1, MPI_INT, MPI_MIN, x->comm);
@@ -149,15 +184,13 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
   if (rc == MPI_SUCCESS)
     rc = MPI_Alltoall(mine, 3, MPI_UNSIGNED_LONG_LONG, theirs, 3, MPI_UNSIGNED_LONG_LONG, x->comm);
   /* each peer's blocks with this rank, for stores into its own buffers */
-  fcl__block *blocks = malloc(2 * (size_t)P * sizeof *blocks);
-  for (int q = 0; blocks && q < P; ++q) {
+  for (int q = 0; q < P; ++q) {
     blocks[2 * q] = x->send[q];
     blocks[2 * q + 1] = x->recv[q];
   }
   if (rc == MPI_SUCCESS)
-    rc = blocks ? MPI_Alltoall(blocks, (int)(2 * sizeof *blocks), MPI_BYTE, w->their,
-                               (int)(2 * sizeof *blocks), MPI_BYTE, x->comm)
-                : MPI_ERR_NO_MEM;
+    rc = MPI_Alltoall(blocks, (int)(2 * sizeof *blocks), MPI_BYTE, w->their,
+                      (int)(2 * sizeof *blocks), MPI_BYTE, x->comm);
   free(blocks);
   for (int q = 0; q < P; ++q) {
     w->at[2 * q] = (size_t)theirs[3 * q];
@@ -166,12 +199,13 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
   }
   free(shares);
   free(mine);
-  if (rc != MPI_SUCCESS) {
-    fcl__peer_writes_destroy(&w);
+  if (rc != MPI_SUCCESS) { /* MPI failed: no further collective (what was shared stays) */
+    w->comm = MPI_COMM_NULL;
+    fcl__peer_writes_destroy(&w, false);
     return fcl__mpi_error(rc, "peer writes: set-up");
   }
-  if (!all) { /* the transport sends through the link instead */
-    fcl__peer_writes_destroy(&w);
+  if (!all) {                           /* the transport sends through the link instead */
+    fcl__peer_writes_destroy(&w, true); /* every rank comes here */
     return FCL_OK;
   }
   fcl_log(FCL_LOG_INFO, "all-to-all: peer writes between %d ranks", P);
@@ -198,8 +232,8 @@ static bool copyable(const fcl__block *s, const fcl__block *d) {
          (s->region[0] == d->region[0] && s->region[1] == d->region[1]);
 }
 
-fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
-                                fcl_mem *const *b, bool forward) {
+static fcl_status run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
+                      fcl_mem *const *b, bool forward) {
   const int P = x->size, me = x->rank, B = x->batch;
   const fcl__block *out_blocks = forward ? x->send : x->recv,
                    *in_blocks = forward ? x->recv : x->send;
@@ -245,4 +279,11 @@ fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fc
     }
   }
   return FCL_OK;
+}
+
+fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
+                                fcl_mem *const *b, bool forward) {
+  fcl_status st = run(w, x, n, a, b, forward);
+  if (st != FCL_OK) fcl__link_failed(w->link); /* the peers may wait for this rank for ever */
+  return st;
 }

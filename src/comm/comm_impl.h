@@ -217,27 +217,33 @@ struct fcl__alltoall {
 };
 
 /* Peer writes of the device transport's all-to-all (alltoall_peer.c): each rank stores its
- * blocks straight into its peers' staging, opened in its process (fcl_mem_open_shared).
- * create (collective, after x's layout, on x's link): *out NULL and FCL_OK where some rank
- * cannot (logged) or FLOWCL_PEER_WRITES=off; FCL_ERR_INVALID_ARGUMENT on every rank where that
- * variable is neither auto nor off. run: as the transport's run, on x's queue, no host wait.
- * destroy: after x's queue has finished. */
+ * blocks straight into its peers' buffers or staging, opened in its process
+ * (fcl_mem_open_shared). create (collective, after x's layout, on x's link): *out NULL and
+ * FCL_OK where some rank cannot (logged) or FLOWCL_PEER_WRITES=off; FCL_ERR_INVALID_ARGUMENT on
+ * every rank where that variable is neither auto nor off. run: as the transport's run, on x's
+ * queue, no host wait. destroy: after x's queue has finished; settled: collective, every rank's
+ * queue finished without an error (the ranks meet before freeing what the others opened);
+ * otherwise what this rank shared is left allocated (never freed under a peer's mapping). */
 typedef struct fcl__peer_writes fcl__peer_writes;
 fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_writes **out);
 fcl_status fcl__peer_writes_run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *const *a,
                                 fcl_mem *const *b, bool forward);
-void fcl__peer_writes_destroy(fcl__peer_writes **w);
+void fcl__peer_writes_destroy(fcl__peer_writes **w, bool settled);
 /* The peers' destination buffers of peer writes, opened here (alltoall_peer_buffers.c).
  * exchange (collective, on the host): this rank's n destination buffers described to every rank
- * and theirs opened (kept while they come again; mine[i] NULL: not to be stored into by the
- * peers); theirs[q * batch + i]: peer q's i-th, NULL
- * where q could not share it (its block goes through q's staging); shared[i]: whether this
- * rank's i-th was shared (else its blocks come through the staging). */
+ * and theirs opened (kept open; mine[i] NULL: not to be stored into by the peers);
+ * theirs[q * batch + i]: peer q's i-th, NULL where its block goes through q's staging;
+ * shared[i]: whether this rank's i-th takes the peers' stores (else its blocks come through the
+ * staging). close: the peers' buffers closed. release: closes, and lets go of the buffers this
+ * rank shared: only once every rank has closed (their memory must not be freed while open). */
 typedef struct fcl__peer_buffers fcl__peer_buffers;
 fcl_status fcl__peer_buffers_create(const fcl__alltoall *x, fcl__peer_buffers **out);
 fcl_status fcl__peer_buffers_exchange(fcl__peer_buffers *pb, fcl__alltoall *x, int n,
                                       fcl_mem *const *mine, fcl_mem **theirs, bool *shared);
-void fcl__peer_buffers_destroy(fcl__peer_buffers **pb);
+void fcl__peer_buffers_close(fcl__peer_buffers *pb);
+void fcl__peer_buffers_release(fcl__peer_buffers **pb);
+/* Whether an exchange on link failed (fcl__link_failed): its peers may never meet again. */
+bool fcl__link_broken(fcl_link *link);
 
 /* Plan (collective): copies the block lists; batch >= 1 pairs per run at most (the staged
  * transport's shared staging holds that many); kind AUTO tries device, staged, then mpi. */

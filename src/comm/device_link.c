@@ -187,6 +187,15 @@ void fcl__link_failed(fcl_link *link) {
   pthread_mutex_unlock(&lock);
 }
 
+bool fcl__link_broken(fcl_link *link) {
+  bool broken = false;
+  pthread_mutex_lock(&lock);
+  for (shared_link *e = links; e; e = e->next)
+    if (e->link == link) broken = e->broken;
+  pthread_mutex_unlock(&lock);
+  return broken;
+}
+
 void fcl__link_leave(fcl_link **link) {
   if (!link || !*link) return;
   shared_link *gone = NULL;

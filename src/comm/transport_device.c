@@ -20,8 +20,10 @@ typedef struct {
 static void a2a_destroy(fcl__alltoall *x) {
   a2a_state *s = x->state;
   if (!s) return;
-  fcl_queue_finish(x->queue); /* the staging may be in flight */
-  fcl__peer_writes_destroy(&s->peer);
+  /* the staging may be in flight; a failed wait or exchange: the ranks may not end together */
+  const bool settled = fcl_queue_finish(x->queue) == FCL_OK && s->link &&
+                       !fcl__link_broken(s->link);
+  fcl__peer_writes_destroy(&s->peer, settled);
   x->peer_writes = false;
   for (int i = 0; i < 2; ++i) fcl_mem_release(&s->stage[i]);
   fcl__link_leave(&s->link);

@@ -61,7 +61,9 @@ fcl_status fcl__cuda_mem_create(fcl_context *context, fcl_mem *m, void *host) {
 
 void fcl__cuda_mem_destroy(fcl_mem *m) {
   fcl__cuda_mem *cm = m->native;
-  if (!cm || fcl__cuda_free_later(cm)) return;
+  /* another process's memory is closed at once, never deferred: its owner frees it once told
+   * that every opener has closed it (CUDA: a free before the close is undefined) */
+  if (!cm || (!cm->opened && fcl__cuda_free_later(cm))) return;
   const fcl_device *device = cm->device;
   fcl__cuda_mem_free(cm);
   fcl__cuda_free_deferred(device, false);
