@@ -55,6 +55,9 @@ struct fcl_mem {
 };
 /* The next memory object's serial number (1, 2, ...; thread safe). */
 uint64_t fcl__mem_serial(void);
+/* A new memory object of backend b (one reference, a fresh serial), native not yet set; NULL
+ * where out of memory. */
+fcl_mem *fcl__mem_new(const fcl__backend *b, fcl_mem_kind kind, size_t size);
 
 /* What a device API tells of its vendor's hardware beyond fcl_device_info (0 or -1: unknown). */
 typedef struct {

@@ -13,6 +13,17 @@ uint64_t fcl__mem_serial(void) {
 
 uint64_t fcl_mem_serial(const fcl_mem *mem) { return mem ? mem->serial : 0; }
 
+fcl_mem *fcl__mem_new(const fcl__backend *b, fcl_mem_kind kind, size_t size) {
+  fcl_mem *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->backend = b;
+  atomic_init(&m->refs, 1);
+  m->size = size;
+  m->kind = kind;
+  m->serial = fcl__mem_serial();
+  return m;
+}
+
 fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes, void *host,
                           fcl_mem **mem) {
   FCL_CHECK_NULL(context, 1);
@@ -22,13 +33,8 @@ fcl_status fcl_mem_create(fcl_context *context, fcl_mem_kind kind, size_t bytes,
   FCL_CHECK_ARG(host || kind != FCL_MEM_HOST, 4, "host", "must not be NULL for FCL_MEM_HOST");
   FCL_CHECK_NULL(mem, 5);
   *mem = NULL;
-  fcl_mem *m = calloc(1, sizeof *m);
+  fcl_mem *m = fcl__mem_new(context->backend, kind, bytes);
   if (!m) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "memory object");
-  m->backend = context->backend;
-  atomic_init(&m->refs, 1);
-  m->size = bytes;
-  m->kind = kind;
-  m->serial = fcl__mem_serial();
   fcl_status st = m->backend->mem_create(context, m, host);
   if (st != FCL_OK) {
     free(m);

@@ -27,12 +27,8 @@ fcl_status fcl_mem_open_shared(fcl_context *context, const unsigned char *share,
   if (!context->backend->mem_open_shared)
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED, "%s devices cannot open another process's memory",
                      context->backend->name);
-  fcl_mem *m = calloc(1, sizeof *m);
+  fcl_mem *m = fcl__mem_new(context->backend, FCL_MEM_DEVICE, 0); /* the backend sets the size */
   if (!m) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "memory object");
-  m->backend = context->backend;
-  atomic_init(&m->refs, 1);
-  m->kind = FCL_MEM_DEVICE;
-  m->serial = fcl__mem_serial();
   fcl_status st = m->backend->mem_open_shared(context, m, share);
   if (st != FCL_OK) {
     free(m);
