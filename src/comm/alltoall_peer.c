@@ -253,9 +253,12 @@ static fcl_status run(fcl__peer_writes *w, fcl__alltoall *x, int n, fcl_mem *con
   for (int i = 0; i < n; ++i) {
     fcl_mem *from = forward ? a[i] : b[i], *to = forward ? b[i] : a[i];
     FCL_TRY(fcl__block_copy(x->queue, from, &out_blocks[me], to, &in_blocks[me]));
-    for (int q = 0; q < P; ++q) {
+    /* rank me stores into me + k at step k: every step is a permutation, so no rank's links
+     * take the stores of all its peers at once while others idle */
+    for (int k = 1; k < P; ++k) {
+      const int q = (me + k) % P;
       const size_t bytes = fcl__block_bytes(&out_blocks[q]);
-      if (q == me || !bytes) continue;
+      if (!bytes) continue;
       const fcl__block *into = &w->their[2 * q + theirs_in];
       fcl_mem *target = w->targets[q * B + i];
       if (target && copyable(&out_blocks[q], into)) { /* straight into the peer's buffer */
