@@ -40,12 +40,15 @@ struct fcl__peer_writes {
   bool shared_out;   /* this rank may have shared memory with the others */
 };
 
-/* FLOWCL_PEER_WRITES: unset, empty or "auto": where every rank can; "off": never. */
-static fcl_status wanted(bool *want) {
+/* FLOWCL_PEER_WRITES for P ranks: unset, empty or "auto": on two ranks, the one size where
+ * they were measured faster than the link's sends and receives (docs/scaling.md); "on": on any
+ * number; "off": never. Every rank also has to be able to (the caller agrees that). */
+static fcl_status wanted(int P, bool *want) {
   const char *v = getenv("FLOWCL_PEER_WRITES");
-  *want = !v || !*v || strcmp(v, "auto") == 0;
-  if (*want || strcmp(v, "off") == 0) return FCL_OK;
-  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_PEER_WRITES='%s': auto or off", v);
+  const bool automatic = !v || !*v || strcmp(v, "auto") == 0;
+  *want = automatic ? P == 2 : strcmp(v, "on") == 0;
+  if (automatic || *want || strcmp(v, "off") == 0) return FCL_OK;
+  return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "FLOWCL_PEER_WRITES='%s': auto, on or off", v);
 }
 
 void fcl__peer_writes_destroy(fcl__peer_writes **wp, bool settled) {
@@ -140,7 +143,7 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
   bool want = false;
   /* this rank's verdict before any rank shares anything: 1 a bad FLOWCL_PEER_WRITES, 2 out of
    * memory; every rank learns the worst, so that all go on or all stop */
-  int bad = wanted(&want) != FCL_OK ? 1 : 0, worst = 0;
+  int bad = wanted(P, &want) != FCL_OK ? 1 : 0, worst = 0;
   char why[256] = "";
   if (bad) snprintf(why, sizeof why, "%s", fcl_last_error());
   fcl__peer_writes *w = NULL;

@@ -219,8 +219,9 @@ struct fcl__alltoall {
 /* Peer writes of the device transport's all-to-all (alltoall_peer.c): each rank stores its
  * blocks straight into its peers' buffers or staging, opened in its process
  * (fcl_mem_open_shared). create (collective, after x's layout, on x's link): *out NULL and
- * FCL_OK where some rank cannot (logged) or FLOWCL_PEER_WRITES=off; FCL_ERR_INVALID_ARGUMENT on
- * every rank where that variable is neither auto nor off. run: as the transport's run, on x's
+ * FCL_OK where some rank cannot (logged) or FLOWCL_PEER_WRITES does not ask for them (auto: two
+ * ranks; on: any number; off: none); FCL_ERR_INVALID_ARGUMENT on
+ * every rank where that variable is none of auto, on and off. run: as the transport's run, on x's
  * queue, no host wait. destroy: after x's queue has finished; settled: collective, every rank's
  * queue finished without an error (the ranks meet before freeing what the others opened);
  * otherwise what this rank shared is left allocated (never freed under a peer's mapping). */
