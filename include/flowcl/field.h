@@ -249,6 +249,13 @@ fcl_status fcl_field_ghosts_update_local(fcl_field *field);
  * mirror point behind a wall, with the sign of the boundary condition), axes in reverse order;
  * ghosts are left as they were. What remeshing needs. Collective. */
 fcl_status fcl_field_ghosts_accumulate(fcl_field *field);
+/** Device-time statistics of the field's ghost exchanges so far, every kind above together: the
+ * launches of their kernels and copies on the device (wrapping, mirroring, packing, unpacking,
+ * copies to and from host staging), folded as fcl_launcher_statistics folds them, on a
+ * profiling queue (FCL_QUEUE_PROFILING; zeros on another). Not counted: the messages between
+ * ranks (MPI's, or a device link's), so the exchange's time less these is theirs and the
+ * host's. Never blocks; not collective. */
+fcl_status fcl_field_ghost_statistics(fcl_field *field, fcl_launch_stats *stats);
 
 /** What a reduction of a component's interior computes. */
 typedef enum {

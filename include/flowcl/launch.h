@@ -326,6 +326,10 @@ typedef struct {
 fcl_status fcl_launcher_statistics(fcl_launcher *launcher, fcl_launch_stats *stats);
 /** Forget the statistics and the kept events. */
 fcl_status fcl_launcher_reset_statistics(fcl_launcher *launcher);
+/** Adds the launches of s into sum: launches, total time, pending and bytes add up, the
+ * shortest and longest are over both (of those with launches), mean and bandwidth follow. A
+ * zeroed sum starts a total. */
+void fcl_launch_stats_add(fcl_launch_stats *sum, const fcl_launch_stats *s);
 /** Bytes per launch for bandwidth statistics (kernel, iterative and copy launchers). */
 fcl_status fcl_launcher_set_bytes_per_launch(fcl_launcher *launcher, size_t bytes);
 

@@ -134,7 +134,9 @@ typedef struct {
   char name[64];    /**< the operator's name, or "ghosts(<field>)" */
   int64_t calls;    /**< times the node ran */
   double wall_s;    /**< host time in the node, waits included */
-  double device_ns; /**< profiled kernel time of its launchers (0: none or no profiling) */
+  double device_ns; /**< profiled kernel time of its launchers (0: none or no profiling); of
+                         a ghost node, its field's exchange kernels with per-node timing only
+                         (fcl_field_ghost_statistics; 0 without) */
   double bytes;     /**< bytes its launchers moved (0: unknown) */
 } fcl_node_stats;
 

@@ -467,6 +467,28 @@ static fcl_status plan_end(fcl__ghost_plan *p) {
 
 bool fcl__ghost_plan_begun(const fcl__ghost_plan *p) { return p && p->begun; }
 
+static fcl_status add_statistics(const fcl__ghost_plan *p, fcl_launch_stats *sum) {
+  fcl_launcher *lists[2] = {p ? p->begin : NULL, p ? p->end : NULL};
+  for (int i = 0; i < 2; ++i) {
+    if (!lists[i]) continue;
+    fcl_launch_stats s;
+    FCL_TRY(fcl_launcher_statistics(lists[i], &s));
+    fcl_launch_stats_add(sum, &s);
+  }
+  return FCL_OK;
+}
+
+fcl_status fcl_field_ghost_statistics(fcl_field *f, fcl_launch_stats *stats) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_CHECK_NULL(stats, 2);
+  fcl_launch_stats sum = {0};
+  FCL_TRY(add_statistics(f->ghosts, &sum));
+  FCL_TRY(add_statistics(f->local, &sum));
+  FCL_TRY(add_statistics(f->accumulate, &sum));
+  *stats = sum;
+  return FCL_OK;
+}
+
 fcl_status fcl_field_ghosts_begin(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
   return plan_begin(f->ghosts);

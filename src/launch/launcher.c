@@ -127,6 +127,18 @@ static void finish_stats(fcl_launch_stats *s, size_t pending) {
   s->pending = pending;
 }
 
+void fcl_launch_stats_add(fcl_launch_stats *sum, const fcl_launch_stats *s) {
+  if (!sum || !s) return;
+  if (s->launches) {
+    sum->min_ns = sum->launches == 0 || s->min_ns < sum->min_ns ? s->min_ns : sum->min_ns;
+    sum->max_ns = s->max_ns > sum->max_ns ? s->max_ns : sum->max_ns;
+  }
+  sum->launches += s->launches;
+  sum->total_ns += s->total_ns;
+  sum->bytes += s->bytes;
+  finish_stats(sum, sum->pending + s->pending);
+}
+
 fcl_status fcl_launcher_statistics(fcl_launcher *launcher, fcl_launch_stats *stats) {
   FCL_CHECK_NULL(launcher, 1);
   FCL_CHECK_NULL(stats, 2);
@@ -137,20 +149,11 @@ fcl_status fcl_launcher_statistics(fcl_launcher *launcher, fcl_launch_stats *sta
     return FCL_OK;
   }
   fcl_launch_stats sum = {0};
-  size_t pending = 0;
   for (size_t i = 0; i < launcher->num_steps; ++i) {
     fcl_launch_stats s;
     FCL_TRY(fcl_launcher_statistics(launcher->steps[i], &s));
-    if (s.launches) {
-      sum.min_ns = sum.launches == 0 || s.min_ns < sum.min_ns ? s.min_ns : sum.min_ns;
-      sum.max_ns = s.max_ns > sum.max_ns ? s.max_ns : sum.max_ns;
-    }
-    sum.launches += s.launches;
-    sum.total_ns += s.total_ns;
-    sum.bytes += s.bytes;
-    pending += s.pending;
+    fcl_launch_stats_add(&sum, &s);
   }
-  finish_stats(&sum, pending);
   *stats = sum;
   return FCL_OK;
 }

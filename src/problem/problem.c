@@ -266,6 +266,16 @@ fcl_status fcl_problem_set_timing(fcl_problem *p, bool synchronize) {
   return FCL_OK;
 }
 
+/* A ghost node's field's ghost statistics so far (fcl_field_ghost_statistics). */
+static fcl_status ghost_device_stats(fcl_problem *p, const fcl__node *node, double *ns,
+                                     double *bytes) {
+  fcl_launch_stats s;
+  FCL_TRY(fcl_field_ghost_statistics(p->fields[node->field], &s));
+  *ns = s.total_ns;
+  *bytes = s.bytes;
+  return FCL_OK;
+}
+
 /* The nodes of one step in order, exchanges begun early where planned. */
 static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
   for (int n = 0; n < p->nnodes; ++n) {
@@ -275,7 +285,9 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
     for (int m = n + 1; m < p->nnodes && st == FCL_OK; ++m) /* exchanges begun early, here */
       if (p->nodes[m].kind == FCL__NODE_GHOSTS && p->nodes[m].begin_at == n) {
         const double b0 = MPI_Wtime(); /* charged to the exchange's node */
-        st = fcl_field_ghosts_begin(p->fields[p->nodes[m].field]);
+        if (p->timing)
+          st = ghost_device_stats(p, &p->nodes[m], &p->nodes[m].ns0, &p->nodes[m].bytes0);
+        if (st == FCL_OK) st = fcl_field_ghosts_begin(p->fields[p->nodes[m].field]);
         p->nodes[m].in_flight = st == FCL_OK;
         p->nodes[m].wall_s += MPI_Wtime() - b0;
       }
@@ -283,7 +295,9 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
     const double t0 = MPI_Wtime();
     if (node->kind == FCL__NODE_GHOSTS) {
       fcl_field *f = p->fields[node->field];
-      st = node->in_flight ? fcl_field_ghosts_end(f) : fcl_field_ghosts_update(f);
+      if (p->timing && !node->in_flight)
+        st = ghost_device_stats(p, node, &node->ns0, &node->bytes0);
+      if (st == FCL_OK) st = node->in_flight ? fcl_field_ghosts_end(f) : fcl_field_ghosts_update(f);
       node->in_flight = false;
     } else {
       const fcl_operator *d = &p->ops[node->op].desc;
@@ -304,9 +318,15 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
       }
     }
     if (st == FCL_OK && p->timing) st = fcl__problem_finish(p);
-    if (st == FCL_OK && p->timing && node->kind == FCL__NODE_OPERATOR) {
+    if (st == FCL_OK && p->timing) {
       double ns1, bytes1;
-      st = fcl__operator_device_stats(&p->ops[node->op].desc, &ns1, &bytes1);
+      if (node->kind == FCL__NODE_OPERATOR) {
+        st = fcl__operator_device_stats(&p->ops[node->op].desc, &ns1, &bytes1);
+      } else { /* from before its begin, early or here */
+        st = ghost_device_stats(p, node, &ns1, &bytes1);
+        ns0 = node->ns0;
+        bytes0 = node->bytes0;
+      }
       node->device_ns += ns1 - ns0;
       node->bytes += bytes1 - bytes0;
     }

@@ -18,8 +18,10 @@ typedef struct {
   double wall_s;  /* host wall time spent in this node (statistics) */
   int64_t calls;
   /* with per-node timing: the device time and bytes of its launchers during its own calls
-   * (an operator listed twice shares launchers; this splits their statistics by node) */
+   * (an operator listed twice shares launchers; this splits their statistics by node); a
+   * ghost node's, of its field's exchange kernels (ns0, bytes0: their totals at its begin) */
   double device_ns, bytes;
+  double ns0, bytes0;
 } fcl__node;
 
 typedef struct {

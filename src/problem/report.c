@@ -30,8 +30,10 @@ fcl_status fcl_problem_node_statistics(fcl_problem *p, int index, fcl_node_stats
                      p->name, index, fcl_problem_num_nodes(p));
   const fcl__node *node = &p->nodes[index];
   *out = (fcl_node_stats){.calls = node->calls, .wall_s = node->wall_s};
-  if (node->kind == FCL__NODE_GHOSTS) {
+  if (node->kind == FCL__NODE_GHOSTS) { /* device: timed node by node only */
     snprintf(out->name, sizeof out->name, "ghosts(%s)", fcl_field_name(p->fields[node->field]));
+    out->device_ns = node->device_ns;
+    out->bytes = node->bytes;
     return FCL_OK;
   }
   snprintf(out->name, sizeof out->name, "%s", p->ops[node->op].name);
@@ -94,7 +96,8 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
     if (p->timing)
       fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "
                    "per call of flowcl's kernels, not an FFT library's, when the queue "
-                   "profiles)\n");
+                   "profiles; of a ghost node: its wrapping, packing and unpacking, not the "
+                   "messages)\n");
     else
       fprintf(out, "  (per-node timing is off: wall is the host's time to enqueue each node, not "
                    "its run time; fcl_problem_set_timing times each node; device: profiled "

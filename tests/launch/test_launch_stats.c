@@ -1,5 +1,7 @@
 /* Statistics against the events' own profiling times; not blocking on pending launches;
- * bandwidth from bytes per launch; tracing of matching launches only. */
+ * bandwidth from bytes per launch; tracing of matching launches only; the sum of two
+ * statistics (fcl_launch_stats_add). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,4 +101,31 @@ static void check_device(const fcl_device_entry *d, void *user) {
   fcl_context_release(&ctx);
 }
 
-int main(void) { return fcl_test_run_on_devices(check_device, NULL); }
+/* Sums by hand: counts, times and bytes add up, the extremes are over launches only. */
+static void sums(void) {
+  const fcl_launch_stats a = {.launches = 2,
+                              .total_ns = 30,
+                              .min_ns = 10,
+                              .max_ns = 20,
+                              .pending = 1,
+                              .bytes = 300},
+                         none = {.pending = 2}, /* no launch yet: its zero extremes count not */
+      b = {.launches = 1, .total_ns = 5, .min_ns = 5, .max_ns = 5, .bytes = 100};
+  fcl_launch_stats sum = {0};
+  fcl_launch_stats_add(&sum, &b);
+  fcl_launch_stats_add(&sum, &none);
+  CHECKF(sum.min_ns == 5 && sum.max_ns == 5 && sum.pending == 2,
+         "b + none: min %g max %g pending %zu", sum.min_ns, sum.max_ns, sum.pending);
+  fcl_launch_stats_add(&sum, &a);
+  CHECKF(sum.launches == 3 && sum.total_ns == 35 && sum.min_ns == 5 && sum.max_ns == 20 &&
+             sum.bytes == 400 && sum.pending == 3,
+         "b + none + a: %zu launches, %g ns (%g to %g), %g bytes, %zu pending", sum.launches,
+         sum.total_ns, sum.min_ns, sum.max_ns, sum.bytes, sum.pending);
+  CHECKF(fabs(sum.mean_ns - 35.0 / 3) < 1e-12 && fabs(sum.bandwidth_gbs - 400.0 / 35) < 1e-12,
+         "mean %g, bandwidth %g", sum.mean_ns, sum.bandwidth_gbs);
+}
+
+int main(void) {
+  sums();
+  return fcl_test_run_on_devices(check_device, NULL);
+}
