@@ -123,6 +123,7 @@ static void transforms(const char *node, int *forward, int *backward) {
  * kernel included), its transforms at the bare FFT's time; 0 for the rest (ghost exchanges: on
  * one rank the kernels could wrap instead). */
 static double node_floor_ms(const fcl_node_stats *ns, double gbs, double fwd_ms, double bwd_ms) {
+  if (!strncmp(ns->name, "ghosts(", 7)) return 0; /* one GPU exchanges none: the floor's ghosts */
   const double calls = ns->calls ? (double)ns->calls : 1;
   int nf, nb;
   transforms(ns->name, &nf, &nb);
