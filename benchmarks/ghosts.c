@@ -1,8 +1,8 @@
 /* ghosts: time of a ghost exchange of a float field (C components, default 1) on an N^3
  * periodic box decomposed over the ranks (mpirun -n P ghosts ...; --slabs: along z only, as
  * flowcl-tgv), ghost widths G on every axis or GX,GY,GZ per axis (0: none on that axis), against
- * the device copy bandwidth measured in the same run. The exchange time is the median over repeats of the slowest rank's
- * fcl_field_ghosts_update (begin + end, host wall clock, everything completed); its effective
+ * the device copy bandwidth measured in the same run. The exchange time is the median over
+ * repeats of the slowest rank's fcl_field_ghosts_update (begin + end, host wall clock, everything completed); its effective
  * bandwidth counts each ghost value read once and written once. Beside it, the device time of
  * the exchange's own kernels and copies (fcl_field_ghost_statistics: wrapping, packing,
  * unpacking), the rest being the messages and the host.

@@ -254,7 +254,8 @@ fcl_status fcl_field_ghosts_accumulate(fcl_field *field);
  * copies to and from host staging), folded as fcl_launcher_statistics folds them, on a
  * profiling queue (FCL_QUEUE_PROFILING; zeros on another). Not counted: the messages between
  * ranks (MPI's, or a device link's), so the exchange's time less these is theirs and the
- * host's. Never blocks; not collective. */
+ * host's. They restart from zero where the exchanges are planned again
+ * (fcl_field_set_component_bc). Never blocks; not collective. */
 fcl_status fcl_field_ghost_statistics(fcl_field *field, fcl_launch_stats *stats);
 
 /** What a reduction of a component's interior computes. */

@@ -161,7 +161,7 @@ fcl_status fcl__peer_writes_create(fcl__alltoall *x, fcl_link *link, fcl__peer_w
     if (worst == 1)
       return FCL_ERROR(
           FCL_ERR_INVALID_ARGUMENT, "%s",
-          bad == 1 ? why : "FLOWCL_PEER_WRITES is neither auto nor off on another rank");
+          bad == 1 ? why : "FLOWCL_PEER_WRITES is none of auto, on and off on another rank");
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "peer writes for %d ranks%s", P,
                      bad == 2 ? "" : " (on another rank)");
   }

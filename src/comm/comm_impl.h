@@ -15,8 +15,9 @@
  *                            device_link.c): blocks go from device memory to device memory
  *                            (NVLink where the GPUs have it) in grouped sends and receives on
  *                            the caller's queue; no host copy and no host wait. Its all-to-all
- *                            goes by peer writes where every rank can open its peers' memory
- *                            (alltoall_peer.c, alltoall_peer_buffers.c, FLOWCL_PEER_WRITES).
+ *                            goes by peer writes where FLOWCL_PEER_WRITES asks (default: on
+ *                            two ranks) and every rank can open its peers' memory
+ *                            (alltoall_peer.c, alltoall_peer_buffers.c).
  * A rank's block to itself never leaves the device. FLOWCL_TRANSPORT=auto|device|staged|mpi
  * chooses for both exchanges; auto takes device where every rank's device links (each its own
  * device), else staged where every rank of the communicator shares one node and the driver

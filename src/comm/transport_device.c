@@ -2,8 +2,9 @@
  * (fcl_link, device_link.c), every run one group of sends and receives enqueued on the caller's
  * queue, so that nothing waits on the host. A block that is one run of memory travels as it is;
  * a strided one is packed into (or unpacked from) device staging by a rectangle copy on the same
- * queue; the own block is copied on the device. Where every rank can open its peers' memory,
- * the blocks go by peer writes instead (alltoall_peer.c). */
+ * queue; the own block is copied on the device. Where FLOWCL_PEER_WRITES asks for them (default:
+ * on two ranks) and every rank can open its peers' memory, the blocks go by peer writes instead
+ * (alltoall_peer.c). */
 #include <stdlib.h>
 
 #include "check.h"

@@ -319,7 +319,7 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
     }
     if (st == FCL_OK && p->timing) st = fcl__problem_finish(p);
     if (st == FCL_OK && p->timing) {
-      double ns1, bytes1;
+      double ns1 = 0, bytes1 = 0;
       if (node->kind == FCL__NODE_OPERATOR) {
         st = fcl__operator_device_stats(&p->ops[node->op].desc, &ns1, &bytes1);
       } else { /* from before its begin, early or here */

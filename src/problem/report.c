@@ -55,7 +55,7 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  /* per node: wall seconds, device ns, bytes (operators only) */
+  /* per node: wall seconds, device ns, bytes (operators; ghost nodes with per-node timing) */
   double *v = calloc(3 * (size_t)p->nnodes, sizeof *v);
   if (!v) return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "report");
   fcl_status st = FCL_OK;
@@ -96,7 +96,7 @@ fcl_status fcl_problem_report(fcl_problem *p, FILE *out) {
     if (p->timing)
       fprintf(out, "  (wall: host time per call, including waits; device: profiled kernel time "
                    "per call of flowcl's kernels, not an FFT library's, when the queue "
-                   "profiles; of a ghost node: its wrapping, packing and unpacking, not the "
+                   "profiles; of a ghost node: its exchange's kernels and copies, not the "
                    "messages)\n");
     else
       fprintf(out, "  (per-node timing is off: wall is the host's time to enqueue each node, not "

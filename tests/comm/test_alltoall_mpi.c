@@ -63,10 +63,12 @@ static void check_transport(fcl_test_mpi_env *e, fcl__transport kind, const char
     /* the device transport stores into the peers' memory on two ranks, on any number with
      * FLOWCL_PEER_WRITES=on, never with off */
     const char *pw = getenv("FLOWCL_PEER_WRITES");
-    const bool peer = fcl__alltoall_peer_writes(x), want = strcmp(expect, "device") == 0 && P > 1 &&
-                                                           (pw ? strcmp(pw, "on") == 0 : P == 2);
+    const bool automatic = !pw || !*pw || strcmp(pw, "auto") == 0,
+               peer = fcl__alltoall_peer_writes(x),
+               want = strcmp(expect, "device") == 0 && P > 1 &&
+                      (automatic ? P == 2 : strcmp(pw, "on") == 0);
     CHECKF(!peer || want, "peer writes on the %s transport, FLOWCL_PEER_WRITES %s, %d ranks",
-           expect, pw ? pw : "unset", P);
+           expect, automatic ? "auto" : pw, P);
     if (want && !peer)
       fcl_test_skip_part(NULL, "the device transport's peer writes (the ranks' devices cannot "
                                "open each other's memory: the log says why)");
@@ -121,7 +123,7 @@ static void run(fcl_test_mpi_env *e) {
   check_transport(e, FCL__TRANSPORT_STAGED, "staged", FCL_MEM_DEVICE);
   const bool linked = fcl_test_device_transport(e);
   if (linked) {
-    check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_DEVICE); /* peer writes */
+    check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_DEVICE); /* auto */
     check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_PINNED);
     setenv("FLOWCL_PEER_WRITES", "on", 1); /* on any number of ranks */
     check_transport(e, FCL__TRANSPORT_DEVICE, "device", FCL_MEM_DEVICE);
