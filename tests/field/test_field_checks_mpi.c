@@ -10,7 +10,9 @@
  *   - an expression with more than FCL_FIELD_EXPR_MAX_PARAMS parameters is refused;
  *   - ghost exchanges that need no message (one rank, every axis periodic; the local update on
  *     any number of ranks) return without waiting for the queue, and what is enqueued after
- *     them sees the ghosts. */
+ *     them sees the ghosts;
+ *   - fcl_field_ghost_statistics never blocks: behind the gate it counts the exchange's
+ *     launches as pending, after it as done with device time. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +179,37 @@ static void ghosts_do_not_wait(env *e, fcl_field *f) {
   }
 }
 
+/* field.h, fcl_field_ghost_statistics: "Never blocks". On a profiling queue held by the gate,
+ * a local update's launches are pending; once the gate opens they are done, with device time. */
+static void ghost_statistics_do_not_wait(env *e, fcl_topology *t) {
+  fcl_device *dev;
+  fcl_queue *q = NULL;
+  CHECK_OK(fcl_queue_device(e->q, &dev));
+  CHECK_OK(fcl_queue_create(e->ctx, dev, FCL_QUEUE_PROFILING, &q));
+  fcl_field *f = q ? two(e, t, q, "profiled") : NULL;
+  if (f) CHECK_OK(fcl_queue_finish(q));
+  fcl_test_gate *gate = f ? fcl_test_gate_hold(e->ctx, q, 1.0, FCL_EVENT_COMPLETE) : NULL;
+  if (gate) {
+    CHECK_OK(fcl_field_ghosts_update_local(f));
+    fcl_launch_stats held = {0}, done = {0};
+    const uint64_t s0 = fcl_count_host_syncs();
+    CHECK_OK(fcl_field_ghost_statistics(f, &held));
+    const uint64_t syncs = fcl_count_host_syncs() - s0;
+    CHECKF(syncs == 0 && !fcl_test_gate_opened(gate) && held.pending > 0 && held.launches == 0,
+           "behind the gate: %llu host syncs, returned %s the gate opened, %zu pending, %zu done",
+           (unsigned long long)syncs, fcl_test_gate_opened(gate) ? "after" : "before", held.pending,
+           held.launches);
+    fcl_test_gate_join(&gate);
+    CHECK_OK(fcl_queue_finish(q));
+    CHECK_OK(fcl_field_ghost_statistics(f, &done));
+    CHECKF(done.pending == 0 && done.launches == held.pending && done.total_ns > 0,
+           "after the gate: %zu pending, %zu done (%zu were pending), %.0f ns", done.pending,
+           done.launches, held.pending, done.total_ns);
+  }
+  fcl_field_destroy(&f);
+  fcl_queue_release(&q);
+}
+
 /* field.h: expression parameters, "at most FCL_FIELD_EXPR_MAX_PARAMS". */
 static void too_many_params(fcl_field *f) {
   char names[FCL_FIELD_EXPR_MAX_PARAMS + 1][8];
@@ -203,6 +236,7 @@ static void run_all(env *e) {
     reduction_cancel_and_destroy_wait(e, a);
     swap_refused_in_flight(e, a, b);
     ghosts_do_not_wait(e, a);
+    ghost_statistics_do_not_wait(e, t);
     too_many_params(a);
   }
   fcl_field_destroy(&a);
