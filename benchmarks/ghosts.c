@@ -2,8 +2,9 @@
  * periodic box decomposed over the ranks (mpirun -n P ghosts ...; --slabs: along z only, as
  * flowcl-tgv), ghost widths G on every axis or GX,GY,GZ per axis (0: none on that axis), against
  * the device copy bandwidth measured in the same run. The exchange time is the median over
- * repeats of the slowest rank's fcl_field_ghosts_update (begin + end, host wall clock, everything completed); its effective
- * bandwidth counts each ghost value read once and written once. Beside it, the device time of
+ * repeats of the slowest rank's fcl_field_ghosts_update (begin + end, host wall clock,
+ * everything completed); its effective bandwidth counts each ghost value read once and written
+ * once. Beside it, the device time of
  * the exchange's own kernels and copies (fcl_field_ghost_statistics: wrapping, packing,
  * unpacking), the rest being the messages and the host.
  * Usage: ghosts [--device SPEC] [--size N] [--ghosts G|GX,GY,GZ] [--components C] [--slabs]
