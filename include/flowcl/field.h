@@ -238,6 +238,15 @@ fcl_status fcl_field_ghosts_begin(fcl_field *field);
 fcl_status fcl_field_ghosts_end(fcl_field *field);
 /** @} */
 fcl_status fcl_field_ghosts_update(fcl_field *field); /**< begin + end */
+/** As fcl_field_ghosts_begin and fcl_field_ghosts_update, without the leading axes that wrap
+ * (periodic and held whole by this rank, from x on: x on slabs and pencils, x and y on slabs
+ * split along z): their ghosts, and the edges and corners they share with the other axes, are
+ * left as they are. For readers that take periodic images along those axes instead of their
+ * ghosts (fcl_field_use.periodic_images); fcl_field_ghosts_end ends either begin. On one rank
+ * of a periodic box nothing is left to do. Collective. @{ */
+fcl_status fcl_field_ghosts_begin_unwrapped(fcl_field *field);
+fcl_status fcl_field_ghosts_update_unwrapped(fcl_field *field);
+/** @} */
 /** The ghosts this rank fills alone, as fcl_field_ghosts_update fills them: those of the axes
  * not split across ranks (wrapped, copied, mirrored). The ghosts of split axes are left as they
  * are, and the edges and corners they share with the others are not valid after it. For

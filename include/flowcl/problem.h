@@ -13,10 +13,11 @@
  * a precision; a field read with ghosts must have that many on its topology. It then inserts a
  * ghost exchange before each operator that reads a field's ghosts after the field was written
  * (the graph is cyclic: step n + 1 reads what step n wrote), so that operators never exchange
- * ghosts themselves, and nothing is exchanged twice. An exchange begins (fcl_field_ghosts_begin)
- * before the operators between the field's last writer and its reader that do not use the field,
- * and ends before the reader, so those operators overlap its messages. Setup errors name the
- * operator and field.
+ * ghosts themselves, and nothing is exchanged twice (where every use of the field by the reader
+ * takes periodic images, fcl_field_ghosts_begin_unwrapped: the wrapping axes left out). An
+ * exchange begins (fcl_field_ghosts_begin) before the operators between the field's last writer
+ * and its reader that do not use the field, and ends before the reader, so those operators
+ * overlap its messages. Setup errors name the operator and field.
  * fcl_problem_step then only enqueues (the exchanges are MPI messages, Collective).
  *
  * Layouts: flowcl's directional operators read strided lines in place (advection works on
@@ -49,6 +50,10 @@ typedef struct {
   int ghosts;       /**< ghost width the operator reads (0: interior only) */
   bool read;        /**< reads the field's values */
   bool written;     /**< changes them */
+  /** reads periodic images of the interior instead of the ghosts along the leading axes that
+   * wrap (fcl_field_ghosts_begin_unwrapped): an exchange inserted for this operator alone skips
+   * those axes */
+  bool periodic_images;
 } fcl_field_use;
 
 /** Most field uses an operator describes (fcl_operator.uses). */

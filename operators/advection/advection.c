@@ -545,8 +545,10 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
   for (int a = 0; a < adv->dim && width; ++a)
     if (g[a] == 0) width = 0;
   adv->problem_refreshes = width > 0;
-  out->uses[0] = (fcl_field_use){adv->velocity, width, true, false};
+  out->uses[0] = (fcl_field_use){
+      .field = adv->velocity, .ghosts = width, .read = true, .written = false};
   for (int f = 0; f < adv->nfields; ++f)
-    out->uses[1 + f] = (fcl_field_use){adv->fields[f], 0, true, true};
+    out->uses[1 + f] = (fcl_field_use){
+        .field = adv->fields[f], .ghosts = 0, .read = true, .written = true};
   return FCL_OK;
 }

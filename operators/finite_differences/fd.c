@@ -126,7 +126,8 @@ fcl_status fcl__fd_use(fcl_fd *op, fcl_field *field, int ghosts, bool read, bool
   if (op->nuses == FCL_OPERATOR_MAX_USES)
     return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "%s: more than %d distinct fields", op->name,
                      FCL_OPERATOR_MAX_USES);
-  op->uses[op->nuses++] = (fcl_field_use){field, ghosts, read, written};
+  op->uses[op->nuses++] = (fcl_field_use){
+      .field = field, .ghosts = ghosts, .read = read, .written = written};
   if (written) op->out = field;
   return FCL_OK;
 }
@@ -399,7 +400,9 @@ fcl_status fcl_fd_enqueue_step(fcl_fd *op, const fcl_step_info *info) {
 fcl_status fcl_fd_apply(fcl_fd *op, double dt) {
   FCL_CHECK_NULL(op, 1);
   for (int u = 0; u < op->nuses; ++u)
-    if (op->uses[u].ghosts > 0) FCL_TRY(fcl_field_ghosts_update(op->uses[u].field));
+    if (op->uses[u].ghosts > 0)
+      FCL_TRY(op->uses[u].periodic_images ? fcl_field_ghosts_update_unwrapped(op->uses[u].field)
+                                          : fcl_field_ghosts_update(op->uses[u].field));
   return fcl_fd_enqueue(op, dt);
 }
 

@@ -82,9 +82,10 @@ fcl_status fcl__fd_add_kernel(fcl_fd *op, const char *name, const fcl_field *sha
  * kernels share their parameters, one buffer a name); the scalars restart at 0. */
 fcl_status fcl__fd_push_kernel(fcl_fd *op, fcl_launcher *kernel, size_t narrays,
                                const fcl__fd_array *arrays);
-/* Whether the plane-tile kernels can read periodic images instead of ghosts on t: every axis
- * periodic and held whole by this rank, at least 2 planes. */
-bool fcl__fd_planes_wrap(const fcl_topology *t);
+/* The axes along which the plane-tile kernels can read periodic images instead of ghosts on t
+ * (bit a for axis a; 7 on one rank of a periodic box): periodic and held whole by this rank, at
+ * least 2 points. */
+unsigned fcl__fd_planes_wraps(const fcl_topology *t);
 /* The conservative stretching's stage out = alpha base + beta a + gamma dt F(a) (base NULL when
  * alpha = 0; letters name a, base ('-' for none) and out, as the list's other kernels do) as
  * plane-tile kernel (stretching_planes.c) over the interior grown by op->grow (reset once it is
@@ -92,16 +93,16 @@ bool fcl__fd_planes_wrap(const fcl_topology *t);
  * An extrapolating operator's (op->extrap): the stage over u = extrap[0] stretches with
  * 3/2 u - 1/2 extrap[1] and writes it to extrap[2] (arrays u, p, m), a stage over u = extrap[2]
  * names its velocity m.
- * Without wrap, the kernel reads the ghosts. With wrap (fcl__fd_planes_wrap, op->grow 0), no
- * ghost is read: the work-items read the neighbours past a face at their periodic images.
+ * Along the axes of wrap (fcl__fd_planes_wraps, op->grow 0 there) the work-items read the
+ * neighbours past a face at their periodic images, along the others the ghosts.
  * FCL_ERR_NOT_SUPPORTED, with no error set and op->grow kept for the generated kernel, where it
  * does not apply: fields of different padded shapes, a grid too small for the last tiles' halo
- * loads to stay inside the arrays (without wrap), a device without work-groups of 256 or the
+ * loads to stay inside the arrays (along the axes not wrapped), a device without work-groups of 256 or the
  * local memory of the tiles, a driver that cannot compile it (a warning), a compiled kernel
  * that takes fewer work-items. */
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
-                                double beta, double gamma, bool wrap, double bytes,
+                                double beta, double gamma, unsigned wrap, double bytes,
                                 fcl_launcher **out_launcher);
 /* Whether a GPU's streamed planes (32 planes of k per work-group, each array's planes carried in
  * registers) would carry some array of the kernel, an array read at several planes of k: tried

@@ -4,9 +4,10 @@
  * rounding. With a viscosity nu, the right side also has nu lap w (fourth-order differences of
  * the same neighbours the fluxes read: diffusion with no pass of its own). The right side reads
  * w at neighbours, so every Runge-Kutta stage is a kernel over the whole field and the stage
- * values' ghosts are filled in between (host steps). On a rank holding every axis whole and
- * periodic, the plane-tile kernels read periodic images of the interior instead: no ghost of u,
- * w or the stage values is read or filled. Else, RK2, where
+ * values' ghosts are filled in between (host steps). Along the axes a rank holds whole and
+ * periodic, the plane-tile kernels read periodic images of the interior instead: on one rank of
+ * a periodic box no ghost of u, w or the stage values is read or filled; on slabs and pencils
+ * only the ghosts of the split axes are (the exchanges leave the wrapping axes out). RK2, where
  * every split axis is periodic with 4 ghosts: the first stage also computes the ghost layers
  * along the split axes that the second reads (from its inputs' wider ghosts, 2 planes more per
  * face), and the stage values never cross ranks: one vector exchange less per call; otherwise
@@ -52,6 +53,12 @@ static fcl_status exchange(void *user, fcl_queue *queue) {
   return fcl_field_ghosts_update(user);
 }
 
+/* The same along the axes a plane-tile kernel does not wrap. */
+static fcl_status exchange_unwrapped(void *user, fcl_queue *queue) {
+  (void)queue;
+  return fcl_field_ghosts_update_unwrapped(user);
+}
+
 /* The same when the stages computed their ghost layers along the split axes: the rest only. */
 static fcl_status fill_local(void *user, fcl_queue *queue) {
   (void)queue;
@@ -79,12 +86,15 @@ static void grow_first_stage(fcl_fd *op, const fcl_topology *t) {
   for (int a = 0; a < 3; ++a) op->grow[a] = fcl_topology_procs(t)[a] > 1 ? 2 : 0;
 }
 
-/* How the stages are made: plane-tile kernels where they apply (reading periodic images where
- * wrap), else generated ones; whether every stage so far reads no ghosts. */
+/* How the stages are made: plane-tile kernels where they apply (reading periodic images along
+ * the axes of wrap, fcl__fd_planes_wraps), else generated ones; whether every stage so far reads
+ * no ghosts, and whether every one is a plane-tile kernel. */
 typedef struct {
-  bool planes, wrap;
-  bool wrapped;
-  fcl_host_fn between; /* the stage values' ghost fill before a stage that reads ghosts */
+  bool planes;
+  unsigned wrap;
+  bool wrapped, images;
+  bool grown;          /* the first stage covers the ghost layers of the split axes */
+  fcl_host_fn between; /* the stage values' ghost fill before a generated stage */
 } stage_mode;
 
 /* The instructions of a generated stage kernel (add_stage) into text. */
@@ -175,12 +185,16 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
                                                m->wrap, bytes, &k);
     if (st != FCL_OK && st != FCL_ERR_NOT_SUPPORTED) return st;
   }
-  const bool wraps = k && m->wrap;
+  const bool wraps = k && m->wrap == 7u;
   m->wrapped &= wraps;
+  m->images &= k != NULL;
+  /* a plane-tile stage wrapping the axes held whole reads the stage values' ghosts along the
+   * split axes only: none where the first stage covered them */
+  const fcl_host_fn between = !k || !m->wrap ? m->between : m->grown ? NULL : exchange_unwrapped;
   fcl_status st = FCL_OK;
-  if (fill && !wraps) {
+  if (fill && !wraps && between) {
     fcl_launcher *host = NULL;
-    st = fcl_launcher_create_host_enqueue(fill, m->between, a, &host);
+    st = fcl_launcher_create_host_enqueue(fill, between, a, &host);
     if (st == FCL_OK) {
       st = fcl_launcher_list_push(op->list, host);
       if (st != FCL_OK) fcl_launcher_destroy(&host); /* not taken */
@@ -287,11 +301,14 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, fc
   /* a grown first stage reads its inputs 4 deep along the split axes (the uses say 2, the
    * least on any axis: a ghost update fills every layer the topology has) */
   const bool grown = stages_grow(t, rk_order);
-  stage_mode m = {
-      .wrap = fcl__fd_planes_wrap(t), .wrapped = true, .between = grown ? fill_local : exchange};
+  stage_mode m = {.wrap = fcl__fd_planes_wraps(t),
+                  .wrapped = true,
+                  .images = true,
+                  .grown = grown,
+                  .between = grown ? fill_local : exchange};
   r = op->scratch2;
   if (st == FCL_OK) st = want_planes(u, &m.planes);
-  if (st == FCL_OK && un && !(m.planes && m.wrap))
+  if (st == FCL_OK && un && !(m.planes && m.wrap == 7u))
     st = FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                    "%s: the extrapolating stage is a plane-tile kernel reading periodic images "
                    "(a GPU, FLOWCL_STRETCHING_KERNEL not generated, one rank holding every axis, "
@@ -325,9 +342,11 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, fc
                      w, "rww", 1.0 / 3, 2.0 / 3, 2.0 / 3);
   }
   /* where every stage reads periodic images, no ghost of u or w is read: the problem inserts
-   * no exchange for them */
-  if (st == FCL_OK && m.wrapped)
-    for (int i = 0; i < op->nuses; ++i) op->uses[i].ghosts = 0;
+   * no exchange for them; where they do along the axes held whole, none of those axes */
+  for (int i = 0; st == FCL_OK && i < op->nuses; ++i) {
+    if (m.wrapped) op->uses[i].ghosts = 0;
+    op->uses[i].periodic_images = m.images && m.wrap;
+  }
   if (st != FCL_OK) fcl_fd_destroy(&op);
   *out = op;
   return st;

@@ -16,8 +16,8 @@
  * ms for stage 1; a point per work-item with no tiles, 2.29; 4 points of x per work-item in
  * vectors, 3.11.
  *
- * On a rank holding the whole periodic box no ghost is read: the work-items wrap their indices
- * to the periodic images (each item's halo offset computed once, the z wrap a uniform add of a
+ * Along the axes that are periodic and held whole by this rank (every axis on one rank of a
+ * periodic box, no ghost read at all) the work-items wrap their indices to the periodic images (each item's halo offset computed once, the z wrap a uniform add of a
  * plane's loads). With the halo loads of the first items of each row and column, a kernel
  * wrapping every tile took 92-110 registers against 80 and ran slower than the ghost exchanges
  * it saved, so the tiles off the faces took a kernel of constant offsets and a ring of the rest
@@ -56,8 +56,9 @@ typedef struct {
   bool extrapolate; /* the velocity is 3/2 u - 1/2 p, written to m at each point */
   int nslots;
   int lo[3], hi[3]; /* the points covered, interior indices (the grown domain) */
-  bool wrap;        /* periodic images instead of ghosts, on every axis (lo 0, hi n - 1) */
-  bool guard;       /* wrapped: the items past the points aim their (never made) stores at ghosts */
+  bool wrap[3];     /* periodic images instead of ghosts along the axis (lo 0, hi n - 1) */
+  bool guard; /* wrapped along x or y: the items past the points aim their (never made) stores at
+                 ghosts */
   int origin[3];
   size_t padded[3];
 } planes;
@@ -263,26 +264,28 @@ static void source(fcl__str *t, const planes *p) {
                   "  const bool live = i <= %d && j <= %d;\n"
                   "  const int t0 = (ly + 2) * TW + lx + 2;\n",
                   p->lo[0], WX, p->lo[1], WY, p->hi[0], p->hi[1]);
-  /* wrapped: every index a periodic image in the interior, the halos' offsets per item; where a
-   * work-group's items run as one loop that the compiler is told has no dependences (PoCL on a
-   * CPU), it may turn the items' guarded stores into loads and stores of every item: those of
-   * the items past the points are then aimed at ghosts, not at the interior points their loads
-   * wrap to (else they write back old values over the live items' results) */
-  if (p->wrap)
-    fcl__str_printf(
-        t,
-        "#define NX %d\n#define NY %d\n#define NZ %d\n"
-        "#define ZWRAP(q) ((q) < 0 ? NZ * PL : (q) >= NZ ? -NZ * PL : 0L)\n"
-        "  const int ic = i %% NX, jc = j %% NY;\n%s",
-        p->hi[0] + 1, p->hi[1] + 1, p->hi[2] + 1,
-        p->guard ? "  const int sx = min(i, NX + 1) - ic + (min(j, NY + 1) - jc) * (int)PX;\n"
-                   "#define AT (c + sx)\n"
-                 : "#define AT c\n");
-  else /* work-items past the points load inside the ghosts and write nothing */
-    fcl__str_printf(t,
-                    "#define ZWRAP(q) 0L\n#define AT c\n"
-                    "  const int ic = min(i, %d), jc = min(j, %d);\n",
-                    p->hi[0] + 2, p->hi[1] + 2);
+  /* wrapped axes: every index a periodic image in the interior, the halos' offsets per item;
+   * where a work-group's items run as one loop that the compiler is told has no dependences
+   * (PoCL on a CPU), it may turn the items' guarded stores into loads and stores of every item:
+   * those of the items past the points are then aimed at ghosts, not at the interior points
+   * their loads wrap to (else they write back old values over the live items' results). Along
+   * the other axes, the work-items past the points load inside the ghosts and write nothing. */
+  const bool *w = p->wrap;
+  if (w[0] || w[1] || w[2])
+    fcl__str_printf(t, "#define NX %d\n#define NY %d\n#define NZ %d\n", p->hi[0] + 1, p->hi[1] + 1,
+                    p->hi[2] + 1);
+  fcl__str_printf(t, "#define ZWRAP(q) %s\n",
+                  w[2] ? "((q) < 0 ? NZ * PL : (q) >= NZ ? -NZ * PL : 0L)" : "0L");
+  char ic[32], jc[32];
+  snprintf(ic, sizeof ic, w[0] ? "i %% NX" : "min(i, %d)", p->hi[0] + 2);
+  snprintf(jc, sizeof jc, w[1] ? "j %% NY" : "min(j, %d)", p->hi[1] + 2);
+  fcl__str_printf(t, "  const int ic = %s, jc = %s;\n", ic, jc);
+  if (p->guard && (w[0] || w[1]))
+    fcl__str_printf(t, "  const int sx = %s + %s;\n#define AT (c + sx)\n",
+                    w[0] ? "min(i, NX + 1) - ic" : "0",
+                    w[1] ? "(min(j, NY + 1) - jc) * (int)PX" : "0");
+  else
+    fcl__str_printf(t, "#define AT c\n");
   /* the halo values spread over the work-items, one each: the 4 halo rows by the first 4 rows of
    * items, the 4 halo columns by the next 4 WY items (4 a row); dh: an item's halo value's offset
    * from its c (wrapped: to the periodic image), th: its place in the tile. Loaded and stored by
@@ -296,8 +299,8 @@ static void source(fcl__str *t, const planes *p) {
       "  const int ti = hy ? i : ti0 + ((lh & 3) < 2 ? (lh & 3) - 2 : %d + (lh & 3));\n"
       "  const int tj = hy ? tj0 + (ly < 2 ? ly - 2 : %d + ly) : tj0 + (lh >> 2);\n"
       "  const int dh = %s - ic + (%s - jc) * (int)PX, th = (tj - tj0 + 2) * TW + ti - ti0 + 2;\n",
-      WX, 4 * WX, 4 * WY, WX - 2, WY - 2, p->wrap ? "(ti + NX) % NX" : "ti",
-      p->wrap ? "(tj + NY) % NY" : "tj");
+      WX, 4 * WX, 4 * WY, WX - 2, WY - 2, w[0] ? "(ti + NX) % NX" : "ti",
+      w[1] ? "(tj + NY) % NY" : "tj");
   fcl__str_printf(t, "  long c = ((long)(k0 + %d) * %zuL + jc + %d) * PX + ic + %d;\n",
                   p->origin[2], p->padded[1], p->origin[1], p->origin[0]);
   for (int x = 0; x < 6; ++x) {
@@ -327,7 +330,7 @@ static void source(fcl__str *t, const planes *p) {
   fcl__str_printf(t, "    }\n    c += PL;\n");
   fcl__str_printf(t,
                   "  }\n}\n#undef PX\n#undef PL\n#undef TW\n#undef TS\n#undef ZWRAP\n#undef AT\n");
-  if (p->wrap) fcl__str_printf(t, "#undef NX\n#undef NY\n#undef NZ\n");
+  if (w[0] || w[1] || w[2]) fcl__str_printf(t, "#undef NX\n#undef NY\n#undef NZ\n");
 }
 
 /* The linear index of interior point (i, j, k). */
@@ -338,28 +341,33 @@ static long long index_of(const planes *p, long long i, long long j, long long k
 }
 
 /* Whether the device and the fields take the kernel: one padded shape for all, work-groups of
- * WX x WY, the tiles in local memory, and every load inside the arrays: without wrap, the halos
- * of the last tiles (WX, WY past the clamped point, in rows or planes the arrays go on with) as
- * well as the planes 2 past the last (wrapped, every load is an interior point). */
+ * WX x WY, the tiles in local memory, and every load inside the arrays: along the axes not
+ * wrapped, the halos of the last tiles (WX, WY past the clamped point, in rows or planes the
+ * arrays go on with) as well as the planes 2 past the last (wrapped, an interior point). */
 static bool fits(const planes *p, const fcl_field *const *fields, int nfields,
                  const fcl_device_info *info, size_t real) {
   for (int f = 0; f < nfields; ++f)
     if (fields[f] && memcmp(fcl_field_padded_shape(fields[f]), p->padded, sizeof p->padded))
       return false;
-  const long long size = (long long)(p->padded[0] * p->padded[1] * p->padded[2]), i = p->hi[0] + 2,
-                  j = p->hi[1] + 2, k = p->hi[2];
-  if (!p->wrap && (index_of(p, i + WX, j + WY, k) >= size || index_of(p, i, j, k + 2) >= size))
+  const bool *w = p->wrap;
+  const long long size = (long long)(p->padded[0] * p->padded[1] * p->padded[2]),
+                  i = w[0] ? p->hi[0] : p->hi[0] + 2, j = w[1] ? p->hi[1] : p->hi[1] + 2,
+                  k = w[2] ? p->hi[2] : p->hi[2] + 2;
+  if (index_of(p, w[0] ? i : i + WX, w[1] ? j : j + WY, p->hi[2]) >= size ||
+      index_of(p, i, j, k) >= size)
     return false;
   return info->max_work_group_size >= WX * WY &&
          info->local_mem_size >= 2 * (size_t)p->nslots * (WX + 4) * (WY + 4) * real;
 }
 
-bool fcl__fd_planes_wrap(const fcl_topology *t) {
+unsigned fcl__fd_planes_wraps(const fcl_topology *t) {
   const fcl_domain *d = fcl_topology_domain(t);
-  if (d->dim != 3 || fcl_topology_local_resolution(t)[2] < 2) return false;
-  for (int a = 0; a < 3; ++a)
-    if (fcl_topology_procs(t)[a] != 1 || d->bc[a][0] != FCL_BC_PERIODIC) return false;
-  return true;
+  unsigned mask = 0;
+  for (int a = 0; a < 3 && d->dim == 3; ++a)
+    if (fcl_topology_procs(t)[a] == 1 && d->bc[a][0] == FCL_BC_PERIODIC &&
+        fcl_topology_local_resolution(t)[a] >= 2)
+      mask |= 1u << a;
+  return mask;
 }
 
 /* The launcher of p's kernel in prog over p's points, bytes a launch. */
@@ -400,7 +408,7 @@ static fcl_status launcher(fcl_program *prog, const planes *p, fcl_device *dev, 
 
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
-                                double beta, double gamma, bool wrap, double bytes,
+                                double beta, double gamma, unsigned wrap, double bytes,
                                 fcl_launcher **out_launcher) {
   *out_launcher = NULL;
   fcl_queue *q = fcl_field_queue(u);
@@ -419,7 +427,7 @@ fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fc
               .alpha = alpha,
               .beta = beta,
               .gamma = gamma,
-              .wrap = wrap,
+              .wrap = {wrap & 1, wrap & 2, wrap & 4},
               .guard = !(info.type & FCL_DEVICE_GPU),
               .extrapolate = op->extrap[0] && u == op->extrap[0]};
   p.vel = op->extrap[0] && !p.extrapolate ? 'm' : 'u';

@@ -46,8 +46,10 @@ static fcl_status describe(const char *name, fcl_spectral *s, fcl_field *in, fcl
   *o = (spectral_op){s, in, out, nu, kernel};
   *op = (fcl_operator){
       .name = name, .data = o, .apply = apply, .launcher = kernel_launcher, .destroy = free};
-  if (in) op->uses[op->nuses++] = (fcl_field_use){in, 0, true, false};
-  op->uses[op->nuses++] = (fcl_field_use){out, 0, !in, true};
+  if (in)
+    op->uses[op->nuses++] = (fcl_field_use){
+        .field = in, .ghosts = 0, .read = true, .written = false};
+  op->uses[op->nuses++] = (fcl_field_use){.field = out, .ghosts = 0, .read = !in, .written = true};
   return FCL_OK;
 }
 
@@ -129,7 +131,9 @@ fcl_status fcl_spectral_buoyancy_operator(fcl_spectral *s, fcl_field *b, const d
                         .apply = buoyancy_apply,
                         .launcher = buoyancy_launcher,
                         .destroy = free};
-  out->uses[out->nuses++] = (fcl_field_use){b, 0, true, false};
-  out->uses[out->nuses++] = (fcl_field_use){omega, 0, true, true};
+  out->uses[out->nuses++] = (fcl_field_use){
+      .field = b, .ghosts = 0, .read = true, .written = false};
+  out->uses[out->nuses++] = (fcl_field_use){
+      .field = omega, .ghosts = 0, .read = true, .written = true};
   return FCL_OK;
 }

@@ -6,7 +6,8 @@
  * split axis's) goes between the field and host staging as it is, others are packed on the
  * device. The leading axes that are periodic on this rank fill their ghosts by wrapping, edges
  * and corners included (ghosts_wrap: one launch per axis and up to three components on a GPU,
- * per axis and component on a CPU); a plan that wraps every axis, or whose messages go over
+ * per axis and component on a CPU), in a list of their own before begin, which also runs alone
+ * for readers that take periodic images along those axes; a plan that wraps every axis, or whose messages go over
  * the device transport (packed into its device staging, posted on the queue), on an in-order
  * queue, has no host step and returns without waiting. Calling them allocates nothing. */
 #include <stdio.h>
@@ -19,9 +20,9 @@
 struct fcl__ghost_plan {
   fcl_field *f;
   bool accumulate;
-  fcl_launcher *begin, *end;
-  fcl_array *device_stage; /* packed faces on the device, from the field's pool */
-  fcl__p2p *p2p;           /* the messages across ranks; NULL: none */
+  fcl_launcher *wrap, *begin, *end; /* begin runs after wrap, or alone (unwrapped) */
+  fcl_array *device_stage;          /* packed faces on the device, from the field's pool */
+  fcl__p2p *p2p;                    /* the messages across ranks; NULL: none */
   size_t stage_bytes, stage_used;
   bool device_only; /* no host step: the queue's order is enough */
   bool begun;       /* begun and not yet ended */
@@ -296,8 +297,8 @@ static size_t pow2_at_least(int64_t v, size_t cap) {
   return p;
 }
 
-/* The ghosts of the first m axes, one launch per axis and three components on a GPU, per axis and
- * component on a CPU (see ghosts_wrap in field.cl). On a GPU, work-groups of up to 64 points along x and 256 in all, the global range
+/* The ghosts of the first m axes, one launch per axis and three components on a GPU, per axis
+ * and component on a CPU (see ghosts_wrap in field.cl). On a GPU, work-groups of up to 64 points along x and 256 in all, the global range
  * rounded up to them (the kernel drops the points past the group): left to the driver, the x
  * faces (4 points along x) may get work-groups of a few items. A CPU device (PoCL) does best
  * with its own choice (64^3, one rank: 66-89 us an exchange against 92-96 us). */
@@ -356,7 +357,7 @@ static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
       fcl_launcher *l = NULL;
       FCL_TRY(
           fcl_launcher_create_kernel(f->program, name, "ghosts_wrap", 14, args, 0, NULL, &one, &l));
-      fcl_status st = fcl_launcher_list_push(p->begin, l);
+      fcl_status st = fcl_launcher_list_push(p->wrap, l);
       if (st != FCL_OK) {
         fcl_launcher_destroy(&l);
         return st;
@@ -399,6 +400,8 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, fcl_pool *pool, bool accumulate,
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->begin);
   snprintf(name, sizeof name, "%s.%s.end", f->name, kind_name);
   if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->end);
+  snprintf(name, sizeof name, "%s.%s.wrap", f->name, kind_name);
+  if (st == FCL_OK) st = fcl_launcher_create_list(name, &p->wrap);
   /* the leading axes that wrap on this rank in one pass; every other axis but the last
    * completes inside begin, the last one's messages complete in end */
   const int dim = f->topo->domain.dim, wrapped = accumulate ? 0 : wrapped_axes(f);
@@ -431,6 +434,7 @@ fcl_status fcl__ghost_plan_create(fcl_field *f, fcl_pool *pool, bool accumulate,
 void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
   if (!plan || !*plan) return;
   fcl__ghost_plan *p = *plan;
+  fcl_launcher_destroy(&p->wrap);
   fcl_launcher_destroy(&p->begin);
   fcl_launcher_destroy(&p->end);
   fcl__p2p_destroy(&p->p2p);
@@ -441,35 +445,44 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
 
 fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, fcl_mem *const *old,
                                   fcl_mem *const *now) {
+  FCL_TRY(fcl_launcher_rebind(p->wrap, n, old, now));
   FCL_TRY(fcl_launcher_rebind(p->begin, n, old, now));
   return fcl_launcher_rebind(p->end, n, old, now);
 }
 
-static fcl_status run(fcl_launcher *l, fcl_queue *q) {
+/* l after the event `after` (NULL: none), waited for on the host. */
+static fcl_status run(fcl_launcher *l, fcl_queue *q, fcl_event *after) {
   fcl_event *ev = NULL;
-  FCL_TRY(fcl_launcher_call(l, q, NULL, 0, NULL, &ev));
+  FCL_TRY(fcl_launcher_call(l, q, NULL, after ? 1 : 0, after ? &after : NULL, &ev));
   if (!ev) return FCL_OK;
   fcl_status st = fcl_events_wait(1, &ev);
   fcl_event_release(&ev);
   return st;
 }
 
-static fcl_status plan_begin(fcl__ghost_plan *p) {
+/* every: the wrapping of the leading axes, then the rest; else the rest alone */
+static fcl_status plan_begin(fcl__ghost_plan *p, bool every) {
+  fcl_queue *q = p->f->queue;
+  fcl_event *wrapped = NULL;
   p->begun = true;
-  if (p->device_only) return fcl_launcher_call(p->begin, p->f->queue, NULL, 0, NULL, NULL);
-  return run(p->begin, p->f->queue);
+  if (every)
+    FCL_TRY(fcl_launcher_call(p->wrap, q, NULL, 0, NULL, p->device_only ? NULL : &wrapped));
+  if (p->device_only) return fcl_launcher_call(p->begin, q, NULL, 0, NULL, NULL);
+  fcl_status st = run(p->begin, q, wrapped);
+  fcl_event_release(&wrapped);
+  return st;
 }
 static fcl_status plan_end(fcl__ghost_plan *p) {
   p->begun = false;
   if (p->device_only) return fcl_launcher_call(p->end, p->f->queue, NULL, 0, NULL, NULL);
-  return run(p->end, p->f->queue);
+  return run(p->end, p->f->queue, NULL);
 }
 
 bool fcl__ghost_plan_begun(const fcl__ghost_plan *p) { return p && p->begun; }
 
 static fcl_status add_statistics(const fcl__ghost_plan *p, fcl_launch_stats *sum) {
-  fcl_launcher *lists[2] = {p ? p->begin : NULL, p ? p->end : NULL};
-  for (int i = 0; i < 2; ++i) {
+  fcl_launcher *lists[3] = {p ? p->wrap : NULL, p ? p->begin : NULL, p ? p->end : NULL};
+  for (int i = 0; i < 3; ++i) {
     if (!lists[i]) continue;
     fcl_launch_stats s;
     FCL_TRY(fcl_launcher_statistics(lists[i], &s));
@@ -491,7 +504,11 @@ fcl_status fcl_field_ghost_statistics(fcl_field *f, fcl_launch_stats *stats) {
 
 fcl_status fcl_field_ghosts_begin(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  return plan_begin(f->ghosts);
+  return plan_begin(f->ghosts, true);
+}
+fcl_status fcl_field_ghosts_begin_unwrapped(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  return plan_begin(f->ghosts, false);
 }
 fcl_status fcl_field_ghosts_end(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
@@ -499,16 +516,21 @@ fcl_status fcl_field_ghosts_end(fcl_field *f) {
 }
 fcl_status fcl_field_ghosts_update(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  FCL_TRY(plan_begin(f->ghosts));
+  FCL_TRY(plan_begin(f->ghosts, true));
+  return plan_end(f->ghosts);
+}
+fcl_status fcl_field_ghosts_update_unwrapped(fcl_field *f) {
+  FCL_CHECK_NULL(f, 1);
+  FCL_TRY(plan_begin(f->ghosts, false));
   return plan_end(f->ghosts);
 }
 fcl_status fcl_field_ghosts_update_local(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  FCL_TRY(plan_begin(f->local));
+  FCL_TRY(plan_begin(f->local, true));
   return plan_end(f->local);
 }
 fcl_status fcl_field_ghosts_accumulate(fcl_field *f) {
   FCL_CHECK_NULL(f, 1);
-  FCL_TRY(plan_begin(f->accumulate));
+  FCL_TRY(plan_begin(f->accumulate, true));
   return plan_end(f->accumulate);
 }

@@ -32,6 +32,7 @@ void fcl_problem_destroy(fcl_problem **problem) {
   free(p->state);
   free(p->nodes);
   free(p->prologue);
+  free(p->prologue_unwrapped);
   free(p->name);
   free(p);
   *problem = NULL;
@@ -139,29 +140,38 @@ static fcl_status check_uses(const fcl_problem *p, const fcl__op *op) {
   return FCL_OK;
 }
 
-/* Walk the operators once from the ghost state `fresh` (per field: ghosts current), appending
- * the exchanges needed when nodes is non-NULL; fresh ends as the state after the step. */
-static int walk(const fcl_problem *p, bool *fresh, fcl__node *nodes) {
+/* How current a field's ghosts are: not, all but the wrapping axes', all. */
+enum { STALE, UNWRAPPED, FRESH };
+
+/* Walk the operators once from the ghost state `fresh` (per field: STALE, ...), appending the
+ * exchanges needed when nodes is non-NULL; fresh ends as the state after the step. */
+static int walk(const fcl_problem *p, unsigned char *fresh, fcl__node *nodes) {
   int n = 0;
   for (int o = 0; o < p->nops; ++o) {
     const fcl_operator *d = &p->ops[o].desc;
     for (int u = 0; u < d->nuses; ++u) {
       const int f = field_index(p, d->uses[u].field);
-      if (!d->uses[u].read || d->uses[u].ghosts <= 0 || fresh[f]) continue;
-      /* one exchange for the widest read of this field by this operator */
+      if (!d->uses[u].read || d->uses[u].ghosts <= 0) continue;
+      /* one exchange for the widest read of this field by this operator, the wrapping axes
+       * left out where every such read takes periodic images */
       int width = 0;
+      bool images = true;
       for (int v = 0; v < d->nuses; ++v)
-        if (d->uses[v].field == d->uses[u].field && d->uses[v].ghosts > width)
-          width = d->uses[v].ghosts;
+        if (d->uses[v].field == d->uses[u].field && d->uses[v].read && d->uses[v].ghosts > 0) {
+          if (d->uses[v].ghosts > width) width = d->uses[v].ghosts;
+          images = images && d->uses[v].periodic_images;
+        }
+      if (fresh[f] >= (images ? UNWRAPPED : FRESH)) continue;
       if (nodes)
-        nodes[n] = (fcl__node){.kind = FCL__NODE_GHOSTS, .op = o, .field = f, .width = width};
+        nodes[n] = (fcl__node){
+            .kind = FCL__NODE_GHOSTS, .op = o, .field = f, .width = width, .unwrapped = images};
       ++n;
-      fresh[f] = true;
+      fresh[f] = images ? UNWRAPPED : FRESH;
     }
     if (nodes) nodes[n] = (fcl__node){.kind = FCL__NODE_OPERATOR, .op = o};
     ++n;
     for (int u = 0; u < d->nuses; ++u)
-      if (d->uses[u].written) fresh[field_index(p, d->uses[u].field)] = false;
+      if (d->uses[u].written) fresh[field_index(p, d->uses[u].field)] = STALE;
   }
   return n;
 }
@@ -199,10 +209,12 @@ fcl_status fcl_problem_setup(fcl_problem *p) {
   for (int o = 0; o < p->nops; ++o) FCL_TRY(check_uses(p, &p->ops[o]));
   /* values: a field is read only after an operator wrote it, or if it is state */
   bool *valid = calloc((size_t)p->nfields, sizeof *valid);
-  bool *fresh = calloc((size_t)p->nfields, sizeof *fresh);
-  if (!valid || !fresh) {
+  unsigned char *fresh = calloc((size_t)p->nfields, sizeof *fresh),
+                *after = calloc((size_t)p->nfields, sizeof *after);
+  if (!valid || !fresh || !after) {
     free(valid);
     free(fresh);
+    free(after);
     return FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "problem '%s'", p->name);
   }
   fcl_status st = FCL_OK;
@@ -224,22 +236,28 @@ fcl_status fcl_problem_setup(fcl_problem *p) {
   int nnodes = 0;
   if (st == FCL_OK) {
     walk(p, fresh, NULL);
-    memcpy(valid, fresh, (size_t)p->nfields * sizeof *valid);
+    memcpy(after, fresh, (size_t)p->nfields * sizeof *after);
     nnodes = walk(p, fresh, NULL);
-    memcpy(fresh, valid, (size_t)p->nfields * sizeof *valid);
+    memcpy(fresh, after, (size_t)p->nfields * sizeof *after);
     p->nodes = calloc((size_t)nnodes, sizeof *p->nodes);
     p->prologue = calloc((size_t)p->nfields + 1, sizeof *p->prologue);
-    if (!p->nodes || !p->prologue) st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "problem '%s'", p->name);
+    p->prologue_unwrapped = calloc((size_t)p->nfields + 1, sizeof *p->prologue_unwrapped);
+    if (!p->nodes || !p->prologue || !p->prologue_unwrapped)
+      st = FCL_ERROR(FCL_ERR_OUT_OF_MEMORY, "problem '%s'", p->name);
   }
   if (st == FCL_OK) {
     for (int i = 0; i < p->nfields; ++i)
-      if (fresh[i]) p->prologue[p->nprologue++] = i;
+      if (fresh[i]) {
+        p->prologue_unwrapped[p->nprologue] = fresh[i] == UNWRAPPED;
+        p->prologue[p->nprologue++] = i;
+      }
     p->nnodes = walk(p, fresh, p->nodes);
     plan_overlap(p);
     p->ready = true;
   }
   free(valid);
   free(fresh);
+  free(after);
   return st;
 }
 
@@ -287,7 +305,10 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
         const double b0 = MPI_Wtime(); /* charged to the exchange's node */
         if (p->timing)
           st = ghost_device_stats(p, &p->nodes[m], &p->nodes[m].ns0, &p->nodes[m].bytes0);
-        if (st == FCL_OK) st = fcl_field_ghosts_begin(p->fields[p->nodes[m].field]);
+        fcl_field *f = p->fields[p->nodes[m].field];
+        if (st == FCL_OK)
+          st = p->nodes[m].unwrapped ? fcl_field_ghosts_begin_unwrapped(f)
+                                     : fcl_field_ghosts_begin(f);
         p->nodes[m].in_flight = st == FCL_OK;
         p->nodes[m].wall_s += MPI_Wtime() - b0;
       }
@@ -297,7 +318,10 @@ static fcl_status run_nodes(fcl_problem *p, const fcl_step_info *info) {
       fcl_field *f = p->fields[node->field];
       if (p->timing && !node->in_flight)
         st = ghost_device_stats(p, node, &node->ns0, &node->bytes0);
-      if (st == FCL_OK) st = node->in_flight ? fcl_field_ghosts_end(f) : fcl_field_ghosts_update(f);
+      if (st == FCL_OK)
+        st = node->in_flight   ? fcl_field_ghosts_end(f)
+             : node->unwrapped ? fcl_field_ghosts_update_unwrapped(f)
+                               : fcl_field_ghosts_update(f);
       node->in_flight = false;
     } else {
       const fcl_operator *d = &p->ops[node->op].desc;
@@ -362,7 +386,9 @@ fcl_status fcl_problem_step(fcl_problem *p, const fcl_step_info *info) {
                      info->dt);
   if (p->steps == 0)
     for (int i = 0; i < p->nprologue; ++i)
-      FCL_TRY(fcl_field_ghosts_update(p->fields[p->prologue[i]]));
+      FCL_TRY(p->prologue_unwrapped[i]
+                  ? fcl_field_ghosts_update_unwrapped(p->fields[p->prologue[i]])
+                  : fcl_field_ghosts_update(p->fields[p->prologue[i]]));
   fcl_status st = run_nodes(p, info);
   if (st != FCL_OK) {
     end_in_flight(p, st);
@@ -385,14 +411,16 @@ fcl_status fcl_problem_describe(const fcl_problem *p, char **text) {
   PUT("problem '%s': %d fields, %d operators, %d nodes per step\n", p->name, p->nfields, p->nops,
       p->nnodes);
   for (int i = 0; i < p->nprologue; ++i)
-    PUT("   0. ghosts(%s) [first step only: state read with ghosts]\n",
-        fcl_field_name(p->fields[p->prologue[i]]));
+    PUT("   0. ghosts(%s)%s [first step only: state read with ghosts]\n",
+        fcl_field_name(p->fields[p->prologue[i]]),
+        p->prologue_unwrapped[i] ? ", the wrapping axes left out" : "");
   for (int n = 0; n < p->nnodes; ++n) {
     const fcl__node *node = &p->nodes[n];
     const fcl_operator *d = &p->ops[node->op].desc;
     if (node->kind == FCL__NODE_GHOSTS) {
-      PUT("  %2d. ghosts(%s) width %d [inserted: read by '%s'", n + 1,
-          fcl_field_name(p->fields[node->field]), node->width, d->name);
+      PUT("  %2d. ghosts(%s) width %d%s [inserted: read by '%s'", n + 1,
+          fcl_field_name(p->fields[node->field]), node->width,
+          node->unwrapped ? ", the wrapping axes left out" : "", d->name);
       if (node->begin_at < n) PUT("; begun before node %d", node->begin_at + 1);
       PUT("]\n");
       continue;

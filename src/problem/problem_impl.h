@@ -12,6 +12,8 @@ typedef struct {
   int op;         /* the operator (ghosts: the reader it was inserted for) */
   int field;      /* ghosts: the field exchanged */
   int width;      /* ghosts: the widest read that needs it */
+  bool unwrapped; /* ghosts: the wrapping axes left out (every use by the reader takes periodic
+                     images) */
   int begin_at;   /* ghosts: the node before which the exchange begins (its own index when no
                     earlier node leaves the field alone), ended here */
   bool in_flight; /* ghosts: begun early, not yet ended */
@@ -40,9 +42,10 @@ struct fcl_problem {
   fcl__node *nodes;
   int nprologue; /* fields whose ghosts the first step refreshes */
   int *prologue;
-  bool ready;    /* setup done */
-  bool timing;   /* wait for the queues after every node */
-  int64_t steps; /* steps taken */
+  bool *prologue_unwrapped; /* per field: the refresh leaves the wrapping axes out */
+  bool ready;               /* setup done */
+  bool timing;              /* wait for the queues after every node */
+  int64_t steps;            /* steps taken */
 };
 
 /* The communicator of the problem's fields (MPI_COMM_SELF without fields). */

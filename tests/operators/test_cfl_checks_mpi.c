@@ -197,8 +197,8 @@ static void check_end_wait(env *e) {
   box b = make_box(e, &o);
   fcl_problem *p = NULL;
   fcl_operator op = {.name = "nothing", .apply = apply_nothing, .nuses = 2};
-  op.uses[0] = (fcl_field_use){b.u, 0, true, false};
-  op.uses[1] = (fcl_field_use){b.q, 0, true, true};
+  op.uses[0] = (fcl_field_use){.field = b.u, .ghosts = 0, .read = true, .written = false};
+  op.uses[1] = (fcl_field_use){.field = b.q, .ghosts = 0, .read = true, .written = true};
   CHECK_OK(fcl_problem_create("end", &p));
   CHECK_OK(fcl_problem_add_field(p, b.u, true));
   CHECK_OK(fcl_problem_add_field(p, b.q, true));

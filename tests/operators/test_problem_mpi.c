@@ -20,6 +20,9 @@
  *     field's own reduction, the analytics), giving bit for bit what the same objects built over fields set
  *     to the swapped values give; a problem's swap node (u_prev <- u) gives what a copy gives;
  *     fields that differ, or one whose exchange is in flight, cannot be swapped;
+ *   - an operator reading periodic images along the axes a rank holds whole gets an exchange
+ *     that leaves them out (their ghosts untouched, the others' filled), one reading every
+ *     ghost a whole one;
  *   - with FFTs: the 2D Taylor-Green vortex through the vorticity solver (spectral
  *     Biot-Savart, remeshed advection, spectral diffusion, adaptive CFL step) converges to the
  *     exact decaying solution at second order as the grid and step are refined together. */
@@ -243,6 +246,88 @@ static fcl_status noop_apply(void *data, const fcl_step_info *info) {
   (void)data;
   (void)info;
   return FCL_OK;
+}
+
+static void coded(const double *x, double *v) { v[0] = x[0] + 10 * x[1] + 100 * x[2]; }
+
+/* Periodic images: a writer of q, a reader of q's ghosts that takes periodic images along the
+ * wrapping axes, a reader of every ghost. Setup inserts an exchange that leaves the wrapping
+ * axes out before the first reader and a whole one before the second; after a step without the
+ * second reader, every ghost (NaN before) along the leading axes this rank holds whole is still
+ * NaN, and every ghost of the other axes (interior along the rest) holds its periodic image. */
+static void check_periodic_images(env *e) {
+  fcl_topology *t = op_box(3, 16, 2);
+  fcl_field *q = op_field(e, t, "q", 1, FCL_FLOAT32, coded);
+  const int64_t *n = fcl_topology_local_resolution(t), *off = fcl_topology_offset(t);
+  const int *origin = fcl_topology_origin(t), *procs = fcl_topology_procs(t);
+  const size_t *pad = fcl_field_padded_shape(q), count = pad[0] * pad[1] * pad[2];
+  float *v = malloc(count * sizeof *v), *interior = malloc(count * sizeof *v);
+  const float nan32 = NAN;
+  CHECK_OK(fcl_field_read(q, 0, false, interior));
+  CHECK_OK(fcl_mem_fill(e->q, fcl_field_buffer(q, 0), &nan32, sizeof nan32, 0, count * sizeof nan32,
+                        0, NULL, NULL));
+  CHECK_OK(fcl_field_write(q, 0, false, interior));
+  fcl_operator ops[3] = {
+      {.name = "writer", .apply = noop_apply, .nuses = 1, .uses = {{.field = q, .written = true}}},
+      {.name = "images",
+       .apply = noop_apply,
+       .nuses = 1,
+       .uses = {{.field = q, .ghosts = 2, .read = true, .periodic_images = true}}},
+      {.name = "every",
+       .apply = noop_apply,
+       .nuses = 1,
+       .uses = {{.field = q, .ghosts = 2, .read = true}}}};
+  for (int whole = 0; whole < 2; ++whole) {
+    fcl_problem *p = NULL;
+    CHECK_OK(fcl_problem_create("images", &p));
+    CHECK_OK(fcl_problem_add_field(p, q, true));
+    for (int o = 0; o < 2 + whole; ++o) CHECK_OK(fcl_problem_add_operator(p, &ops[o]));
+    CHECK_OK(fcl_problem_setup(p));
+    char *text = NULL;
+    CHECK_OK(fcl_problem_describe(p, &text));
+    const char *want[2] = {"2. ghosts(q) width 2, the wrapping axes left out [inserted: read by "
+                           "'images']",
+                           "4. ghosts(q) width 2 [inserted: read by 'every']"};
+    for (int i = 0; i <= whole && text; ++i)
+      CHECKF(fcl_test_contains(text, want[i]), "periodic images: no '%s' in\n%s", want[i], text);
+    free(text);
+    if (!whole) CHECK_OK(fcl_problem_step(p, &(fcl_step_info){.step = 0, .t = 0, .dt = 0.1}));
+    fcl_problem_destroy(&p);
+  }
+  CHECK_OK(fcl_queue_finish(e->q));
+  CHECK_OK(fcl_field_read(q, 0, true, v));
+  int wrapping = 0; /* the leading axes this rank holds whole (periodic box) */
+  while (wrapping < 3 && procs[wrapping] == 1) ++wrapping;
+  const double h = 2 * PI / 16;
+  int64_t bad = 0, checked[2] = {0, 0};
+  for (size_t k = 0; k < pad[2]; ++k)
+    for (size_t j = 0; j < pad[1]; ++j)
+      for (size_t i = 0; i < pad[0]; ++i) {
+        const int64_t l[3] = {(int64_t)i - origin[0], (int64_t)j - origin[1],
+                              (int64_t)k - origin[2]};
+        int axis = -1, outside = 0; /* a ghost of one axis, interior along the others */
+        for (int a = 0; a < 3; ++a)
+          if (l[a] < 0 || l[a] >= n[a]) axis = a, ++outside;
+        if (outside != 1 || l[axis] < -2 || l[axis] >= n[axis] + 2) continue;
+        const float got = v[(k * pad[1] + j) * pad[0] + i];
+        double x[3];
+        for (int a = 0; a < 3; ++a) x[a] = (double)(((l[a] + off[a]) % 16 + 16) % 16) * h;
+        double want;
+        coded(x, &want);
+        const bool images = axis < wrapping;
+        bad += images ? !isnan(got) : !(fabs(got - want) <= 1e-3);
+        ++checked[images];
+      }
+  int64_t all = bad;
+  MPI_Allreduce(&bad, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECKF(all == 0 && checked[0] + checked[1] > 0,
+         "periodic images: %lld ghosts wrong (rank %d: %lld along the wrapping axes left NaN, "
+         "%lld exchanged)",
+         (long long)all, e->rank, (long long)checked[1], (long long)checked[0]);
+  free(v);
+  free(interior);
+  fcl_field_destroy(&q);
+  fcl_topology_destroy(&t);
 }
 
 /* A problem over fields, the given operator descriptions, expecting setup to fail with text. */
@@ -910,6 +995,7 @@ static void run(env *e) {
   check_max_dt(e);
   check_node_timing(e);
   check_swap(e);
+  check_periodic_images(e);
 #if FLOWCL_ENABLE_FFTW || FLOWCL_ENABLE_VKFFT
   check_taylor_green_2d(e);
 #endif
