@@ -336,8 +336,9 @@ void fcl_advection_destroy(fcl_advection **adv) {
 
 /* A substep along axis (velocity ghosts current). */
 static fcl_status substep(fcl_advection *adv, int axis, double dt) {
-  if (!adv->wrap[axis])
-    for (int f = 0; f < adv->nfields; ++f) FCL_TRY(fcl_field_ghosts_update(adv->fields[f]));
+  if (!adv->wrap[axis]) /* the axes that wrap read periodic images: their ghosts left out */
+    for (int f = 0; f < adv->nfields; ++f)
+      FCL_TRY(fcl_field_ghosts_update_unwrapped(adv->fields[f]));
   const double cdt = dt / adv->dx[axis];
   FCL_TRY(bind_fields(adv, axis));
   if (fcl_field_dtype(adv->velocity) == FCL_FLOAT64)
@@ -356,7 +357,7 @@ fcl_status fcl_advection_direction(fcl_advection *adv, int axis, double dt) {
                      "%dD domain",
                      axis, adv->dim);
   if (!isfinite(dt)) return FCL_ERROR(FCL_ERR_INVALID_ARGUMENT, "argument 3 (dt): not finite");
-  if (!adv->wrap[axis]) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
+  if (!adv->wrap[axis]) FCL_TRY(fcl_field_ghosts_update_unwrapped(adv->velocity));
   return substep(adv, axis, dt);
 }
 
@@ -477,7 +478,7 @@ static fcl_status advance(fcl_advection *adv, double dt, bool velocity_current, 
   ++adv->calls;
   bool exchange = false;
   for (int a = 0; a < adv->dim; ++a) exchange = exchange || !adv->wrap[a];
-  if (exchange && !velocity_current) FCL_TRY(fcl_field_ghosts_update(adv->velocity));
+  if (exchange && !velocity_current) FCL_TRY(fcl_field_ghosts_update_unwrapped(adv->velocity));
   const int last = adv->dim - 1;
   switch (adv->opt.splitting) {
     case FCL_SPLIT_FIRST_ORDER:
@@ -536,8 +537,9 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
                         .nuses = 1 + adv->nfields};
   /* where an axis does not wrap, the velocity's ghosts are read: a use of 1 layer makes the
    * problem refresh them when stale (an update fills every layer; the reach along the split axes
-   * was checked at creation). A topology with none on some axis would refuse that use: there
-   * the advection refreshes them itself. */
+   * was checked at creation), those of the axes that wrap left out (periodic images). A
+   * topology with none on some axis would refuse that use: there the advection refreshes them
+   * itself. */
   const int *g = fcl_topology_ghosts(fcl_field_topology(adv->velocity));
   int width = 0;
   for (int a = 0; a < adv->dim; ++a)
@@ -546,7 +548,7 @@ fcl_status fcl_advection_operator(fcl_advection *adv, fcl_operator *out) {
     if (g[a] == 0) width = 0;
   adv->problem_refreshes = width > 0;
   out->uses[0] = (fcl_field_use){
-      .field = adv->velocity, .ghosts = width, .read = true, .written = false};
+      .field = adv->velocity, .ghosts = width, .read = true, .periodic_images = true};
   for (int f = 0; f < adv->nfields; ++f)
     out->uses[1 + f] = (fcl_field_use){
         .field = adv->fields[f], .ghosts = 0, .read = true, .written = true};
