@@ -265,15 +265,17 @@ bool fcl__alltoall_peer_writes(const fcl__alltoall *x);
 void fcl__alltoall_destroy(fcl__alltoall **x);
 
 enum {
-  FCL__P2P_MAX_MESSAGES = 4, /* per group */
-  FCL__P2P_TAGS = 16         /* callers' tags are below; the transports' own ride above */
+  FCL__P2P_MAX_MESSAGES = 12, /* per group */
+  FCL__P2P_TAGS = 32          /* callers' tags are below; the transports' own ride above */
 };
 
-/* One message of a group: bytes with one peer, at an offset of this rank's staging. */
+/* One message of a group: bytes with one peer, at an offset of this rank's staging, or where a
+ * device transport's (fcl__p2p_on_device) message has a buffer of its own, of that buffer. */
 typedef struct {
   int peer, tag;
   bool send;
   size_t bytes, at;
+  fcl_mem *buf; /* NULL: the staging */
 } fcl__message;
 
 struct fcl__p2p_group {
@@ -314,6 +316,8 @@ fcl_status fcl__p2p_launcher(fcl__p2p_group *g, fcl__p2p_step step, const char *
 const char *fcl__p2p_transport(const fcl__p2p *p);
 /* Whether p's staging is device memory (the groups' stage) and its steps only enqueue. */
 bool fcl__p2p_on_device(const fcl__p2p *p);
+/* The messages' own buffers old[i] replaced by now[i] (a field's buffers swapped). */
+void fcl__p2p_rebind(fcl__p2p *p, size_t n, fcl_mem *const *old, fcl_mem *const *now);
 /* Waits for the transport's pending requests; the caller's queue must be idle. */
 void fcl__p2p_destroy(fcl__p2p **p);
 

@@ -65,6 +65,12 @@ static fcl_status check_message(const fcl__p2p *p, const fcl__message *m) {
     return FCL_ERROR(FCL_ERR_NOT_SUPPORTED,
                      "point-to-point: a message of %zu bytes (MPI counts stop at INT_MAX)",
                      m->bytes);
+  if (m->buf && !p->ops->p2p->on_device)
+    return FCL_ERROR(FCL_ERR_INTERNAL,
+                     "point-to-point: a message with its own buffer on the %s "
+                     "transport (device transports only)",
+                     p->ops->name);
+  if (m->buf) return FCL_OK;
   if (m->at > p->bytes || m->bytes > p->bytes - m->at)
     return FCL_ERROR(FCL_ERR_INTERNAL, "point-to-point: %zu bytes at %zu of a staging of %zu bytes",
                      m->bytes, m->at, p->bytes);
@@ -98,6 +104,16 @@ fcl_status fcl__p2p_launcher(fcl__p2p_group *g, fcl__p2p_step step, const char *
   if (!fn) return FCL_OK;
   return ops->on_device ? fcl_launcher_create_host_enqueue(name, fn, g, out)
                         : fcl_launcher_create_host(name, fn, g, out);
+}
+
+void fcl__p2p_rebind(fcl__p2p *p, size_t n, fcl_mem *const *old, fcl_mem *const *now) {
+  for (fcl__p2p_group *g = p ? p->groups : NULL; g; g = g->next)
+    for (int i = 0; i < g->n; ++i)
+      for (size_t k = 0; k < n; ++k)
+        if (g->msg[i].buf && g->msg[i].buf == old[k]) {
+          g->msg[i].buf = now[k];
+          break;
+        }
 }
 
 const char *fcl__p2p_transport(const fcl__p2p *p) { return p->ops->name; }

@@ -1,6 +1,7 @@
 /* The device transport's point-to-point messages: device staging that the caller packs and
- * unpacks (fcl__p2p_ops.on_device), the post step enqueuing the group's messages over the ranks'
- * link (device_link.c) on the caller's queue; no host wait. */
+ * unpacks (fcl__p2p_ops.on_device), or the caller's own buffers (fcl__message.buf); the post
+ * step enqueues the group's messages over the ranks' link (device_link.c) on the caller's
+ * queue; no host wait. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -51,7 +52,7 @@ static fcl_status p2p_post(void *user, fcl_queue *queue) {
       msg[j] = msg[j - 1];
       tag[j] = tag[j - 1];
     }
-    msg[j] = (fcl_link_message){s->stage, m->at, m->bytes, m->peer, m->send};
+    msg[j] = (fcl_link_message){m->buf ? m->buf : s->stage, m->at, m->bytes, m->peer, m->send};
     tag[j] = m->tag;
   }
   fcl_status st = fcl_link_exchange(s->link, queue ? queue : g->p2p->queue, (unsigned)g->n, msg);

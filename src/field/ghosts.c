@@ -1,15 +1,16 @@
-/* Ghost exchange plans: built once per field as two list launchers (begin, end) of device box
- * operations (kernels/field.cl box_axpy), copies to and from host staging, and the host steps
- * of the comm layer's point-to-point messages (p2p.c: one group per axis, on the transport
- * FLOWCL_TRANSPORT chooses for every exchange); three per field: every ghost, the ghosts a rank
- * fills alone (no message), and the accumulation. A face that is one run of memory (the last
- * split axis's) goes between the field and host staging as it is, others are packed on the
+/* Ghost exchange plans: built once per field as three list launchers (wrap, begin, end) of
+ * device box operations (kernels/field.cl box_axpy), copies to and from host staging, and the
+ * host steps of the comm layer's point-to-point messages (p2p.c: one group per axis, on the
+ * transport FLOWCL_TRANSPORT chooses for every exchange); three per field: every ghost, the
+ * ghosts a rank fills alone (no message), and the accumulation. A face that is one run of
+ * memory (the last split axis's) goes between the field and host staging as it is (on a device
+ * transport, straight from one rank's field into the other's ghosts), others are packed on the
  * device. The leading axes that are periodic on this rank fill their ghosts by wrapping, edges
  * and corners included (ghosts_wrap: one launch per axis and up to three components on a GPU,
  * per axis and component on a CPU), in a list of their own before begin, which also runs alone
- * for readers that take periodic images along those axes; a plan that wraps every axis, or whose messages go over
- * the device transport (packed into its device staging, posted on the queue), on an in-order
- * queue, has no host step and returns without waiting. Calling them allocates nothing. */
+ * for readers that take periodic images along those axes; a plan that wraps every axis, or
+ * whose messages go over the device transport (posted on the queue), on an in-order queue, has
+ * no host step and returns without waiting. Calling them allocates nothing. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,37 @@ static fcl_status device_faces(fcl__ghost_plan *p, fcl__p2p_group *group, int a,
   return FCL_OK;
 }
 
+/* Axis a's faces, runs of memory, on a device transport (up to 3 components): each component's
+ * face sent from the field and received into its ghosts as it is (tag 3 x the face's + the
+ * component, so that the link pairs them in one order on both ranks); the messages posted on
+ * the field's queue, nothing to unpack. */
+static fcl_status direct_faces(fcl__ghost_plan *p, int a, const remote_face *faces, int nfaces,
+                               fcl_launcher *pre) {
+  fcl_field *f = p->f;
+  const int64_t g = f->topo->ghosts[a];
+  int64_t origin[3], ext[3];
+  _Static_assert(2 * 2 * 3 <= FCL__P2P_MAX_MESSAGES, "two faces, both ways, three components");
+  fcl__message msg[FCL__P2P_MAX_MESSAGES];
+  int n = 0;
+  for (int i = 0; i < nfaces; ++i)
+    for (int side = 0; side < 2; ++side) { /* 0: the send, 1: the receive */
+      size_t first;
+      face_box(f, a, side ? faces[i].recv_start : faces[i].send_start, g, origin, ext);
+      box_contiguous(f, origin, ext, &first);
+      const size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize;
+      for (int c = 0; c < f->ncomp; ++c)
+        msg[n++] = (fcl__message){faces[i].peer,
+                                  3 * (side ? faces[i].recv_tag : faces[i].send_tag) + c,
+                                  !side,
+                                  one,
+                                  first * f->itemsize,
+                                  fcl_field_buffer(f, c)};
+    }
+  fcl__p2p_group *group = NULL;
+  FCL_TRY(fcl__p2p_group_create(p->p2p, n, msg, &group));
+  return push_step(group, FCL__P2P_POST, "ghosts", a, pre);
+}
+
 /* The transport's host step of an axis's group into list, where it has one. */
 static fcl_status push_step(fcl__p2p_group *group, fcl__p2p_step step, const char *kind, int a,
                             fcl_launcher *list) {
@@ -198,22 +230,6 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     }
   }
   if (!nfaces) return FCL_OK;
-  /* one message each way per face, every component in it: the group of this axis */
-  face_box(f, a, 0, g, origin, ext);
-  const size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
-  fcl__message msg[4];
-  for (int i = 0; i < nfaces; ++i) {
-    msg[2 * i] = (fcl__message){faces[i].peer, faces[i].send_tag, true, bytes,
-                                take_stage(p, bytes)};
-    msg[2 * i + 1] = (fcl__message){faces[i].peer, faces[i].recv_tag, false, bytes,
-                                    take_stage(p, bytes)};
-  }
-  fcl__p2p_group *group = NULL;
-  FCL_TRY(fcl__p2p_group_create(p->p2p, 2 * nfaces, msg, &group));
-  const char *kind = p->accumulate ? "accumulate" : "ghosts";
-  fcl_mem *stage_buf = fcl_array_buffer(p->device_stage);
-  fcl_launcher *l = NULL;
-  FCL_TRY(push_step(group, FCL__P2P_REUSE, kind, a, pre));
   /* faces that are runs of memory (the last split axis's) go between the field and host
    * memory as they are; others are packed into device staging and unpacked from it */
   bool runs = true;
@@ -224,6 +240,26 @@ static fcl_status axis_steps(fcl__ghost_plan *p, int a, fcl_launcher *pre, fcl_l
     face_box(f, a, faces[i].recv_start, g, origin, ext);
     runs = runs && box_contiguous(f, origin, ext, &first);
   }
+  const char *kind = p->accumulate ? "accumulate" : "ghosts";
+  /* on a device transport such faces go straight from the field into the peer's ghosts, a
+   * message per component, no kernel (a sum needs the staging) */
+  if (runs && !p->accumulate && fcl__p2p_on_device(p->p2p) && nc <= 3)
+    return direct_faces(p, a, faces, nfaces, pre);
+  /* one message each way per face, every component in it: the group of this axis */
+  face_box(f, a, 0, g, origin, ext);
+  const size_t one = (size_t)(ext[0] * ext[1] * ext[2]) * f->itemsize, bytes = one * (size_t)nc;
+  fcl__message msg[4];
+  for (int i = 0; i < nfaces; ++i) {
+    msg[2 * i] = (fcl__message){faces[i].peer, faces[i].send_tag,    true,
+                                bytes,         take_stage(p, bytes), NULL};
+    msg[2 * i + 1] = (fcl__message){faces[i].peer, faces[i].recv_tag,    false,
+                                    bytes,         take_stage(p, bytes), NULL};
+  }
+  fcl__p2p_group *group = NULL;
+  FCL_TRY(fcl__p2p_group_create(p->p2p, 2 * nfaces, msg, &group));
+  fcl_mem *stage_buf = fcl_array_buffer(p->device_stage);
+  fcl_launcher *l = NULL;
+  FCL_TRY(push_step(group, FCL__P2P_REUSE, kind, a, pre));
   if (fcl__p2p_on_device(p->p2p)) /* the transport's staging is device memory: pack there */
     return device_faces(p, group, a, faces, nfaces, msg, pre, postl);
   for (int i = 0; i < nfaces; ++i) { /* pack and send */
@@ -298,8 +334,8 @@ static size_t pow2_at_least(int64_t v, size_t cap) {
 }
 
 /* The ghosts of the first m axes, one launch per axis and three components on a GPU, per axis
- * and component on a CPU (see ghosts_wrap in field.cl). On a GPU, work-groups of up to 64 points along x and 256 in all, the global range
- * rounded up to them (the kernel drops the points past the group): left to the driver, the x
+ * and component on a CPU (see ghosts_wrap in field.cl). On a GPU, work-groups of up to 64
+ * points along x and 256 in all, the global range rounded up to them (the kernel drops the points past the group): left to the driver, the x
  * faces (4 points along x) may get work-groups of a few items. A CPU device (PoCL) does best
  * with its own choice (64^3, one rank: 66-89 us an exchange against 92-96 us). */
 static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
@@ -445,6 +481,7 @@ void fcl__ghost_plan_destroy(fcl__ghost_plan **plan) {
 
 fcl_status fcl__ghost_plan_rebind(fcl__ghost_plan *p, size_t n, fcl_mem *const *old,
                                   fcl_mem *const *now) {
+  fcl__p2p_rebind(p->p2p, n, old, now); /* the direct faces' messages */
   FCL_TRY(fcl_launcher_rebind(p->wrap, n, old, now));
   FCL_TRY(fcl_launcher_rebind(p->begin, n, old, now));
   return fcl_launcher_rebind(p->end, n, old, now);

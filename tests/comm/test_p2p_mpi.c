@@ -31,7 +31,7 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
     fcl__p2p_destroy(&p);
     return;
   }
-  fcl__message msg[2] = {{next, 3, true, bytes, 0}, {prev, 3, false, bytes, bytes}};
+  fcl__message msg[2] = {{next, 3, true, bytes, 0, NULL}, {prev, 3, false, bytes, bytes, NULL}};
   fcl__p2p_group *g = NULL;
   CHECK_OK(fcl__p2p_group_create(p, 2, msg, &g));
   fcl_mem *src = NULL, *dst = NULL;
@@ -70,12 +70,35 @@ static void ring(fcl_test_mpi_env *e, fcl__transport kind, const char *expect) {
     CHECKF(!wrong, "%s transport, round %d, rank %d of %d: %d of %d values wrong (first %d)",
            expect, round, me, P, wrong, N, host[0]);
   }
+  /* messages with buffers of their own (a device transport's only): src straight into the
+   * peer's dst, at an offset */
+  fcl__message own[2] = {{next, 4, true, bytes - 8, 8, src}, {prev, 4, false, bytes - 8, 8, dst}};
+  fcl__p2p_group *go = NULL;
+  if (!fcl__p2p_on_device(p)) {
+    CHECK_STATUS(fcl__p2p_group_create(p, 2, own, &go), FCL_ERR_INTERNAL, "its own buffer");
+  } else if (g && pre && post) {
+    CHECK_OK(fcl__p2p_group_create(p, 2, own, &go));
+    fcl_launcher *direct = NULL;
+    CHECK_OK(fcl_launcher_create_list("direct", &direct));
+    push_step(go, FCL__P2P_POST, direct);
+    for (int i = 0; i < N; ++i) host[i] = value(me, ROUNDS, i);
+    CHECK_OK(fcl_mem_write(e->q, src, 0, bytes, host, FCL_BLOCKING, 0, NULL, NULL));
+    for (int i = 0; i < N; ++i) host[i] = -1;
+    CHECK_OK(fcl_mem_write(e->q, dst, 0, bytes, host, FCL_BLOCKING, 0, NULL, NULL));
+    CHECK_OK(fcl_launcher_call(direct, e->q, NULL, 0, NULL, NULL));
+    CHECK_OK(fcl_mem_read(e->q, dst, 0, bytes, host, FCL_BLOCKING, 0, NULL, NULL));
+    int wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += host[i] != (i < 2 ? -1 : value(prev, ROUNDS, i));
+    CHECKF(!wrong, "%s transport, own buffers, rank %d of %d: %d of %d values wrong", expect, me, P,
+           wrong, N);
+    fcl_launcher_destroy(&direct);
+  }
   /* a group's messages are checked before any is sent */
-  fcl__message bad = {next, FCL__P2P_TAGS, true, bytes, 0};
-  CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "tag 16");
-  bad = (fcl__message){next, 0, true, bytes, bytes + 1};
+  fcl__message bad = {next, FCL__P2P_TAGS, true, bytes, 0, NULL};
+  CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "tag 32");
+  bad = (fcl__message){next, 0, true, bytes, bytes + 1, NULL};
   CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "staging of");
-  bad = (fcl__message){me, 0, true, bytes, 0};
+  bad = (fcl__message){me, 0, true, bytes, 0, NULL};
   CHECK_STATUS(fcl__p2p_group_create(p, 1, &bad, &g), FCL_ERR_INTERNAL, "peer");
   CHECK_OK(fcl_queue_finish(e->q));
   fcl_launcher_destroy(&pre);
