@@ -94,6 +94,7 @@ typedef struct {
   unsigned wrap;
   bool wrapped, images;
   bool grown;          /* the first stage covers the ghost layers of the split axes */
+  unsigned whole;      /* the axes this rank holds whole (bit a for axis a) */
   fcl_host_fn between; /* the stage values' ghost fill before a generated stage */
 } stage_mode;
 
@@ -188,9 +189,13 @@ static fcl_status add_stage(fcl_fd *op, stage_mode *m, const char *fill, const c
   const bool wraps = k && m->wrap == 7u;
   m->wrapped &= wraps;
   m->images &= k != NULL;
-  /* a plane-tile stage wrapping the axes held whole reads the stage values' ghosts along the
-   * split axes only: none where the first stage covered them */
-  const fcl_host_fn between = !k || !m->wrap ? m->between : m->grown ? NULL : exchange_unwrapped;
+  /* a plane-tile stage reads the stage values' ghosts along the axes it does not wrap: the split
+   * axes' (none to fill where the first stage covered them) and a whole axis's between walls
+   * (mirrored by the local fill) */
+  const fcl_host_fn between = !k || !m->wrap                     ? m->between
+                              : !m->grown                        ? exchange_unwrapped
+                              : (m->wrap & m->whole) == m->whole ? NULL
+                                                                 : fill_local;
   fcl_status st = FCL_OK;
   if (fill && !wraps && between) {
     fcl_launcher *host = NULL;
@@ -306,6 +311,8 @@ static fcl_status create(fcl_field *u, fcl_field *w, double nu, int rk_order, fc
                   .images = true,
                   .grown = grown,
                   .between = grown ? fill_local : exchange};
+  for (int a = 0; a < fcl_topology_domain(t)->dim; ++a)
+    if (fcl_topology_procs(t)[a] == 1) m.whole |= 1u << a;
   r = op->scratch2;
   if (st == FCL_OK) st = want_planes(u, &m.planes);
   if (st == FCL_OK && un && !(m.planes && m.wrap == 7u))

@@ -552,19 +552,21 @@ static double relative_gap(fcl_field *a, fcl_field *b) {
   return all[0] / all[1];
 }
 
-/* A periodic box of 2 pi per axis, n[a] points along axis a. */
-static fcl_topology *box3(const int64_t n[3], int ghosts) {
+/* A box of 2 pi per axis, n[a] points along axis a, periodic or (walls) with Neumann walls on y
+ * and split along z only. */
+static fcl_topology *box3(const int64_t n[3], int ghosts, bool walls) {
   fcl_domain d = fcl_domain_periodic(3, n[0], 2 * PI);
   for (int a = 0; a < 3; ++a) d.resolution[a] = n[a];
-  const int g[3] = {ghosts, ghosts, ghosts};
+  if (walls) d.bc[1][0] = d.bc[1][1] = FCL_BC_NEUMANN;
+  const int g[3] = {ghosts, ghosts, ghosts}, slabs[3] = {1, 1, 0};
   fcl_topology *t = NULL;
-  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, NULL, g, &t));
+  CHECK_OK(fcl_topology_create(MPI_COMM_WORLD, &d, walls ? slabs : NULL, g, &t));
   return t;
 }
 
 /* The plane-tile kernels against the generated ones: RK2 and RK3, with and without diffusion,
  * stages grown over the split axes (4 ghosts, RK2) or exchanged, double to 1e-12 and float to
- * 1e-5. 20^3 points overhang the tiles of 32 x 8 and the chunks of 32 planes; 37 x 19 x 35 (one
+ * 1e-5; on slabs with walls on y (held whole, so read from its mirrored ghosts, not wrapped). 20^3 points overhang the tiles of 32 x 8 and the chunks of 32 planes; 37 x 19 x 35 (one
  * rank) takes two tiles along x, whose halos come from each other, and a second chunk of 3
  * planes, an odd count that skips the loop's second plane. A neighbour, a halo or a plane off by
  * one changes the result by far more than the tolerances (the rough fields). Every ghost starts
@@ -578,13 +580,16 @@ static void check_planes(env *e) {
     int rk, ghosts;
     double nu;
     int64_t n[3];
-  } cases[] = {{FCL_FLOAT64, 2, 4, 0, {37, 19, 35}},
-               {FCL_FLOAT64, 3, 2, 0.05, {20, 20, 20}},
-               {FCL_FLOAT32, 2, 2, 0.05, {37, 19, 35}},
-               {FCL_FLOAT32, 3, 4, 0, {70, 21, 67}}};
+    bool walls;
+  } cases[] = {{FCL_FLOAT64, 2, 4, 0, {37, 19, 35}, false},
+               {FCL_FLOAT64, 3, 2, 0.05, {20, 20, 20}, false},
+               {FCL_FLOAT32, 2, 2, 0.05, {37, 19, 35}, false},
+               {FCL_FLOAT32, 3, 4, 0, {70, 21, 67}, false},
+               {FCL_FLOAT32, 2, 4, 0, {37, 19, 36}, true},
+               {FCL_FLOAT32, 3, 4, 0.05, {37, 19, 36}, true}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     if (cases[i].dtype == FCL_FLOAT64 && !e->fp64) continue;
-    fcl_topology *t = box3(cases[i].n, cases[i].ghosts);
+    fcl_topology *t = box3(cases[i].n, cases[i].ghosts, cases[i].walls);
     bool planes[2], images[2];
     int reach[2];
     fcl_field *w[2];
@@ -596,7 +601,7 @@ static void check_planes(env *e) {
     CHECKF(!planes[0] && planes[1], "stretching case %zu: plane-tile kernels %d (generated), %d", i,
            planes[0], planes[1]);
     /* one rank holds the whole periodic box: the plane-tile kernels read no ghost */
-    const int whole = e->size == 1 ? 0 : 2;
+    const int whole = e->size == 1 && !cases[i].walls ? 0 : 2;
     CHECKF(reach[0] == 2 && reach[1] == whole,
            "stretching case %zu: ghosts read %d (generated), %d (plane-tile; %d expected)", i,
            reach[0], reach[1], whole);
@@ -717,7 +722,7 @@ static void check_extrapolated(env *e) {
   } cases[] = {{FCL_FLOAT64, 2, 0, {37, 19, 35}}, {FCL_FLOAT32, 3, 0.05, {66, 18, 8}}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0] && e->size == 1; ++i) {
     if (cases[i].dtype == FCL_FLOAT64 && !e->fp64) continue;
-    fcl_topology *t = box3(cases[i].n, 2);
+    fcl_topology *t = box3(cases[i].n, 2, false);
     fcl_field *ref[2], *got[2];
     strang_halves(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, false, ref);
     strang_halves(e, t, cases[i].dtype, cases[i].rk, cases[i].nu, true, got);
