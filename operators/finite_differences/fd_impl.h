@@ -97,9 +97,9 @@ unsigned fcl__fd_planes_wraps(const fcl_topology *t);
  * neighbours past a face at their periodic images, along the others the ghosts.
  * FCL_ERR_NOT_SUPPORTED, with no error set and op->grow kept for the generated kernel, where it
  * does not apply: fields of different padded shapes, a grid too small for the last tiles' halo
- * loads to stay inside the arrays (along the axes not wrapped), a device without work-groups of 256 or the
- * local memory of the tiles, a driver that cannot compile it (a warning), a compiled kernel
- * that takes fewer work-items. */
+ * loads to stay inside the arrays (along the axes not wrapped), a device without work-groups
+ * of 256 or the local memory of the tiles, a driver that cannot compile it (a warning), a
+ * compiled kernel that takes fewer work-items. */
 fcl_status fcl__fd_planes_stage(fcl_fd *op, const char *kernel, fcl_field *u, fcl_field *a,
                                 fcl_field *base, fcl_field *out, const char *letters, double alpha,
                                 double beta, double gamma, unsigned wrap, double bytes,

@@ -17,8 +17,8 @@
  * vectors, 3.11.
  *
  * Along the axes that are periodic and held whole by this rank (every axis on one rank of a
- * periodic box, no ghost read at all) the work-items wrap their indices to the periodic images (each item's halo offset computed once, the z wrap a uniform add of a
- * plane's loads). With the halo loads of the first items of each row and column, a kernel
+ * periodic box, no ghost read at all) the work-items wrap their indices to the periodic
+ * images (each item's halo offset computed once, the z wrap a uniform add of a plane's loads). With the halo loads of the first items of each row and column, a kernel
  * wrapping every tile took 92-110 registers against 80 and ran slower than the ghost exchanges
  * it saved, so the tiles off the faces took a kernel of constant offsets and a ring of the rest
  * (16 % of the points at 512^3) one that wrapped, at 0.57-0.67 of the copy bandwidth; with the

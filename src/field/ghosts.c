@@ -335,9 +335,10 @@ static size_t pow2_at_least(int64_t v, size_t cap) {
 
 /* The ghosts of the first m axes, one launch per axis and three components on a GPU, per axis
  * and component on a CPU (see ghosts_wrap in field.cl). On a GPU, work-groups of up to 64
- * points along x and 256 in all, the global range rounded up to them (the kernel drops the points past the group): left to the driver, the x
- * faces (4 points along x) may get work-groups of a few items. A CPU device (PoCL) does best
- * with its own choice (64^3, one rank: 66-89 us an exchange against 92-96 us). */
+ * points along x and 256 in all, the global range rounded up to them (the kernel drops the
+ * points past the group): left to the driver, the x faces (4 points along x) may get
+ * work-groups of a few items. A CPU device (PoCL) does best with its own choice (64^3, one
+ * rank: 66-89 us an exchange against 92-96 us). */
 static fcl_status push_wrap(fcl__ghost_plan *p, int m) {
   const fcl_field *f = p->f;
   const fcl_topology *t = f->topo;

@@ -566,7 +566,8 @@ static fcl_topology *box3(const int64_t n[3], int ghosts, bool walls) {
 
 /* The plane-tile kernels against the generated ones: RK2 and RK3, with and without diffusion,
  * stages grown over the split axes (4 ghosts, RK2) or exchanged, double to 1e-12 and float to
- * 1e-5; on slabs with walls on y (held whole, so read from its mirrored ghosts, not wrapped). 20^3 points overhang the tiles of 32 x 8 and the chunks of 32 planes; 37 x 19 x 35 (one
+ * 1e-5; on slabs with walls on y (held whole, so read from its mirrored ghosts, not wrapped).
+ * 20^3 points overhang the tiles of 32 x 8 and the chunks of 32 planes; 37 x 19 x 35 (one
  * rank) takes two tiles along x, whose halos come from each other, and a second chunk of 3
  * planes, an odd count that skips the loop's second plane. A neighbour, a halo or a plane off by
  * one changes the result by far more than the tolerances (the rough fields). Every ghost starts
